@@ -1,0 +1,69 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: lab_main.h
+// -----------------------------------------------------------------------------
+//
+// What every experiment's main() shares: the common flags (Abseil flags, so
+// `--help` works and an unknown flag is an error), the fresh-process hook,
+// and the ending (notes, machine line, JSON).
+//
+//   --quick           CI scale: a few seconds in all
+//   --json=PATH       also write the results JSON to PATH
+//   --repetitions=N   timed repetitions per variant (0: the lab's default)
+//
+// Example:
+//
+//   int main(int argc, char** argv) {
+//     alloclab::LabOptions options =
+//         alloclab::InitLab(argc, argv, "Lab 1: what one malloc+free costs.");
+//     alloclab::Results results("allocator_cost");
+//     ...
+//     return alloclab::FinishLab(results, options, columns);
+//   }
+
+#ifndef ALLOCLAB_COMMON_LAB_MAIN_H_
+#define ALLOCLAB_COMMON_LAB_MAIN_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "common/report.h"
+
+namespace alloclab {
+
+// LabOptions
+struct LabOptions {
+  bool quick = false;
+  std::string json_path;  // empty: no JSON
+  int repetitions = 0;    // 0: the lab's default
+
+  // Repetitions()
+  //
+  // `repetitions` when set, else `quick_default` or `full_default`.
+  int Repetitions(int quick_default, int full_default) const {
+    if (repetitions > 0) return repetitions;
+    return quick ? quick_default : full_default;
+  }
+};
+
+// InitLab()
+//
+// Runs `MaybeRunFreshCall()`, then parses the flags (exits 1 with a message
+// on an unknown flag, a positional argument or --repetitions < 0; `--help`
+// prints `usage` and the flags). Returns the common options; lab-specific
+// flags are read with absl::GetFlag as usual.
+LabOptions InitLab(int argc, char** argv, absl::string_view usage);
+
+// FinishLab()
+//
+// Prints the table of `results` with `columns`, its notes and the machine
+// line to stdout, writes the JSON when asked, and returns main's exit code
+// (1 when the JSON could not be written, with the reason on stderr).
+int FinishLab(const Results& results, const LabOptions& options,
+              const std::vector<Column>& columns);
+
+}  // namespace alloclab
+
+#endif  // ALLOCLAB_COMMON_LAB_MAIN_H_

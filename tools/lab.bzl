@@ -1,0 +1,205 @@
+"""The lab pattern: the targets every lab has, declared in one place.
+
+A lab lives in three packages, and each calls one macro of this file:
+
+    labs/<lab>/BUILD       lab_starter(name = "<lab>", ...)
+    solutions/<lab>/BUILD  lab_solution(name = "<lab>")
+    tests/<lab>/BUILD      lab_tests(name = "<lab>", known_bad = {...})
+
+Together they declare (DESIGN.md, "The lab pattern"):
+
+    //labs/<lab>:<lab>                     the experiment on the learner's task.cc
+    //labs/<lab>:benchmark                 optional Google Benchmark target
+    //solutions/<lab>:<lab>                the experiment on the reference task.cc
+    //tests/<lab>:solution_test            the suite on the reference: must pass
+    //tests/<lab>:starter_test             the suite on the starter (manual)
+    //tests/<lab>:starter_unsolved_test    passes while starter_test fails
+    //tests/<lab>:known_bad_<bad>_test     passes while the suite rejects <bad>.cc
+    //tests/<lab>:<lab>                    test_suite of all of the above but manual
+
+The model is tcmalloc's create_tcmalloc_testsuite: one suite, compiled once,
+linked against several implementations of the same header.
+"""
+
+load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
+load("//tools:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_TEST_COPTS")
+
+def _pkg(kind, lab):
+    return "//{}/{}".format(kind, lab)
+
+def lab_starter(name, experiment_deps = [], task_deps = [], benchmark_srcs = [], benchmark_deps = []):
+    """Declares a lab's starter package (labs/<name>/).
+
+    Args:
+      name: the lab, e.g. "allocator_cost"; also the experiment binary's name.
+      experiment_deps: what experiment.cc needs besides task.h and lab_main.
+      task_deps: what task.cc (starter and reference) may use besides task.h.
+      benchmark_srcs: sources of an optional `:benchmark` Google Benchmark
+        target that runs on the learner's task.cc.
+      benchmark_deps: its extra dependencies.
+    """
+    lab_users = [
+        _pkg("labs", name) + ":__pkg__",
+        _pkg("solutions", name) + ":__pkg__",
+        _pkg("tests", name) + ":__pkg__",
+    ]
+
+    # The interface: what the learner implements and the suite checks.
+    cc_library(
+        name = "task_header",
+        hdrs = ["task.h"],
+        copts = ALLOCLAB_COPTS,
+        visibility = lab_users,
+        deps = task_deps,
+    )
+
+    # The starter implementation: compiles and runs, task not done.
+    cc_library(
+        name = "task",
+        srcs = ["task.cc"],
+        copts = ALLOCLAB_COPTS,
+        visibility = lab_users,
+        deps = [":task_header"] + task_deps,
+    )
+
+    # The experiment, without a task: each binary links one implementation.
+    cc_library(
+        name = "experiment",
+        srcs = ["experiment.cc"],
+        copts = ALLOCLAB_COPTS,
+        visibility = lab_users,
+        deps = [
+            ":task_header",
+            "//common:lab_main",
+        ] + experiment_deps,
+    )
+
+    cc_binary(
+        name = name,
+        copts = ALLOCLAB_COPTS,
+        deps = [
+            ":experiment",
+            ":task",
+        ],
+    )
+
+    if benchmark_srcs:
+        cc_binary(
+            name = "benchmark",
+            srcs = benchmark_srcs,
+            copts = ALLOCLAB_COPTS,
+            tags = ["benchmark"],
+            deps = [
+                ":task",
+                ":task_header",
+                "@com_github_google_benchmark//:benchmark",
+            ] + benchmark_deps,
+        )
+
+def lab_solution(name):
+    """Declares a lab's reference package (solutions/<name>/).
+
+    Args:
+      name: the lab.
+    """
+    starter = _pkg("labs", name)
+    cc_library(
+        name = "task",
+        srcs = ["task.cc"],
+        copts = ALLOCLAB_COPTS,
+        visibility = [_pkg("tests", name) + ":__pkg__"],
+        deps = [starter + ":task_header"],
+    )
+
+    cc_binary(
+        name = name,
+        copts = ALLOCLAB_COPTS,
+        deps = [
+            ":task",
+            starter + ":experiment",
+        ],
+    )
+
+def lab_tests(name, suite_deps = [], known_bad = {}, size = "small"):
+    """Declares a lab's checks (tests/<name>/).
+
+    Args:
+      name: the lab.
+      suite_deps: what task_test.cc needs besides task.h and GoogleTest.
+      known_bad: {"name": "file.cc"}: plausible wrong solutions of task.h in
+        this package; the suite must reject each one.
+      size: test size of the suites.
+    """
+    starter = _pkg("labs", name)
+
+    # The suite, compiled once and linked against each implementation.
+    cc_library(
+        name = "suite",
+        testonly = True,
+        srcs = ["task_test.cc"],
+        copts = ALLOCLAB_TEST_COPTS,
+        deps = [
+            starter + ":task_header",
+            "//common:test_main",
+            "@com_google_googletest//:gtest",
+        ] + suite_deps,
+        alwayslink = True,  # the TEST()s register themselves; keep them all
+    )
+
+    cc_test(
+        name = "solution_test",
+        size = size,
+        copts = ALLOCLAB_TEST_COPTS,
+        deps = [
+            ":suite",
+            _pkg("solutions", name) + ":task",
+        ],
+    )
+
+    cc_test(
+        name = "starter_test",
+        size = size,
+        copts = ALLOCLAB_TEST_COPTS,
+        tags = ["manual"],  # fails until the learner is done
+        deps = [
+            ":suite",
+            starter + ":task",
+        ],
+    )
+
+    implementations = {"starter": starter + ":task"}
+    for bad, src in known_bad.items():
+        cc_library(
+            name = "known_bad_" + bad,
+            testonly = True,
+            srcs = [src],
+            copts = ALLOCLAB_COPTS,
+            deps = [starter + ":task_header"],
+        )
+        implementations["known_bad_" + bad] = ":known_bad_" + bad
+
+    xfails = []
+    for impl, task in implementations.items():
+        cc_binary(
+            name = impl + "_suite",
+            testonly = True,
+            copts = ALLOCLAB_TEST_COPTS,
+            deps = [
+                ":suite",
+                task,
+            ],
+        )
+        test_name = "starter_unsolved_test" if impl == "starter" else impl + "_test"
+        native.sh_test(
+            name = test_name,
+            size = size,
+            srcs = ["//tools:xfail_test.sh"],
+            args = ["$(location :{}_suite)".format(impl)],
+            data = [":{}_suite".format(impl)],
+        )
+        xfails.append(":" + test_name)
+
+    native.test_suite(
+        name = name,
+        tests = [":solution_test"] + xfails,
+    )
