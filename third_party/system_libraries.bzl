@@ -68,13 +68,13 @@ def _system_library_repository_impl(repository_ctx):
 system_library_repository = repository_rule(
     implementation = _system_library_repository_impl,
     attrs = {
-        "targets": attr.string_list_dict(
-            mandatory = True,
-            doc = "'package:name' -> pkg-config modules (or literal -l flags).",
-        ),
         "package": attr.string(
             mandatory = True,
             doc = "The Debian package that provides the library, for error messages.",
+        ),
+        "targets": attr.string_list_dict(
+            mandatory = True,
+            doc = "'package:name' -> pkg-config modules (or literal -l flags).",
         ),
     },
     local = True,

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Allocator Labs set-up: installs every Debian package the seven labs need,
+# and buildifier from the npm registry. Idempotent: run it again any time.
+#
+#   sudo tools/setup.sh          # or as root, without sudo
+#
+# Nothing else is ever downloaded: Bazel builds offline from these packages.
+set -euo pipefail
+
+# Packages, with what each one is for (docs/setup.md repeats this list).
+DEBIAN_PACKAGES=(
+  bazel-bootstrap          # Bazel 4.2.3, WORKSPACE mode
+  bazel-rules-cc           # @rules_cc (patched for Bazel 4.2.3 in third_party/)
+  bazel-rules-java         # @rules_java, needed by toolchain resolution
+  g++                      # GCC 12, C++20
+  pkg-config               # link flags of the system libraries
+  libabsl-dev              # Abseil: flags, status, strings
+  libgtest-dev             # GoogleTest
+  libgmock-dev             # GoogleMock (GoogleTest's matchers)
+  libbenchmark-dev         # Google Benchmark 1.7.1
+  libjemalloc-dev          # jemalloc      (lab jemalloc_adoption)
+  libgoogle-perftools-dev  # tcmalloc      (lab jemalloc_adoption)
+  libmimalloc-dev          # mimalloc      (lab jemalloc_adoption)
+  musl-tools               # musl-gcc      (lab musl_churn)
+  strace                   # syscall counts to compare with the labs' own
+)
+BUILDIFIER_NPM_PACKAGE="@bazel/buildifier"
+
+die() {
+  echo "setup: $*" >&2
+  exit 1
+}
+
+if [[ ! -r /etc/os-release ]]; then
+  die "cannot read /etc/os-release; this script supports Debian 12 (bookworm) and Ubuntu with apt-get."
+fi
+# shellcheck disable=SC1091
+. /etc/os-release
+case " ${ID:-} ${ID_LIKE:-} " in
+  *" debian "* | *" ubuntu "*) ;;
+  *) die "this is ${PRETTY_NAME:-an unknown system}, not Debian or Ubuntu. Install the packages listed at the top of tools/setup.sh with your package manager (docs/setup.md)." ;;
+esac
+command -v apt-get >/dev/null || die "apt-get not found."
+
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || die "run as root, or install sudo."
+  SUDO=(sudo)
+fi
+
+missing=()
+# buildifier comes from npm; a machine with its own Node.js (e.g. NodeSource)
+# already has npm, and Debian's npm package would conflict with it.
+if ! command -v buildifier >/dev/null && ! command -v npm >/dev/null; then
+  missing+=(npm)
+fi
+for pkg in "${DEBIAN_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("${pkg}")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  "${SUDO[@]}" apt-get update
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all ${#DEBIAN_PACKAGES[@]} Debian packages are installed."
+fi
+
+if command -v buildifier >/dev/null; then
+  echo "setup: buildifier is installed ($(buildifier --version | head -n 1))."
+else
+  echo "setup: installing buildifier from npm (${BUILDIFIER_NPM_PACKAGE})"
+  "${SUDO[@]}" npm install --global "${BUILDIFIER_NPM_PACKAGE}"
+fi
+
+# Check what the labs rely on, so that a problem shows here and not in a lab.
+for tool in bazel g++ pkg-config musl-gcc strace buildifier; do
+  command -v "${tool}" >/dev/null || die "${tool} is still missing after installation."
+done
+pkg-config --exists absl_flags_parse gtest gmock benchmark jemalloc libtcmalloc_minimal ||
+  die "pkg-config cannot find one of Abseil, GoogleTest, Google Benchmark, jemalloc, tcmalloc."
+echo "setup: done. Next: bazel run //labs/allocator_cost -- --quick"
