@@ -38,16 +38,21 @@ namespace alloclab {
 // MachineInfo
 //
 // The machine line's facts. `effective_ghz` is nullopt where the clock could
-// not be measured; `faults_source` names the page-fault source in use.
+// not be measured, and `effective_ghz_note` says why; `physical_cores` is 0
+// where /sys could not tell the cores apart (then `smt` means nothing, the
+// JSON writes null for both, and `topology_note` says why); `faults_source`
+// names the page-fault source in use.
 struct MachineInfo {
   std::string cpu_model;
   int logical_cpus = 0;
-  int physical_cores = 0;
+  int physical_cores = 0;  // 0: unknown
   bool smt = false;
   std::string kernel;
   std::string libc;  // e.g. "glibc 2.36"
   std::optional<double> effective_ghz;
   std::string faults_source;
+  std::string effective_ghz_note;  // why `effective_ghz` is missing
+  std::string topology_note;       // why `physical_cores` is unknown
 };
 
 // DescribeMachine()
@@ -60,6 +65,8 @@ MachineInfo DescribeMachine(bool measure_clock = true);
 //
 // One line: "machine: <cpu>, 2 logical CPUs on 2 cores (no SMT), Linux 6.1,
 // glibc 2.36, effective clock 3.10 GHz, faults from getrusage(RUSAGE_THREAD)".
+// What is unknown says so, with the reason: "effective clock n/a (not
+// measured)".
 std::string MachineLine(const MachineInfo& machine);
 
 // Row

@@ -1,0 +1,464 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "common/fresh_process.h"
+
+#include <fcntl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "common/clock.h"
+#include "common/faults.h"
+
+extern char** environ;
+
+namespace alloclab {
+namespace {
+
+// The parent tells the new process what to run through its environment: it
+// survives execve, needs no parsing of argv (which main() owns), and
+// MaybeRunFreshCall() can read it before anything else happens.
+constexpr char kCallEnv[] = "ALLOCLAB_FRESH_CALL";
+constexpr char kArgEnv[] = "ALLOCLAB_FRESH_ARG";
+constexpr char kFdEnv[] = "ALLOCLAB_FRESH_FD";
+constexpr absl::string_view kEnvPrefix = "ALLOCLAB_FRESH_";
+
+// The report is line-based text: "value <key> <number>", at most one
+// "fail <message>", and "done" last. A child that dies before "done" has not
+// reported, whatever it wrote before.
+constexpr absl::string_view kValueTag = "value";
+constexpr absl::string_view kFailTag = "fail";
+constexpr absl::string_view kDoneLine = "done";
+
+using Registry = std::map<std::string, FreshCallFn, std::less<>>;
+
+// Built on first use: registrations run during static initialization, in an
+// order across files that nothing fixes. Never destroyed, so a call that
+// runs during exit still finds it.
+Registry& GetRegistry() {
+  static Registry* registry = new Registry();
+  return *registry;
+}
+
+std::string RegisteredNames() {
+  std::vector<absl::string_view> names;
+  for (const auto& [name, fn] : GetRegistry()) names.push_back(name);
+  return names.empty() ? "none" : absl::StrJoin(names, ", ");
+}
+
+absl::Status WriteAll(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return absl::InternalError(absl::StrCat("write: ", strerror(errno)));
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+// Reads until end of file: every writer (the child and anything it forked)
+// has closed the pipe.
+absl::StatusOr<std::string> ReadAll(int fd) {
+  std::string data;
+  char buffer[4096];
+  while (true) {
+    ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return absl::InternalError(absl::StrCat("read: ", strerror(errno)));
+    }
+    if (n == 0) return data;
+    data.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+// Waits for `pid` and returns its wait status.
+absl::StatusOr<int> Wait(pid_t pid) {
+  int wait_status = 0;
+  while (waitpid(pid, &wait_status, 0) < 0) {
+    if (errno != EINTR) {
+      return absl::InternalError(absl::StrCat("waitpid: ", strerror(errno)));
+    }
+  }
+  return wait_status;
+}
+
+// Why a child did not exit cleanly, or "" when it exited with 0.
+std::string DescribeAbnormalExit(int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
+    const int sig = WTERMSIG(wait_status);
+    const char* name = strsignal(sig);
+    return absl::StrFormat("killed by signal %d (%s)", sig,
+                           name != nullptr ? name : "unknown signal");
+  }
+  if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0) {
+    return absl::StrFormat("exited with code %d", WEXITSTATUS(wait_status));
+  }
+  return "";
+}
+
+// The first word of /proc/self/cmdline: the name this program was started
+// under, so that the copy shows up under the same name in ps and in its own
+// messages. /proc/self/exe is what gets executed either way.
+std::string OwnArgv0() {
+  std::string argv0;
+  if (FILE* f = fopen("/proc/self/cmdline", "re")) {
+    int c;
+    while ((c = fgetc(f)) != EOF && c != '\0') argv0.push_back(static_cast<char>(c));
+    fclose(f);
+  }
+  return argv0.empty() ? "/proc/self/exe" : argv0;
+}
+
+// Formats `value` into `buffer` without allocating (the code between fork
+// and execve may not call malloc). Returns the length.
+size_t FormatInt(int value, char* buffer) {
+  char digits[16];
+  size_t n = 0;
+  unsigned magnitude = value < 0 ? 0u - static_cast<unsigned>(value)
+                                 : static_cast<unsigned>(value);
+  do {
+    digits[n++] = static_cast<char>('0' + magnitude % 10);
+    magnitude /= 10;
+  } while (magnitude != 0);
+  size_t len = 0;
+  if (value < 0) buffer[len++] = '-';
+  while (n > 0) buffer[len++] = digits[--n];
+  return len;
+}
+
+// A message travels on one line of the report.
+std::string OneLine(absl::string_view message) {
+  std::string line(message);
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return line;
+}
+
+bool IsValidKey(absl::string_view key) {
+  if (key.empty()) return false;
+  for (char c : key) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') return false;
+  }
+  return true;
+}
+
+// Runs in the new process: everything the parent asked for, then exit. The
+// report is written in one piece at the end; a crash before it is reported
+// by the parent from the wait status.
+[[noreturn]] void RunRequestedCall(const std::string& name,
+                                   const std::string& arg, int fd) {
+  FreshCall call(arg);
+  Registry& registry = GetRegistry();
+  auto it = registry.find(name);
+  if (it == registry.end()) {
+    call.Fail(absl::StrCat("no fresh call named '", name,
+                           "' in this program; registered: ",
+                           RegisteredNames()));
+  } else {
+    it->second(call);
+  }
+
+  std::string report;
+  for (const auto& [key, value] : call.values()) {
+    absl::StrAppendFormat(&report, "%s %s %.17g\n", kValueTag, key, value);
+  }
+  if (!call.failure().empty()) {
+    absl::StrAppend(&report, kFailTag, " ", OneLine(call.failure()), "\n");
+  }
+  absl::StrAppend(&report, kDoneLine, "\n");
+  absl::Status written = WriteAll(fd, report.data(), report.size());
+  close(fd);
+  // Whatever the call printed goes out; nothing else of main() or of the
+  // test framework runs.
+  fflush(nullptr);
+  if (!written.ok()) {
+    fprintf(stderr, "fresh call '%s': cannot report to the parent: %s\n",
+            name.c_str(), std::string(written.message()).c_str());
+    _exit(2);
+  }
+  _exit(0);
+}
+
+// Parses the child's report into `result`, or says what was wrong with it.
+absl::Status ParseReport(absl::string_view name, absl::string_view report,
+                         FreshCallResult& result) {
+  bool done = false;
+  std::string failure;
+  for (absl::string_view line :
+       absl::StrSplit(report, '\n', absl::SkipEmpty())) {
+    if (done) {
+      return absl::InternalError(absl::StrCat(
+          "fresh call '", name, "' wrote after its report ended: '", line, "'"));
+    }
+    if (line == kDoneLine) {
+      done = true;
+      continue;
+    }
+    std::pair<absl::string_view, absl::string_view> tag_rest =
+        absl::StrSplit(line, absl::MaxSplits(' ', 1));
+    if (tag_rest.first == kFailTag) {
+      failure = std::string(tag_rest.second);
+      continue;
+    }
+    std::pair<absl::string_view, absl::string_view> key_value =
+        absl::StrSplit(tag_rest.second, absl::MaxSplits(' ', 1));
+    double value = 0;
+    if (tag_rest.first != kValueTag || key_value.first.empty() ||
+        !absl::SimpleAtod(key_value.second, &value)) {
+      return absl::InternalError(absl::StrCat(
+          "fresh call '", name, "' sent a garbled report line: '", line, "'"));
+    }
+    result.values[std::string(key_value.first)] = value;
+  }
+  if (!failure.empty()) {
+    return absl::InternalError(
+        absl::StrCat("fresh call '", name, "' failed: ", failure));
+  }
+  if (!done) {
+    return absl::InternalError(absl::StrCat(
+        "fresh call '", name,
+        "' exited without reporting; does this program's main() call "
+        "alloclab::MaybeRunFreshCall() first?"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void FreshCall::Measure(absl::string_view label,
+                        absl::FunctionRef<void()> fn) {
+  // Created before the timed region, so that opening the source is not
+  // counted. getrusage(RUSAGE_THREAD) works everywhere, sandbox included,
+  // and its counts are exact for this thread.
+  absl::StatusOr<FaultCounter> counter =
+      FaultCounter::Create(FaultScope::kThread, FaultSource::kGetrusage);
+  if (!counter.ok()) {
+    Fail(absl::StrCat("Measure(", label, "): ", counter.status().message()));
+    return;
+  }
+  absl::StatusOr<FaultCounts> before = counter->Read();
+  const int64_t start = NowNs();
+  fn();
+  const int64_t end = NowNs();
+  absl::StatusOr<FaultCounts> after = counter->Read();
+  if (!before.ok() || !after.ok()) {
+    const absl::Status& bad = before.ok() ? after.status() : before.status();
+    Fail(absl::StrCat("Measure(", label, "): ", bad.message()));
+    return;
+  }
+  const FaultCounts faults = *after - *before;
+  Record(absl::StrCat(label, "_ns"), static_cast<double>(end - start));
+  Record(absl::StrCat(label, "_minor_faults"),
+         static_cast<double>(faults.minor));
+  Record(absl::StrCat(label, "_major_faults"),
+         static_cast<double>(faults.major));
+}
+
+void FreshCall::Record(absl::string_view key, double value) {
+  // A key travels as one word of a report line.
+  if (!IsValidKey(key)) {
+    Fail(absl::StrCat("Record(): key '", key,
+                      "' is empty or contains whitespace"));
+    return;
+  }
+  values_[std::string(key)] = value;
+}
+
+void FreshCall::Fail(absl::string_view message) {
+  // Later failures are often consequences of the first: keep them all, in
+  // order.
+  if (!failure_.empty()) absl::StrAppend(&failure_, "; ");
+  absl::StrAppend(&failure_, message);
+}
+
+bool RegisterFreshCall(absl::string_view name, FreshCallFn fn) {
+  if (!IsValidKey(name)) {
+    fprintf(stderr, "RegisterFreshCall: name '%.*s' is empty or has spaces\n",
+            static_cast<int>(name.size()), name.data());
+    abort();
+  }
+  auto [it, inserted] = GetRegistry().emplace(std::string(name), fn);
+  if (!inserted) {
+    fprintf(stderr,
+            "RegisterFreshCall: '%.*s' is registered twice; each fresh call "
+            "needs its own name\n",
+            static_cast<int>(name.size()), name.data());
+    abort();
+  }
+  return true;
+}
+
+void MaybeRunFreshCall() {
+  const char* name = getenv(kCallEnv);
+  if (name == nullptr) return;
+  const std::string call_name = name;
+  const char* arg = getenv(kArgEnv);
+  const std::string call_arg = arg != nullptr ? arg : "";
+  const char* fd_text = getenv(kFdEnv);
+  const std::string fd_string = fd_text != nullptr ? fd_text : "";
+  // What this call starts must not take itself for a fresh call too.
+  unsetenv(kCallEnv);
+  unsetenv(kArgEnv);
+  unsetenv(kFdEnv);
+
+  int fd = -1;
+  if (!absl::SimpleAtoi(fd_string, &fd) || fd < 0 ||
+      fcntl(fd, F_GETFD) < 0) {
+    fprintf(stderr,
+            "fresh call '%s': %s is '%s', not an open descriptor; was this "
+            "process started by alloclab::RunFreshCall()?\n",
+            call_name.c_str(), kFdEnv, fd_string.c_str());
+    _exit(2);
+  }
+  // Programs the call itself executes must not hold the report pipe open.
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  RunRequestedCall(call_name, call_arg, fd);
+}
+
+absl::StatusOr<FreshCallResult> RunFreshCall(absl::string_view name,
+                                             absl::string_view arg) {
+  if (GetRegistry().find(name) == GetRegistry().end()) {
+    return absl::NotFoundError(absl::StrCat("no fresh call named '", name,
+                                            "'; registered: ",
+                                            RegisteredNames()));
+  }
+  // A copy whose main() never calls MaybeRunFreshCall() runs main() in full,
+  // and would start copies of its own: refuse before that can happen.
+  if (getenv(kCallEnv) != nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "RunFreshCall('", name, "'): this process was started as a fresh call "
+        "but main() did not call alloclab::MaybeRunFreshCall() first"));
+  }
+
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe2: ", strerror(errno)));
+  }
+  const int read_fd = fds[0];
+  const int write_fd = fds[1];
+
+  // Everything the child needs is built here: between fork and execve only
+  // async-signal-safe calls are allowed (no malloc), because another thread
+  // of the parent may hold a lock that the child would never see released.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (!absl::StartsWith(*e, kEnvPrefix)) env_strings.emplace_back(*e);
+  }
+  env_strings.push_back(absl::StrCat(kCallEnv, "=", name));
+  env_strings.push_back(absl::StrCat(kArgEnv, "=", arg));
+  env_strings.push_back(absl::StrCat(kFdEnv, "=", write_fd));
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string argv0 = OwnArgv0();
+  char* argv[] = {argv0.data(), nullptr};
+  char exec_failed[64] = "fail execve(/proc/self/exe) failed with errno ";
+
+  fflush(nullptr);  // or the child's exit could print the parent's buffers
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int error = errno;
+    close(read_fd);
+    close(write_fd);
+    return absl::InternalError(absl::StrCat("fork: ", strerror(error)));
+  }
+  if (pid == 0) {
+    close(read_fd);
+    fcntl(write_fd, F_SETFD, 0);  // the report pipe survives execve
+    execve("/proc/self/exe", argv, envp.data());
+    size_t len = strlen(exec_failed);
+    len += FormatInt(errno, exec_failed + len);
+    exec_failed[len++] = '\n';
+    (void)!write(write_fd, exec_failed, len);
+    _exit(127);
+  }
+  close(write_fd);
+  absl::StatusOr<std::string> report = ReadAll(read_fd);
+  close(read_fd);
+  absl::StatusOr<int> wait_status = Wait(pid);
+  if (!wait_status.ok()) return wait_status.status();
+  if (!report.ok()) return report.status();
+
+  FreshCallResult result;
+  absl::Status parsed = ParseReport(name, *report, result);
+  const std::string abnormal = DescribeAbnormalExit(*wait_status);
+  if (!abnormal.empty()) {
+    // A failure it reported before dying says more than the exit alone.
+    return absl::InternalError(absl::StrCat(
+        "fresh call '", name, "' ", abnormal,
+        parsed.ok() ? "" : absl::StrCat(" (", parsed.message(), ")")));
+  }
+  if (!parsed.ok()) return parsed;
+  return result;
+}
+
+absl::Status RunInForkedChildRaw(absl::FunctionRef<void(void* out)> fn,
+                                 void* out, size_t size) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe2: ", strerror(errno)));
+  }
+  const int read_fd = fds[0];
+  const int write_fd = fds[1];
+  fflush(nullptr);  // or the child would print the parent's buffers again
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int error = errno;
+    close(read_fd);
+    close(write_fd);
+    return absl::InternalError(absl::StrCat("fork: ", strerror(error)));
+  }
+  if (pid == 0) {
+    close(read_fd);
+    // `out` is the child's own copy of the parent's object: writing it
+    // changes nothing in the parent.
+    fn(out);
+    absl::Status written = WriteAll(write_fd, out, size);
+    fflush(nullptr);
+    _exit(written.ok() ? 0 : 2);
+  }
+  close(write_fd);
+  absl::StatusOr<std::string> data = ReadAll(read_fd);
+  close(read_fd);
+  absl::StatusOr<int> wait_status = Wait(pid);
+  if (!wait_status.ok()) return wait_status.status();
+  if (!data.ok()) return data.status();
+  const std::string abnormal = DescribeAbnormalExit(*wait_status);
+  if (!abnormal.empty()) {
+    return absl::InternalError(absl::StrCat("forked child ", abnormal));
+  }
+  if (data->size() != size) {
+    return absl::InternalError(
+        absl::StrFormat("forked child sent %d bytes of a %d-byte result",
+                        data->size(), size));
+  }
+  memcpy(out, data->data(), size);
+  return absl::OkStatus();
+}
+
+}  // namespace alloclab

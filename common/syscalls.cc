@@ -1,0 +1,611 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "common/syscalls.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+
+extern char** environ;
+
+namespace alloclab {
+
+SyscallCounts operator+(const SyscallCounts& a, const SyscallCounts& b) {
+  SyscallCounts sum;
+  sum.mmap = a.mmap + b.mmap;
+  sum.munmap = a.munmap + b.munmap;
+  sum.brk = a.brk + b.brk;
+  sum.madvise = a.madvise + b.madvise;
+  sum.mremap = a.mremap + b.mremap;
+  sum.total = a.total + b.total;
+  return sum;
+}
+
+SyscallCounts operator-(const SyscallCounts& a, const SyscallCounts& b) {
+  SyscallCounts diff;
+  diff.mmap = a.mmap - b.mmap;
+  diff.munmap = a.munmap - b.munmap;
+  diff.brk = a.brk - b.brk;
+  diff.madvise = a.madvise - b.madvise;
+  diff.mremap = a.mremap - b.mremap;
+  diff.total = a.total - b.total;
+  return diff;
+}
+
+std::string FormatSyscallCounts(const SyscallCounts& counts) {
+  return absl::StrFormat(
+      "mmap %d\nmunmap %d\nbrk %d\nmadvise %d\nmremap %d\ntotal %d\n",
+      counts.mmap, counts.munmap, counts.brk, counts.madvise, counts.mremap,
+      counts.total);
+}
+
+namespace {
+
+#if defined(__x86_64__)
+constexpr uint32_t kNativeAuditArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr uint32_t kNativeAuditArch = AUDIT_ARCH_AARCH64;
+#else
+#error "common/syscalls.cc knows the system call registers of x86_64 and aarch64 only"
+#endif
+
+// The marker is a getpid() with two arguments that getpid ignores: the
+// kernel leaves them in the argument registers, where the tracer reads them.
+// A getpid() of `fn` itself carries whatever its registers held, which
+// matches a 64-bit magic only by a very unlikely accident.
+constexpr long kMarkerSyscall = SYS_getpid;
+constexpr uint64_t kMarkerMagic = 0x62616c636f6c6c61;  // "allocl ab"
+constexpr uint64_t kMarkerStart = 1;
+constexpr uint64_t kMarkerEnd = 2;
+
+// Exit statuses of the traced child when it could not get going; the
+// errno travels through the setup pipe.
+constexpr int kChildSetupFailed = 126;
+
+// What the traced child reports through its setup pipe when ptrace or exec
+// fails before the program runs.
+struct ChildSetupError {
+  int stage;  // 1: ptrace(PTRACE_TRACEME), 2: execve
+  int error;  // errno
+};
+
+// Region
+//
+// Which system calls count: all from the root's first execve on, or only
+// those between the root's start and end markers.
+enum class Region { kFromExec, kBetweenMarkers };
+
+// TracerReport
+//
+// The tracer process's answer, sent whole through a pipe (trivially
+// copyable, no pointers).
+struct TracerReport {
+  int32_t code = static_cast<int32_t>(absl::StatusCode::kOk);
+  char message[480] = {};
+  SyscallCounts counts;
+  int32_t exit_code = -1;
+  int32_t term_signal = 0;
+  int32_t saw_start = 0;
+  int32_t saw_end = 0;
+};
+
+void Fail(TracerReport& report, absl::StatusCode code,
+          absl::string_view message) {
+  report.code = static_cast<int32_t>(code);
+  size_t n = std::min(message.size(), sizeof(report.message) - 1);
+  std::memcpy(report.message, message.data(), n);
+  report.message[n] = '\0';
+}
+
+// TidState
+//
+// What the tracer knows of one traced thread.
+struct TidState {
+  // Between a syscall-entry stop and its exit stop. Used where the kernel
+  // cannot say which of the two a stop is (no PTRACE_GET_SYSCALL_INFO).
+  bool in_syscall = false;
+  // A thread or process attached by PTRACE_O_TRACE{CLONE,FORK,VFORK}
+  // starts with a SIGSTOP that the tracer, not the program, caused: it is
+  // swallowed, not delivered.
+  bool awaiting_initial_stop = true;
+};
+
+// SyscallStop
+//
+// One syscall stop, decoded.
+struct SyscallStop {
+  bool entry = false;
+  bool native = true;  // false for a compat (e.g. 32-bit) system call
+  uint64_t nr = 0;
+  uint64_t arg0 = 0;
+  uint64_t arg1 = 0;
+};
+
+// ReadRegisters()
+//
+// The fallback for kernels older than 5.3: the number and first two
+// arguments from the register set, valid at a syscall-entry stop.
+bool ReadRegisters(pid_t tid, SyscallStop& stop) {
+  user_regs_struct regs;
+  iovec iov = {&regs, sizeof(regs)};
+  if (ptrace(PTRACE_GETREGSET, tid, reinterpret_cast<void*>(NT_PRSTATUS),
+             &iov) != 0) {
+    return false;
+  }
+#if defined(__x86_64__)
+  stop.nr = regs.orig_rax;
+  stop.arg0 = regs.rdi;
+  stop.arg1 = regs.rsi;
+#elif defined(__aarch64__)
+  stop.nr = regs.regs[8];
+  stop.arg0 = regs.regs[0];
+  stop.arg1 = regs.regs[1];
+#endif
+  return true;
+}
+
+// DecodeSyscallStop()
+//
+// Entry or exit, and at an entry the call's number and arguments. The
+// kernel says which it is (PTRACE_GET_SYSCALL_INFO, Linux 5.3); without it,
+// entries and exits alternate per thread, as strace assumed for decades.
+SyscallStop DecodeSyscallStop(pid_t tid, TidState& state) {
+  SyscallStop stop;
+#ifdef PTRACE_GET_SYSCALL_INFO
+  __ptrace_syscall_info info;
+  std::memset(&info, 0, sizeof(info));
+  long size = ptrace(PTRACE_GET_SYSCALL_INFO, tid,
+                     reinterpret_cast<void*>(sizeof(info)), &info);
+  if (size > 0 && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+    stop.entry = true;
+    stop.native = info.arch == kNativeAuditArch;
+    stop.nr = info.entry.nr;
+    stop.arg0 = info.entry.args[0];
+    stop.arg1 = info.entry.args[1];
+    state.in_syscall = true;
+    return stop;
+  }
+  if (size > 0 && info.op == PTRACE_SYSCALL_INFO_EXIT) {
+    state.in_syscall = false;
+    return stop;
+  }
+#endif
+  stop.entry = !state.in_syscall;
+  state.in_syscall = stop.entry;
+  if (stop.entry && !ReadRegisters(tid, stop)) stop.native = false;
+  return stop;
+}
+
+void CountOne(uint64_t nr, SyscallCounts& counts) {
+  ++counts.total;
+  switch (nr) {
+    case SYS_mmap:
+      ++counts.mmap;
+      break;
+    case SYS_munmap:
+      ++counts.munmap;
+      break;
+    case SYS_brk:
+      ++counts.brk;
+      break;
+    case SYS_madvise:
+      ++counts.madvise;
+      break;
+    case SYS_mremap:
+      ++counts.mremap;
+      break;
+    default:
+      break;
+  }
+}
+
+bool IsExecve(uint64_t nr) { return nr == SYS_execve || nr == SYS_execveat; }
+
+// Resume()
+//
+// Lets `tid` run to its next stop, delivering `signal` (0 for none). ESRCH
+// means the thread died meanwhile (a SIGKILL, or another thread's exit or
+// exec): its exit is reported by waitpid later, nothing is lost.
+bool Resume(pid_t tid, int signal, TracerReport& report) {
+  if (ptrace(PTRACE_SYSCALL, tid, nullptr,
+             reinterpret_cast<void*>(static_cast<intptr_t>(signal))) == 0 ||
+      errno == ESRCH) {
+    return true;
+  }
+  Fail(report, absl::StatusCode::kInternal,
+       absl::StrCat("ptrace(PTRACE_SYSCALL, ", tid,
+                    ") failed: ", std::strerror(errno)));
+  return false;
+}
+
+std::string DescribeWaitStatus(int status) {
+  if (WIFEXITED(status)) return absl::StrCat("exited with ", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return absl::StrCat("was killed by signal ", WTERMSIG(status), " (",
+                        strsignal(WTERMSIG(status)), ")");
+  }
+  if (WIFSTOPPED(status)) {
+    return absl::StrCat("stopped with signal ", WSTOPSIG(status));
+  }
+  return absl::StrCat("ended with wait status ", status);
+}
+
+// Trace()
+//
+// The tracer's loop, run in the tracer process, whose only child is `root`:
+// so waitpid(-1) sees exactly the traced threads and processes. Returns
+// when none is left.
+void Trace(pid_t root, Region region, TracerReport& report) {
+  int status = 0;
+  pid_t got;
+  do {
+    got = waitpid(root, &status, __WALL);
+  } while (got < 0 && errno == EINTR);
+  if (got < 0) {
+    Fail(report, absl::StatusCode::kInternal,
+         absl::StrCat("waitpid for the traced child failed: ",
+                      std::strerror(errno)));
+    return;
+  }
+  if (!WIFSTOPPED(status)) {
+    // The child could not start tracing; the caller reads why from the
+    // setup pipe. Keep its status in case it says nothing.
+    if (WIFEXITED(status)) report.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) report.term_signal = WTERMSIG(status);
+    Fail(report, absl::StatusCode::kInternal,
+         absl::StrCat("the traced child ", DescribeWaitStatus(status),
+                      " before its first stop"));
+    return;
+  }
+
+  constexpr long kOptions = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
+                            PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+                            PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+  if (ptrace(PTRACE_SETOPTIONS, root, nullptr,
+             reinterpret_cast<void*>(kOptions)) != 0) {
+    Fail(report, absl::StatusCode::kFailedPrecondition,
+         absl::StrCat("ptrace(PTRACE_SETOPTIONS) refused: ",
+                      std::strerror(errno)));
+    kill(root, SIGKILL);
+    return;
+  }
+
+  absl::flat_hash_map<pid_t, TidState> tids;
+  tids[root].awaiting_initial_stop = false;  // its SIGSTOP was the one above
+  bool counting = false;
+  if (!Resume(root, 0, report)) {
+    kill(root, SIGKILL);
+    return;
+  }
+
+  while (true) {
+    pid_t tid = waitpid(-1, &status, __WALL);
+    if (tid < 0) {
+      if (errno == EINTR) continue;
+      if (errno == ECHILD) break;  // every traced thread is gone
+      Fail(report, absl::StatusCode::kInternal,
+           absl::StrCat("waitpid failed: ", std::strerror(errno)));
+      return;
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      if (tid == root) {
+        report.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        report.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+      }
+      tids.erase(tid);
+      continue;
+    }
+    if (!WIFSTOPPED(status)) continue;
+
+    // A new thread's first stop can arrive before its creator's
+    // PTRACE_EVENT_CLONE: meeting it here registers it just the same.
+    TidState& state = tids[tid];
+    const int signal = WSTOPSIG(status);
+    const int event = status >> 16;
+    int deliver = 0;
+
+    if (signal == (SIGTRAP | 0x80)) {
+      SyscallStop stop = DecodeSyscallStop(tid, state);
+      if (stop.entry) {
+        if (region == Region::kBetweenMarkers && tid == root &&
+            stop.native && stop.nr == static_cast<uint64_t>(kMarkerSyscall) &&
+            stop.arg0 == kMarkerMagic &&
+            (stop.arg1 == kMarkerStart || stop.arg1 == kMarkerEnd)) {
+          // The markers themselves are not counted.
+          counting = stop.arg1 == kMarkerStart;
+          (counting ? report.saw_start : report.saw_end) = 1;
+        } else {
+          if (region == Region::kFromExec && !counting && tid == root &&
+              stop.native && IsExecve(stop.nr)) {
+            counting = true;
+          }
+          if (counting) {
+            if (stop.native) {
+              CountOne(stop.nr, report.counts);
+            } else {
+              ++report.counts.total;  // a compat call: other numbers
+            }
+          }
+        }
+      }
+    } else if (signal == SIGTRAP && event != 0) {
+      unsigned long message = 0;
+      switch (event) {
+        case PTRACE_EVENT_CLONE:
+        case PTRACE_EVENT_FORK:
+        case PTRACE_EVENT_VFORK:
+          // Register the newcomer now; if its SIGSTOP came first it is
+          // already known and its flag already cleared.
+          if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &message) == 0) {
+            tids.try_emplace(static_cast<pid_t>(message));
+          }
+          break;
+        case PTRACE_EVENT_EXEC:
+          // A non-leader thread that calls execve takes over the leader's
+          // id; the old id is gone without an exit report.
+          if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &message) == 0 &&
+              static_cast<pid_t>(message) != tid) {
+            tids.erase(static_cast<pid_t>(message));
+          }
+          // The next syscall stop of this thread is execve's exit.
+          tids[tid].in_syscall = true;
+          tids[tid].awaiting_initial_stop = false;
+          break;
+        default:
+          break;
+      }
+    } else if (signal == SIGSTOP && state.awaiting_initial_stop) {
+      state.awaiting_initial_stop = false;
+    } else {
+      siginfo_t info;
+      if (ptrace(PTRACE_GETSIGINFO, tid, nullptr, &info) != 0 &&
+          errno == EINVAL) {
+        // A group-stop (SIGSTOP, SIGTSTP... to the whole process): without
+        // PTRACE_SEIZE the tracer can only let the thread run on, as
+        // `strace -f` does.
+        deliver = 0;
+      } else {
+        deliver = signal;  // a signal-delivery stop: the program gets it
+      }
+    }
+    // Resume looks the thread up again: `tids` may have rehashed above.
+    if (!Resume(tid, deliver, report)) return;
+  }
+}
+
+// RunTracer()
+//
+// Forks the traced child, which runs `child_body` after the ptrace
+// handshake, and traces it. Runs in the tracer process.
+template <typename ChildBody>
+TracerReport RunTracer(Region region, int report_fd, ChildBody child_body) {
+  TracerReport report;
+  int setup_pipe[2];
+  if (pipe2(setup_pipe, O_CLOEXEC) != 0) {
+    Fail(report, absl::StatusCode::kInternal,
+         absl::StrCat("pipe2 failed: ", std::strerror(errno)));
+    return report;
+  }
+  pid_t child = fork();
+  if (child < 0) {
+    Fail(report, absl::StatusCode::kInternal,
+         absl::StrCat("fork failed: ", std::strerror(errno)));
+    return report;
+  }
+  if (child == 0) {
+    close(setup_pipe[0]);
+    close(report_fd);
+    if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) {
+      ChildSetupError error = {1, errno};
+      [[maybe_unused]] ssize_t n = write(setup_pipe[1], &error, sizeof(error));
+      _exit(kChildSetupFailed);
+    }
+    // Stop until the tracer has set its options; then the child is traced
+    // from its next system call on.
+    raise(SIGSTOP);
+    child_body(setup_pipe[1]);
+    _exit(kChildSetupFailed);  // child_body does not return
+  }
+  close(setup_pipe[1]);
+  Trace(child, region, report);
+
+  // The setup pipe is empty unless the child failed to start tracing or to
+  // exec; its write end closed at exec or exit, so this read cannot block
+  // once every traced process is gone.
+  ChildSetupError error;
+  ssize_t n;
+  do {
+    n = read(setup_pipe[0], &error, sizeof(error));
+  } while (n < 0 && errno == EINTR);
+  close(setup_pipe[0]);
+  if (n == static_cast<ssize_t>(sizeof(error))) {
+    if (error.stage == 1) {
+      Fail(report, absl::StatusCode::kFailedPrecondition,
+           absl::StrCat("ptrace(PTRACE_TRACEME) refused: ",
+                        std::strerror(error.error),
+                        "; is this running under strace or gdb, or in a "
+                        "container or seccomp policy that forbids ptrace?"));
+    } else {
+      Fail(report, absl::StatusCode::kNotFound,
+           absl::StrCat("execve failed: ", std::strerror(error.error)));
+    }
+  }
+  return report;
+}
+
+// RunInTracerProcess()
+//
+// Forks the tracer process and reads its report. A separate process keeps
+// the tracer's waitpid(-1) away from the caller's other children, and its
+// exit kills every tracee left (PTRACE_O_EXITKILL) whatever happens.
+template <typename ChildBody>
+absl::StatusOr<TracerReport> RunInTracerProcess(Region region,
+                                                ChildBody child_body) {
+  // Output buffered now would otherwise be written twice, by the caller and
+  // by a child that flushes it.
+  std::fflush(nullptr);
+  int report_pipe[2];
+  if (pipe2(report_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(
+        absl::StrCat("pipe2 failed: ", std::strerror(errno)));
+  }
+  pid_t tracer = fork();
+  if (tracer < 0) {
+    int error = errno;
+    close(report_pipe[0]);
+    close(report_pipe[1]);
+    return absl::InternalError(
+        absl::StrCat("fork failed: ", std::strerror(error)));
+  }
+  if (tracer == 0) {
+    close(report_pipe[0]);
+    TracerReport report = RunTracer(region, report_pipe[1], child_body);
+    const char* data = reinterpret_cast<const char*>(&report);
+    size_t left = sizeof(report);
+    while (left > 0) {
+      ssize_t n = write(report_pipe[1], data, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) _exit(1);
+      data += n;
+      left -= static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(report_pipe[1]);
+  TracerReport report;
+  char* data = reinterpret_cast<char*>(&report);
+  size_t got = 0;
+  while (got < sizeof(report)) {
+    ssize_t n = read(report_pipe[0], data + got, sizeof(report) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  close(report_pipe[0]);
+  int status = 0;
+  while (waitpid(tracer, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (got != sizeof(report)) {
+    return absl::InternalError(absl::StrCat(
+        "the tracer process ", DescribeWaitStatus(status),
+        " without a report"));
+  }
+  if (report.code != static_cast<int32_t>(absl::StatusCode::kOk)) {
+    return absl::Status(static_cast<absl::StatusCode>(report.code),
+                        report.message);
+  }
+  return report;
+}
+
+void Marker(uint64_t which) { syscall(kMarkerSyscall, kMarkerMagic, which); }
+
+}  // namespace
+
+absl::StatusOr<SyscallCounts> CountSyscallsInChild(
+    absl::FunctionRef<void()> fn) {
+  absl::StatusOr<TracerReport> report =
+      RunInTracerProcess(Region::kBetweenMarkers, [&fn](int setup_fd) {
+        close(setup_fd);
+        Marker(kMarkerStart);
+        fn();
+        Marker(kMarkerEnd);
+        std::fflush(nullptr);  // what fn printed, after the count
+        _exit(0);
+      });
+  if (!report.ok()) return report.status();
+  if (!report->saw_start || !report->saw_end) {
+    std::string how =
+        report->term_signal != 0
+            ? absl::StrCat("was killed by signal ", report->term_signal, " (",
+                           strsignal(report->term_signal), ")")
+            : absl::StrCat("exited with ", report->exit_code);
+    return absl::InternalError(absl::StrCat(
+        "the function did not return in the traced child: the child ", how,
+        report->saw_start ? " while the function ran" : " before it started"));
+  }
+  return report->counts;
+}
+
+absl::StatusOr<ProcessSyscalls> CountSyscallsOfCommand(
+    const std::vector<std::string>& argv,
+    const std::vector<std::string>& extra_env) {
+  if (argv.empty()) {
+    return absl::InvalidArgumentError(
+        "CountSyscallsOfCommand: argv is empty, there is no program to run");
+  }
+  // Everything exec needs is built before fork: the child only execs.
+  std::vector<std::string> env;
+  for (const std::string& entry : extra_env) {
+    if (entry.find('=') == std::string::npos || entry.front() == '=') {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "CountSyscallsOfCommand: environment entry \"", entry,
+          "\" is not NAME=value"));
+    }
+  }
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    absl::string_view inherited(*e);
+    absl::string_view name = inherited.substr(0, inherited.find('='));
+    bool replaced = false;
+    for (const std::string& entry : extra_env) {
+      if (absl::string_view(entry).substr(0, entry.find('=')) == name) {
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) env.emplace_back(inherited);
+  }
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
+  std::vector<char*> c_argv;
+  for (const std::string& arg : argv) {
+    c_argv.push_back(const_cast<char*>(arg.c_str()));
+  }
+  c_argv.push_back(nullptr);
+  std::vector<char*> c_env;
+  for (const std::string& entry : env) {
+    c_env.push_back(const_cast<char*>(entry.c_str()));
+  }
+  c_env.push_back(nullptr);
+
+  absl::StatusOr<TracerReport> report =
+      RunInTracerProcess(Region::kFromExec, [&](int setup_fd) {
+        execvpe(c_argv[0], c_argv.data(), c_env.data());
+        ChildSetupError error = {2, errno};
+        [[maybe_unused]] ssize_t n = write(setup_fd, &error, sizeof(error));
+        _exit(kChildSetupFailed);
+      });
+  if (!report.ok()) {
+    if (report.status().code() == absl::StatusCode::kNotFound) {
+      return absl::NotFoundError(absl::StrCat(
+          "cannot run \"", argv[0], "\": ", report.status().message()));
+    }
+    return report.status();
+  }
+  ProcessSyscalls result;
+  result.counts = report->counts;
+  result.exit_code = report->exit_code;
+  result.term_signal = report->term_signal;
+  return result;
+}
+
+}  // namespace alloclab

@@ -1,0 +1,136 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: syscalls.h
+// -----------------------------------------------------------------------------
+//
+// How many times a call, or a whole program, asks the kernel for memory. An
+// allocator that is fast in a benchmark can still make an mmap and a munmap
+// per request; a timer shows a slow call but not why, a count of mmap,
+// munmap, brk, madvise and mremap does.
+//
+// The counts come from ptrace(2), the way `strace -c -f` gets them: every
+// thread and every forked child of the traced program stops at each system
+// call, the tracer reads the call's number at its entry and counts it once.
+// The tracer runs in a helper process of its own, so waiting for the traced
+// threads never reaps an unrelated child of the caller.
+//
+// Two entry points:
+//
+//   - `CountSyscallsInChild(fn)` forks, and counts only what `fn` does in the
+//     child: the child marks the start and the end of `fn` with a marker
+//     system call, so the fork, the ptrace handshake and the child's exit are
+//     not in the counts.
+//   - `CountSyscallsOfCommand(argv)` runs a program from its execve to its
+//     exit, all its threads and children included.
+//
+// Never time anything under ptrace: each traced system call costs two stops
+// and several context switches, so a call that makes many system calls runs
+// many times slower than it does untraced. Counts are exact; times are not
+// meaningful. Measure time in a separate, untraced run.
+//
+// Tracing needs the kernel's permission. It fails, with a status that says
+// why, when this process is itself traced (under strace or gdb: one tracer
+// per process), under a seccomp policy or a container that forbids ptrace,
+// or with Yama's ptrace_scope set to 3.
+//
+// Example:
+//
+//   absl::StatusOr<alloclab::SyscallCounts> counts =
+//       alloclab::CountSyscallsInChild([] {
+//         void* p = malloc(256 << 10);
+//         benchmark::DoNotOptimize(p);
+//         free(p);
+//       });
+//   if (!counts.ok()) return counts.status();  // e.g. ptrace refused
+//   // counts->mmap == 1 and counts->munmap == 1 in a fresh glibc heap.
+
+#ifndef ALLOCLAB_COMMON_SYSCALLS_H_
+#define ALLOCLAB_COMMON_SYSCALLS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+
+namespace alloclab {
+
+// SyscallCounts
+//
+// Calls counted at their entry, whether or not they succeeded (as `strace
+// -c` counts them). `total` counts every system call, the five named ones
+// included.
+struct SyscallCounts {
+  int64_t mmap = 0;
+  int64_t munmap = 0;
+  int64_t brk = 0;
+  int64_t madvise = 0;
+  int64_t mremap = 0;
+  int64_t total = 0;
+
+  friend bool operator==(const SyscallCounts&,
+                         const SyscallCounts&) = default;
+};
+
+SyscallCounts operator+(const SyscallCounts& a, const SyscallCounts& b);
+SyscallCounts operator-(const SyscallCounts& a, const SyscallCounts& b);
+
+// FormatSyscallCounts()
+//
+// One "name count" line per field, in the order mmap, munmap, brk, madvise,
+// mremap, total: what the `count_syscalls` tool prints and its test parses.
+std::string FormatSyscallCounts(const SyscallCounts& counts);
+
+// CountSyscallsInChild()
+//
+// Forks a child that runs `fn` under ptrace and returns the system calls
+// made while `fn` ran, by the child and by every thread or process `fn`
+// started, until `fn` returned. The child's memory is a copy of the
+// caller's: `fn` may read anything the caller set up, and nothing it
+// changes comes back.
+//
+// The same caveat as any fork applies in a multithreaded caller: only the
+// calling thread exists in the child, so `fn` must not wait on a lock that
+// another thread of the caller might have held.
+//
+// Errors: FailedPrecondition when the kernel refuses ptrace (the message
+// names the call and errno); Internal when the child crashed (the signal is
+// named) or `fn` left the child before returning (exit(), exec).
+absl::StatusOr<SyscallCounts> CountSyscallsInChild(
+    absl::FunctionRef<void()> fn);
+
+// ProcessSyscalls
+//
+// The counts of one traced program and how it ended: `exit_code` when it
+// exited (else -1), `term_signal` when a signal killed it (else 0).
+struct ProcessSyscalls {
+  SyscallCounts counts;
+  int exit_code = -1;
+  int term_signal = 0;
+};
+
+// CountSyscallsOfCommand()
+//
+// Runs `argv` (argv[0] is looked up on PATH like a shell does) with this
+// process's environment plus `extra_env` ("NAME=value" entries that replace
+// a variable of the same name, e.g. "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072"),
+// and counts every system call from its first execve to the exit of the
+// last thread or child it started, as `strace -c -f` does. A program that
+// exits with a non-zero status or is killed is not an error: its status is
+// in the result.
+//
+// Waits until every traced process has exited, so a program that leaves a
+// daemon behind keeps this call waiting as it would keep strace.
+//
+// Errors: InvalidArgument for an empty `argv` or a malformed `extra_env`
+// entry; NotFound when execve fails (the message names the program and
+// errno); FailedPrecondition when the kernel refuses ptrace.
+absl::StatusOr<ProcessSyscalls> CountSyscallsOfCommand(
+    const std::vector<std::string>& argv,
+    const std::vector<std::string>& extra_env = {});
+
+}  // namespace alloclab
+
+#endif  // ALLOCLAB_COMMON_SYSCALLS_H_

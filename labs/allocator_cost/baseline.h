@@ -1,0 +1,66 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: baseline.h
+// -----------------------------------------------------------------------------
+//
+// The given half of lab allocator_cost: the "new" versions of the two calls,
+// which build a fresh string or vector on every call and so pay for one
+// malloc and one free each time. Your task (task.h) is the "reuse" half. Both
+// produce exactly the same bytes; only where the memory comes from differs.
+//
+// Example:
+//
+//   std::string line = allocator_cost::FormatRecordNew(42);
+//   // line == "id=42 name=user42 score=92"
+//   std::vector<uint8_t> block = allocator_cost::FillBlockNew(7);
+//   // block.size() == allocator_cost::kBlockBytes
+
+#ifndef ALLOCLAB_LABS_ALLOCATOR_COST_BASELINE_H_
+#define ALLOCLAB_LABS_ALLOCATOR_COST_BASELINE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+
+namespace allocator_cost {
+
+// kBlockBytes
+//
+// The big buffer: 256 KiB, twice glibc's initial mmap threshold (128 KiB).
+inline constexpr size_t kBlockBytes = 256 * 1024;
+
+// AppendRecord()
+//
+// Appends the record line of `id` to `*out`:
+//
+//   id=<id> name=user<id % 1000> score=<id * 7 % 101>
+//
+// with `id * 7` computed in uint64_t (wrapping, as C++ unsigned arithmetic
+// does). It allocates only when `*out` lacks the capacity.
+void AppendRecord(uint64_t id, std::string* out);
+
+// FormatRecordNew()
+//
+// Returns the record line of `id` in a new string. The shortest line (id 0)
+// is 23 bytes, longer than libstdc++'s 15-byte small-string buffer, so every
+// call allocates.
+std::string FormatRecordNew(uint64_t id);
+
+// FillBlock()
+//
+// Writes the block of `seed` into `out`: a xorshift byte stream, so that
+// every byte costs a little real work and the compiler cannot skip any.
+void FillBlock(uint64_t seed, absl::Span<uint8_t> out);
+
+// FillBlockNew()
+//
+// Returns a new vector of `kBlockBytes` bytes holding the block of `seed`.
+std::vector<uint8_t> FillBlockNew(uint64_t seed);
+
+}  // namespace allocator_cost
+
+#endif  // ALLOCLAB_LABS_ALLOCATOR_COST_BASELINE_H_

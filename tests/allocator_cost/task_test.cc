@@ -1,0 +1,130 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The check of lab allocator_cost, written against task.h only. It is linked
+// against the reference (solution_test), the starter (starter_test) and the
+// known-bad solutions in this folder, which it must reject.
+//
+// Everything asserted is exact: bytes, allocation counts, page faults.
+// Nothing here depends on how fast the machine is.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "common/alloc_counter.h"
+#include "common/faults.h"
+#include "gtest/gtest.h"
+#include "labs/allocator_cost/task.h"
+
+namespace allocator_cost {
+namespace {
+
+constexpr uint64_t kMaxId = std::numeric_limits<uint64_t>::max();
+
+// The record line as the lab defines it, written independently of the code
+// under test.
+std::string Expected(uint64_t id) {
+  return absl::StrFormat("id=%d name=user%d score=%d", id, id % 1000,
+                         static_cast<uint64_t>(id * 7) % 101);
+}
+
+std::vector<uint64_t> SampleIds() {
+  std::vector<uint64_t> ids = {0,    1,          9,       10,   99,  100,
+                               999,  1000,       1001,    4242, 1u << 31,
+                               kMaxId - 1, kMaxId};
+  for (uint64_t id = 12345; id < 12345 + 500; ++id) ids.push_back(id);
+  for (uint64_t id = 1; id != 0 && id < kMaxId / 3; id *= 3) ids.push_back(id);
+  return ids;
+}
+
+class AllocatorCostTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    alloclab::SetCountingMode(alloclab::CountingMode::kPerThread);
+  }
+};
+
+TEST_F(AllocatorCostTest, KnownLines) {
+  std::string line;
+  FormatRecordInto(0, line);
+  EXPECT_EQ(line, "id=0 name=user0 score=0");
+  FormatRecordInto(42, line);
+  EXPECT_EQ(line, "id=42 name=user42 score=92");
+  FormatRecordInto(kMaxId, line);
+  EXPECT_EQ(line, "id=18446744073709551615 name=user615 score=72");
+}
+
+TEST_F(AllocatorCostTest, IntoMatchesNewForManyIds) {
+  std::string line = "left over from an earlier call, longer than any record";
+  for (uint64_t id : SampleIds()) {
+    FormatRecordInto(id, line);
+    ASSERT_EQ(line, Expected(id)) << "id " << id;
+    ASSERT_EQ(FormatRecordNew(id), Expected(id)) << "id " << id;
+  }
+}
+
+TEST_F(AllocatorCostTest, SmallNewAllocatesOncePerCall) {
+  alloclab::AllocationScope scope;
+  for (uint64_t id = 0; id < 1000; ++id) {
+    std::string line = FormatRecordNew(id);
+    ASSERT_FALSE(line.empty());
+  }
+  EXPECT_EQ(scope.Count(), 1000u);
+}
+
+TEST_F(AllocatorCostTest, SmallReuseAllocatesNothingOnceWarm) {
+  std::string line;
+  FormatRecordInto(kMaxId, line);  // the longest line warms the buffer
+  const uint64_t before = alloclab::ThreadAllocations();
+  for (uint64_t id : SampleIds()) FormatRecordInto(id, line);
+  EXPECT_EQ(alloclab::ThreadAllocations() - before, 0u)
+      << "FormatRecordInto allocated although `out` had the capacity";
+  EXPECT_EQ(line, Expected(SampleIds().back()));
+}
+
+TEST_F(AllocatorCostTest, LargeNewAllocatesOncePerCall) {
+  alloclab::AllocationScope scope;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    std::vector<uint8_t> block = FillBlockNew(seed);
+    ASSERT_EQ(block.size(), kBlockBytes);
+  }
+  EXPECT_EQ(scope.Count(), 20u);
+}
+
+TEST_F(AllocatorCostTest, LargeIntoMatchesNew) {
+  std::vector<uint8_t> block(12, 0xAB);  // wrong size and content to start
+  for (uint64_t seed : {0ull, 1ull, 77ull, kMaxId}) {
+    FillBlockInto(seed, block);
+    ASSERT_EQ(block, FillBlockNew(seed)) << "seed " << seed;
+  }
+}
+
+TEST_F(AllocatorCostTest, LargeReuseAllocatesNothingOnceWarm) {
+  std::vector<uint8_t> block;
+  FillBlockInto(0, block);
+  const uint64_t before = alloclab::ThreadAllocations();
+  for (uint64_t seed = 1; seed <= 20; ++seed) FillBlockInto(seed, block);
+  EXPECT_EQ(alloclab::ThreadAllocations() - before, 0u);
+}
+
+TEST_F(AllocatorCostTest, LargeReuseTouchesNoNewPageOnceWarm) {
+  absl::StatusOr<alloclab::FaultCounter> faults =
+      alloclab::FaultCounter::Create(alloclab::FaultScope::kThread);
+  ASSERT_TRUE(faults.ok()) << faults.status();
+  std::vector<uint8_t> block;
+  FillBlockInto(0, block);
+  FillBlockInto(1, block);
+  absl::StatusOr<alloclab::FaultCounts> during =
+      alloclab::FaultsDuring(*faults, [&] {
+        for (uint64_t seed = 2; seed < 12; ++seed) FillBlockInto(seed, block);
+      });
+  ASSERT_TRUE(during.ok()) << during.status();
+  EXPECT_EQ(during->minor, 0) << "page faults in 10 warm calls, source "
+                              << faults->source();
+  EXPECT_EQ(block, FillBlockNew(11));
+}
+
+}  // namespace
+}  // namespace allocator_cost
