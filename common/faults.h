@@ -11,8 +11,9 @@
 //
 // Two sources, picked at `Create()`:
 //   - perf_event_open software counters (PERF_COUNT_SW_PAGE_FAULTS_MIN/MAJ),
-//     exact and per thread or process, where the kernel allows them
-//     (perf_event_paranoid, seccomp: Bazel's sandbox refuses them);
+//     exact and per thread, where the kernel allows them
+//     (perf_event_paranoid, seccomp; Bazel's sandbox allows user-mode
+//     counting only), but not per process: a counter follows one thread;
 //   - getrusage(2) (RUSAGE_THREAD or RUSAGE_SELF), which always works.
 // `source()` says which one answered, for the machine line and the JSON.
 //
@@ -64,7 +65,7 @@ class FaultCounter {
   //
   // With kAuto, never fails: getrusage always answers. With kPerfEvent,
   // returns the reason the kernel refused (e.g. "perf_event_open: Permission
-  // denied (perf_event_paranoid=3)").
+  // denied (perf_event_paranoid=3)"), and Unimplemented for kProcess.
   static absl::StatusOr<FaultCounter> Create(
       FaultScope scope, FaultSource source = FaultSource::kAuto);
 
@@ -78,11 +79,18 @@ class FaultCounter {
   //
   // Faults counted so far by this source (perf_event: since `Create()`;
   // getrusage: since the thread or process started). Use differences.
+  // A kThread getrusage counter read on another thread than its creator's
+  // is FailedPrecondition: RUSAGE_THREAD would answer for the wrong thread.
   absl::StatusOr<FaultCounts> Read() const;
 
   // source()
   //
-  // "perf_event", "getrusage(RUSAGE_THREAD)" or "getrusage(RUSAGE_SELF)".
+  // "perf_event", "perf_event(user)", "getrusage(RUSAGE_THREAD)" or
+  // "getrusage(RUSAGE_SELF)". "perf_event(user)" means the kernel allowed
+  // only a user-mode counter (perf_event_paranoid=2 without privilege, or
+  // a user namespace such as Bazel's sandbox): faults taken inside system
+  // calls (read(2) into an untouched buffer) are missed. Only kPerfEvent
+  // settles for it; kAuto prefers getrusage, which counts those too.
   absl::string_view source() const { return source_name_; }
 
  private:
@@ -93,6 +101,7 @@ class FaultCounter {
   std::string source_name_;
   int minor_fd_ = -1;  // perf_event descriptors, -1 for getrusage
   int major_fd_ = -1;
+  int owner_tid_ = 0;  // RUSAGE_THREAD answers for the caller: Read() checks
 };
 
 // FaultsDuring()

@@ -52,15 +52,18 @@ struct LabOptions {
 //
 // Runs `MaybeRunFreshCall()`, then parses the flags (exits 1 with a message
 // on an unknown flag, a positional argument or --repetitions < 0; `--help`
-// prints `usage` and the flags). Returns the common options; lab-specific
-// flags are read with absl::GetFlag as usual.
+// prints `usage` and the course's flags, and exits 0). Returns the common
+// options; lab-specific flags are read with absl::GetFlag as usual.
 LabOptions InitLab(int argc, char** argv, absl::string_view usage);
 
 // FinishLab()
 //
 // Prints the table of `results` with `columns`, its notes and the machine
 // line to stdout, writes the JSON when asked, and returns main's exit code
-// (1 when the JSON could not be written, with the reason on stderr).
+// (1 when the JSON could not be written, with the reason on stderr). A
+// relative --json path is taken from the directory `bazel run` was started
+// in ($BUILD_WORKING_DIRECTORY). When `results` has no machine yet, this
+// machine is described (its clock measured unless --quick).
 int FinishLab(const Results& results, const LabOptions& options,
               const std::vector<Column>& columns);
 

@@ -122,8 +122,9 @@ class Results {
   // RenderTable()
   //
   // The aligned table: a "variant" column (and "threads" when any row has
-  // more than one), then one column per entry of `columns`; "n/a" for
-  // missing values.
+  // threads != 1), then one column per entry of `columns`, showing the
+  // metric of that key or else the text field of that key; "n/a" for
+  // missing values. Numbers are right-aligned, text left-aligned.
   std::string RenderTable(const std::vector<Column>& columns) const;
 
   // ToJson() / WriteJson()

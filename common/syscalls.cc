@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -67,7 +68,7 @@ constexpr uint32_t kNativeAuditArch = AUDIT_ARCH_X86_64;
 #elif defined(__aarch64__)
 constexpr uint32_t kNativeAuditArch = AUDIT_ARCH_AARCH64;
 #else
-#error "common/syscalls.cc knows the system call registers of x86_64 and aarch64 only"
+#error "syscalls.cc knows the syscall registers of x86_64 and aarch64 only"
 #endif
 
 // The marker is a getpid() with two arguments that getpid ignores: the
@@ -75,7 +76,8 @@ constexpr uint32_t kNativeAuditArch = AUDIT_ARCH_AARCH64;
 // A getpid() of `fn` itself carries whatever its registers held, which
 // matches a 64-bit magic only by a very unlikely accident.
 constexpr long kMarkerSyscall = SYS_getpid;
-constexpr uint64_t kMarkerMagic = 0x62616c636f6c6c61;  // "allocl ab"
+// "alloclab", read as little-endian bytes.
+constexpr uint64_t kMarkerMagic = 0x62616c636f6c6c61;
 constexpr uint64_t kMarkerStart = 1;
 constexpr uint64_t kMarkerEnd = 2;
 
@@ -240,7 +242,9 @@ bool Resume(pid_t tid, int signal, TracerReport& report) {
 }
 
 std::string DescribeWaitStatus(int status) {
-  if (WIFEXITED(status)) return absl::StrCat("exited with ", WEXITSTATUS(status));
+  if (WIFEXITED(status)) {
+    return absl::StrCat("exited with ", WEXITSTATUS(status));
+  }
   if (WIFSIGNALED(status)) {
     return absl::StrCat("was killed by signal ", WTERMSIG(status), " (",
                         strsignal(WTERMSIG(status)), ")");
@@ -328,8 +332,8 @@ void Trace(pid_t root, Region region, TracerReport& report) {
     if (signal == (SIGTRAP | 0x80)) {
       SyscallStop stop = DecodeSyscallStop(tid, state);
       if (stop.entry) {
-        if (region == Region::kBetweenMarkers && tid == root &&
-            stop.native && stop.nr == static_cast<uint64_t>(kMarkerSyscall) &&
+        if (region == Region::kBetweenMarkers && tid == root && stop.native &&
+            stop.nr == static_cast<uint64_t>(kMarkerSyscall) &&
             stop.arg0 == kMarkerMagic &&
             (stop.arg1 == kMarkerStart || stop.arg1 == kMarkerEnd)) {
           // The markers themselves are not counted.
@@ -389,7 +393,6 @@ void Trace(pid_t root, Region region, TracerReport& report) {
         deliver = signal;  // a signal-delivery stop: the program gets it
       }
     }
-    // Resume looks the thread up again: `tids` may have rehashed above.
     if (!Resume(tid, deliver, report)) return;
   }
 }
@@ -442,10 +445,10 @@ TracerReport RunTracer(Region region, int report_fd, ChildBody child_body) {
   if (n == static_cast<ssize_t>(sizeof(error))) {
     if (error.stage == 1) {
       Fail(report, absl::StatusCode::kFailedPrecondition,
-           absl::StrCat("ptrace(PTRACE_TRACEME) refused: ",
-                        std::strerror(error.error),
-                        "; is this running under strace or gdb, or in a "
-                        "container or seccomp policy that forbids ptrace?"));
+           absl::StrCat(
+               "ptrace(PTRACE_TRACEME) refused: ", std::strerror(error.error),
+               "; is this running under strace or gdb, or in a "
+               "container or seccomp policy that forbids ptrace?"));
     } else {
       Fail(report, absl::StatusCode::kNotFound,
            absl::StrCat("execve failed: ", std::strerror(error.error)));
@@ -507,9 +510,9 @@ absl::StatusOr<TracerReport> RunInTracerProcess(Region region,
   while (waitpid(tracer, &status, 0) < 0 && errno == EINTR) {
   }
   if (got != sizeof(report)) {
-    return absl::InternalError(absl::StrCat(
-        "the tracer process ", DescribeWaitStatus(status),
-        " without a report"));
+    return absl::InternalError(absl::StrCat("the tracer process ",
+                                            DescribeWaitStatus(status),
+                                            " without a report"));
   }
   if (report.code != static_cast<int32_t>(absl::StatusCode::kOk)) {
     return absl::Status(static_cast<absl::StatusCode>(report.code),
@@ -558,9 +561,9 @@ absl::StatusOr<ProcessSyscalls> CountSyscallsOfCommand(
   std::vector<std::string> env;
   for (const std::string& entry : extra_env) {
     if (entry.find('=') == std::string::npos || entry.front() == '=') {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "CountSyscallsOfCommand: environment entry \"", entry,
-          "\" is not NAME=value"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("CountSyscallsOfCommand: environment entry \"", entry,
+                       "\" is not NAME=value"));
     }
   }
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {

@@ -43,7 +43,8 @@
 //         free(p);
 //       });
 //   if (!counts.ok()) return counts.status();  // e.g. ptrace refused
-//   // counts->mmap == 1 and counts->munmap == 1 in a fresh glibc heap.
+//   // counts->mmap == 1 and counts->munmap == 1 while glibc's mmap threshold
+//   // is still at its initial 128 KiB.
 
 #ifndef ALLOCLAB_COMMON_SYSCALLS_H_
 #define ALLOCLAB_COMMON_SYSCALLS_H_
@@ -70,8 +71,7 @@ struct SyscallCounts {
   int64_t mremap = 0;
   int64_t total = 0;
 
-  friend bool operator==(const SyscallCounts&,
-                         const SyscallCounts&) = default;
+  friend bool operator==(const SyscallCounts&, const SyscallCounts&) = default;
 };
 
 SyscallCounts operator+(const SyscallCounts& a, const SyscallCounts& b);
@@ -115,11 +115,15 @@ struct ProcessSyscalls {
 //
 // Runs `argv` (argv[0] is looked up on PATH like a shell does) with this
 // process's environment plus `extra_env` ("NAME=value" entries that replace
-// a variable of the same name, e.g. "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072"),
-// and counts every system call from its first execve to the exit of the
-// last thread or child it started, as `strace -c -f` does. A program that
-// exits with a non-zero status or is killed is not an error: its status is
-// in the result.
+// a variable of the same name, e.g.
+// "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072"), and counts every system
+// call from its first execve to the exit of the last thread or child it
+// started, as `strace -c -f` does. A program that exits with a non-zero status
+// or is killed is not an error: its status is in the result.
+//
+// LeakSanitizer (part of AddressSanitizer) cannot run under ptrace: a
+// sanitized program fails at exit unless "ASAN_OPTIONS=detect_leaks=0" is
+// in `extra_env`.
 //
 // Waits until every traced process has exited, so a program that leaves a
 // daemon behind keeps this call waiting as it would keep strace.

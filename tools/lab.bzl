@@ -111,12 +111,14 @@ def lab_solution(name):
         deps = [starter + ":task_header"],
     )
 
+    # The experiment first: the linker loads a library's objects only for
+    # symbols already undefined, so the task must come after its user.
     cc_binary(
         name = name,
         copts = ALLOCLAB_COPTS,
         deps = [
-            ":task",
             starter + ":experiment",
+            ":task",
         ],
     )
 

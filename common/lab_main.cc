@@ -1,0 +1,144 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "common/lab_main.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "common/fresh_process.h"
+#include "common/report.h"
+
+ABSL_FLAG(bool, quick, false,
+          "CI scale: fewer repetitions and smaller sizes, a few seconds in all");
+ABSL_FLAG(std::string, json, "",
+          "also write the results as JSON to this path (relative to the "
+          "directory `bazel run` was started in)");
+ABSL_FLAG(int, repetitions, 0,
+          "timed repetitions per variant; 0 keeps the lab's default");
+
+namespace alloclab {
+namespace {
+
+[[noreturn]] void ExitWithUsageError(absl::string_view program,
+                                     absl::string_view message) {
+  std::cerr << program << ": " << message << " (see --help)" << std::endl;
+  std::exit(1);
+}
+
+// Abseil's --help lists the flags of the file named like the program and
+// exits 1. An experiment's flags live in common/lab_main.cc and in the lab's
+// experiment.cc, and asking for help is not an error: the course answers
+// --help itself, with the flags of its own files, and exits 0. Abseil's
+// other help flags (--helpfull, ...) keep their meaning.
+bool IsHelpRequest(absl::string_view arg) {
+  return arg == "--help" || arg == "-help" || arg == "-h";
+}
+
+bool IsCourseFlag(const absl::CommandLineFlag& flag) {
+  // Abseil's own flags (flagfile, fromenv, ...) are in absl/ files.
+  return !absl::StrContains(flag.Filename(), "absl/");
+}
+
+[[noreturn]] void PrintHelpAndExit(absl::string_view usage) {
+  std::vector<const absl::CommandLineFlag*> flags;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (IsCourseFlag(*flag)) flags.push_back(flag);
+  }
+  std::sort(flags.begin(), flags.end(), [](const auto* a, const auto* b) {
+    return a->Name() < b->Name();
+  });
+  std::cout << usage << "\n\nFlags:\n";
+  for (const absl::CommandLineFlag* flag : flags) {
+    std::cout << "  --" << flag->Name() << " (default: \""
+              << flag->DefaultValue() << "\")\n      " << flag->Help() << "\n";
+  }
+  std::cout << "\n--helpfull lists Abseil's own flags too." << std::endl;
+  std::exit(0);
+}
+
+// `bazel run` starts the program in its runfiles directory; a relative
+// --json path means the directory the learner typed the command in.
+std::string ResolveOutputPath(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  const char* workdir = getenv("BUILD_WORKING_DIRECTORY");
+  std::string base;
+  if (workdir != nullptr && workdir[0] != '\0') {
+    base = workdir;
+  } else {
+    char cwd[4096];
+    if (getcwd(cwd, sizeof(cwd)) == nullptr) return path;
+    base = cwd;
+  }
+  return absl::StrCat(base, "/", path);
+}
+
+}  // namespace
+
+LabOptions InitLab(int argc, char** argv, absl::string_view usage) {
+  MaybeRunFreshCall();
+  absl::SetProgramUsageMessage(usage);
+  const absl::string_view program = argc > 0 ? argv[0] : "lab";
+  for (int i = 1; i < argc; ++i) {
+    const absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (IsHelpRequest(arg)) PrintHelpAndExit(usage);
+  }
+  // Unknown flags and bad values end here, with Abseil's message, exit 1.
+  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  if (positional.size() > 1) {
+    ExitWithUsageError(program,
+                       absl::StrCat("unexpected argument '", positional[1],
+                                    "': experiments take only flags"));
+  }
+  LabOptions options;
+  options.quick = absl::GetFlag(FLAGS_quick);
+  options.json_path = absl::GetFlag(FLAGS_json);
+  options.repetitions = absl::GetFlag(FLAGS_repetitions);
+  if (options.repetitions < 0) {
+    ExitWithUsageError(program,
+                       absl::StrCat("--repetitions=", options.repetitions,
+                                    " is negative; give a count, or 0 for the "
+                                    "lab's default"));
+  }
+  return options;
+}
+
+int FinishLab(const Results& results, const LabOptions& options,
+              const std::vector<Column>& columns) {
+  // An experiment that did not describe the machine still gets the machine
+  // line: numbers without it cannot be compared with anyone else's.
+  Results described = results;
+  if (described.machine().logical_cpus == 0) {
+    described.SetMachine(DescribeMachine(/*measure_clock=*/!options.quick));
+  }
+  std::cout << described.RenderTable(columns);
+  for (const std::string& note : described.notes()) {
+    std::cout << "note: " << note << "\n";
+  }
+  std::cout << MachineLine(described.machine()) << std::endl;
+
+  if (options.json_path.empty()) return 0;
+  const std::string path = ResolveOutputPath(options.json_path);
+  absl::Status written = described.WriteJson(path);
+  if (!written.ok()) {
+    std::cerr << "error: " << written.message() << std::endl;
+    return 1;
+  }
+  std::cout << "wrote " << path << std::endl;
+  return 0;
+}
+
+}  // namespace alloclab

@@ -1,0 +1,304 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "common/memory.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "absl/time/time.h"
+
+namespace alloclab {
+namespace {
+
+#if defined(__GLIBC__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#define ALLOCLAB_HAVE_MALLINFO2 1
+#endif
+
+#ifdef ALLOCLAB_HAVE_MALLINFO2
+// MallocLibrary()
+//
+// The file that defines the malloc this process calls: libc.so.6 unless a
+// sanitizer's runtime, an LD_PRELOAD or a linked allocator replaced it.
+std::optional<std::string> MallocLibrary() {
+  void* symbol = dlsym(RTLD_DEFAULT, "malloc");
+  Dl_info info;
+  if (symbol == nullptr || dladdr(symbol, &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return std::nullopt;
+  }
+  return std::string(info.dli_fname);
+}
+#endif
+
+// ParseKib()
+//
+// The number of a "Name:   123 kB" line of /proc/<pid>/status.
+std::optional<int64_t> ParseKib(absl::string_view text, absl::string_view key) {
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == absl::string_view::npos) end = text.size();
+    absl::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    if (!absl::ConsumePrefix(&line, key) || !absl::ConsumePrefix(&line, ":")) {
+      continue;
+    }
+    line = absl::StripAsciiWhitespace(line);
+    if (!absl::ConsumeSuffix(&line, "kB")) return std::nullopt;
+    int64_t value = 0;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &value)) {
+      return std::nullopt;
+    }
+    return value;
+  }
+  return std::nullopt;
+}
+
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+double TimevalSeconds(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+}  // namespace
+
+absl::StatusOr<MallinfoSnapshot> ReadMallinfo() {
+#ifndef ALLOCLAB_HAVE_MALLINFO2
+  return absl::UnimplementedError(
+      "mallinfo2 is a glibc 2.33+ function; this C library does not have it");
+#else
+  std::optional<std::string> library = MallocLibrary();
+  if (!library.has_value()) {
+    return absl::UnimplementedError(
+        "cannot tell which library serves malloc (dladdr failed, e.g. a "
+        "static binary): mallinfo2 describes glibc's malloc only");
+  }
+  if (!absl::StrContains(*library, "libc.so")) {
+    return absl::UnimplementedError(absl::StrCat(
+        "malloc is served by ", *library,
+        ", not glibc: mallinfo2 would describe glibc's unused heap"));
+  }
+  struct mallinfo2 info = mallinfo2();
+  MallinfoSnapshot snapshot;
+  snapshot.arena = info.arena;
+  snapshot.hblks = info.hblks;
+  snapshot.hblkhd = info.hblkhd;
+  snapshot.uordblks = info.uordblks;
+  snapshot.fordblks = info.fordblks;
+  snapshot.keepcost = info.keepcost;
+  return snapshot;
+#endif
+}
+
+absl::StatusOr<ProcStatusMemory> ReadProcStatusMemory(const char* path) {
+  // A stack buffer and plain read(2): no allocation, so the sampler thread
+  // does not create a malloc arena or move the heap it watches.
+  char buffer[16384];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int error = errno;
+    return absl::ErrnoToStatus(error, absl::StrCat("cannot open ", path));
+  }
+  size_t size = 0;
+  while (size < sizeof(buffer)) {
+    ssize_t n = read(fd, buffer + size, sizeof(buffer) - size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int error = errno;
+      close(fd);
+      return absl::ErrnoToStatus(error, absl::StrCat("cannot read ", path));
+    }
+    if (n == 0) break;
+    size += static_cast<size_t>(n);
+  }
+  close(fd);
+  absl::string_view text(buffer, size);
+  std::optional<int64_t> rss = ParseKib(text, "VmRSS");
+  std::optional<int64_t> hwm = ParseKib(text, "VmHWM");
+  if (!rss.has_value() || !hwm.has_value()) {
+    return absl::NotFoundError(absl::StrCat(
+        path, " has no readable ", rss.has_value() ? "VmHWM" : "VmRSS",
+        " line (a kernel thread, a process that exited, or not a "
+        "/proc/<pid>/status file)"));
+  }
+  return ProcStatusMemory{*rss, *hwm};
+}
+
+absl::StatusOr<int64_t> MaxRssKibFromRusage() {
+  rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0) {
+    int error = errno;
+    return absl::ErrnoToStatus(error, "getrusage(RUSAGE_SELF)");
+  }
+  return static_cast<int64_t>(usage.ru_maxrss);  // KiB on Linux
+}
+
+absl::StatusOr<ChildUsage> WaitForChild(pid_t pid) {
+  int status = 0;
+  rusage usage;
+  pid_t got;
+  do {
+    got = wait4(pid, &status, 0, &usage);
+  } while (got < 0 && errno == EINTR);
+  if (got < 0) {
+    int error = errno;
+    if (error == ECHILD) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "wait4(", pid,
+          "): not a child of this process, or already waited for"));
+    }
+    return absl::ErrnoToStatus(error, absl::StrCat("wait4(", pid, ")"));
+  }
+  ChildUsage result;
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
+  result.peak_rss_kib = usage.ru_maxrss;
+  result.user_s = TimevalSeconds(usage.ru_utime);
+  result.sys_s = TimevalSeconds(usage.ru_stime);
+  return result;
+}
+
+RssSampler::RssSampler(absl::Duration interval, std::string path)
+    : interval_(interval), path_(std::move(path)) {}
+
+RssSampler::~RssSampler() { Stop(); }
+
+absl::Status RssSampler::TakeSample() {
+  absl::StatusOr<ProcStatusMemory> memory = ReadProcStatusMemory(path_.c_str());
+  double t_ms = static_cast<double>(SteadyNowNs() - start_ns_) / 1e6;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!memory.ok()) {
+    if (status_.ok()) status_ = memory.status();
+    return memory.status();
+  }
+  samples_.push_back(Sample{t_ms, memory->vm_rss_kib});
+  changed_.notify_all();
+  return absl::OkStatus();
+}
+
+absl::Status RssSampler::Start() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (started_) {
+      return absl::FailedPreconditionError(
+          "RssSampler::Start: already started (a sampler runs once)");
+    }
+    if (interval_ <= absl::ZeroDuration()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("RssSampler: the interval must be positive, not ",
+                       absl::FormatDuration(interval_)));
+    }
+    started_ = true;
+    // Room for a long run: growing the vector while sampling would
+    // allocate from the sampling thread.
+    samples_.reserve(4096);
+  }
+  start_ns_ = SteadyNowNs();
+  if (absl::Status first = TakeSample(); !first.ok()) return first;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_ = true;
+  }
+  thread_ = std::thread([this] { Run(); });
+  return absl::OkStatus();
+}
+
+void RssSampler::Run() {
+  const auto interval = absl::ToChronoNanoseconds(interval_);
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      // Sleeps for the interval, or less if Stop() comes.
+      if (stop_requested_.wait_for(lock, interval,
+                                   [this] { return stopping_; })) {
+        break;
+      }
+    }
+    if (!TakeSample().ok()) break;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  running_ = false;
+  changed_.notify_all();
+}
+
+void RssSampler::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!thread_.joinable()) return;
+    stopping_ = true;
+    stop_requested_.notify_all();
+  }
+  thread_.join();
+  bool failed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    failed = !status_.ok();
+  }
+  if (!failed) TakeSample().IgnoreError();  // an error lands in status_
+}
+
+bool RssSampler::WaitForSamples(size_t n, absl::Duration timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  changed_.wait_for(lock, absl::ToChronoNanoseconds(timeout),
+                    [this, n] { return samples_.size() >= n || !running_; });
+  return samples_.size() >= n;
+}
+
+std::vector<RssSampler::Sample> RssSampler::samples() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return samples_;
+}
+
+size_t RssSampler::sample_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return samples_.size();
+}
+
+absl::StatusOr<int64_t> RssSampler::MaxRssKib() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!status_.ok()) return status_;
+  if (samples_.empty()) {
+    return absl::FailedPreconditionError(
+        "RssSampler: no sample yet (call Start() first)");
+  }
+  int64_t max = 0;
+  for (const Sample& sample : samples_) max = std::max(max, sample.rss_kib);
+  return max;
+}
+
+absl::Status RssSampler::status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return status_;
+}
+
+}  // namespace alloclab

@@ -1,0 +1,403 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "common/report.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "common/effective_clock.h"
+#include "common/faults.h"
+#include "common/topology.h"
+
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
+
+namespace alloclab {
+namespace {
+
+// The value of the first "key : value" line of /proc/cpuinfo whose key is
+// `key`, or "".
+std::string CpuinfoField(absl::string_view cpuinfo, absl::string_view key) {
+  for (absl::string_view line : absl::StrSplit(cpuinfo, '\n')) {
+    std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(line, absl::MaxSplits(':', 1));
+    if (absl::StripAsciiWhitespace(kv.first) == key) {
+      return std::string(absl::StripAsciiWhitespace(kv.second));
+    }
+  }
+  return "";
+}
+
+// x86 names its CPU in "model name"; arm64 kernels often give only the
+// implementer and part numbers (or, on older ones, "Hardware").
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  if (!in) return "unknown CPU (/proc/cpuinfo unreadable)";
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string cpuinfo = buffer.str();
+  for (absl::string_view key : {"model name", "Hardware"}) {
+    std::string value = CpuinfoField(cpuinfo, key);
+    if (!value.empty()) return value;
+  }
+  const std::string part = CpuinfoField(cpuinfo, "CPU part");
+  if (!part.empty()) {
+    return absl::StrCat("CPU implementer ",
+                        CpuinfoField(cpuinfo, "CPU implementer"), " part ",
+                        part);
+  }
+  return "unknown CPU";
+}
+
+std::string Kernel() {
+  struct utsname names;
+  if (uname(&names) != 0) {
+    return absl::StrCat("unknown kernel (uname: ", strerror(errno), ")");
+  }
+  return absl::StrCat(names.sysname, " ", names.release);
+}
+
+std::string Libc() {
+#ifdef __GLIBC__
+  return absl::StrCat("glibc ", gnu_get_libc_version());
+#else
+  // musl has no call that reports its version.
+  return "not glibc (version unknown)";
+#endif
+}
+
+std::string Plural(int n, absl::string_view one, absl::string_view many) {
+  return absl::StrCat(n, " ", n == 1 ? one : many);
+}
+
+// The shortest decimal that reads back as the same double: 51.6, not
+// 51.600000000000001. NaN and infinities have no JSON form: null.
+std::string JsonNumber(std::optional<double> value) {
+  if (!value.has_value() || !std::isfinite(*value)) return "null";
+  std::string text;
+  for (int precision = 1; precision <= 17; ++precision) {
+    text = absl::StrFormat("%.*g", precision, *value);
+    if (std::strtod(text.c_str(), nullptr) == *value) break;
+  }
+  return text;
+}
+
+// A table cell: the metric with `precision` digits, the text field of the
+// same key, or "n/a".
+std::string Cell(const Row& row, const Column& column) {
+  for (const auto& [key, value] : row.metrics) {
+    if (key != column.key) continue;
+    if (!value.has_value() || std::isnan(*value)) return "n/a";
+    return absl::StrFormat("%.*f", column.precision, *value);
+  }
+  for (const auto& [key, value] : row.text) {
+    if (key == column.key) return value;
+  }
+  return "n/a";
+}
+
+template <typename Pairs, typename Value>
+void SetPair(Pairs& pairs, absl::string_view key, Value value) {
+  for (auto& [k, v] : pairs) {
+    if (k == key) {
+      v = std::move(value);
+      return;
+    }
+  }
+  pairs.emplace_back(std::string(key), std::move(value));
+}
+
+template <typename Pairs>
+void ErasePair(Pairs& pairs, absl::string_view key) {
+  pairs.erase(std::remove_if(pairs.begin(), pairs.end(),
+                             [&](const auto& p) { return p.first == key; }),
+              pairs.end());
+}
+
+// `"key": value` pairs of numbers, then of text, comma-separated.
+std::string JsonFields(
+    const std::vector<std::pair<std::string, std::optional<double>>>& numbers,
+    const std::vector<std::pair<std::string, std::string>>& text) {
+  std::vector<std::string> fields;
+  for (const auto& [key, value] : numbers) {
+    fields.push_back(absl::StrCat(JsonEscape(key), ": ", JsonNumber(value)));
+  }
+  for (const auto& [key, value] : text) {
+    fields.push_back(absl::StrCat(JsonEscape(key), ": ", JsonEscape(value)));
+  }
+  return absl::StrJoin(fields, ", ");
+}
+
+}  // namespace
+
+MachineInfo DescribeMachine(bool measure_clock) {
+  MachineInfo machine;
+  machine.cpu_model = CpuModel();
+  absl::StatusOr<Topology> topology = ReadTopology();
+  if (topology.ok() && topology->logical_cpus() > 0) {
+    machine.logical_cpus = topology->logical_cpus();
+    machine.physical_cores = topology->physical_cores();
+    machine.smt = topology->smt();
+  } else {
+    // The CPU count is still known; which of them share a core is not.
+    machine.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    machine.topology_note = topology.ok()
+                                ? std::string("no online CPU in /sys")
+                                : std::string(topology.status().message());
+  }
+  machine.kernel = Kernel();
+  machine.libc = Libc();
+  if (measure_clock) {
+    absl::StatusOr<double> ghz = MeasureEffectiveGhz();
+    if (ghz.ok()) {
+      machine.effective_ghz = *ghz;
+    } else {
+      machine.effective_ghz_note = std::string(ghz.status().message());
+    }
+  } else {
+    machine.effective_ghz_note = "not measured";
+  }
+  absl::StatusOr<FaultCounter> faults = FaultCounter::Create(FaultScope::kThread);
+  machine.faults_source =
+      faults.ok() ? std::string(faults->source())
+                  : absl::StrCat("unavailable (", faults.status().message(), ")");
+  return machine;
+}
+
+std::string MachineLine(const MachineInfo& machine) {
+  std::string cpus = Plural(machine.logical_cpus, "logical CPU", "logical CPUs");
+  if (machine.physical_cores > 0) {
+    absl::StrAppend(&cpus, " on ", Plural(machine.physical_cores, "core", "cores"),
+                    machine.smt ? " (SMT)" : " (no SMT)");
+  } else {
+    absl::StrAppend(&cpus, " (cores and SMT unknown: ",
+                    machine.topology_note.empty() ? "not read"
+                                                  : machine.topology_note,
+                    ")");
+  }
+  const std::string clock =
+      machine.effective_ghz.has_value()
+          ? absl::StrFormat("effective clock %.2f GHz", *machine.effective_ghz)
+          : absl::StrCat("effective clock n/a (",
+                         machine.effective_ghz_note.empty()
+                             ? "not measured"
+                             : machine.effective_ghz_note,
+                         ")");
+  return absl::StrCat("machine: ", machine.cpu_model, ", ", cpus, ", ",
+                      machine.kernel, ", ", machine.libc, ", ", clock,
+                      ", faults from ", machine.faults_source);
+}
+
+Row& Row::Set(absl::string_view key, std::optional<double> value) {
+  ErasePair(text, key);  // one key, one value in the JSON
+  SetPair(metrics, key, value);
+  return *this;
+}
+
+Row& Row::SetText(absl::string_view key, absl::string_view value) {
+  ErasePair(metrics, key);
+  SetPair(text, key, std::string(value));
+  return *this;
+}
+
+std::optional<double> Row::Get(absl::string_view key) const {
+  for (const auto& [k, v] : metrics) {
+    if (k == key) return v;
+  }
+  return std::nullopt;
+}
+
+void Results::SetInstrument(absl::string_view key,
+                            std::optional<double> value) {
+  ErasePair(instrument_text_, key);
+  SetPair(instruments_, key, value);
+}
+
+void Results::SetInstrumentText(absl::string_view key,
+                                absl::string_view value) {
+  ErasePair(instruments_, key);
+  SetPair(instrument_text_, key, std::string(value));
+}
+
+Row& Results::AddRow(absl::string_view variant, int threads) {
+  Row& row = rows_.emplace_back();
+  row.variant = std::string(variant);
+  row.threads = threads;
+  return row;
+}
+
+const Row* Results::FindRow(absl::string_view variant, int threads) const {
+  for (const Row& row : rows_) {
+    if (row.variant == variant && row.threads == threads) return &row;
+  }
+  return nullptr;
+}
+
+std::string Results::RenderTable(const std::vector<Column>& columns) const {
+  const bool show_threads = std::any_of(
+      rows_.begin(), rows_.end(), [](const Row& row) { return row.threads != 1; });
+
+  // The grid, header first; the variant (and any text column) reads from
+  // the left, numbers line up on their last digit as in the seed's tables.
+  std::vector<std::vector<std::string>> grid;
+  std::vector<bool> left_aligned;
+  std::vector<std::string> header = {"variant"};
+  left_aligned.push_back(true);
+  if (show_threads) {
+    header.push_back("threads");
+    left_aligned.push_back(false);
+  }
+  for (const Column& column : columns) {
+    header.push_back(column.header);
+    bool text = false;
+    for (const Row& row : rows_) {
+      for (const auto& [key, value] : row.text) text |= key == column.key;
+    }
+    left_aligned.push_back(text);
+  }
+  grid.push_back(std::move(header));
+  for (const Row& row : rows_) {
+    std::vector<std::string> cells = {row.variant};
+    if (show_threads) cells.push_back(absl::StrCat(row.threads));
+    for (const Column& column : columns) cells.push_back(Cell(row, column));
+    grid.push_back(std::move(cells));
+  }
+
+  std::vector<size_t> widths(left_aligned.size(), 0);
+  for (const auto& cells : grid) {
+    for (size_t i = 0; i < cells.size(); ++i) {
+      widths[i] = std::max(widths[i], cells[i].size());
+    }
+  }
+  std::string table;
+  for (const auto& cells : grid) {
+    std::string line;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (i > 0) line += "  ";
+      const std::string padding(widths[i] - cells[i].size(), ' ');
+      absl::StrAppend(&line, left_aligned[i] ? cells[i] : padding,
+                      left_aligned[i] ? padding : cells[i]);
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    absl::StrAppend(&table, line, "\n");
+  }
+  return table;
+}
+
+std::string Results::ToJson() const {
+  const MachineInfo& m = machine_;
+  const bool cores_known = m.physical_cores > 0;
+  std::string json = "{\n";
+  absl::StrAppend(&json, "  \"lab\": ", JsonEscape(lab_), ",\n");
+  absl::StrAppend(
+      &json, "  \"machine\": {\"cpu_model\": ", JsonEscape(m.cpu_model),
+      ", \"logical_cpus\": ", m.logical_cpus, ", \"physical_cores\": ",
+      cores_known ? absl::StrCat(m.physical_cores) : "null",
+      ", \"smt\": ", cores_known ? (m.smt ? "true" : "false") : "null",
+      ", \"kernel\": ", JsonEscape(m.kernel), ", \"libc\": ", JsonEscape(m.libc),
+      ", \"effective_ghz\": ", JsonNumber(m.effective_ghz),
+      ", \"faults_source\": ", JsonEscape(m.faults_source), "},\n");
+  absl::StrAppend(&json, "  \"instruments\": {",
+                  JsonFields(instruments_, instrument_text_), "},\n");
+  if (rows_.empty()) {
+    absl::StrAppend(&json, "  \"rows\": [],\n");
+  } else {
+    absl::StrAppend(&json, "  \"rows\": [\n");
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      const Row& row = rows_[i];
+      const std::string fields = JsonFields(row.metrics, row.text);
+      absl::StrAppend(&json, "    {\"variant\": ", JsonEscape(row.variant),
+                      ", \"threads\": ", row.threads,
+                      fields.empty() ? "" : ", ", fields, "}",
+                      i + 1 < rows_.size() ? "," : "", "\n");
+    }
+    absl::StrAppend(&json, "  ],\n");
+  }
+  if (notes_.empty()) {
+    absl::StrAppend(&json, "  \"notes\": []\n");
+  } else {
+    absl::StrAppend(&json, "  \"notes\": [\n");
+    for (size_t i = 0; i < notes_.size(); ++i) {
+      absl::StrAppend(&json, "    ", JsonEscape(notes_[i]),
+                      i + 1 < notes_.size() ? "," : "", "\n");
+    }
+    absl::StrAppend(&json, "  ]\n");
+  }
+  absl::StrAppend(&json, "}\n");
+  return json;
+}
+
+absl::Status Results::WriteJson(const std::string& path) const {
+  const std::string json = ToJson();
+  const std::string what = absl::StrCat("writing results JSON to '", path, "'");
+  FILE* f = fopen(path.c_str(), "we");
+  if (f == nullptr) return absl::ErrnoToStatus(errno, what);
+  const bool written = fwrite(json.data(), 1, json.size(), f) == json.size();
+  const int write_errno = errno;
+  // A full disk may only show at the flush in fclose.
+  if (fclose(f) != 0 || !written) {
+    return absl::ErrnoToStatus(written ? errno : write_errno, what);
+  }
+  return absl::OkStatus();
+}
+
+std::string JsonEscape(absl::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned char>(c));
+        } else {
+          out += c;  // UTF-8 passes through as it is
+        }
+    }
+  }
+  out += "\"";
+  return out;
+}
+
+}  // namespace alloclab

@@ -1,0 +1,262 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "common/topology.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+
+namespace alloclab {
+namespace {
+
+// Above any CPU id a Linux kernel can have (NR_CPUS tops out at 8192 on
+// x86-64 and 4096 on arm64): a larger number is a typo, and "0-999999999"
+// must not become a billion-entry vector.
+constexpr int kMaxCpuId = 65535;
+
+std::string ErrnoText(int err) {
+  char buffer[256];
+  return strerror_r(err, buffer, sizeof(buffer));  // the GNU variant
+}
+
+// A CPU number: decimal digits only (no sign, no spaces), within range.
+bool ParseCpuId(absl::string_view text, int* id) {
+  if (text.empty() || text.size() > 9) return false;
+  for (char c : text) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return absl::SimpleAtoi(text, id) && *id <= kMaxCpuId;
+}
+
+// The file's contents, surrounding whitespace (the kernel's newline)
+// removed.
+absl::StatusOr<std::string> ReadSysFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    return absl::Status(absl::ErrnoToStatusCode(err),
+                        absl::StrCat("cannot read ", path, ": ",
+                                     ErrnoText(err)));
+  }
+  std::string contents;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      close(fd);
+      return absl::Status(absl::ErrnoToStatusCode(err),
+                          absl::StrCat("cannot read ", path, ": ",
+                                       ErrnoText(err)));
+    }
+    contents.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return std::string(absl::StripAsciiWhitespace(contents));
+}
+
+// An integer file of topology/. Ids are signed: some arm64 firmware leaves
+// physical_package_id at -1.
+absl::StatusOr<int> ReadIntFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadSysFile(path);
+  if (!text.ok()) return text.status();
+  int value = 0;
+  if (!absl::SimpleAtoi(*text, &value)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: expected an integer, found \"%s\"", path,
+                        absl::CHexEscape(*text)));
+  }
+  return value;
+}
+
+absl::StatusOr<std::vector<int>> ReadCpuListFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadSysFile(path);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<std::vector<int>> cpus = ParseCpuList(*text);
+  if (!cpus.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": ", cpus.status().message()));
+  }
+  return cpus;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text) {
+  const absl::string_view list = absl::StripAsciiWhitespace(text);
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cpu list \"%s\": %s", absl::CHexEscape(text), why));
+  };
+  if (list.empty()) return bad("empty");
+  std::set<int> cpus;
+  for (absl::string_view part : absl::StrSplit(list, ',')) {
+    if (part.empty()) {
+      return bad("an empty entry (two commas in a row, or one at an end)");
+    }
+    const std::vector<absl::string_view> ends = absl::StrSplit(part, '-');
+    int lo = 0;
+    int hi = 0;
+    if (ends.size() == 1) {
+      if (!ParseCpuId(part, &lo)) {
+        return bad(absl::StrFormat(
+            "\"%s\" is not a CPU number (0 to %d)", absl::CHexEscape(part),
+            kMaxCpuId));
+      }
+      hi = lo;
+    } else if (ends.size() == 2 && ParseCpuId(ends[0], &lo) &&
+               ParseCpuId(ends[1], &hi)) {
+      if (hi < lo) {
+        return bad(absl::StrFormat("range \"%s\" runs backwards", part));
+      }
+    } else {
+      return bad(absl::StrFormat(
+          "\"%s\" is not a CPU number or a range like 4-7 (0 to %d)",
+          absl::CHexEscape(part), kMaxCpuId));
+    }
+    for (int cpu = lo; cpu <= hi; ++cpu) cpus.insert(cpu);
+  }
+  return std::vector<int>(cpus.begin(), cpus.end());
+}
+
+std::string FormatCpuList(const std::vector<int>& cpus) {
+  std::vector<int> sorted = cpus;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::string out;
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    absl::StrAppend(&out, sorted[i]);
+    if (j > i) absl::StrAppend(&out, "-", sorted[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+int Topology::physical_cores() const {
+  std::set<std::pair<int, int>> cores;
+  for (const Cpu& cpu : cpus) cores.emplace(cpu.package_id, cpu.core_id);
+  return static_cast<int>(cores.size());
+}
+
+int Topology::packages() const {
+  std::set<int> packages;
+  for (const Cpu& cpu : cpus) packages.insert(cpu.package_id);
+  return static_cast<int>(packages.size());
+}
+
+std::vector<int> Topology::OnePerCore() const {
+  // core_id alone repeats across packages: a core is the pair.
+  std::set<std::pair<int, int>> seen;
+  std::vector<Cpu> by_id = cpus;
+  std::sort(by_id.begin(), by_id.end(),
+            [](const Cpu& a, const Cpu& b) { return a.id < b.id; });
+  std::vector<int> chosen;
+  for (const Cpu& cpu : by_id) {
+    if (seen.emplace(cpu.package_id, cpu.core_id).second) {
+      chosen.push_back(cpu.id);
+    }
+  }
+  return chosen;
+}
+
+absl::StatusOr<Topology> ReadTopology(absl::string_view sys_root) {
+  const std::string cpu_dir = absl::StrCat(sys_root, "/devices/system/cpu");
+  absl::StatusOr<std::vector<int>> online =
+      ReadCpuListFile(cpu_dir + "/online");
+  if (!online.ok()) return online.status();
+
+  Topology topology;
+  for (int id : *online) {
+    const std::string dir = absl::StrCat(cpu_dir, "/cpu", id, "/topology/");
+    Cpu cpu;
+    cpu.id = id;
+    absl::StatusOr<int> core = ReadIntFile(dir + "core_id");
+    if (!core.ok()) return core.status();
+    absl::StatusOr<int> package = ReadIntFile(dir + "physical_package_id");
+    if (!package.ok()) return package.status();
+    absl::StatusOr<std::vector<int>> siblings =
+        ReadCpuListFile(dir + "thread_siblings_list");
+    if (!siblings.ok()) return siblings.status();
+    if (!std::binary_search(siblings->begin(), siblings->end(), id)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%sthread_siblings_list: \"%s\" does not include CPU %d itself", dir,
+          FormatCpuList(*siblings), id));
+    }
+    cpu.core_id = *core;
+    cpu.package_id = *package;
+    cpu.siblings = *std::move(siblings);
+    topology.cpus.push_back(std::move(cpu));
+  }
+  return topology;
+}
+
+absl::Status ValidateCpus(const Topology& topology,
+                          const std::vector<int>& cpus) {
+  for (int cpu : cpus) {
+    const bool online =
+        std::any_of(topology.cpus.begin(), topology.cpus.end(),
+                    [cpu](const Cpu& c) { return c.id == cpu; });
+    if (!online) {
+      std::vector<int> ids;
+      for (const Cpu& c : topology.cpus) ids.push_back(c.id);
+      return absl::InvalidArgumentError(
+          absl::StrFormat("CPU %d is not online (online CPUs: %s)", cpu,
+                          FormatCpuList(ids)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PinCurrentThread(int cpu) {
+  if (cpu < 0 || cpu > kMaxCpuId) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cannot pin to CPU %d: not a CPU id (0 to %d)", cpu, kMaxCpuId));
+  }
+  // A dynamically sized set: cpu_set_t stops at CPU 1023.
+  const size_t count = static_cast<size_t>(cpu) + 1;
+  cpu_set_t* set = CPU_ALLOC(count);
+  if (set == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("cannot pin to CPU %d: CPU_ALLOC failed", cpu));
+  }
+  const size_t size = CPU_ALLOC_SIZE(count);
+  CPU_ZERO_S(size, set);
+  CPU_SET_S(static_cast<size_t>(cpu), size, set);
+  // pid 0: the calling thread, not the whole process.
+  const int rc = sched_setaffinity(0, size, set);
+  const int err = errno;
+  CPU_FREE(set);
+  if (rc != 0) {
+    return absl::Status(
+        absl::ErrnoToStatusCode(err),
+        absl::StrFormat("sched_setaffinity(CPU %d): %s (is the CPU online "
+                        "and in this process's allowed set?)",
+                        cpu, ErrnoText(err)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace alloclab
