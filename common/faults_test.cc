@@ -34,6 +34,15 @@ namespace {
 
 constexpr int kPages = 64;
 constexpr int64_t kSlack = 2;
+
+// While another thread runs, ThreadSanitizer's runtime in the waiting thread
+// touches shadow memory of its own (6 faults seen here): it is the program
+// being measured, so the thread-scope bound widens under it, and only there.
+#if defined(__SANITIZE_THREAD__)
+constexpr int64_t kThreadSlack = 16;
+#else
+constexpr int64_t kThreadSlack = kSlack;
+#endif
 constexpr int64_t kFirstPassSlack = 8;
 
 // The writes must reach the pages themselves: a sanitizer's instrumentation
@@ -228,7 +237,7 @@ TEST(FaultCounterTest, ThreadScopeIgnoresOtherThreads) {
     ASSERT_TRUE(after.ok()) << after.status();
     const int64_t minor = (*after - *before).minor;
     if (scope == FaultScope::kThread) {
-      EXPECT_LE(minor, kSlack) << counter->source();
+      EXPECT_LE(minor, kThreadSlack) << counter->source();
     } else {
       EXPECT_GE(minor, kPages) << counter->source();
     }

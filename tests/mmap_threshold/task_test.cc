@@ -1,0 +1,503 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The check of lab mmap_threshold, written against task.h only. It is linked
+// against the reference (solution_test), the starter (starter_test) and the
+// known-bad solutions in this folder, which it must reject.
+//
+// Everything asserted is a count or a size: thresholds in bytes, blocks
+// mapped, system calls made. Nothing depends on how fast the machine is.
+//
+// Each test runs its scenario in a fresh copy of this test binary
+// (alloclab::RunFreshCall), because glibc's threshold remembers every big
+// free of the process: the tests must not see each other's history, nor
+// GoogleTest's. The test's own measure of the threshold, OracleThreshold(),
+// asks every question in a forked child of its own, so it never moves the
+// threshold it measures.
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "common/fresh_process.h"
+#include "common/memory.h"
+#include "common/syscalls.h"
+#include "gtest/gtest.h"
+#include "labs/mmap_threshold/task.h"
+
+namespace mmap_threshold {
+namespace {
+
+// The number of calls of the 256 KiB loop the policy tests count.
+constexpr int64_t kLoopCalls = 50;
+
+size_t PageSize() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
+
+inline void Escape(void* p) { asm volatile("" : : "g"(p) : "memory"); }
+
+// OracleMaps()
+//
+// In a forked child: once the heap's top chunk is used up, does malloc(size)
+// map (1) or grow the heap (0)? -1 when free chunks kept answering instead.
+// It calls mallinfo2() itself, not alloclab::ReadMallinfo(): between taking
+// the top chunk and the request under test, nothing else may allocate.
+absl::StatusOr<int> OracleMaps(size_t size) {
+  return alloclab::RunInForkedChild<int>([size] {
+    Escape(malloc(16));
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      const size_t top = mallinfo2().keepcost;
+      if (top > 64) Escape(malloc(top - 64));  // leaves a 48-byte top
+      const struct mallinfo2 before = mallinfo2();
+      Escape(malloc(size));
+      const struct mallinfo2 after = mallinfo2();
+      if (after.hblks != before.hblks) return 1;
+      if (after.arena != before.arena) return 0;
+    }
+    return -1;
+  });
+}
+
+// OracleThreshold()
+//
+// The smallest multiple of the page size that maps by OracleMaps(): a
+// binary search with one child per question.
+absl::StatusOr<size_t> OracleThreshold() {
+  const size_t page = PageSize();
+  size_t low = 1;
+  size_t high = 2 * kMmapThresholdMax / page;
+  while (low < high) {
+    const size_t mid = (low + high) / 2;
+    absl::StatusOr<int> maps = OracleMaps(mid * page);
+    if (!maps.ok()) return maps.status();
+    if (*maps < 0) {
+      return absl::InternalError(
+          absl::StrCat("oracle: no answer for ", mid * page, " bytes"));
+    }
+    if (*maps == 1) {
+      high = mid;
+    } else {
+      low = mid + 1;
+    }
+  }
+  return high * page;
+}
+
+size_t ArgBytes(const alloclab::FreshCall& call) {
+  size_t bytes = 0;
+  if (!absl::SimpleAtoi(call.arg(), &bytes)) std::abort();
+  return bytes;
+}
+
+// Mallocs `bytes`, touches every page and frees the block; records whether
+// malloc mapped it, which is what lets the free move the threshold.
+void AllocateTouchFree(alloclab::FreshCall& call, size_t bytes) {
+  const size_t mapped_before = mallinfo2().hblks;
+  void* block = malloc(bytes);
+  TouchEveryPage(block, bytes);
+  call.Record("block_mapped", mallinfo2().hblks > mapped_before ? 1 : 0);
+  free(block);
+}
+
+bool RecordProbe(alloclab::FreshCall& call, absl::string_view key) {
+  absl::StatusOr<size_t> probe = ProbeMmapThreshold();
+  if (!probe.ok()) {
+    call.Fail(absl::StrCat("ProbeMmapThreshold: ", probe.status().ToString()));
+    return false;
+  }
+  call.Record(key, static_cast<double>(*probe));
+  return true;
+}
+
+bool RecordOracle(alloclab::FreshCall& call, absl::string_view key) {
+  absl::StatusOr<size_t> oracle = OracleThreshold();
+  if (!oracle.ok()) {
+    call.Fail(oracle.status().ToString());
+    return false;
+  }
+  call.Record(key, static_cast<double>(*oracle));
+  return true;
+}
+
+// Fresh call "probe_after_free", arg: bytes to allocate and free first (0:
+// none). The oracle answers before the probe runs.
+void ProbeAfterFree(alloclab::FreshCall& call) {
+  const size_t bytes = ArgBytes(call);
+  if (bytes > 0) AllocateTouchFree(call, bytes);
+  if (!RecordOracle(call, "oracle")) return;
+  RecordProbe(call, "probe");
+}
+ALLOCLAB_FRESH_CALL("probe_after_free", ProbeAfterFree);
+
+// Fresh call "probe_leaves_heap": the heap, and the threshold, before and
+// after two probes.
+void ProbeLeavesHeap(alloclab::FreshCall& call) {
+  AllocateTouchFree(call, kBlockBytes);  // a threshold that is not the default
+  if (!RecordOracle(call, "oracle_before")) return;
+  absl::StatusOr<alloclab::MallinfoSnapshot> before = alloclab::ReadMallinfo();
+  if (!before.ok()) {
+    call.Fail(before.status().ToString());
+    return;
+  }
+  if (!RecordProbe(call, "probe_first")) return;
+  if (!RecordProbe(call, "probe_second")) return;
+  absl::StatusOr<alloclab::MallinfoSnapshot> after = alloclab::ReadMallinfo();
+  if (!after.ok()) {
+    call.Fail(after.status().ToString());
+    return;
+  }
+  call.Record("hblks_before", static_cast<double>(before->hblks));
+  call.Record("hblks_after", static_cast<double>(after->hblks));
+  call.Record("hblkhd_before", static_cast<double>(before->hblkhd));
+  call.Record("hblkhd_after", static_cast<double>(after->hblkhd));
+  call.Record("arena_before", static_cast<double>(before->arena));
+  call.Record("arena_after", static_cast<double>(after->arena));
+  RecordOracle(call, "oracle_after");
+}
+ALLOCLAB_FRESH_CALL("probe_leaves_heap", ProbeLeavesHeap);
+
+// Fresh call "fixed_holds", arg: the fixed threshold. Probes it, then frees
+// a mapped block twice its size and probes again.
+void FixedHolds(alloclab::FreshCall& call) {
+  const size_t threshold = ArgBytes(call);
+  if (absl::Status s = SetMallocPolicy(MallocPolicy::Fixed(threshold));
+      !s.ok()) {
+    call.Fail(absl::StrCat("SetMallocPolicy(Fixed): ", s.ToString()));
+    return;
+  }
+  if (!RecordProbe(call, "probe_fixed")) return;
+  AllocateTouchFree(call, 2 * threshold);
+  if (!RecordOracle(call, "oracle_after_free")) return;
+  RecordProbe(call, "probe_after_free");
+}
+ALLOCLAB_FRESH_CALL("fixed_holds", FixedHolds);
+
+void RecordCounts(alloclab::FreshCall& call,
+                  const absl::StatusOr<alloclab::SyscallCounts>& counts) {
+  if (!counts.ok()) {
+    call.Fail(
+        absl::StrCat("counting system calls: ", counts.status().ToString()));
+    return;
+  }
+  call.Record("mmap", static_cast<double>(counts->mmap));
+  call.Record("munmap", static_cast<double>(counts->munmap));
+  call.Record("brk", static_cast<double>(counts->brk));
+}
+
+// Fresh call "fixed_loop": kLoopCalls calls under Fixed(128 KiB), the first
+// one included.
+void FixedLoop(alloclab::FreshCall& call) {
+  const absl::Status s =
+      SetMallocPolicy(MallocPolicy::Fixed(kDefaultMmapThreshold));
+  if (!s.ok()) {
+    call.Fail(absl::StrCat("SetMallocPolicy(Fixed): ", s.ToString()));
+    return;
+  }
+  RecordCounts(
+      call, alloclab::CountSyscallsInChild([] { BigBufferCalls(kLoopCalls); }));
+}
+ALLOCLAB_FRESH_CALL("fixed_loop", FixedLoop);
+
+// Fresh call "dynamic_loop": one call, then kLoopCalls counted calls under
+// Dynamic().
+void DynamicLoop(alloclab::FreshCall& call) {
+  const absl::Status s = SetMallocPolicy(MallocPolicy::Dynamic());
+  if (!s.ok()) {
+    call.Fail(absl::StrCat("SetMallocPolicy(Dynamic): ", s.ToString()));
+    return;
+  }
+  BigBufferCalls(1);
+  RecordCounts(
+      call, alloclab::CountSyscallsInChild([] { BigBufferCalls(kLoopCalls); }));
+}
+ALLOCLAB_FRESH_CALL("dynamic_loop", DynamicLoop);
+
+// Fresh call "policy_status", arg: a scenario. Records the status code of
+// the last SetMallocPolicy() and the threshold after a 256 KiB free.
+void PolicyStatus(alloclab::FreshCall& call) {
+  const absl::string_view scenario = call.arg();
+  absl::Status status;
+  if (scenario == "dynamic") {
+    status = SetMallocPolicy(MallocPolicy::Dynamic());
+  } else if (scenario == "fixed_at_max") {
+    status = SetMallocPolicy(MallocPolicy::Fixed(kMmapThresholdMax));
+  } else if (scenario == "fixed_above_max") {
+    status = SetMallocPolicy(MallocPolicy::Fixed(kMmapThresholdMax + 1));
+  } else if (scenario == "dynamic_after_fixed") {
+    status = SetMallocPolicy(MallocPolicy::Fixed(kDefaultMmapThreshold));
+    if (!status.ok()) {
+      call.Fail(absl::StrCat("SetMallocPolicy(Fixed): ", status.ToString()));
+      return;
+    }
+    status = SetMallocPolicy(MallocPolicy::Dynamic());
+  } else {
+    call.Fail(absl::StrCat("unknown scenario ", scenario));
+    return;
+  }
+  call.Record("code", static_cast<double>(status.code()));
+  AllocateTouchFree(call, kBlockBytes);
+  RecordOracle(call, "oracle_after_free");
+}
+ALLOCLAB_FRESH_CALL("policy_status", PolicyStatus);
+
+// Values
+//
+// What a fresh call recorded. Every value of this suite is a count or a
+// size in bytes, so they come back as integers (and print as such).
+using Values = std::map<std::string, int64_t>;
+
+// Runs a fresh call and returns its values; the test fails on an error.
+std::optional<Values> Fresh(absl::string_view name, absl::string_view arg) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall(name, arg);
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (!r.ok()) return std::nullopt;
+  Values values;
+  for (const auto& [key, value] : r->values) {
+    values[key] = std::llround(value);
+  }
+  return values;
+}
+
+// WithinAPage()
+//
+// Whether two thresholds agree to page granularity.
+testing::AssertionResult WithinAPage(int64_t a, int64_t b) {
+  const int64_t page = static_cast<int64_t>(PageSize());
+  if (a - b <= page && b - a <= page) return testing::AssertionSuccess();
+  return testing::AssertionFailure()
+         << a << " and " << b << " are more than a page (" << page
+         << " bytes) apart";
+}
+
+// ScopedEnv
+//
+// Sets an environment variable for the fresh calls started in its scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_.has_value()) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// ---------------------------------------------------------------------------
+// The probe.
+
+// FreeCase
+//
+// What the probe must return after `freed_bytes` were mapped and freed (0:
+// nothing freed): between base + min_pages and base + max_pages pages.
+struct FreeCase {
+  const char* name;
+  size_t freed_bytes;
+  size_t base;
+  int min_pages;
+  int max_pages;
+};
+
+void PrintTo(const FreeCase& c, std::ostream* os) { *os << c.name; }
+
+class ProbeAfterFreeTest : public testing::TestWithParam<FreeCase> {};
+
+TEST_P(ProbeAfterFreeTest, FindsTheThresholdToAPage) {
+  const FreeCase& c = GetParam();
+  const auto v = Fresh("probe_after_free", absl::StrCat(c.freed_bytes));
+  ASSERT_TRUE(v.has_value());
+  if (c.freed_bytes > 0) {
+    ASSERT_EQ(v->at("block_mapped"), 1)
+        << "setup: malloc(" << c.freed_bytes << ") was not mapped";
+  }
+  const int64_t page = static_cast<int64_t>(PageSize());
+  const int64_t base = static_cast<int64_t>(c.base);
+  const int64_t probe = v->at("probe");
+  EXPECT_GE(probe, base + c.min_pages * page)
+      << "after freeing " << c.freed_bytes << " bytes";
+  EXPECT_LE(probe, base + c.max_pages * page)
+      << "after freeing " << c.freed_bytes << " bytes";
+  EXPECT_TRUE(WithinAPage(probe, v->at("oracle")))
+      << "probe and the threshold as the test measures it";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Frees, ProbeAfterFreeTest,
+    testing::Values(
+        // A fresh process: the documented default, give or take a page.
+        FreeCase{"nothing", 0, kDefaultMmapThreshold, -1, 1},
+        // Freeing a mapped block raises it to that block's size: the
+        // request, its header, rounded up to a page.
+        FreeCase{"256k", kBlockBytes, kBlockBytes, 0, 2},
+        FreeCase{"1m", 1 << 20, 1 << 20, 0, 2},
+        // A block above the 32 MiB ceiling leaves it where it was.
+        FreeCase{"64m", 64 << 20, kDefaultMmapThreshold, -1, 1}),
+    [](const testing::TestParamInfo<FreeCase>& info) {
+      return std::string(info.param.name);
+    });
+
+TEST(ProbeTest, LeavesTheHeapAndTheThresholdAsItFoundThem) {
+  const auto v = Fresh("probe_leaves_heap", "");
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->at("hblks_after"), v->at("hblks_before"))
+      << "the probe left blocks mapped (mallinfo2().hblks)";
+  EXPECT_EQ(v->at("hblkhd_after"), v->at("hblkhd_before"))
+      << "the probe left mapped bytes behind (mallinfo2().hblkhd)";
+  EXPECT_EQ(v->at("arena_after"), v->at("arena_before"))
+      << "the probe grew the heap (mallinfo2().arena)";
+  EXPECT_EQ(v->at("oracle_after"), v->at("oracle_before"))
+      << "probing moved the threshold it measured";
+  EXPECT_EQ(v->at("probe_second"), v->at("probe_first"))
+      << "two probes in a row disagree";
+  EXPECT_TRUE(WithinAPage(v->at("probe_first"), v->at("oracle_before")));
+}
+
+// ---------------------------------------------------------------------------
+// The policy.
+
+TEST(PolicyTest, FixedThresholdIsFoundAndDoesNotMove) {
+  constexpr size_t kFixed = 1 << 20;
+  const auto v = Fresh("fixed_holds", absl::StrCat(kFixed));
+  ASSERT_TRUE(v.has_value());
+  EXPECT_TRUE(WithinAPage(v->at("probe_fixed"), kFixed));
+  ASSERT_EQ(v->at("block_mapped"), 1) << "setup: 2 MiB was not mapped";
+  EXPECT_TRUE(WithinAPage(v->at("oracle_after_free"), kFixed))
+      << "freeing a 2 MiB block moved a fixed threshold";
+  EXPECT_TRUE(WithinAPage(v->at("probe_after_free"), kFixed));
+}
+
+TEST(PolicyTest, FixedMakesOneMmapAndOneMunmapPerCall) {
+  const auto v = Fresh("fixed_loop", "");
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->at("mmap"), kLoopCalls)
+      << kLoopCalls << " calls of 256 KiB under Fixed(128 KiB)";
+  EXPECT_EQ(v->at("munmap"), kLoopCalls);
+}
+
+TEST(PolicyTest, DynamicMakesNoMmapAfterTheFirstCall) {
+  const auto v = Fresh("dynamic_loop", "");
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->at("mmap"), 0) << kLoopCalls << " calls after the first one";
+  EXPECT_EQ(v->at("munmap"), 0);
+  // The second call finds no room in the heap yet: it may grow it once.
+  EXPECT_LE(v->at("brk"), 1);
+}
+
+// StatusCase
+//
+// A scenario of "policy_status", the status it must return, and where a
+// free of a mapped 256 KiB block leaves the threshold afterwards:
+// `threshold_after`, or 0 when the free must raise it to the block's size.
+struct StatusCase {
+  const char* scenario;
+  absl::StatusCode code;
+  size_t threshold_after;
+};
+
+void PrintTo(const StatusCase& c, std::ostream* os) { *os << c.scenario; }
+
+// The threshold after a 256 KiB free is where `expected` says (0: moved up
+// to the freed block, its header and page rounding included).
+void ExpectThresholdAfterFree(int64_t threshold, size_t expected) {
+  const int64_t page = static_cast<int64_t>(PageSize());
+  if (expected == 0) {
+    const int64_t block = static_cast<int64_t>(kBlockBytes);
+    EXPECT_GE(threshold, block) << "the free did not move it";
+    EXPECT_LE(threshold, block + 2 * page);
+  } else {
+    EXPECT_TRUE(WithinAPage(threshold, static_cast<int64_t>(expected)));
+  }
+}
+
+class PolicyStatusTest : public testing::TestWithParam<StatusCase> {};
+
+TEST_P(PolicyStatusTest, ReturnsTheDocumentedStatus) {
+  const StatusCase& c = GetParam();
+  const auto v = Fresh("policy_status", c.scenario);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(static_cast<absl::StatusCode>(v->at("code")), c.code)
+      << absl::StatusCodeToString(static_cast<absl::StatusCode>(v->at("code")));
+  ExpectThresholdAfterFree(v->at("oracle_after_free"), c.threshold_after);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scenarios, PolicyStatusTest,
+    testing::Values(
+        StatusCase{"dynamic", absl::StatusCode::kOk, 0},
+        // Fixed at the ceiling: nothing below 32 MiB maps any more.
+        StatusCase{"fixed_at_max", absl::StatusCode::kOk, kMmapThresholdMax},
+        // Refused, and nothing changed: the policy is still glibc's.
+        StatusCase{"fixed_above_max", absl::StatusCode::kInvalidArgument, 0},
+        StatusCase{"dynamic_after_fixed", absl::StatusCode::kFailedPrecondition,
+                   kDefaultMmapThreshold}),
+    [](const testing::TestParamInfo<StatusCase>& info) {
+      return std::string(info.param.scenario);
+    });
+
+struct EnvCase {
+  const char* name;
+  const char* variable;
+  const char* value;
+  absl::StatusCode code;
+};
+
+void PrintTo(const EnvCase& c, std::ostream* os) { *os << c.name; }
+
+class PolicyEnvTest : public testing::TestWithParam<EnvCase> {};
+
+TEST_P(PolicyEnvTest, DynamicIsRefusedWhereTheEnvironmentFixedIt) {
+  const EnvCase& c = GetParam();
+  ScopedEnv env(c.variable, c.value);
+  const auto v = Fresh("policy_status", "dynamic");
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(static_cast<absl::StatusCode>(v->at("code")), c.code)
+      << c.variable << "=" << c.value;
+  // The fact behind the status: does a 256 KiB free still move it?
+  ExpectThresholdAfterFree(
+      v->at("oracle_after_free"),
+      c.code == absl::StatusCode::kOk ? 0 : kDefaultMmapThreshold);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Environments, PolicyEnvTest,
+    testing::Values(
+        EnvCase{"mmap_threshold_tunable", "GLIBC_TUNABLES",
+                "glibc.malloc.mmap_threshold=131072",
+                absl::StatusCode::kFailedPrecondition},
+        EnvCase{"trim_threshold_among_others", "GLIBC_TUNABLES",
+                "glibc.malloc.tcache_count=7:glibc.malloc.trim_threshold="
+                "262144",
+                absl::StatusCode::kFailedPrecondition},
+        EnvCase{"old_top_pad_variable", "MALLOC_TOP_PAD_", "131072",
+                absl::StatusCode::kFailedPrecondition},
+        // A tunable of another kind leaves the adjustment on.
+        EnvCase{"tcache_tunable", "GLIBC_TUNABLES",
+                "glibc.malloc.tcache_count=3", absl::StatusCode::kOk}),
+    [](const testing::TestParamInfo<EnvCase>& info) {
+      return std::string(info.param.name);
+    });
+
+}  // namespace
+}  // namespace mmap_threshold
