@@ -77,6 +77,7 @@ def lab_starter(name, experiment_deps = [], task_deps = [], benchmark_srcs = [],
     cc_binary(
         name = name,
         copts = ALLOCLAB_COPTS,
+        visibility = ["//:__pkg__"],  # for //:tour
         deps = [
             ":experiment",
             ":task",

@@ -147,9 +147,13 @@ int main(int argc, char** argv) {
       "benchmark includes it by mistake.\n"
       "Usage: bazel run //labs/allocator_cost -- [--quick] [--json=out.json]");
   const int repetitions = options.Repetitions(5, 15);
-  const int processes = absl::GetFlag(FLAGS_fresh_processes) > 0
-                            ? absl::GetFlag(FLAGS_fresh_processes)
-                            : (options.quick ? 3 : 9);
+  int processes = absl::GetFlag(FLAGS_fresh_processes);
+  if (processes < 0) {
+    std::fprintf(stderr, "--fresh_processes must be 0 or more, got %d\n",
+                 processes);
+    return 1;
+  }
+  if (processes == 0) processes = options.quick ? 3 : 9;
   const int live_strings = absl::GetFlag(FLAGS_live_strings);
   if (live_strings < 2) {
     std::fprintf(stderr, "--live_strings must be at least 2, got %d\n",

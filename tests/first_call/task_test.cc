@@ -1,0 +1,346 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The check of lab first_call, written against task.h only. It is linked
+// against the reference (solution_test), the starter (starter_test) and the
+// known-bad solutions in this folder, which it must reject.
+//
+// Everything asserted is a count or a byte: page faults (from getrusage,
+// which sees the faults a populate takes on the program's behalf; perf's
+// event does not), sizes, checksums. Nothing depends on how fast the machine
+// is. Expected faults are computed from the page size, never from 4096.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/faults.h"
+#include "common/fresh_process.h"
+#include "gtest/gtest.h"
+#include "labs/first_call/task.h"
+
+namespace first_call {
+
+// GoogleTest prints a failed comparison of methods by name.
+void PrintTo(PrefaultMethod method, std::ostream* os) {
+  *os << PrefaultMethodName(method);
+}
+
+namespace {
+
+volatile uint64_t g_sink;
+
+// The lab's byte stream, written independently of baseline.cc: xorshift64
+// from `seed ^ golden ratio`, one state per 8 bytes in host byte order, the
+// tail from the low bytes of one more state.
+std::vector<uint8_t> ExpectedBytes(uint64_t seed, size_t size) {
+  std::vector<uint8_t> bytes(size);
+  uint64_t state = seed ^ 0x9e3779b97f4a7c15ULL;
+  for (size_t i = 0; i < size; i += 8) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    if (i + 8 <= size) {
+      std::memcpy(&bytes[i], &state, 8);
+      continue;
+    }
+    for (size_t k = 0; i + k < size; ++k) {
+      bytes[i + k] = static_cast<uint8_t>(state >> (8 * k));
+    }
+  }
+  return bytes;
+}
+
+absl::StatusOr<alloclab::FaultCounter> ThreadFaults() {
+  // getrusage on purpose: see the file comment.
+  return alloclab::FaultCounter::Create(alloclab::FaultScope::kThread,
+                                        alloclab::FaultSource::kGetrusage);
+}
+
+// How many of the pages that `memory` spans are present and this process's
+// own, from /proc/self/pagemap: bit 63 (present) and bit 56 (mapped only
+// here). A page that was only read is present too, but as the kernel's
+// shared zero page, which is never exclusive: its first write still faults.
+absl::StatusOr<size_t> OwnPresentPages(absl::Span<const uint8_t> memory) {
+  const uintptr_t start =
+      reinterpret_cast<uintptr_t>(memory.data()) / PageBytes();
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(memory.data()) +
+                         memory.size() + PageBytes() - 1) /
+                        PageBytes();
+  std::vector<uint64_t> entries(end - start);
+  const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::UnavailableError("cannot open /proc/self/pagemap");
+  const size_t want = entries.size() * sizeof(uint64_t);
+  const ssize_t got = pread(fd, entries.data(), want,
+                            static_cast<off_t>(start * sizeof(uint64_t)));
+  close(fd);
+  if (got != static_cast<ssize_t>(want)) {
+    return absl::UnavailableError("short read of /proc/self/pagemap");
+  }
+  size_t own = 0;
+  for (uint64_t entry : entries) {
+    if ((entry >> 63 & 1) != 0 && (entry >> 56 & 1) != 0) ++own;
+  }
+  return own;
+}
+
+// VmRSS of this process, in KiB; -1 when /proc does not say.
+int64_t ResidentKib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    absl::string_view rest = line;
+    if (absl::ConsumePrefix(&rest, "VmRSS:")) {
+      rest = absl::StripAsciiWhitespace(rest);
+      absl::ConsumeSuffix(&rest, "kB");
+      int64_t kib = 0;
+      if (absl::SimpleAtoi(absl::StripAsciiWhitespace(rest), &kib)) return kib;
+    }
+  }
+  return -1;
+}
+
+// --- The premise, in fresh processes -----------------------------------------
+
+// A program that maps its buffer and calls Work() with nothing prepared.
+void ColdFirstCall(alloclab::FreshCall& call) {
+  absl::StatusOr<absl::Span<uint8_t>> buffer = MapBuffer(kBufferBytes);
+  if (!buffer.ok()) {
+    call.Fail(buffer.status().ToString());
+    return;
+  }
+  call.Measure("first_call", [&] { g_sink = Work(1, *buffer); });
+  UnmapBuffer(*buffer);
+}
+ALLOCLAB_FRESH_CALL("first_call_test_cold", ColdFirstCall);
+
+// A program that prepares its buffer with the task at start-up. Work()'s
+// code runs once first, on the stack, so that its own first execution is
+// not what the measured call pays.
+void PreparedFirstCall(alloclab::FreshCall& call) {
+  uint8_t scratch[64];
+  g_sink = Work(0, absl::MakeSpan(scratch));
+  absl::StatusOr<PreparedBuffer> buffer =
+      absl::UnknownError("PrepareBuffer() did not run");
+  call.Measure("prefault", [&] { buffer = PrepareBuffer(kBufferBytes); });
+  if (!buffer.ok()) {
+    call.Fail(buffer.status().ToString());
+    return;
+  }
+  uint64_t sum = 0;
+  call.Measure("first_call", [&] { sum = Work(1, buffer->memory); });
+  call.Record("checksum_ok", Checksum(buffer->memory) == sum ? 1 : 0);
+  ReleaseBuffer(*buffer);
+}
+ALLOCLAB_FRESH_CALL("first_call_test_prepared", PreparedFirstCall);
+
+TEST(FirstCallPremise, ColdFirstCallFaultsOnEveryPage) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("first_call_test_cold");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GE(r->values.at("first_call_minor_faults"),
+            static_cast<double>(PagesIn(kBufferBytes)))
+      << "a first Work() on " << kBufferBytes << " mapped bytes ("
+      << PagesIn(kBufferBytes) << " pages of " << PageBytes()
+      << " bytes) must fault on each page";
+}
+
+TEST(PrepareBufferFresh, PreparationPaysEveryPageAtStartUp) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("first_call_test_prepared");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GE(r->values.at("prefault_minor_faults"),
+            static_cast<double>(PagesIn(kBufferBytes)))
+      << "PrepareBuffer() made fewer page faults than the buffer has pages: "
+         "some pages are still left for the first call";
+  EXPECT_EQ(r->values.at("checksum_ok"), 1.0);
+}
+
+// --- The task, in this process
+// -------------------------------------------------
+
+class PrepareBufferSizeTest : public testing::TestWithParam<size_t> {};
+
+TEST(PrepareBufferTest, RejectsZeroBytes) {
+  absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(0);
+  EXPECT_EQ(buffer.status().code(), absl::StatusCode::kInvalidArgument)
+      << buffer.status();
+}
+
+TEST(PrepareBufferTest, SaysWhichMethodItUsed) {
+  absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(kBufferBytes);
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  EXPECT_NE(buffer->method, PrefaultMethod::kNone)
+      << "PrepareBuffer() reports that it prepared nothing";
+  EXPECT_NE(PrefaultMethodName(buffer->method), "unknown");
+  ReleaseBuffer(*buffer);
+}
+
+// The faults a first Work() on a prepared buffer of `bytes` may still take
+// that no preparation can avoid: none, except under AddressSanitizer, which
+// reads one shadow byte per 8 bytes written, and the shadow of new memory
+// is itself new (one fault per shadow page, plus one for a straddle).
+int64_t UnavoidableFaults(size_t bytes) {
+#if defined(__SANITIZE_ADDRESS__)
+  return static_cast<int64_t>(PagesIn(bytes / 8 + 1) + 1);
+#else
+  (void)bytes;
+  return 0;
+#endif
+}
+
+TEST_P(PrepareBufferSizeTest, FirstCallMakesNoPageFault) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer's shadow of new memory is larger than the "
+                  "memory itself, so its first use faults more than the "
+                  "buffer would; build without --config=tsan to check this";
+#endif
+  const size_t bytes = GetParam();
+  // Work()'s code and this stack are warm: only the buffer can fault.
+  std::vector<uint8_t> scratch(bytes);
+  g_sink = Work(0, absl::MakeSpan(scratch));
+  absl::StatusOr<alloclab::FaultCounter> faults = ThreadFaults();
+  ASSERT_TRUE(faults.ok()) << faults.status();
+
+  absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(bytes);
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  ASSERT_EQ(buffer->memory.size(), bytes);
+  uint64_t sum = 0;
+  absl::StatusOr<alloclab::FaultCounts> during =
+      alloclab::FaultsDuring(*faults, [&] { sum = Work(7, buffer->memory); });
+  ASSERT_TRUE(during.ok()) << during.status();
+  EXPECT_LE(during->minor, UnavoidableFaults(bytes))
+      << "the first Work() on a prepared buffer of " << bytes << " bytes ("
+      << PagesIn(bytes) << " pages) still faulted; method "
+      << PrefaultMethodName(buffer->method);
+  EXPECT_EQ(sum, Checksum(buffer->memory));
+  ReleaseBuffer(*buffer);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, PrepareBufferSizeTest,
+                         testing::Values(kBufferBytes, size_t{1},
+                                         3 * PageBytes() + 1,
+                                         16 * PageBytes() + PageBytes() / 2),
+                         [](const testing::TestParamInfo<size_t>& info) {
+                           return absl::StrCat(info.param, "_bytes");
+                         });
+
+TEST(PrepareBufferTest, EveryPageIsPresentForWriting) {
+  absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(kBufferBytes);
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  absl::StatusOr<size_t> own = OwnPresentPages(buffer->memory);
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_EQ(*own, PagesIn(kBufferBytes))
+      << PagesIn(kBufferBytes) - *own << " of " << PagesIn(kBufferBytes)
+      << " pages are absent or the shared zero page (read, not written); "
+         "method "
+      << PrefaultMethodName(buffer->method);
+  ReleaseBuffer(*buffer);
+}
+
+TEST(PrepareBufferTest, GivesExactlyTheBytesAskedFor) {
+  for (size_t bytes : {size_t{1}, PageBytes() - 1, PageBytes(), PageBytes() + 1,
+                       kBufferBytes}) {
+    absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(bytes);
+    ASSERT_TRUE(buffer.ok()) << bytes << " bytes: " << buffer.status();
+    EXPECT_EQ(buffer->memory.size(), bytes);
+    EXPECT_NE(buffer->memory.data(), nullptr);
+    ReleaseBuffer(*buffer);
+  }
+}
+
+TEST(PrepareBufferTest, BuffersHoldWhatTheCallWrote) {
+  absl::StatusOr<PreparedBuffer> a = PrepareBuffer(kBufferBytes);
+  absl::StatusOr<PreparedBuffer> b = PrepareBuffer(kBufferBytes);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  const uintptr_t a_start = reinterpret_cast<uintptr_t>(a->memory.data());
+  const uintptr_t b_start = reinterpret_cast<uintptr_t>(b->memory.data());
+  EXPECT_TRUE(a_start + kBufferBytes <= b_start ||
+              b_start + kBufferBytes <= a_start)
+      << "two live buffers share memory";
+
+  const uint64_t a_sum = Work(11, a->memory);
+  const uint64_t b_sum = Work(12, b->memory);
+  EXPECT_NE(a_sum, b_sum);
+  EXPECT_EQ(Checksum(a->memory), a_sum);
+  EXPECT_EQ(Checksum(b->memory), b_sum);
+  const std::vector<uint8_t> a_bytes(a->memory.begin(), a->memory.end());
+  EXPECT_EQ(a_bytes, ExpectedBytes(11, kBufferBytes));
+  ReleaseBuffer(*a);
+  ReleaseBuffer(*b);
+}
+
+TEST(PrepareBufferTest, ReleaseEmptiesTheBuffer) {
+  absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(kBufferBytes);
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  ReleaseBuffer(*buffer);
+  EXPECT_TRUE(buffer->memory.empty());
+  EXPECT_EQ(buffer->method, PrefaultMethod::kNone);
+  ReleaseBuffer(*buffer);  // an empty buffer: nothing happens
+  EXPECT_TRUE(buffer->memory.empty());
+}
+
+TEST(PrepareBufferTest, ReleaseGivesTheMemoryBack) {
+  constexpr int kCycles = 256;  // 64 MiB if none of it came back
+  const int64_t before = ResidentKib();
+  ASSERT_GT(before, 0) << "/proc/self/status has no VmRSS";
+  for (int i = 0; i < kCycles; ++i) {
+    absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(kBufferBytes);
+    ASSERT_TRUE(buffer.ok()) << buffer.status();
+    g_sink = Work(static_cast<uint64_t>(i), buffer->memory);
+    ReleaseBuffer(*buffer);
+  }
+  const int64_t grown_kib = ResidentKib() - before;
+  EXPECT_LT(grown_kib, static_cast<int64_t>(16 * kBufferBytes / 1024))
+      << kCycles << " prepared and released buffers left " << grown_kib
+      << " KiB more resident";
+}
+
+// --- The given half
+// ------------------------------------------------------------
+
+TEST(Baseline, WorkWritesTheLabsStream) {
+  for (size_t size : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{13},
+                      size_t{4096}, size_t{4099}}) {
+    std::vector<uint8_t> bytes(size, 0xAB);
+    const uint64_t sum = Work(5, absl::MakeSpan(bytes));
+    EXPECT_EQ(bytes, ExpectedBytes(5, size)) << size << " bytes";
+    EXPECT_EQ(sum, Checksum(bytes)) << size << " bytes";
+  }
+}
+
+TEST(Baseline, ChecksumSeesOneChangedByte) {
+  std::vector<uint8_t> bytes(kBufferBytes);
+  const uint64_t sum = Work(3, absl::MakeSpan(bytes));
+  bytes[kBufferBytes - 1] ^= 1;
+  EXPECT_NE(Checksum(bytes), sum);
+}
+
+TEST(Baseline, MapBufferTouchesNothing) {
+  std::vector<uint8_t> scratch(kBufferBytes);
+  g_sink = Work(0, absl::MakeSpan(scratch));
+  absl::StatusOr<alloclab::FaultCounter> faults = ThreadFaults();
+  ASSERT_TRUE(faults.ok()) << faults.status();
+  absl::StatusOr<absl::Span<uint8_t>> buffer = MapBuffer(kBufferBytes);
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  absl::StatusOr<alloclab::FaultCounts> during =
+      alloclab::FaultsDuring(*faults, [&] { g_sink = Work(2, *buffer); });
+  ASSERT_TRUE(during.ok()) << during.status();
+  EXPECT_GE(during->minor, static_cast<int64_t>(PagesIn(kBufferBytes)));
+  UnmapBuffer(*buffer);
+  EXPECT_EQ(MapBuffer(0).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace first_call
