@@ -123,7 +123,7 @@ def lab_solution(name):
         ],
     )
 
-def lab_tests(name, suite_deps = [], known_bad = {}, size = "small"):
+def lab_tests(name, suite_deps = [], known_bad = {}, known_bad_deps = [], size = "small"):
     """Declares a lab's checks (tests/<name>/).
 
     Args:
@@ -131,6 +131,9 @@ def lab_tests(name, suite_deps = [], known_bad = {}, size = "small"):
       suite_deps: what task_test.cc needs besides task.h and GoogleTest.
       known_bad: {"name": "file.cc"}: plausible wrong solutions of task.h in
         this package; the suite must reject each one.
+      known_bad_deps: what every known-bad file needs besides task.h, e.g. a
+        testonly library of this package with the parts they share, so that
+        each file keeps only its own mistake.
       size: test size of the suites.
     """
     starter = _pkg("labs", name)
@@ -177,7 +180,7 @@ def lab_tests(name, suite_deps = [], known_bad = {}, size = "small"):
             testonly = True,
             srcs = [src],
             copts = ALLOCLAB_COPTS,
-            deps = [starter + ":task_header"],
+            deps = [starter + ":task_header"] + known_bad_deps,
         )
         implementations["known_bad_" + bad] = ":known_bad_" + bad
 

@@ -47,6 +47,7 @@
 #include "common/lab_main.h"
 #include "common/memory.h"
 #include "common/report.h"
+#include "common/scoped_env.h"
 #include "common/stats.h"
 #include "common/syscalls.h"
 #include "labs/mmap_threshold/task.h"
@@ -152,32 +153,6 @@ void ProbeInFreshProcess(alloclab::FreshCall& call) {
 }
 ALLOCLAB_FRESH_CALL("mmap_threshold_probe", ProbeInFreshProcess);
 
-// ScopedEnv
-//
-// An environment variable for the processes started in its scope; the old
-// value comes back at the end. This program is single-threaded, so
-// changing its environment is safe.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_.has_value()) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 // LoopVariant
 struct LoopVariant {
   const char* name;
@@ -195,8 +170,14 @@ absl::StatusOr<std::string> OwnPath() {
 
 void MeasureLoop(const LoopVariant& variant, int64_t calls, int repetitions,
                  alloclab::Results& results) {
-  std::optional<ScopedEnv> env;
+  // Set for the fresh processes started below; this program is
+  // single-threaded, so changing its environment is safe.
+  std::optional<alloclab::ScopedEnv> env;
   if (variant.tunables) env.emplace(kTunablesVariable, kTunablesValue);
+  if (env.has_value() && !env->status().ok()) {
+    results.AddNote(absl::StrCat(variant.name, ": ", env->status().message()));
+    return;
+  }
   alloclab::Row& row = results.AddRow(variant.name);
   const double n = static_cast<double>(calls);
   row.Set("calls", n);

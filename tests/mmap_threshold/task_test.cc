@@ -33,6 +33,7 @@
 #include "absl/strings/string_view.h"
 #include "common/fresh_process.h"
 #include "common/memory.h"
+#include "common/scoped_env.h"
 #include "common/syscalls.h"
 #include "gtest/gtest.h"
 #include "labs/mmap_threshold/task.h"
@@ -281,30 +282,6 @@ testing::AssertionResult WithinAPage(int64_t a, int64_t b) {
          << " bytes) apart";
 }
 
-// ScopedEnv
-//
-// Sets an environment variable for the fresh calls started in its scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_.has_value()) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 // ---------------------------------------------------------------------------
 // The probe.
 
@@ -469,7 +446,9 @@ class PolicyEnvTest : public testing::TestWithParam<EnvCase> {};
 
 TEST_P(PolicyEnvTest, DynamicIsRefusedWhereTheEnvironmentFixedIt) {
   const EnvCase& c = GetParam();
-  ScopedEnv env(c.variable, c.value);
+  // Set for the fresh call below, which inherits it.
+  alloclab::ScopedEnv env(c.variable, c.value);
+  ASSERT_TRUE(env.status().ok()) << env.status();
   const auto v = Fresh("policy_status", "dynamic");
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(static_cast<absl::StatusCode>(v->at("code")), c.code)

@@ -1,0 +1,93 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "tests/mmap_threshold/known_bad_common.h"
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "labs/mmap_threshold/task.h"
+
+namespace mmap_threshold {
+namespace known_bad {
+
+int MapsKeepingBlocks(size_t size) {
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    const size_t top = mallinfo2().keepcost;
+    if (top > 40) Escape(malloc(top - 40));
+    const struct mallinfo2 before = mallinfo2();
+    Escape(malloc(size));
+    const struct mallinfo2 after = mallinfo2();
+    if (after.hblks > before.hblks) return 1;
+    if (after.arena > before.arena) return 0;
+  }
+  return -1;
+}
+
+absl::StatusOr<size_t> SearchThreshold(absl::FunctionRef<int(size_t)> maps) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t low = 1;
+  size_t high = 2 * kMmapThresholdMax / page;
+  while (low < high) {
+    const size_t mid = low + (high - low) / 2;
+    const int answer = maps(mid * page);
+    if (answer < 0) return absl::InternalError("no answer");
+    if (answer == 1) {
+      high = mid;
+    } else {
+      low = mid + 1;
+    }
+  }
+  return high * page;
+}
+
+}  // namespace known_bad
+
+namespace {
+
+bool g_fixed = false;
+
+}  // namespace
+
+// A correct policy, so that only the probe is at fault.
+absl::Status SetMallocPolicy(const MallocPolicy& policy) {
+  if (policy.kind == MallocPolicy::Kind::kFixed) {
+    if (policy.threshold_bytes > kMmapThresholdMax) {
+      return absl::InvalidArgumentError("above the maximum");
+    }
+    if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
+        1) {
+      return absl::InternalError("mallopt refused");
+    }
+    g_fixed = true;
+    return absl::OkStatus();
+  }
+  if (g_fixed) return absl::FailedPreconditionError("already fixed");
+  for (const char* name : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
+                           "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"}) {
+    if (getenv(name) != nullptr) {
+      return absl::FailedPreconditionError(absl::StrCat(name, " is set"));
+    }
+  }
+  const char* tunables = getenv("GLIBC_TUNABLES");
+  for (absl::string_view t : absl::StrSplit(tunables ? tunables : "", ':')) {
+    for (absl::string_view name :
+         {"mmap_threshold=", "trim_threshold=", "top_pad=", "mmap_max="}) {
+      if (absl::StartsWith(t, absl::StrCat("glibc.malloc.", name))) {
+        return absl::FailedPreconditionError(absl::StrCat(t, " is set"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace mmap_threshold
