@@ -30,14 +30,12 @@
 #include "common/clock.h"
 #include "common/faults.h"
 #include "common/fresh_process.h"
+#include "common/fresh_process_flag.h"
 #include "common/lab_main.h"
 #include "common/report.h"
 #include "common/stats.h"
 #include "labs/allocator_cost/task.h"
 
-ABSL_FLAG(int, fresh_processes, 0,
-          "fresh processes for the first call of large_new (0: 3 with "
-          "--quick, else 9)");
 ABSL_FLAG(int, live_strings, 4096,
           "strings kept alive by small_new_live_set");
 
@@ -60,7 +58,7 @@ struct Variant {
   const char* name;
   int64_t calls_per_batch;
   std::function<void(int64_t calls)> run;
-  std::function<void()> prepare;
+  std::function<void()> prepare = nullptr;
 };
 
 void MeasureVariant(const Variant& variant, int repetitions,
@@ -147,13 +145,7 @@ int main(int argc, char** argv) {
       "benchmark includes it by mistake.\n"
       "Usage: bazel run //labs/allocator_cost -- [--quick] [--json=out.json]");
   const int repetitions = options.Repetitions(5, 15);
-  int processes = absl::GetFlag(FLAGS_fresh_processes);
-  if (processes < 0) {
-    std::fprintf(stderr, "--fresh_processes must be 0 or more, got %d\n",
-                 processes);
-    return 1;
-  }
-  if (processes == 0) processes = options.quick ? 3 : 9;
+  const int processes = alloclab::FreshProcesses(options, 3, 9);
   const int live_strings = absl::GetFlag(FLAGS_live_strings);
   if (live_strings < 2) {
     std::fprintf(stderr, "--live_strings must be at least 2, got %d\n",

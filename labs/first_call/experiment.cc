@@ -31,7 +31,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
@@ -44,13 +43,11 @@
 #include "common/clock.h"
 #include "common/faults.h"
 #include "common/fresh_process.h"
+#include "common/fresh_process_flag.h"
 #include "common/lab_main.h"
 #include "common/report.h"
 #include "common/stats.h"
 #include "labs/first_call/task.h"
-
-ABSL_FLAG(int, fresh_processes, 0,
-          "fresh processes per first-call row (0: 5 with --quick, else 15)");
 
 namespace first_call {
 namespace {
@@ -371,14 +368,7 @@ int main(int argc, char** argv) {
       "how to pay for it at start-up.\n"
       "Usage: bazel run //labs/first_call -- [--quick] [--json=out.json]");
   const int repetitions = options.Repetitions(5, 15);
-  const int processes = absl::GetFlag(FLAGS_fresh_processes) > 0
-                            ? absl::GetFlag(FLAGS_fresh_processes)
-                            : (options.quick ? 5 : 15);
-  if (absl::GetFlag(FLAGS_fresh_processes) < 0) {
-    std::fprintf(stderr, "--fresh_processes must be 0 or more, got %d\n",
-                 absl::GetFlag(FLAGS_fresh_processes));
-    return 1;
-  }
+  const int processes = alloclab::FreshProcesses(options, 5, 15);
   const int64_t warm_calls = options.quick ? 20 : 100;
 
   alloclab::Results results("first_call");
