@@ -20,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "common/fresh_process.h"
 #include "common/report.h"
+#include "common/topology.h"
 
 ABSL_FLAG(bool, quick, false,
           "CI scale: fewer repetitions and smaller sizes, a few seconds in all");
@@ -28,6 +29,9 @@ ABSL_FLAG(std::string, json, "",
           "directory `bazel run` was started in)");
 ABSL_FLAG(int, repetitions, 0,
           "timed repetitions per variant; 0 keeps the lab's default");
+ABSL_FLAG(int, cpu, -1,
+          "pin the experiment, and the processes it starts, to this online "
+          "CPU (as taskset -c does); -1 leaves it unpinned");
 
 namespace alloclab {
 namespace {
@@ -113,6 +117,20 @@ LabOptions InitLab(int argc, char** argv, absl::string_view usage) {
                                     " is negative; give a count, or 0 for the "
                                     "lab's default"));
   }
+  options.cpu = absl::GetFlag(FLAGS_cpu);
+  if (options.cpu != -1) {
+    // Validate against the topology first: sched_setaffinity's EINVAL does
+    // not say which CPUs exist.
+    absl::StatusOr<Topology> topology = ReadTopology();
+    absl::Status pinned =
+        topology.ok() ? ValidateCpus(*topology, {options.cpu})
+                      : topology.status();
+    if (pinned.ok()) pinned = PinCurrentThread(options.cpu);
+    if (!pinned.ok()) {
+      ExitWithUsageError(program, absl::StrCat("--cpu=", options.cpu, ": ",
+                                               pinned.message()));
+    }
+  }
   return options;
 }
 
@@ -123,6 +141,9 @@ int FinishLab(const Results& results, const LabOptions& options,
   Results described = results;
   if (described.machine().logical_cpus == 0) {
     described.SetMachine(DescribeMachine(/*measure_clock=*/!options.quick));
+  }
+  if (options.cpu != -1) {
+    described.AddNote(absl::StrCat("pinned to CPU ", options.cpu, " (--cpu)"));
   }
   std::cout << described.RenderTable(columns);
   for (const std::string& note : described.notes()) {

@@ -11,6 +11,7 @@
 //   --quick           CI scale: a few seconds in all
 //   --json=PATH       also write the results JSON to PATH
 //   --repetitions=N   timed repetitions per variant (0: the lab's default)
+//   --cpu=N           pin to one online CPU (-1, the default: unpinned)
 //
 // Example:
 //
@@ -38,6 +39,7 @@ struct LabOptions {
   bool quick = false;
   std::string json_path;  // empty: no JSON
   int repetitions = 0;    // 0: the lab's default
+  int cpu = -1;           // the CPU InitLab pinned to, -1: none
 
   // Repetitions()
   //
@@ -51,7 +53,8 @@ struct LabOptions {
 // InitLab()
 //
 // Runs `MaybeRunFreshCall()`, then parses the flags (exits 1 with a message
-// on an unknown flag, a positional argument or --repetitions < 0; `--help`
+// on an unknown flag, a positional argument, --repetitions < 0 or a --cpu
+// that is not online; pins to --cpu when given; `--help`
 // prints `usage` and the course's flags, and exits 0). Returns the common
 // options; lab-specific flags are read with absl::GetFlag as usual.
 LabOptions InitLab(int argc, char** argv, absl::string_view usage);

@@ -40,6 +40,16 @@ grep -q -- "--repetitions=-1" <<<"${err}" || fail "--repetitions=-1: message: ${
 run --repetitions=many
 [[ ${status} -ne 0 ]] || fail "--repetitions=many exited 0"
 
+# --cpu: an online CPU pins and says so; one that does not exist is refused
+# with the list of those that do.
+run --quick --cpu=99999
+[[ ${status} -ne 0 ]] || fail "--cpu=99999 exited 0"
+grep -q -- "--cpu=99999" <<<"${err}" || fail "--cpu=99999: message: ${err}"
+first_cpu="$(taskset -pc $$ 2>/dev/null | sed -E 's/.*: ([0-9]+).*/\1/')"
+run --quick --cpu="${first_cpu:-0}"
+[[ ${status} -eq 0 ]] || fail "--cpu=${first_cpu:-0} exited ${status}: ${err}"
+grep -q "^note: pinned to CPU ${first_cpu:-0} (--cpu)$" <<<"${out}" || fail "no pinned note: ${out}"
+
 run --quick --json="${TEST_TMPDIR}/out.json"
 [[ ${status} -eq 0 ]] || fail "--quick --json exited ${status}: ${err}"
 if [[ -f "${TEST_TMPDIR}/out.json" ]]; then
