@@ -62,12 +62,14 @@ TEST(MeasureEffectiveGhzTest, IsAPlausibleClock) {
 #endif
 }
 
-// A budget shorter than one round still gets one full round.
+// A budget shorter than one round still gets several full rounds.
 TEST(MeasureEffectiveGhzTest, TinyBudgetStillMeasures) {
   absl::StatusOr<double> ghz = MeasureEffectiveGhz(1);
 #if defined(__x86_64__) || defined(__aarch64__)
+  // Only the upper bound is a physical fact here: preemption can only make
+  // the clock look slower, and a tiny budget has few rounds to outvote it.
   ASSERT_TRUE(ghz.ok()) << ghz.status();
-  EXPECT_GT(*ghz, 0.2);
+  EXPECT_GT(*ghz, 0.0);
   EXPECT_LT(*ghz, 10.0);
 #else
   EXPECT_EQ(ghz.status().code(), absl::StatusCode::kUnimplemented);
