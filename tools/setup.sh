@@ -7,7 +7,7 @@
 # Nothing else is ever downloaded: Bazel builds offline from these packages.
 set -euo pipefail
 
-# Packages, with what each one is for (docs/setup.md repeats this list).
+# Packages, with what each one is for (docs/README.md, "Set-up", lists them).
 DEBIAN_PACKAGES=(
   bazel-bootstrap          # Bazel 4.2.3, WORKSPACE mode
   bazel-rules-cc           # @rules_cc (patched for Bazel 4.2.3 in third_party/)
@@ -23,6 +23,7 @@ DEBIAN_PACKAGES=(
   libmimalloc-dev          # mimalloc      (lab jemalloc_adoption)
   musl-tools               # musl-gcc      (lab musl_churn)
   strace                   # syscall counts to compare with the labs' own
+  python3                  # the checker of the experiments' results JSON
 )
 BUILDIFIER_NPM_PACKAGE="@bazel/buildifier"
 
@@ -38,7 +39,7 @@ fi
 . /etc/os-release
 case " ${ID:-} ${ID_LIKE:-} " in
   *" debian "* | *" ubuntu "*) ;;
-  *) die "this is ${PRETTY_NAME:-an unknown system}, not Debian or Ubuntu. Install the packages listed at the top of tools/setup.sh with your package manager (docs/setup.md)." ;;
+  *) die "this is ${PRETTY_NAME:-an unknown system}, not Debian or Ubuntu. Install the packages listed at the top of tools/setup.sh with your package manager (docs/README.md, \"Set-up\")." ;;
 esac
 command -v apt-get >/dev/null || die "apt-get not found."
 

@@ -3,6 +3,12 @@
 # the other. `bazel run //:tour` builds them all first; arguments given after
 # `--` go to every experiment (e.g. --repetitions=3).
 set -uo pipefail
+for arg in "${@}"; do
+  if [[ "${arg}" == --json* ]]; then
+    echo "tour: --json would make every lab write the same file; run one lab with --json instead" >&2
+    exit 1
+  fi
+done
 status=0
 for experiment in "${@}"; do
   [[ "${experiment}" == --* ]] && continue

@@ -25,6 +25,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "common/alloc_counter.h"
 #include "common/clock.h"
@@ -50,10 +52,18 @@ constexpr double kReferenceMallocFreeNsHigh = 13.7;
 // Keeps results observable: GCC deletes a malloc whose result is unused.
 volatile uint64_t g_sink;
 
+// The first id of every batch: ten digits, like a real record's.
+constexpr uint64_t kFirstId = 1'000'000'000;
+
+// The largest --live_strings: about 140 MB of strings at 16-1,024 bytes.
+constexpr int kMaxLiveStrings = 1 << 18;
+
 // Variant
 //
 // One row of the table: `run(calls)` makes `calls` calls of the variant.
 // `prepare()`, when set, runs before each batch, outside the timed region.
+// Every batch of every variant formats the same ids, from kFirstId on, so
+// that no variant gets shorter numbers to format than another.
 struct Variant {
   const char* name;
   int64_t calls_per_batch;
@@ -61,11 +71,12 @@ struct Variant {
   std::function<void()> prepare = nullptr;
 };
 
-void MeasureVariant(const Variant& variant, int repetitions,
-                    const alloclab::FaultCounter& faults,
-                    alloclab::Results& results) {
+absl::Status MeasureVariant(const Variant& variant, int repetitions,
+                            const alloclab::FaultCounter& faults,
+                            uint64_t& next_id, alloclab::Results& results) {
   const auto prepare = [&] {
     if (variant.prepare) variant.prepare();
+    next_id = kFirstId;
   };
   const int64_t calls = variant.calls_per_batch;
 
@@ -78,9 +89,11 @@ void MeasureVariant(const Variant& variant, int repetitions,
   int64_t minor_faults = 0;
   for (int rep = 0; rep < repetitions; ++rep) {
     prepare();
-    const alloclab::FaultCounts before = faults.Read().value();
-    const int64_t ns = alloclab::TimeNs([&] { variant.run(calls); });
-    minor_faults += (faults.Read().value() - before).minor;
+    int64_t ns = 0;
+    absl::StatusOr<alloclab::FaultCounts> batch_faults = alloclab::FaultsDuring(
+        faults, [&] { ns = alloclab::TimeNs([&] { variant.run(calls); }); });
+    if (!batch_faults.ok()) return batch_faults.status();
+    minor_faults += batch_faults->minor;
     ns_per_call.push_back(static_cast<double>(ns) / static_cast<double>(calls));
   }
 
@@ -103,6 +116,7 @@ void MeasureVariant(const Variant& variant, int repetitions,
            static_cast<double>(minor_faults) /
                static_cast<double>(calls * repetitions))
       .Set("calls", static_cast<double>(calls * repetitions));
+  return absl::OkStatus();
 }
 
 // The first call of large_new in a process that has never run it.
@@ -147,9 +161,9 @@ int main(int argc, char** argv) {
   const int repetitions = options.Repetitions(5, 15);
   const int processes = alloclab::FreshProcesses(options, 3, 9);
   const int live_strings = absl::GetFlag(FLAGS_live_strings);
-  if (live_strings < 2) {
-    std::fprintf(stderr, "--live_strings must be at least 2, got %d\n",
-                 live_strings);
+  if (live_strings < 2 || live_strings > kMaxLiveStrings) {
+    std::fprintf(stderr, "--live_strings must be between 2 and %d, got %d\n",
+                 kMaxLiveStrings, live_strings);
     return 1;
   }
   const int64_t small_calls = options.quick ? 20'000 : 200'000;
@@ -226,7 +240,12 @@ int main(int argc, char** argv) {
   };
 
   for (const Variant& variant : variants) {
-    MeasureVariant(variant, repetitions, *faults, results);
+    if (absl::Status s =
+            MeasureVariant(variant, repetitions, *faults, next_id, results);
+        !s.ok()) {
+      std::fprintf(stderr, "%s: %s\n", variant.name, s.ToString().c_str());
+      return 1;
+    }
   }
   if (absl::Status s = MeasureFirstCall(processes, results); !s.ok()) {
     std::fprintf(stderr, "first call in a fresh process: %s\n",
@@ -234,16 +253,21 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // The numbers a reader should take away, in the seed's words' order.
+  // The first call goes above the table, as the reference run printed it.
   const alloclab::Row* first = results.FindRow("large_new_first_call");
-  std::printf("first call of 256 KiB, new vector, in a fresh process: "
+  std::printf("first call of %zu KiB, new vector, in a fresh process: "
               "%.0f ns (median of %d; min %.0f, max %.0f), %.0f page faults\n",
-              *first->Get("ns_per_call"), processes, *first->Get("ns_min"),
-              *first->Get("ns_max"), *first->Get("page_faults_per_call"));
+              kBlockBytes / 1024, *first->Get("ns_per_call"), processes,
+              *first->Get("ns_min"), *first->Get("ns_max"),
+              *first->Get("page_faults_per_call"));
+  results.AddNote(absl::StrFormat(
+      "the first call of large_new took %.1fx a warm one (medians): a warm "
+      "benchmark never shows it (lab first_call)",
+      *first->Get("ns_per_call") /
+          *results.FindRow("large_new")->Get("ns_per_call")));
   const double malloc_free_ns =
       *results.FindRow("small_new")->Get("ns_per_call") -
       *results.FindRow("small_reuse")->Get("ns_per_call");
-  results.SetInstrument("malloc_free_ns", malloc_free_ns);
   results.AddNote(absl::StrFormat(
       "one malloc+free ≈ %.1f ns here (small_new - small_reuse); "
       "the reference run: %.1f to %.1f ns",
@@ -257,10 +281,11 @@ int main(int argc, char** argv) {
         "difference to the new rows is not the cost of malloc+free");
   }
   results.AddNote(
-      "ns columns: median, minimum and median absolute deviation of " +
+      "ns columns: median and median absolute deviation of " +
       std::to_string(repetitions) +
-      " batches, timed with the allocation counter off; allocations come "
-      "from one more batch with the per-thread counter on");
+      " batches (the JSON has the minimum too), timed with the allocation "
+      "counter off; allocations come from one more batch with the "
+      "per-thread counter on");
 
   return alloclab::FinishLab(
       results, options,
