@@ -26,8 +26,7 @@ def _debian_rules_cc_impl(repository_ctx):
     # Debian's WORKSPACE downloads rules_go and friends; a repository does not
     # need one, so keep only its name.
     repository_ctx.file("WORKSPACE", 'workspace(name = "rules_cc")\n')
-    for name in ["MODULE.bazel"]:
-        repository_ctx.delete(name)
+    repository_ctx.delete("MODULE.bazel")  # Bzlmod only; Bazel 4 ignores it
 
     for rel in _PATCHED_FILES:
         text = repository_ctx.read(rel)
