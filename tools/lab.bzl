@@ -15,6 +15,9 @@ Together they declare (DESIGN.md, "The lab pattern"):
     //tests/<lab>:starter_test             the suite on the starter (manual)
     //tests/<lab>:starter_unsolved_test    passes while starter_test fails
     //tests/<lab>:known_bad_<bad>_test     passes while the suite rejects <bad>.cc
+    //tests/<lab>:solution_experiment_test //solutions/<lab>:<lab> --quick runs,
+                                           refuses a bad flag and shows the
+                                           chapter's facts (experiment_checks)
     //tests/<lab>:<lab>                    test_suite of all of the above but manual
 
 The model is tcmalloc's create_tcmalloc_testsuite: one suite, compiled once,
@@ -24,8 +27,28 @@ linked against several implementations of the same header.
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 load("//tools:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_TEST_COPTS")
 
+# The operators tools/check_results.py knows.
+_CHECK_OPERATORS = ["==", "!=", "<", "<=", ">", ">="]
+
 def _pkg(kind, lab):
     return "//{}/{}".format(kind, lab)
+
+def _check_arg(lab, check):
+    """One experiment check as one shell-quoted argument of the sh_test.
+
+    Malformed checks stop the build here, where the BUILD file that wrote
+    them is named, rather than in the test log.
+    """
+    words = [word for word in check.split(" ") if word]
+    if len(words) != 4 or words[2] not in _CHECK_OPERATORS or "'" in check:
+        fail("lab_tests({}): experiment check '{}' is not 'VARIANT METRIC OPERATOR NUMBER' with OPERATOR one of {}".format(
+            lab,
+            check,
+            " ".join(_CHECK_OPERATORS),
+        ))
+
+    # Bazel splits `args` as a shell would: quoted, the check stays one word.
+    return "'{}'".format(" ".join(words))
 
 def lab_starter(name, experiment_deps = [], task_deps = [], benchmark_srcs = [], benchmark_deps = []):
     """Declares a lab's starter package (labs/<name>/).
@@ -117,13 +140,22 @@ def lab_solution(name):
     cc_binary(
         name = name,
         copts = ALLOCLAB_COPTS,
+        visibility = [_pkg("tests", name) + ":__pkg__"],  # experiment test
         deps = [
             starter + ":experiment",
             ":task",
         ],
     )
 
-def lab_tests(name, suite_deps = [], known_bad = {}, known_bad_deps = [], size = "small"):
+def lab_tests(
+        name,
+        suite_deps = [],
+        known_bad = {},
+        known_bad_deps = [],
+        size = "small",
+        experiment_checks = [],
+        experiment_args = [],
+        experiment_size = "small"):
     """Declares a lab's checks (tests/<name>/).
 
     Args:
@@ -135,6 +167,14 @@ def lab_tests(name, suite_deps = [], known_bad = {}, known_bad_deps = [], size =
         testonly library of this package with the parts they share, so that
         each file keeps only its own mistake.
       size: test size of the suites.
+      experiment_checks: facts the reference experiment must show in
+        --quick mode, each "VARIANT METRIC OPERATOR NUMBER" (e.g.
+        "fixed mmap_per_call >= 0.99"; OPERATOR one of == != < <= > >=),
+        checked on its results JSON by tools/check_results.py. When given,
+        :solution_experiment_test runs //solutions/<name>:<name>.
+      experiment_args: flags for that run besides --quick and --json, to keep
+        it short (e.g. "--repetitions=1").
+      experiment_size: test size of :solution_experiment_test.
     """
     starter = _pkg("labs", name)
 
@@ -205,7 +245,29 @@ def lab_tests(name, suite_deps = [], known_bad = {}, known_bad_deps = [], size =
         )
         xfails.append(":" + test_name)
 
+    experiment_tests = []
+    if experiment_checks:
+        experiment = _pkg("solutions", name) + ":" + name
+        native.sh_test(
+            name = "solution_experiment_test",
+            size = experiment_size,
+            srcs = ["//tools:experiment_test.sh"],
+            args = [
+                name,
+                "$(rootpath {})".format(experiment),
+                "$(rootpath //tools:check_results.py)",
+            ] + experiment_args + ["--"] + [
+                _check_arg(name, check)
+                for check in experiment_checks
+            ],
+            data = [
+                experiment,
+                "//tools:check_results.py",
+            ],
+        )
+        experiment_tests.append(":solution_experiment_test")
+
     native.test_suite(
         name = name,
-        tests = [":solution_test"] + xfails,
+        tests = [":solution_test"] + xfails + experiment_tests,
     )

@@ -10,21 +10,23 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/pseudo_random.h"
 
 namespace first_call {
 namespace {
-
-uint64_t Next(uint64_t state) {
-  state ^= state << 13;
-  state ^= state >> 7;
-  state ^= state << 17;
-  return state;
-}
 
 // FNV-1a on 64-bit words: cheap, and a single wrong byte changes it.
 constexpr uint64_t kFoldStart = 0xcbf29ce484222325ULL;
 uint64_t Fold(uint64_t hash, uint64_t word) {
   return (hash ^ word) * 0x100000001b3ULL;
+}
+
+// The last `n` (< 8) bytes at `in` as one word, zero-padded: what the fold
+// takes for the tail of a size that is not a multiple of 8.
+uint64_t TailWord(const uint8_t* in, size_t n) {
+  uint64_t tail = 0;
+  for (size_t k = 0; k < n; ++k) tail |= uint64_t{in[k]} << (8 * k);
+  return tail;
 }
 
 }  // namespace
@@ -40,27 +42,22 @@ size_t PageBytes() {
 size_t PagesIn(size_t bytes) { return (bytes + PageBytes() - 1) / PageBytes(); }
 
 uint64_t Work(uint64_t seed, absl::Span<uint8_t> buffer) {
-  // xorshift64 needs a non-zero state; the golden-ratio constant gives one
-  // for every seed, 0 included.
-  uint64_t state = seed ^ 0x9e3779b97f4a7c15ULL;
+  // The bytes of alloclab::FillPseudoRandom(seed, buffer), folded as they
+  // are written: one pass over the buffer, not a fill and then a read.
+  alloclab::XorShift64 words(seed);
   uint64_t hash = kFoldStart;
   uint8_t* const out = buffer.data();
   const size_t size = buffer.size();
   size_t i = 0;
-  for (; i + sizeof(state) <= size; i += sizeof(state)) {
-    state = Next(state);
-    std::memcpy(out + i, &state, sizeof(state));
-    hash = Fold(hash, state);
+  for (; i + sizeof(uint64_t) <= size; i += sizeof(uint64_t)) {
+    const uint64_t word = words.Next();
+    std::memcpy(out + i, &word, sizeof(word));
+    hash = Fold(hash, word);
   }
   if (i < size) {
-    state = Next(state);
-    uint64_t tail = 0;
-    for (size_t k = 0; i + k < size; ++k) {
-      const uint8_t byte = static_cast<uint8_t>(state >> (8 * k));
-      out[i + k] = byte;
-      tail |= uint64_t{byte} << (8 * k);
-    }
-    hash = Fold(hash, tail);
+    const uint64_t word = words.Next();
+    std::memcpy(out + i, &word, size - i);
+    hash = Fold(hash, TailWord(out + i, size - i));
   }
   return hash;
 }
@@ -75,13 +72,7 @@ uint64_t Checksum(absl::Span<const uint8_t> buffer) {
     std::memcpy(&word, in + i, sizeof(word));
     hash = Fold(hash, word);
   }
-  if (i < size) {
-    uint64_t tail = 0;
-    for (size_t k = 0; i + k < size; ++k) {
-      tail |= uint64_t{in[i + k]} << (8 * k);
-    }
-    hash = Fold(hash, tail);
-  }
+  if (i < size) hash = Fold(hash, TailWord(in + i, size - i));
   return hash;
 }
 

@@ -274,45 +274,64 @@ std::string ReadFirstLine(const char* path) {
   return line;
 }
 
-// Why transparent huge pages cannot be used here, or "" when they can; sets
-// `huge_bytes` to the huge page size when they can.
-std::string ThpUnavailableReason(size_t& huge_bytes) {
+// Whether one transparent huge page can hold the buffer here.
+struct HugePageSupport {
+  size_t huge_bytes = 0;  // the huge page size, when it can
+  std::string column;     // when it cannot: a few words for the table,
+  std::string reason;     // and the whole reason for the note
+};
+
+HugePageSupport CheckHugePages() {
+  HugePageSupport support;
   const std::string enabled = ReadFirstLine(kThpEnabled);
-  if (enabled.empty()) {
-    return absl::StrCat("this kernel has no transparent huge pages (",
-                        kThpEnabled, " is missing or empty)");
-  }
   const std::string mode = SelectedWord(enabled);
-  if (mode == "never") {
-    return absl::StrCat("transparent huge pages are off here (", kThpEnabled,
-                        ": ", enabled, ")");
+  if (enabled.empty()) {
+    support.reason = absl::StrCat("this kernel has no transparent huge pages (",
+                                  kThpEnabled, " is missing or empty)");
+  } else if (mode == "never") {
+    support.reason = absl::StrCat("transparent huge pages are off here (",
+                                  kThpEnabled, ": ", enabled, ")");
+  } else if (mode != "always" && mode != "madvise") {
+    support.reason = absl::StrCat("unknown transparent huge page mode in ",
+                                  kThpEnabled, ": ", enabled);
   }
-  if (mode != "always" && mode != "madvise") {
-    return absl::StrCat("unknown transparent huge page mode in ", kThpEnabled,
-                        ": ", enabled);
+  if (!support.reason.empty()) {
+    support.column = "n/a: no THP";
+    return support;
   }
   const std::string size = ReadFirstLine(kThpSize);
-  if (!absl::SimpleAtoi(size, &huge_bytes) || huge_bytes < kBufferBytes ||
-      (huge_bytes & (huge_bytes - 1)) != 0 || huge_bytes > (size_t{1} << 30)) {
-    return absl::StrCat("cannot use the huge page size in ", kThpSize, ": '",
-                        size, "'");
+  size_t huge = 0;
+  if (!absl::SimpleAtoi(size, &huge) || huge == 0 || (huge & (huge - 1)) != 0 ||
+      huge > (size_t{1} << 30)) {
+    support.column = "n/a: huge page size?";
+    support.reason = absl::StrCat("cannot use the huge page size in ", kThpSize,
+                                  ": '", size, "'");
+    return support;
   }
-  return "";
+  if (huge < kBufferBytes) {
+    support.column = "n/a: buffer > huge page";
+    support.reason = absl::StrFormat(
+        "buffer larger than one huge page (%d KiB buffer, %d KiB huge pages)",
+        kBufferBytes / 1024, huge / 1024);
+    return support;
+  }
+  support.huge_bytes = huge;
+  return support;
 }
 
 // Adds the hugepage_first_call row; `note` gets what the row means.
 absl::Status MeasureHugePage(int processes, alloclab::Results& results,
                              std::string& note) {
-  size_t huge_bytes = 0;
-  const std::string reason = ThpUnavailableReason(huge_bytes);
-  if (!reason.empty()) {
+  const HugePageSupport support = CheckHugePages();
+  if (!support.reason.empty()) {
     results.AddRow("hugepage_first_call")
         .Set("ns_per_call", std::nullopt)
         .Set("page_faults_per_call", std::nullopt)
-        .SetText("method", "n/a: no THP");
-    note = absl::StrCat("hugepage_first_call not measured: ", reason);
+        .SetText("method", support.column);
+    note = absl::StrCat("hugepage_first_call not measured: ", support.reason);
     return absl::OkStatus();
   }
+  const size_t huge_bytes = support.huge_bytes;
   absl::StatusOr<Samples> samples =
       RunFresh("first_call_hugepage", processes, absl::StrCat(huge_bytes));
   if (!samples.ok()) return samples.status();
@@ -375,8 +394,6 @@ int main(int argc, char** argv) {
   alloclab::MachineInfo machine = alloclab::DescribeMachine();
   results.SetInstrument("timer_overhead_ns", alloclab::TimerOverheadNs());
   results.SetInstrument("page_bytes", static_cast<double>(PageBytes()));
-  results.SetInstrument("buffer_pages",
-                        static_cast<double>(PagesIn(kBufferBytes)));
 
   // getrusage, not perf_event: the faults that MADV_POPULATE_WRITE and
   // MAP_POPULATE take on the program's behalf count in getrusage only.
@@ -441,14 +458,13 @@ int main(int argc, char** argv) {
   const double cold_ns = *cold_row.Get("ns_per_call");
   const double warm_ns = *warm_row.Get("ns_per_call");
   std::printf(
-      "first call of Work() on 256 KiB in a fresh process: %.0f ns (median of "
+      "first call of Work() on %zu KiB in a fresh process: %.0f ns (median of "
       "%d; min %.0f, max %.0f), %.0f page faults; later calls: %.0f ns, %.2f "
       "page faults per call\n",
-      cold_ns, processes, *cold_row.Get("ns_min"), *cold_row.Get("ns_max"),
-      *cold_row.Get("page_faults_per_call"), warm_ns,
+      kBufferBytes / 1024, cold_ns, processes, *cold_row.Get("ns_min"),
+      *cold_row.Get("ns_max"), *cold_row.Get("page_faults_per_call"), warm_ns,
       *warm_row.Get("page_faults_per_call"));
 
-  results.SetInstrument("cold_over_warm", cold_ns / warm_ns);
   results.AddNote(absl::StrFormat(
       "first call / later call: %.1fx here (median; %.1fx to %.1fx over the "
       "processes); the reference run: %.1fx to %.1fx (first call %.0f, %.0f "
@@ -497,10 +513,11 @@ int main(int argc, char** argv) {
   }
   results.AddNote(hugepage_note);
   results.AddNote(absl::StrFormat(
-      "page faults from %s; %.0f-byte pages, so 256 KiB is %.0f of them. "
-      "perf's page-fault event would miss the faults that "
+      "page faults from %s; %.0f-byte pages, so the %d KiB buffer is %.0f of "
+      "them. perf's page-fault event would miss the faults that "
       "MADV_POPULATE_WRITE and MAP_POPULATE take for the program",
-      faults->source(), static_cast<double>(PageBytes()), pages));
+      faults->source(), static_cast<double>(PageBytes()), kBufferBytes / 1024,
+      pages));
 
   return alloclab::FinishLab(
       results, options,

@@ -89,10 +89,11 @@ struct PreparedBuffer {
 //
 // Returns a new buffer of `bytes` bytes, readable and writable, whose every
 // page is already present for writing: a `Work()` on all of it makes no
-// page fault. Its content is unspecified (Work() overwrites it). Pick the
-// cheapest method this kernel offers, fall back when it refuses, and set
-// `method` to the one that worked. InvalidArgument for 0 bytes; another
-// error, with the kernel's reason, when no memory could be had.
+// page fault. Its content is unspecified (Work() overwrites it). Prefer a
+// method that is one system call and says whether it worked, fall back
+// when this kernel refuses it, and set `method` to the one that worked.
+// InvalidArgument for 0 bytes; another error, with the kernel's reason,
+// when no memory could be had.
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes);
 
 // ReleaseBuffer()

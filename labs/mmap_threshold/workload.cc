@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/sink.h"
 #include "labs/mmap_threshold/workload.h"
 
 namespace mmap_threshold {
@@ -13,10 +14,6 @@ namespace {
 
 // Keeps results observable: what lands here cannot be optimized away.
 volatile uint8_t g_sink;
-
-// Tells the compiler that `p` and the memory behind it escape, so the
-// stores into the block must happen and the malloc must stay.
-inline void Escape(void* p) { asm volatile("" : : "g"(p) : "memory"); }
 
 }  // namespace
 
@@ -27,7 +24,7 @@ uint8_t BigBufferCall(uint8_t fill) {
     std::abort();
   }
   std::memset(block, fill, kBlockBytes);
-  Escape(block);
+  alloclab::Escape(block);  // the stores must happen, the malloc stay
   const uint8_t seen = block[(fill * 4099u) % kBlockBytes];
   free(block);
   return seen;
@@ -45,7 +42,7 @@ void TouchEveryPage(void* block, size_t bytes) {
   for (size_t offset = 0; offset < bytes; offset += page) {
     bytes_of[offset] = 1;
   }
-  Escape(block);
+  alloclab::Escape(block);
 }
 
 }  // namespace mmap_threshold

@@ -1,7 +1,7 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // Lab first_call: the reference solution. It pays the page faults of the
-// whole buffer at start-up with the cheapest method the kernel offers:
+// whole buffer at start-up, with the first of these the kernel accepts:
 //
 //   1. madvise(MADV_POPULATE_WRITE): one system call, and it says whether it
 //      worked; Linux 5.14 and later;
@@ -9,6 +9,11 @@
 //      about failure, so the result is checked with mincore();
 //   3. a write to every page: works everywhere, one fault per page, each a
 //      trip into the kernel and back.
+//
+// The order is about knowing, not speed: on the course's machine
+// MAP_POPULATE was a little faster than MADV_POPULATE_WRITE
+// (docs/labs/first_call.md), but only madvise reports a populate that
+// failed.
 //
 // Each way, the faults happen here instead of in the first Work().
 

@@ -28,6 +28,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/fresh_process.h"
+#include "common/sink.h"
 #include "labs/mmap_threshold/task.h"
 
 namespace mmap_threshold {
@@ -42,8 +43,9 @@ constexpr size_t kTopSlack = 40;
 // many attempts; each attempt uses up the chunk it met.
 constexpr int kAttemptsPerTrial = 64;
 
-// Keeps a pointer observable, so the allocation stays.
-inline void Escape(void* p) { asm volatile("" : : "g"(p) : "memory"); }
+// Escape(p) keeps a pointer observable, so that GCC does not delete the
+// malloc that made it: the blocks a trial takes are never used otherwise.
+using alloclab::Escape;
 
 enum class Trial { kMapped, kHeap, kUndecided };
 

@@ -6,8 +6,8 @@
 // chases its own tail and the caller's threshold ends up moved. The suite
 // must reject it.
 //
-// The policy, the search and Escape() come from known_bad_common.h; the
-// mistake is all in Maps().
+// The policy and the search come from known_bad_common.h, Escape() from
+// common/sink.h; the mistake is all in Maps().
 
 #include <malloc.h>
 
@@ -15,13 +15,14 @@
 #include <cstdlib>
 
 #include "absl/status/statusor.h"
+#include "common/sink.h"
 #include "labs/mmap_threshold/task.h"
 #include "tests/mmap_threshold/known_bad_common.h"
 
 namespace mmap_threshold {
 namespace {
 
-using known_bad::Escape;
+using alloclab::Escape;
 
 // 1: malloc(size) mapped once the top chunk was used up; 0: the heap grew.
 // Frees both blocks before it answers.

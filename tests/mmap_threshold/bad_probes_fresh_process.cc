@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/fresh_process.h"
+#include "common/sink.h"
 #include "labs/mmap_threshold/task.h"
 #include "tests/mmap_threshold/known_bad_common.h"
 
@@ -22,7 +23,7 @@ namespace {
 // The right search, in the wrong process: the new one is thrown away, so
 // it may keep everything it allocates.
 void SearchInNewProcess(alloclab::FreshCall& call) {
-  known_bad::Escape(malloc(1));
+  alloclab::Escape(malloc(1));
   absl::StatusOr<size_t> threshold =
       known_bad::SearchThreshold(known_bad::MapsKeepingBlocks);
   if (!threshold.ok()) {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/sink.h"
 #include "labs/mmap_threshold/task.h"
 
 namespace mmap_threshold {
@@ -23,9 +24,9 @@ namespace known_bad {
 int MapsKeepingBlocks(size_t size) {
   for (int attempt = 0; attempt < 64; ++attempt) {
     const size_t top = mallinfo2().keepcost;
-    if (top > 40) Escape(malloc(top - 40));
+    if (top > 40) alloclab::Escape(malloc(top - 40));
     const struct mallinfo2 before = mallinfo2();
-    Escape(malloc(size));
+    alloclab::Escape(malloc(size));
     const struct mallinfo2 after = mallinfo2();
     if (after.hblks > before.hblks) return 1;
     if (after.arena > before.arena) return 0;

@@ -38,12 +38,6 @@
 namespace mmap_threshold {
 namespace known_bad {
 
-// Escape()
-//
-// Keeps a pointer observable, so that GCC does not delete the malloc that
-// made it.
-inline void Escape(void* p) { asm volatile("" : : "g"(p) : "memory"); }
-
 // MapsKeepingBlocks()
 //
 // 1 if malloc(size) got a mapping of its own once the heap's top chunk was

@@ -34,6 +34,7 @@
 #include "common/fresh_process.h"
 #include "common/memory.h"
 #include "common/scoped_env.h"
+#include "common/sink.h"
 #include "common/syscalls.h"
 #include "gtest/gtest.h"
 #include "labs/mmap_threshold/task.h"
@@ -46,7 +47,7 @@ constexpr int64_t kLoopCalls = 50;
 
 size_t PageSize() { return static_cast<size_t>(sysconf(_SC_PAGESIZE)); }
 
-inline void Escape(void* p) { asm volatile("" : : "g"(p) : "memory"); }
+using alloclab::Escape;
 
 // OracleMaps()
 //
@@ -436,7 +437,7 @@ INSTANTIATE_TEST_SUITE_P(
 struct EnvCase {
   const char* name;
   const char* variable;
-  const char* value;
+  std::string value;
   absl::StatusCode code;
 };
 
@@ -463,13 +464,16 @@ INSTANTIATE_TEST_SUITE_P(
     Environments, PolicyEnvTest,
     testing::Values(
         EnvCase{"mmap_threshold_tunable", "GLIBC_TUNABLES",
-                "glibc.malloc.mmap_threshold=131072",
+                absl::StrCat("glibc.malloc.mmap_threshold=",
+                             kDefaultMmapThreshold),
                 absl::StatusCode::kFailedPrecondition},
         EnvCase{"trim_threshold_among_others", "GLIBC_TUNABLES",
                 "glibc.malloc.tcache_count=7:glibc.malloc.trim_threshold="
                 "262144",
                 absl::StatusCode::kFailedPrecondition},
-        EnvCase{"old_top_pad_variable", "MALLOC_TOP_PAD_", "131072",
+        // Any top pad fixes the threshold, even 128 KiB, glibc's default.
+        EnvCase{"old_top_pad_variable", "MALLOC_TOP_PAD_",
+                absl::StrCat(kDefaultMmapThreshold),
                 absl::StatusCode::kFailedPrecondition},
         // A tunable of another kind leaves the adjustment on.
         EnvCase{"tcache_tunable", "GLIBC_TUNABLES",

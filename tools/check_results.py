@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+"""Checks an experiment's results JSON against stated facts.
+
+A lab's chapter says what its experiment shows ("small_new makes one
+allocation per call"); a check says the same in a form a test can hold the
+experiment to, so that the program and its chapter cannot drift apart
+unnoticed. Each check is one string of four words:
+
+    VARIANT METRIC OPERATOR NUMBER      e.g. "fixed mmap_per_call >= 0.99"
+
+OPERATOR is one of == != < <= > >=. A check fails when its row or metric is
+missing or null (not measured): a fact the experiment did not measure is not
+a fact it showed.
+
+Usage:
+    check_results.py [--lab=NAME] RESULTS_JSON CHECK [CHECK...]
+
+Prints one PASS or FAIL line per check, with the value found. Exit status:
+0 when every check passes, 1 when one fails, 2 when the input is unusable
+(no such file, not the results format of DESIGN.md, a malformed check).
+"""
+
+import json
+import math
+import operator
+import sys
+
+OPERATORS = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+# The top level of the results JSON (DESIGN.md, "Results JSON").
+REQUIRED = {
+    "lab": str,
+    "machine": dict,
+    "instruments": dict,
+    "rows": list,
+    "notes": list,
+}
+
+USAGE = "usage: check_results.py [--lab=NAME] RESULTS_JSON CHECK [CHECK...]"
+
+
+class UnusableInput(Exception):
+    """Input the checker cannot judge: exit 2, not a failed check."""
+
+
+def parse_check(text):
+    """Splits one check into (variant, metric, operator, number)."""
+    words = text.split()
+    if len(words) != 4:
+        raise UnusableInput(
+            "malformed check '%s': want 'VARIANT METRIC OPERATOR NUMBER', "
+            "e.g. 'small_new allocs_per_call == 1'" % text,
+        )
+    variant, metric, op, number = words
+    if op not in OPERATORS:
+        raise UnusableInput(
+            "malformed check '%s': operator '%s' is not one of %s" %
+            (text, op, " ".join(OPERATORS)),
+        )
+    try:
+        bound = float(number)
+    except ValueError:
+        raise UnusableInput(
+            "malformed check '%s': '%s' is not a number" % (text, number),
+        ) from None
+    if not math.isfinite(bound):
+        raise UnusableInput("malformed check '%s': bound is not finite" % text)
+    return variant, metric, op, bound
+
+
+def load_results(path, lab):
+    """Reads the results JSON and checks its top level."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            results = json.load(f)
+    except OSError as e:
+        raise UnusableInput("cannot read %s: %s" % (path, e.strerror)) from None
+    except ValueError as e:
+        raise UnusableInput("%s is not JSON: %s" % (path, e)) from None
+    if not isinstance(results, dict):
+        raise UnusableInput("%s: the top level is not an object" % path)
+    for key, kind in REQUIRED.items():
+        if key not in results:
+            raise UnusableInput("%s: missing \"%s\"" % (path, key))
+        if not isinstance(results[key], kind):
+            raise UnusableInput(
+                "%s: \"%s\" is a %s, want a %s" %
+                (path, key, type(results[key]).__name__, kind.__name__),
+            )
+    if lab is not None and results["lab"] != lab:
+        raise UnusableInput(
+            "%s: \"lab\" is \"%s\", want \"%s\"" % (path, results["lab"], lab),
+        )
+    for i, row in enumerate(results["rows"]):
+        if not isinstance(row, dict) or not isinstance(row.get("variant"), str):
+            raise UnusableInput("%s: rows[%d] has no \"variant\"" % (path, i))
+    return results
+
+
+def evaluate(results, check):
+    """Returns (passed, message) for one parsed check."""
+    variant, metric, op, bound = check
+    rows = [r for r in results["rows"] if r["variant"] == variant]
+    if not rows:
+        return False, "no row '%s' (rows: %s)" % (
+            variant,
+            ", ".join(r["variant"] for r in results["rows"]) or "none",
+        )
+    if len(rows) > 1:
+        return False, "%d rows are called '%s': which one is meant?" % (
+            len(rows),
+            variant,
+        )
+    row = rows[0]
+    if metric not in row:
+        metrics = [k for k in row if k != "variant"]
+        return False, "row '%s' has no metric '%s' (it has: %s)" % (
+            variant,
+            metric,
+            ", ".join(metrics) or "none",
+        )
+    value = row[metric]
+    if value is None:
+        return False, ("'%s' of row '%s' is null: the experiment did not "
+                       "measure it (see its notes)" % (metric, variant))
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False, "'%s' of row '%s' is %s, not a number" % (
+            metric,
+            variant,
+            json.dumps(value),
+        )
+    return OPERATORS[op](value, bound), "actual %s" % repr(value)
+
+
+def main(argv):
+    lab = None
+    args = argv[1:]
+    if args and args[0].startswith("--lab="):
+        lab = args[0][len("--lab="):]
+        args = args[1:]
+    if len(args) < 2:
+        print(USAGE, file=sys.stderr)
+        print("check_results: no checks given; a test that checks nothing "
+              "cannot fail", file=sys.stderr)
+        return 2
+    path, texts = args[0], args[1:]
+    try:
+        checks = [parse_check(t) for t in texts]
+        results = load_results(path, lab)
+    except UnusableInput as e:
+        print("check_results: %s" % e, file=sys.stderr)
+        return 2
+    failed = 0
+    for text, check in zip(texts, checks):
+        passed, message = evaluate(results, check)
+        verdict = "PASS" if passed else "FAIL"
+        print("%s  %s  (%s)" % (verdict, " ".join(text.split()), message))
+        if not passed:
+            failed += 1
+    if failed:
+        print("check_results: %d of %d checks failed on %s (lab %s)" %
+              (failed, len(checks), path, results["lab"]))
+        for note in results["notes"]:
+            print("  note: %s" % note)
+        return 1
+    print("check_results: all %d checks passed (lab %s)" %
+          (len(checks), results["lab"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

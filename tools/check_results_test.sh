@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The checker's own test: check_results.py must pass what holds and fail, with
+# a message that says why, what does not. Without this, an experiment test
+# whose checker always said PASS would look green forever.
+#
+# Usage: check_results_test.sh CHECKER RESULTS_JSON RESULTS_WITHOUT_NOTES_JSON
+set -u
+checker="$1"
+fixture="$2"
+without_notes="$3"
+failures=0
+
+if ! command -v python3 >/dev/null; then
+  echo "check_results_test: python3 is not on PATH (${PATH}); tools/setup.sh" \
+    "installs Debian's python3" >&2
+  exit 2
+fi
+echo "python3: $(command -v python3)"
+
+# expect NAME STATUS PATTERN -- ARGS...: runs the checker on ARGS and wants
+# exit STATUS and a line of its output matching the regular expression.
+expect() {
+  local name="$1" want_status="$2" pattern="$3"
+  shift 4
+  local output status
+  output="$(python3 "${checker}" "$@" 2>&1)"
+  status=$?
+  if [[ ${status} -ne ${want_status} ]] || ! grep -qE -- "${pattern}" <<<"${output}"; then
+    echo "FAIL ${name}: want exit ${want_status} and /${pattern}/, got exit ${status}:"
+    while IFS= read -r line; do echo "    ${line}"; done <<<"${output}"
+    failures=$((failures + 1))
+  else
+    echo "ok   ${name}"
+  fi
+}
+
+# What holds passes, for every operator.
+expect all_pass 0 '^check_results: all 7 checks passed \(lab fixture\)$' -- \
+  --lab=fixture "${fixture}" \
+  "small_new allocs_per_call == 1" "small_new page_faults_per_call != 1" \
+  "fixed mmap_per_call < 1" "fixed mmap_per_call <= 0.999" \
+  "fixed page_faults_per_call > 60" "fixed threshold_bytes >= 131072" \
+  "  fixed   threshold_bytes   <=   133120  "
+expect pass_line 0 '^PASS  small_new allocs_per_call == 1  \(actual 1\)$' -- \
+  "${fixture}" "small_new allocs_per_call == 1"
+
+# A value on the wrong side fails, and says what it was.
+expect wrong_value 1 '^FAIL  fixed mmap_per_call >= 0.9999  \(actual 0.999\)$' -- \
+  "${fixture}" "fixed mmap_per_call >= 0.9999"
+expect equal_is_exact 1 '^FAIL  fixed page_faults_per_call == 65  \(actual 65.001\)$' -- \
+  "${fixture}" "fixed page_faults_per_call == 65"
+# One failure among passes fails the whole, and every check is still shown.
+expect one_of_two 1 '^check_results: 1 of 2 checks failed' -- \
+  "${fixture}" "small_new allocs_per_call == 1" "small_new allocs_per_call == 0"
+expect one_of_two_shows_pass 1 '^PASS  small_new allocs_per_call == 1' -- \
+  "${fixture}" "small_new allocs_per_call == 1" "small_new allocs_per_call == 0"
+expect notes_on_failure 1 '^  note: a fixture' -- \
+  "${fixture}" "small_new allocs_per_call == 0"
+
+# Missing and unmeasured facts fail; they never pass by default.
+expect no_row 1 "^FAIL  large_new allocs_per_call == 1  \(no row 'large_new' \(rows: small_new, fixed, unmeasured\)\)$" -- \
+  "${fixture}" "large_new allocs_per_call == 1"
+expect no_metric 1 "row 'small_new' has no metric 'mmap_per_call' \(it has: threads, ns_per_call, allocs_per_call, page_faults_per_call\)" -- \
+  "${fixture}" "small_new mmap_per_call < 1"
+expect null_metric 1 "'ns_per_call' of row 'unmeasured' is null: the experiment did not measure it" -- \
+  "${fixture}" "unmeasured ns_per_call >= 0"
+expect text_metric 1 "'method' of row 'unmeasured' is \"none\", not a number" -- \
+  "${fixture}" "unmeasured method == 0"
+
+# Unusable input: exit 2, with the reason.
+expect no_checks 2 'no checks given' -- "${fixture}"
+expect three_words 2 "malformed check 'small_new allocs_per_call 1': want 'VARIANT METRIC OPERATOR NUMBER'" -- \
+  "${fixture}" "small_new allocs_per_call 1"
+expect bad_operator 2 "operator '=' is not one of == != < <= > >=" -- \
+  "${fixture}" "small_new allocs_per_call = 1"
+expect bad_number 2 "'one' is not a number" -- \
+  "${fixture}" "small_new allocs_per_call == one"
+expect infinite_bound 2 "bound is not finite" -- \
+  "${fixture}" "small_new allocs_per_call < inf"
+expect wrong_lab 2 '"lab" is "fixture", want "allocator_cost"' -- \
+  --lab=allocator_cost "${fixture}" "small_new allocs_per_call == 1"
+expect missing_notes 2 'missing "notes"' -- \
+  "${without_notes}" "small_new allocs_per_call == 1"
+expect missing_file 2 'cannot read .*no_such.json' -- \
+  "${TEST_TMPDIR:-/tmp}/no_such.json" "small_new allocs_per_call == 1"
+not_json="${TEST_TMPDIR:-/tmp}/check_results_not_json.json"
+printf '{"lab": "fixture", "rows": [' >"${not_json}"
+expect not_json 2 'is not JSON' -- "${not_json}" "small_new allocs_per_call == 1"
+
+if [[ ${failures} -ne 0 ]]; then
+  echo "check_results_test: ${failures} cases failed" >&2
+  exit 1
+fi
+echo "check_results_test: every case behaved"
