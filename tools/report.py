@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+"""Shows results JSON files as tables, and two runs of one lab side by side.
+
+A learner's run and the reference's, or this machine's and a friend's: the
+experiments print one run each, and `--json` keeps it. This reads those
+files back.
+
+    bazel run //:report -- mine.json                 # one run, every metric
+    bazel run //:report -- mine.json reference.json  # two runs, with B / A
+
+Relative paths are taken from the directory `bazel run` was started in.
+With two files of the same lab, each metric of each row they share is shown
+with both values and their ratio; timings from two runs (let alone two
+machines) differ for many reasons, counts should not: the ratio column
+shows which is which. Exit status 2 for an unreadable file.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+
+from check_results import UnusableInput, load_results  # noqa: E402
+
+USAGE = "usage: report.py RESULTS_JSON [OTHER_RESULTS_JSON]"
+
+
+def resolve(path):
+    """A relative path means the directory `bazel run` was typed in."""
+    base = os.environ.get("BUILD_WORKING_DIRECTORY")
+    if base and not os.path.isabs(path):
+        return os.path.join(base, path)
+    return path
+
+
+def fmt(value):
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return "%.4g" % value if abs(value) < 1e4 else "%.0f" % value
+
+
+def metric_keys(rows):
+    """Every key but the variant, in order of first appearance."""
+    keys = []
+    for row in rows:
+        for key in row:
+            if key not in ("variant", "threads") and key not in keys:
+                keys.append(key)
+    return keys
+
+
+def table(header, lines, text_columns=1):
+    """Aligned columns: the first `text_columns` left, numbers right."""
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *lines)]
+    out = []
+    for line in [header] + lines:
+        cells = [str(c).ljust(w) if i < text_columns else str(c).rjust(w)
+                 for i, (c, w) in enumerate(zip(line, widths))]
+        out.append("  ".join(cells).rstrip())
+    return "\n".join(out)
+
+
+def machine_line(results):
+    m = results["machine"]
+    ghz = m.get("effective_ghz")
+    return "%s, %s logical CPUs on %s cores, %s, %s, effective clock %s" % (
+        m.get("cpu_model", "?"), fmt(m.get("logical_cpus")),
+        fmt(m.get("physical_cores")), m.get("kernel", "?"),
+        m.get("libc", "?"), "%.2f GHz" % ghz if ghz else "n/a")
+
+
+def show_one(path, results):
+    print("%s: lab %s" % (path, results["lab"]))
+    print("machine: %s" % machine_line(results))
+    rows = results["rows"]
+    keys = metric_keys(rows)
+    print(table(["variant"] + keys,
+                [[r["variant"]] + [fmt(r.get(k)) for k in keys] for r in rows]))
+    for note in results["notes"]:
+        print("note: %s" % note)
+
+
+def show_two(paths, a, b):
+    print("A: %s (%s)\nB: %s (%s)" % (paths[0], machine_line(a), paths[1],
+                                       machine_line(b)))
+    b_rows = {r["variant"]: r for r in b["rows"]}
+    lines = []
+    for row in a["rows"]:
+        other = b_rows.get(row["variant"])
+        if other is None:
+            continue
+        for key in metric_keys([row, other]):
+            va, vb = row.get(key), other.get(key)
+            ratio = "n/a"
+            numeric = all(isinstance(v, (int, float)) and
+                          not isinstance(v, bool) for v in (va, vb))
+            if numeric and va != 0:
+                ratio = "%.2f" % (vb / va)
+            elif numeric and va == vb:
+                ratio = "same"
+            lines.append([row["variant"], key, fmt(va), fmt(vb), ratio])
+    print(table(["variant", "metric", "A", "B", "B / A"], lines,
+                text_columns=2))
+    only = sorted(set(r["variant"] for r in a["rows"]) ^ set(b_rows))
+    if only:
+        print("rows in only one file: %s" % ", ".join(only))
+
+
+def main(argv):
+    paths = argv[1:]
+    if not 1 <= len(paths) <= 2 or any(p.startswith("-") for p in paths):
+        print(USAGE, file=sys.stderr)
+        return 2
+    try:
+        loaded = [load_results(resolve(p), None) for p in paths]
+    except UnusableInput as e:
+        print("report: %s" % e, file=sys.stderr)
+        return 2
+    if len(loaded) == 1:
+        show_one(paths[0], loaded[0])
+        return 0
+    if loaded[0]["lab"] != loaded[1]["lab"]:
+        print("report: %s is lab %s but %s is lab %s: only runs of one lab "
+              "compare" % (paths[0], loaded[0]["lab"], paths[1],
+                           loaded[1]["lab"]), file=sys.stderr)
+        return 2
+    show_two(paths, *loaded)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# //:report on fixtures: one file, two files of one lab, and the refusals.
+set -u
+report="$1"
+fixture="$2"
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+out="$("${report}" "${fixture}" 2>&1)" || fail "one file exited $?: ${out}"
+grep -q "^variant  *ns_per_call  *allocs_per_call" <<<"${out}" || fail "no table header: ${out}"
+grep -q "^unmeasured .* n/a .* none$" <<<"${out}" || fail "null is not n/a: ${out}"
+grep -q "^note: a fixture" <<<"${out}" || fail "no notes: ${out}"
+
+sed 's/"ns_per_call": 51.6/"ns_per_call": 103.2/' "${fixture}" >"${TEST_TMPDIR}/slower.json"
+out="$("${report}" "${fixture}" "${TEST_TMPDIR}/slower.json" 2>&1)" || fail "two files exited $?: ${out}"
+grep -q "^small_new  *ns_per_call  *51.6  *103.2  *2.00$" <<<"${out}" || fail "no ratio row: ${out}"
+grep -q "^small_new  *allocs_per_call  *1  *1  *1.00$" <<<"${out}" || fail "no count row: ${out}"
+
+sed 's/"lab": "fixture"/"lab": "other"/' "${fixture}" >"${TEST_TMPDIR}/other.json"
+"${report}" "${fixture}" "${TEST_TMPDIR}/other.json" >/dev/null 2>"${TEST_TMPDIR}/err"
+[[ $? -eq 2 ]] || fail "two labs did not exit 2"
+grep -q "only runs of one lab compare" "${TEST_TMPDIR}/err" || fail "two labs: $(cat "${TEST_TMPDIR}/err")"
+
+"${report}" "${TEST_TMPDIR}/missing.json" >/dev/null 2>"${TEST_TMPDIR}/err"
+[[ $? -eq 2 ]] || fail "a missing file did not exit 2"
+grep -q "cannot read" "${TEST_TMPDIR}/err" || fail "missing: $(cat "${TEST_TMPDIR}/err")"
+
+"${report}" >/dev/null 2>&1
+[[ $? -eq 2 ]] || fail "no argument did not exit 2"
+
+if ((failures)); then
+  echo "${failures} failures" >&2
+  exit 1
+fi
+echo "report: all cases behave"
