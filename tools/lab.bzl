@@ -14,7 +14,8 @@ Together they declare (DESIGN.md, "The lab pattern"):
     //tests/<lab>:solution_test            the suite on the reference: must pass
     //tests/<lab>:starter_test             the suite on the starter (manual)
     //tests/<lab>:starter_unsolved_test    passes while starter_test fails
-    //tests/<lab>:known_bad_<bad>_test     passes while the suite rejects <bad>.cc
+    //tests/<lab>:known_bad_<bad>_test     passes while bad_<bad>.cc fails the
+                                           suite tests its entry names
     //tests/<lab>:solution_experiment_test //solutions/<lab>:<lab> --quick runs,
                                            refuses a bad flag and shows the
                                            chapter's facts (experiment_checks)
@@ -151,6 +152,7 @@ def lab_tests(
         name,
         suite_deps = [],
         known_bad = {},
+        known_bad_only_if = {},
         known_bad_deps = [],
         size = "small",
         experiment_checks = [],
@@ -161,8 +163,22 @@ def lab_tests(
     Args:
       name: the lab.
       suite_deps: what task_test.cc needs besides task.h and GoogleTest.
-      known_bad: {"name": "file.cc"}: plausible wrong solutions of task.h in
-        this package; the suite must reject each one.
+      known_bad: {"<bad>": ["Suite.Test", ...]}: plausible wrong solutions
+        of task.h, each in this package's bad_<bad>.cc, with the suite tests
+        it must fail. A name may be a --gtest_filter pattern without ':'
+        (e.g. "Sizes/PrepareBufferSizeTest.FirstCallMakesNoPageFault/*");
+        every test it matches counts. :known_bad_<bad>_test runs each named
+        test alone and passes only when all of them fail on <bad> and pass
+        on the reference; it says which named test passed instead. A crash,
+        a skip, a name that matches nothing or a failure the reference
+        shares (the machine cannot run that check) is not a rejection
+        (tools/xfail.py).
+      known_bad_only_if: {"<bad>": "//label:probe"}: a <bad> that is wrong
+        only on some machines (reading each page prefaults where the kernel
+        has no zero page). The probe is a program that exits 0 when the
+        condition under which <bad> must be rejected holds, 1 when it does
+        not (the test then passes and prints the probe's reason), anything
+        else when it cannot tell (the test fails).
       known_bad_deps: what every known-bad file needs besides task.h, e.g. a
         testonly library of this package with the parts they share, so that
         each file keeps only its own mistake.
@@ -177,6 +193,9 @@ def lab_tests(
       experiment_size: test size of :solution_experiment_test.
     """
     starter = _pkg("labs", name)
+    for bad in known_bad_only_if:
+        if bad not in known_bad:
+            fail("lab_tests({}): known_bad_only_if names '{}', which is not in known_bad".format(name, bad))
 
     # The suite, compiled once and linked against each implementation.
     cc_library(
@@ -213,37 +232,69 @@ def lab_tests(
         ],
     )
 
-    implementations = {"starter": starter + ":task"}
-    for bad, src in known_bad.items():
+    xfail_data = ["//tools:xfail.py"]
+    xfail_script = "$(rootpath //tools:xfail.py)"
+
+    # The starter: the whole suite must fail, cleanly.
+    cc_binary(
+        name = "starter_suite",
+        testonly = True,
+        copts = ALLOCLAB_TEST_COPTS,
+        deps = [
+            ":suite",
+            starter + ":task",
+        ],
+    )
+    native.sh_test(
+        name = "starter_unsolved_test",
+        size = size,
+        srcs = ["//tools:xfail_test.sh"],
+        args = [xfail_script, "--suite=$(rootpath :starter_suite)"],
+        data = xfail_data + [":starter_suite"],
+    )
+    xfails = [":starter_unsolved_test"]
+
+    for bad, tests in known_bad.items():
+        if type(tests) != "list" or not tests:
+            fail("lab_tests({}): known_bad['{}'] must list the suite tests it fails, e.g. [\"Suite.Test\"]".format(name, bad))
+        for test in tests:
+            if not test or " " in test or ":" in test or "'" in test or test.startswith("-"):
+                fail("lab_tests({}): known_bad['{}'] names '{}', which is not a test name or a pattern without ':'".format(name, bad, test))
+        impl = "known_bad_" + bad
         cc_library(
-            name = "known_bad_" + bad,
+            name = impl,
             testonly = True,
-            srcs = [src],
+            srcs = ["bad_{}.cc".format(bad)],
             copts = ALLOCLAB_COPTS,
             deps = [starter + ":task_header"] + known_bad_deps,
         )
-        implementations["known_bad_" + bad] = ":known_bad_" + bad
-
-    xfails = []
-    for impl, task in implementations.items():
         cc_binary(
             name = impl + "_suite",
             testonly = True,
             copts = ALLOCLAB_TEST_COPTS,
             deps = [
                 ":suite",
-                task,
+                ":" + impl,
             ],
         )
-        test_name = "starter_unsolved_test" if impl == "starter" else impl + "_test"
+        args = [
+            xfail_script,
+            "--suite=$(rootpath :{}_suite)".format(impl),
+            "--reference=$(rootpath :solution_test)",
+        ]
+        data = xfail_data + [":{}_suite".format(impl), ":solution_test"]
+        probe = known_bad_only_if.get(bad)
+        if probe:
+            args.append("--only_if=$(rootpath {})".format(probe))
+            data.append(probe)
         native.sh_test(
-            name = test_name,
+            name = impl + "_test",
             size = size,
             srcs = ["//tools:xfail_test.sh"],
-            args = ["$(location :{}_suite)".format(impl)],
-            data = [":{}_suite".format(impl)],
+            args = args + ["'{}'".format(test) for test in tests],
+            data = data,
         )
-        xfails.append(":" + test_name)
+        xfails.append(":{}_test".format(impl))
 
     experiment_tests = []
     if experiment_checks:

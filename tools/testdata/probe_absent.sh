@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "condition absent: fixture says no"
+exit 1

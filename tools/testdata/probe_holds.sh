@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "condition holds: fixture says yes"
+exit 0

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# xfail.py's own test: on a fixture suite built as a reference and as a bad
+# implementation, it must pass a rejection by the named tests and fail, with
+# a message that says why, every other outcome (a named test that passes, a
+# crash, a failure the reference shares, a skip, a name that matches
+# nothing, a passing suite). The conditional expectation runs both answers
+# of its probe, so neither path is first run on a learner's machine.
+#
+# Usage: xfail_test_test.sh XFAIL_TEST_SH XFAIL_PY BAD REFERENCE \
+#          PROBE_HOLDS PROBE_ABSENT PROBE_UNKNOWN
+set -u
+runner="$1"
+script="$2"
+bad="$3"
+reference="$4"
+holds="$5"
+absent="$6"
+unknown="$7"
+failures=0
+
+# expect NAME STATUS PATTERN -- ARGS...: runs the xfail test on ARGS and wants
+# exit STATUS and a line of its output matching the regular expression.
+expect() {
+  local name="$1" want_status="$2" pattern="$3"
+  shift 4
+  local output status
+  output="$("${runner}" "${script}" "$@" 2>&1)"
+  status=$?
+  if [[ ${status} -ne ${want_status} ]] || ! grep -qE -- "${pattern}" <<<"${output}"; then
+    echo "FAIL ${name}: want exit ${want_status} and /${pattern}/, got exit ${status}:"
+    while IFS= read -r line; do echo "    ${line}"; done <<<"${output}"
+    failures=$((failures + 1))
+  else
+    echo "ok   ${name}"
+  fi
+}
+
+named=(--suite="${bad}" --reference="${reference}")
+
+expect rejected 0 'rejected as expected by all 4 named tests' -- \
+  "${named[@]}" Fixture.Rejects Fixture.AlsoRejects 'Sizes/FixtureParam.Rejects/*'
+expect named_test_passed 1 'Fixture.Passes passed, but this implementation must fail it' -- \
+  "${named[@]}" Fixture.Rejects Fixture.Passes
+expect pattern_with_a_pass 1 'Fixture.Passes passed' -- \
+  "${named[@]}" 'Fixture.*Rej*' 'Fixture.P*'
+XFAIL_FIXTURE_CRASH=1 expect crash 1 'Fixture.Crashes: the suite did not run to the end \(killed by signal 6\)' -- \
+  "${named[@]}" Fixture.Crashes
+XFAIL_FIXTURE_BROKEN_MACHINE=1 expect reference_fails_too 1 'Fixture.FailsOnBoth fails on the reference solution too' -- \
+  "${named[@]}" Fixture.FailsOnBoth
+expect skip 1 'Fixture.Skips was skipped' -- "${named[@]}" Fixture.Skips
+expect typo 1 'Fixture.Rejetcs matches no test of the suite' -- \
+  "${named[@]}" Fixture.Rejetcs
+expect not_a_pattern 1 "'Fixture.Rejects:Fixture.Passes' is not one test name" -- \
+  "${named[@]}" 'Fixture.Rejects:Fixture.Passes'
+expect no_reference 2 'named tests need --reference' -- --suite="${bad}" Fixture.Rejects
+expect not_executable 2 'is not an executable' -- --suite=/nonexistent
+
+# Whole-suite mode (the starter): a failing suite is rejected, a passing one
+# is not, and a crash is not.
+expect whole_rejected 0 'rejected as expected \(4 tests failed\)' -- --suite="${bad}"
+expect whole_passes 1 'the suite passed, but it must reject' -- --suite="${reference}"
+XFAIL_FIXTURE_CRASH=1 expect whole_crash 1 'did not run to the end \(killed by signal 6\)' -- \
+  --suite="${bad}"
+
+# The conditional expectation, with both answers of the probe.
+expect condition_holds_rejected 0 'the condition holds here: condition holds' -- \
+  --only_if="${holds}" "${named[@]}" Fixture.Rejects
+expect condition_holds_not_rejected 1 'Fixture.Passes passed' -- \
+  --only_if="${holds}" "${named[@]}" Fixture.Passes
+expect condition_absent 0 'not expected to be rejected on this machine, not run: condition absent: fixture says no' -- \
+  --only_if="${absent}" "${named[@]}" Fixture.Passes
+expect condition_unknown 1 'could not tell \(exit 2\): unknown: fixture cannot tell' -- \
+  --only_if="${unknown}" "${named[@]}" Fixture.Rejects
+
+if [[ ${failures} -ne 0 ]]; then
+  echo "${failures} case(s) failed"
+  exit 1
+fi
+echo "all cases passed"
