@@ -19,3 +19,14 @@ ALLOCLAB_TEST_COPTS = ALLOCLAB_COPTS + [
     # GoogleTest's macros compare signed and unsigned counts freely.
     "-Wno-sign-compare",
 ]
+
+# The same checks for C sources (lab musl_churn's workload and task, which
+# musl-gcc compiles too): GCC rejects nothing here, but it warns about every
+# C++-only option given to a C file.
+ALLOCLAB_C_COPTS = [
+    "-Wall",
+    "-Wextra",
+    "-Wcast-qual",
+    "-Wvla",
+    "-std=c11",
+]
