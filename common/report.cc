@@ -96,6 +96,10 @@ std::string Plural(int n, absl::string_view one, absl::string_view many) {
 // 51.600000000000001. NaN and infinities have no JSON form: null.
 std::string JsonNumber(std::optional<double> value) {
   if (!value.has_value() || !std::isfinite(*value)) return "null";
+  // Whole numbers as integers: %g would write 10 as "1e+01".
+  if (*value == std::trunc(*value) && std::fabs(*value) < 1e15) {
+    return absl::StrFormat("%.0f", *value);
+  }
   std::string text;
   for (int precision = 1; precision <= 17; ++precision) {
     text = absl::StrFormat("%.*g", precision, *value);
@@ -148,6 +152,34 @@ std::string JsonFields(
     fields.push_back(absl::StrCat(JsonEscape(key), ": ", JsonEscape(value)));
   }
   return absl::StrJoin(fields, ", ");
+}
+
+// A row's sample arrays as JSON fields: "key": [1, 2.5, null].
+std::string JsonSamples(
+    const std::vector<std::pair<std::string, std::vector<double>>>& samples) {
+  std::vector<std::string> fields;
+  for (const auto& [key, values] : samples) {
+    std::vector<std::string> numbers;
+    numbers.reserve(values.size());
+    for (double v : values) numbers.push_back(JsonNumber(v));
+    fields.push_back(
+        absl::StrCat(JsonEscape(key), ": [", absl::StrJoin(numbers, ", "), "]"));
+  }
+  return absl::StrJoin(fields, ", ");
+}
+
+const char* PlotKindName(PlotKind kind) {
+  switch (kind) {
+    case PlotKind::kBars:
+      return "bars";
+    case PlotKind::kLines:
+      return "lines";
+    case PlotKind::kScatter:
+      return "scatter";
+    case PlotKind::kSamples:
+      return "samples";
+  }
+  return "bars";
 }
 
 }  // namespace
@@ -212,13 +244,22 @@ std::string MachineLine(const MachineInfo& machine) {
 
 Row& Row::Set(absl::string_view key, std::optional<double> value) {
   ErasePair(text, key);  // one key, one value in the JSON
+  ErasePair(samples, key);
   SetPair(metrics, key, value);
   return *this;
 }
 
 Row& Row::SetText(absl::string_view key, absl::string_view value) {
   ErasePair(metrics, key);
+  ErasePair(samples, key);
   SetPair(text, key, std::string(value));
+  return *this;
+}
+
+Row& Row::SetSamples(absl::string_view key, std::vector<double> values) {
+  ErasePair(metrics, key);
+  ErasePair(text, key);
+  SetPair(samples, key, std::move(values));
   return *this;
 }
 
@@ -327,13 +368,32 @@ std::string Results::ToJson() const {
     absl::StrAppend(&json, "  \"rows\": [\n");
     for (size_t i = 0; i < rows_.size(); ++i) {
       const Row& row = rows_[i];
-      const std::string fields = JsonFields(row.metrics, row.text);
+      std::string fields = JsonFields(row.metrics, row.text);
+      const std::string samples = JsonSamples(row.samples);
+      if (!samples.empty()) {
+        absl::StrAppend(&fields, fields.empty() ? "" : ", ", samples);
+      }
       absl::StrAppend(&json, "    {\"variant\": ", JsonEscape(row.variant),
                       ", \"threads\": ", row.threads,
                       fields.empty() ? "" : ", ", fields, "}",
                       i + 1 < rows_.size() ? "," : "", "\n");
     }
     absl::StrAppend(&json, "  ],\n");
+  }
+  if (headline_.has_value()) {
+    const Headline& h = *headline_;
+    absl::StrAppend(&json, "  \"headline\": {\"label\": ", JsonEscape(h.label),
+                    ", \"value\": ", JsonNumber(h.value),
+                    ", \"text\": ", JsonEscape(h.text),
+                    ", \"reference\": ", JsonEscape(h.reference), "},\n");
+  }
+  if (plot_.has_value()) {
+    const Plot& p = *plot_;
+    absl::StrAppend(&json, "  \"plot\": {\"kind\": ",
+                    JsonEscape(PlotKindName(p.kind)), ", \"y\": ", JsonEscape(p.y),
+                    ", \"x\": ", JsonEscape(p.x), ", \"series\": ",
+                    JsonEscape(p.series), ", \"title\": ", JsonEscape(p.title),
+                    "},\n");
   }
   if (notes_.empty()) {
     absl::StrAppend(&json, "  \"notes\": []\n");

@@ -18,6 +18,9 @@
 //   results.AddRow("small_new").Set("ns_per_call", 51.6)
 //                             .Set("allocs_per_call", 1.0);
 //   results.AddNote("one core: no contention to show here");
+//   results.SetHeadline({.label = "one malloc+free", .value = 13.2,
+//                        .text = "13.2 ns", .reference = "8.3-13.7 ns"});
+//   results.SetPlot({.kind = alloclab::PlotKind::kBars, .y = "ns_per_call"});
 //   std::cout << results.RenderTable({{"ns_per_call", "ns per call", 1},
 //                                     {"allocs_per_call", "allocs per call", 2}});
 //   absl::Status s = results.WriteJson("out.json");
@@ -78,10 +81,14 @@ struct Row {
   int threads = 1;
   std::vector<std::pair<std::string, std::optional<double>>> metrics;
   std::vector<std::pair<std::string, std::string>> text;
+  // Values sampled during the run (e.g. RSS every 10 ms), for plots: the
+  // JSON writes each as an array; the table does not show them.
+  std::vector<std::pair<std::string, std::vector<double>>> samples;
 
   // Set() replaces a metric of the same key, else appends.
   Row& Set(absl::string_view key, std::optional<double> value);
   Row& SetText(absl::string_view key, absl::string_view value);
+  Row& SetSamples(absl::string_view key, std::vector<double> values);
   // Get() is nullopt for a missing or unmeasured metric.
   std::optional<double> Get(absl::string_view key) const;
 };
@@ -94,6 +101,42 @@ struct Column {
   std::string key;
   std::string header;
   int precision = 1;
+};
+
+// Headline
+//
+// A lab's one figure, the one `bazel run //:tour` puts in its summary table
+// beside the reference run's (docs/adding_a_lab.md): what it is, this run's
+// value as text with its unit (or "n/a" and why), the same as a number where
+// there is one, and the reference run's figure as the chapter quotes it.
+struct Headline {
+  std::string label;             // "one malloc+free"
+  std::optional<double> value;   // 13.2; nullopt when not measured
+  std::string text;              // "13.2 ns"
+  std::string reference;         // "8.3-13.7 ns"
+};
+
+// PlotKind
+//
+// The pictures `bazel run //:report -- --plot=out.svg` can draw.
+enum class PlotKind {
+  kBars,     // one bar per row: `y` (a count or time) per variant
+  kLines,    // `y` against `x` (a metric, or "threads"), one line per
+             // value of `series` (a text field, or "variant")
+  kScatter,  // one point per row at (`x`, `y`), named by `series`
+  kSamples,  // each row's `y` samples over time, `x` the metric that holds
+             // the seconds between two samples
+};
+
+// Plot
+//
+// The lab's natural picture, chosen by the lab and drawn from its JSON.
+struct Plot {
+  PlotKind kind = PlotKind::kBars;
+  std::string y;
+  std::string x;
+  std::string series;
+  std::string title;  // empty: the lab's name
 };
 
 // Results
@@ -119,6 +162,15 @@ class Results {
   void AddNote(absl::string_view note) { notes_.emplace_back(note); }
   const std::vector<std::string>& notes() const { return notes_; }
 
+  // SetHeadline() / SetPlot()
+  //
+  // What the tour's summary shows of this lab, and the picture the report
+  // draws; both optional, both written to the JSON.
+  void SetHeadline(Headline headline) { headline_ = std::move(headline); }
+  const std::optional<Headline>& headline() const { return headline_; }
+  void SetPlot(Plot plot) { plot_ = std::move(plot); }
+  const std::optional<Plot>& plot() const { return plot_; }
+
   // RenderTable()
   //
   // The aligned table: a "variant" column (and "threads" when any row has
@@ -140,6 +192,8 @@ class Results {
   std::vector<std::pair<std::string, std::string>> instrument_text_;
   std::vector<Row> rows_;
   std::vector<std::string> notes_;
+  std::optional<Headline> headline_;
+  std::optional<Plot> plot_;
 };
 
 // JsonEscape()

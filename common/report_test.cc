@@ -22,6 +22,7 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::Optional;
 using ::testing::StartsWith;
 
@@ -105,6 +106,35 @@ TEST(ResultsTest, JsonNumbersRoundTripAndNonFiniteIsNull) {
               HasSubstr(R"({"variant": "v", "threads": 1, )"
                         R"("third": 0.3333333333333333, "negative": -0.25, )"
                         R"("huge": 1e+300, "inf": null, "nan": null})"));
+}
+
+TEST(ResultsTest, JsonHasHeadlinePlotAndSamplesOnlyWhenSet) {
+  Results results("drawn");
+  results.AddRow("glibc").Set("wall_s", 1.5).SetSamples("rss_kib", {10, 20.5});
+  EXPECT_THAT(results.ToJson(), Not(HasSubstr("headline")));
+  EXPECT_THAT(results.ToJson(), Not(HasSubstr("plot")));
+  results.SetHeadline({.label = "one malloc+free",
+                       .value = std::nullopt,
+                       .text = "n/a (one core)",
+                       .reference = "8.3-13.7 ns"});
+  results.SetPlot({.kind = PlotKind::kSamples, .y = "rss_kib", .x = "interval_s"});
+  const std::string json = results.ToJson();
+  EXPECT_THAT(json, HasSubstr(R"({"variant": "glibc", "threads": 1, )"
+                              R"("wall_s": 1.5, "rss_kib": [10, 20.5]})"));
+  EXPECT_THAT(json, HasSubstr(R"j("headline": {"label": "one malloc+free", )j"
+                              R"j("value": null, "text": "n/a (one core)", )j"
+                              R"j("reference": "8.3-13.7 ns"},)j"));
+  EXPECT_THAT(json, HasSubstr(R"("plot": {"kind": "samples", "y": "rss_kib", )"
+                              R"("x": "interval_s", "series": "", "title": ""},)"));
+}
+
+TEST(RowTest, SamplesReplaceAMetricOfTheSameKey) {
+  Row row;
+  row.Set("rss_kib", 1.0).SetSamples("rss_kib", {1, 2});
+  EXPECT_EQ(row.Get("rss_kib"), std::nullopt);
+  ASSERT_EQ(row.samples.size(), 1u);
+  row.Set("rss_kib", 3.0);
+  EXPECT_TRUE(row.samples.empty());
 }
 
 TEST(JsonEscapeTest, EscapesQuotesBackslashesAndControlCharacters) {

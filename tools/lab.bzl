@@ -14,6 +14,7 @@ Together they declare (DESIGN.md, "The lab pattern"):
     //tests/<lab>:solution_test            the suite on the reference: must pass
     //tests/<lab>:starter_test             the suite on the starter (manual)
     //tests/<lab>:starter_unsolved_test    passes while starter_test fails
+                                           (manual, course_integrity: .ci/run)
     //tests/<lab>:known_bad_<bad>_test     passes while bad_<bad>.cc fails the
                                            suite tests its entry names
     //tests/<lab>:solution_experiment_test //solutions/<lab>:<lab> --quick runs,
@@ -240,14 +241,22 @@ def lab_tests(
         name = "starter_suite",
         testonly = True,
         copts = ALLOCLAB_TEST_COPTS,
+        visibility = ["//:__pkg__"],  # //:board runs it on the learner's task.cc
         deps = [
             ":suite",
             starter + ":task",
         ],
     )
+
+    # It turns red when the learner succeeds: it leaves `bazel test //...`
+    # (manual), and .ci/run runs it by its tag.
     native.sh_test(
         name = "starter_unsolved_test",
         size = size,
+        tags = [
+            "course_integrity",
+            "manual",
+        ],
         srcs = ["//tools:xfail_test.sh"],
         args = [xfail_script, "--suite=$(rootpath :starter_suite)"],
         data = xfail_data + [":starter_suite"],
@@ -320,5 +329,8 @@ def lab_tests(
 
     native.test_suite(
         name = name,
+        # Manual: it holds the starter's check, which //... must leave out.
+        tags = ["manual"],
         tests = [":solution_test"] + xfails + experiment_tests,
+        visibility = ["//:__pkg__"],  # //:course_integrity_test's queries
     )
