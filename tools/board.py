@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+"""The progress board: which labs your task.cc files solve, and what fails.
+
+    bazel run //:board
+
+For each lab it runs the lab's suite (tests/<lab>/task_test.cc) against
+your labs/<lab>/task.cc, as `bazel test //tests/<lab>:starter_test` would,
+and prints one line per lab: solved or not, how many checks pass, and under
+it each failing check's name with the first line of its message (and its
+last, where the test says in its own words what went wrong). A teacher gets
+the same from a learner's checkout (docs/teaching.md).
+
+Exit status: 0 when every suite ran (solved or not), 1 when a suite could
+not run or crashed, 2 for bad arguments. `--labs=a,b` shows only those.
+
+Arguments (//:board writes them): LAB=SUITE_BINARY ...
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+
+USAGE = "usage: board.py [--labs=LAB,...] LAB=SUITE_BINARY [LAB=SUITE_BINARY...]"
+
+# A suite that runs longer than this is stuck, not slow: each takes seconds.
+SUITE_TIMEOUT_S = 300
+
+# Longest message shown per failing check, so that the board stays a board.
+MESSAGE_WIDTH = 150
+
+
+class LabResult:
+    """One lab's line on the board."""
+
+    def __init__(self, lab):
+        self.lab = lab
+        self.passed = 0
+        self.total = 0      # checks that ran: passed or failed
+        self.skipped = []   # (name, reason)
+        self.failures = []  # (name, first message line)
+        self.problem = None  # why the suite gave no verdict, or None
+
+    @property
+    def solved(self):
+        return (self.problem is None and self.total > 0 and
+                not self.failures and self.passed == self.total)
+
+
+def first_line(message):
+    """The failure's location and first line, plus its last line when the
+    test added its own words there (GoogleTest puts them last)."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if not lines:
+        return "(no message)"
+    location = ""
+    # GoogleTest starts with "path/to/file.cc:83" on a line of its own.
+    head = lines[0]
+    if ":" in head and head.rsplit(":", 1)[1].isdigit() and " " not in head:
+        location = os.path.basename(head) + ": "
+        lines = lines[1:] or ["(no message)"]
+    text = lines[0]
+    last = lines[-1]
+    if len(lines) > 1 and not last.startswith("Which is:"):
+        text += " ... " + last
+    text = location + text
+    if len(text) > MESSAGE_WIDTH:
+        text = text[:MESSAGE_WIDTH - 3] + "..."
+    return text
+
+
+def parse_suite_xml(lab, xml_text):
+    """A LabResult from GoogleTest's --gtest_output=xml report."""
+    result = LabResult(lab)
+    try:
+        root = ElementTree.fromstring(xml_text)
+    except ElementTree.ParseError as e:
+        result.problem = "its XML report is unreadable (%s)" % e
+        return result
+    for case in root.iter("testcase"):
+        name = "%s.%s" % (case.get("classname", "?"), case.get("name", "?"))
+        if case.get("status") == "notrun":
+            continue  # DISABLED_ tests: not checks
+        failure = case.find("failure")
+        if failure is None:
+            failure = case.find("error")
+        skipped = case.find("skipped")
+        if failure is not None:
+            result.total += 1
+            message = failure.get("message") or failure.text or ""
+            result.failures.append((name, first_line(message)))
+        elif skipped is not None or case.get("result") == "skipped":
+            # A check this machine cannot make (the test says why): neither
+            # passed nor failed, and shown.
+            reason = (skipped.get("message") if skipped is not None else "")
+            result.skipped.append((name, first_line(reason or "")))
+        else:
+            result.total += 1
+            result.passed += 1
+    if result.total == 0:
+        result.problem = "its suite ran no check"
+    return result
+
+
+def describe_exit(status):
+    if status < 0:
+        try:
+            return "was killed by %s" % signal.Signals(-status).name
+        except ValueError:
+            return "was killed by signal %d" % -status
+    return "exited with %d" % status
+
+
+def run_suite(lab, binary, tmp):
+    """Runs one lab's suite binary and reads its XML report."""
+    if not os.access(binary, os.X_OK):
+        result = LabResult(lab)
+        result.problem = "%s is not an executable (build //tests/%s:starter_suite)" % (binary, lab)
+        return result
+    xml_path = os.path.join(tmp, lab + ".xml")
+    test_tmp = os.path.join(tmp, lab)
+    os.makedirs(test_tmp, exist_ok=True)
+    env = dict(os.environ)
+    # The suite is a test binary: give it what `bazel test` would, and keep
+    # this run's own test settings (if any) away from it.
+    env["TEST_TMPDIR"] = test_tmp
+    for key in ("XML_OUTPUT_FILE", "TESTBRIDGE_TEST_ONLY", "GTEST_FILTER"):
+        env.pop(key, None)
+    try:
+        proc = subprocess.run([binary, "--gtest_output=xml:" + xml_path],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              env=env, timeout=SUITE_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        result = LabResult(lab)
+        result.problem = "its suite did not finish in %d s" % SUITE_TIMEOUT_S
+        return result
+    output = proc.stdout.decode("utf-8", "replace")
+    if not os.path.exists(xml_path):
+        result = LabResult(lab)
+        last = [line for line in output.splitlines() if line.strip()]
+        result.problem = "its suite %s before writing a report%s" % (
+            describe_exit(proc.returncode),
+            (": " + last[-1].strip()) if last else "")
+        return result
+    with open(xml_path, encoding="utf-8", errors="replace") as f:
+        result = parse_suite_xml(lab, f.read())
+    if proc.returncode not in (0, 1) and result.problem is None:
+        result.problem = "its suite %s" % describe_exit(proc.returncode)
+    elif proc.returncode == 1 and not result.failures and result.problem is None:
+        result.problem = "its suite exited with 1 but reported no failed check"
+    return result
+
+
+def render(results):
+    """The board as text."""
+    width = max([len("lab")] + [len(r.lab) for r in results])
+    lines = ["%-*s  %-8s  %s" % (width, "lab", "status", "checks passed")]
+    for r in results:
+        if r.problem:
+            status, checks = "broken", "-"
+        else:
+            status = "solved" if r.solved else "not yet"
+            checks = "%d/%d" % (r.passed, r.total)
+            if r.skipped:
+                checks += " (%d skipped)" % len(r.skipped)
+        lines.append(("%-*s  %-8s  %s" % (width, r.lab, status, checks)).rstrip())
+        if r.problem:
+            lines.append("    %s" % r.problem)
+        for name, message in r.failures:
+            lines.append("    FAILED %s: %s" % (name, message))
+        for name, reason in r.skipped:
+            lines.append("    skipped %s: %s" % (name, reason))
+    solved = sum(1 for r in results if r.solved)
+    lines.append("")
+    lines.append("%d of %d labs solved." % (solved, len(results)))
+    if solved < len(results):
+        lines.append("To work on one: bazel test //tests/<lab>:starter_test "
+                     "--test_output=errors")
+    return "\n".join(lines)
+
+
+def parse_args(argv):
+    labs = []
+    only = None
+    for arg in argv:
+        if arg.startswith("--labs="):
+            only = [lab for lab in arg[len("--labs="):].split(",") if lab]
+        elif arg.startswith("-"):
+            raise ValueError("unknown flag %s" % arg)
+        elif "=" in arg:
+            lab, binary = arg.split("=", 1)
+            labs.append((lab, binary))
+        else:
+            raise ValueError("'%s' is not LAB=SUITE_BINARY" % arg)
+    if not labs:
+        raise ValueError("no lab given")
+    if only is not None:
+        known = [lab for lab, _ in labs]
+        unknown = [lab for lab in only if lab not in known]
+        if unknown or not only:
+            raise ValueError("--labs: unknown lab %s; the labs are %s" % (
+                ", ".join(unknown) or "(none given)", ", ".join(known)))
+        labs = [(lab, binary) for lab, binary in labs if lab in only]
+    return labs
+
+
+def main(argv):
+    try:
+        labs = parse_args(argv[1:])
+    except ValueError as e:
+        print("board: %s\n%s" % (e, USAGE), file=sys.stderr)
+        return 2
+    print("Your labs/<lab>/task.cc against each lab's suite:\n")
+    with tempfile.TemporaryDirectory(prefix="alloclab_board_") as tmp:
+        results = [run_suite(lab, binary, tmp) for lab, binary in labs]
+    print(render(results))
+    return 1 if any(r.problem for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
