@@ -2,7 +2,12 @@
 
 #include "common/lab_main.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <cstdio>
@@ -89,6 +94,26 @@ std::string ResolveOutputPath(const std::string& path) {
   return absl::StrCat(base, "/", path);
 }
 
+// Whether `path` can be written, without changing it: a full run that ends
+// in "cannot write" has wasted the learner's minutes.
+absl::Status CheckWritable(const std::string& path) {
+  struct stat info;
+  const bool existed = stat(path.c_str(), &info) == 0;
+  if (existed && S_ISDIR(info.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write ", path, ": it is a directory"));
+  }
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int error = errno;
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write ", path, ": ", strerror(error)));
+  }
+  close(fd);
+  if (!existed) unlink(path.c_str());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 LabOptions InitLab(int argc, char** argv, absl::string_view usage) {
@@ -110,6 +135,14 @@ LabOptions InitLab(int argc, char** argv, absl::string_view usage) {
   LabOptions options;
   options.quick = absl::GetFlag(FLAGS_quick);
   options.json_path = absl::GetFlag(FLAGS_json);
+  if (!options.json_path.empty()) {
+    if (absl::Status writable =
+            CheckWritable(ResolveOutputPath(options.json_path));
+        !writable.ok()) {
+      ExitWithUsageError(program, absl::StrCat("--json=", options.json_path,
+                                               ": ", writable.message()));
+    }
+  }
   options.repetitions = absl::GetFlag(FLAGS_repetitions);
   if (options.repetitions < 0) {
     ExitWithUsageError(program,

@@ -53,8 +53,9 @@ struct LabOptions {
 // InitLab()
 //
 // Runs `MaybeRunFreshCall()`, then parses the flags (exits 1 with a message
-// on an unknown flag, a positional argument, --repetitions < 0 or a --cpu
-// that is not online; pins to --cpu when given; `--help`
+// on an unknown flag, a positional argument, --repetitions < 0, a --cpu
+// that is not online or a --json path that cannot be written: all before
+// any work); pins to --cpu when given; `--help`
 // prints `usage` and the course's flags, and exits 0). Returns the common
 // options; lab-specific flags are read with absl::GetFlag as usual.
 LabOptions InitLab(int argc, char** argv, absl::string_view usage);

@@ -76,6 +76,15 @@ grep -q "^wrote ${TEST_TMPDIR}/typed_here/rel.json$" <<<"${out}" || fail "wrote 
 run --quick --json=/nonexistent/dir/x.json
 [[ ${status} -eq 1 ]] || fail "unwritable --json exited ${status}, want 1"
 grep -q "/nonexistent/dir/x.json" <<<"${err}" || fail "unwritable --json: message: ${err}"
+# Refused at start: nothing was measured before the refusal.
+grep -q "measuring" <<<"${err}" && fail "unwritable --json was refused only after the work: ${err}"
+[[ -z "${out}" ]] || fail "unwritable --json printed a table: ${out}"
+
+# The lab's own flags are checked before any work too, with its message.
+run --quick --size_kib=0
+[[ ${status} -eq 1 ]] || fail "--size_kib=0 exited ${status}, want 1"
+grep -q "^lab_main_demo: --size_kib=0 must be positive$" <<<"${err}" || fail "--size_kib=0: message: ${err}"
+grep -q "measuring" <<<"${err}" && fail "--size_kib=0 was refused only after the work: ${err}"
 
 if [[ ${failures} -ne 0 ]]; then
   echo "${failures} check(s) failed" >&2

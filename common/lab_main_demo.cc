@@ -1,8 +1,8 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// The smallest experiment built the way every lab's is: InitLab, a first
-// call in a fresh process next to the same call warmed up, FinishLab. The
-// command-line test of lab_main runs it.
+// The smallest experiment built the way every lab's is (common/experiment.h):
+// a first call in a fresh process next to the same call warmed up. The
+// command-line test of lab_main and the harness runs it.
 
 #include <algorithm>
 #include <cstdint>
@@ -12,10 +12,12 @@
 #include <string>
 
 #include "absl/flags/flag.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
+#include "common/experiment.h"
 #include "common/fresh_process.h"
 #include "common/lab_main.h"
 #include "common/report.h"
@@ -46,41 +48,47 @@ void FirstTouch(alloclab::FreshCall& call) {
 }
 ALLOCLAB_FRESH_CALL("demo_first_touch", FirstTouch);
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const alloclab::LabOptions options = alloclab::InitLab(
-      argc, argv,
-      "lab_main_demo: one buffer touched in a fresh process, then warm.");
+absl::Status Experiment(alloclab::Lab& lab) {
   const int kib = absl::GetFlag(FLAGS_size_kib);
-  if (kib <= 0) {
-    std::cerr << "--size_kib=" << kib << " must be positive" << std::endl;
-    return 1;
-  }
-  alloclab::Results results("lab_main_demo");
-  results.SetMachine(alloclab::DescribeMachine(/*measure_clock=*/!options.quick));
-  results.SetInstrument("timer_overhead_ns", alloclab::TimerOverheadNs());
-
-  absl::StatusOr<alloclab::FreshCallResult> fresh =
-      alloclab::RunFreshCall("demo_first_touch", absl::StrCat(kib));
-  if (!fresh.ok()) {
-    std::cerr << "fresh call: " << fresh.status() << std::endl;
-    return 1;
-  }
-  results.AddRow("first call, fresh process")
-      .Set("ns_per_call", fresh->values.at("first_ns"))
-      .Set("page_faults_per_call", fresh->values.at("first_minor_faults"));
+  // What the command-line test looks for: no work before the flags pass.
+  std::cerr << "measuring" << std::endl;
+  absl::StatusOr<alloclab::Samples> fresh = alloclab::RunFreshCalls(
+      "first call, fresh process", "demo_first_touch", 1, absl::StrCat(kib));
+  if (!fresh.ok()) return fresh.status();
+  absl::StatusOr<alloclab::FreshRow> first = alloclab::AddFreshRow(
+      "first call, fresh process", "first", *fresh, lab.results());
+  if (!first.ok()) return first.status();
 
   // The fastest of the warm runs: what a benchmark that warms up reports.
-  const int repetitions = options.Repetitions(3, 20);
+  const int repetitions = lab.options().Repetitions(3, 20);
   int64_t best = INT64_MAX;
   for (int i = 0; i < repetitions; ++i) {
     best = std::min(best, alloclab::TimeNs([&] { TouchBuffer(kib); }));
   }
-  results.AddRow("warm call").Set("ns_per_call", static_cast<double>(best))
+  lab.results()
+      .AddRow("warm call")
+      .Set("ns_per_call", static_cast<double>(best))
       .Set("page_faults_per_call", std::nullopt);
-  results.AddNote("warm page faults are not counted in this demo");
-  return alloclab::FinishLab(results, options,
-                             {{"ns_per_call", "ns per call", 1},
-                              {"page_faults_per_call", "page faults per call", 1}});
+  lab.results().AddNote("warm page faults are not counted in this demo");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return alloclab::RunLab(
+      argc, argv,
+      {.lab = "lab_main_demo",
+       .usage = "lab_main_demo: one buffer touched in a fresh process, then "
+                "warm.",
+       .columns = {{"ns_per_call", "ns per call", 1},
+                   {"page_faults_per_call", "page faults per call", 1}},
+       .check_flags =
+           [](const alloclab::LabOptions&) {
+             const int kib = absl::GetFlag(FLAGS_size_kib);
+             return kib > 0 ? absl::OkStatus()
+                            : absl::InvalidArgumentError(absl::StrCat(
+                                  "--size_kib=", kib, " must be positive"));
+           }},
+      Experiment);
 }
