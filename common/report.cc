@@ -387,13 +387,15 @@ std::string Results::ToJson() const {
                     ", \"text\": ", JsonEscape(h.text),
                     ", \"reference\": ", JsonEscape(h.reference), "},\n");
   }
-  if (plot_.has_value()) {
-    const Plot& p = *plot_;
-    absl::StrAppend(&json, "  \"plot\": {\"kind\": ",
-                    JsonEscape(PlotKindName(p.kind)), ", \"y\": ", JsonEscape(p.y),
-                    ", \"x\": ", JsonEscape(p.x), ", \"series\": ",
-                    JsonEscape(p.series), ", \"title\": ", JsonEscape(p.title),
-                    "},\n");
+  if (!plots_.empty()) {
+    std::vector<std::string> plots;
+    for (const Plot& p : plots_) {
+      plots.push_back(absl::StrCat(
+          "{\"kind\": ", JsonEscape(PlotKindName(p.kind)), ", \"y\": ",
+          JsonEscape(p.y), ", \"x\": ", JsonEscape(p.x), ", \"series\": ",
+          JsonEscape(p.series), ", \"title\": ", JsonEscape(p.title), "}"));
+    }
+    absl::StrAppend(&json, "  \"plots\": [", absl::StrJoin(plots, ", "), "],\n");
   }
   if (notes_.empty()) {
     absl::StrAppend(&json, "  \"notes\": []\n");

@@ -20,7 +20,7 @@
 //   results.AddNote("one core: no contention to show here");
 //   results.SetHeadline({.label = "one malloc+free", .value = 13.2,
 //                        .text = "13.2 ns", .reference = "8.3-13.7 ns"});
-//   results.SetPlot({.kind = alloclab::PlotKind::kBars, .y = "ns_per_call"});
+//   results.AddPlot({.kind = alloclab::PlotKind::kBars, .y = "ns_per_call"});
 //   std::cout << results.RenderTable({{"ns_per_call", "ns per call", 1},
 //                                     {"allocs_per_call", "allocs per call", 2}});
 //   absl::Status s = results.WriteJson("out.json");
@@ -124,13 +124,15 @@ enum class PlotKind {
   kLines,    // `y` against `x` (a metric, or "threads"), one line per
              // value of `series` (a text field, or "variant")
   kScatter,  // one point per row at (`x`, `y`), named by `series`
-  kSamples,  // each row's `y` samples over time, `x` the metric that holds
-             // the seconds between two samples
+  kSamples,  // each row's `y` samples (Row::SetSamples) over time: `x` the
+             // samples of their times (same length), or a metric holding
+             // the time between two samples
 };
 
 // Plot
 //
-// The lab's natural picture, chosen by the lab and drawn from its JSON.
+// The lab's natural picture, chosen by the lab and drawn from its JSON
+// (docs/adding_a_lab.md). Axis labels are the keys: keep the unit in them.
 struct Plot {
   PlotKind kind = PlotKind::kBars;
   std::string y;
@@ -162,14 +164,14 @@ class Results {
   void AddNote(absl::string_view note) { notes_.emplace_back(note); }
   const std::vector<std::string>& notes() const { return notes_; }
 
-  // SetHeadline() / SetPlot()
+  // SetHeadline() / AddPlot()
   //
-  // What the tour's summary shows of this lab, and the picture the report
-  // draws; both optional, both written to the JSON.
+  // What the tour's summary shows of this lab, and the pictures the report
+  // draws (one panel each, in order); both optional, both in the JSON.
   void SetHeadline(Headline headline) { headline_ = std::move(headline); }
   const std::optional<Headline>& headline() const { return headline_; }
-  void SetPlot(Plot plot) { plot_ = std::move(plot); }
-  const std::optional<Plot>& plot() const { return plot_; }
+  void AddPlot(Plot plot) { plots_.push_back(std::move(plot)); }
+  const std::vector<Plot>& plots() const { return plots_; }
 
   // RenderTable()
   //
@@ -193,7 +195,7 @@ class Results {
   std::vector<Row> rows_;
   std::vector<std::string> notes_;
   std::optional<Headline> headline_;
-  std::optional<Plot> plot_;
+  std::vector<Plot> plots_;
 };
 
 // JsonEscape()

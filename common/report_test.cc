@@ -117,15 +117,18 @@ TEST(ResultsTest, JsonHasHeadlinePlotAndSamplesOnlyWhenSet) {
                        .value = std::nullopt,
                        .text = "n/a (one core)",
                        .reference = "8.3-13.7 ns"});
-  results.SetPlot({.kind = PlotKind::kSamples, .y = "rss_kib", .x = "interval_s"});
+  results.AddPlot({.kind = PlotKind::kScatter, .y = "wall_s", .series = "allocator"});
+  results.AddPlot({.kind = PlotKind::kSamples, .y = "rss_kib", .x = "interval_s"});
   const std::string json = results.ToJson();
   EXPECT_THAT(json, HasSubstr(R"({"variant": "glibc", "threads": 1, )"
                               R"("wall_s": 1.5, "rss_kib": [10, 20.5]})"));
   EXPECT_THAT(json, HasSubstr(R"j("headline": {"label": "one malloc+free", )j"
                               R"j("value": null, "text": "n/a (one core)", )j"
                               R"j("reference": "8.3-13.7 ns"},)j"));
-  EXPECT_THAT(json, HasSubstr(R"("plot": {"kind": "samples", "y": "rss_kib", )"
-                              R"("x": "interval_s", "series": "", "title": ""},)"));
+  EXPECT_THAT(json, HasSubstr(R"("plots": [{"kind": "scatter", "y": "wall_s", )"
+                              R"("x": "", "series": "allocator", "title": ""}, )"
+                              R"({"kind": "samples", "y": "rss_kib", )"
+                              R"("x": "interval_s", "series": "", "title": ""}],)"));
 }
 
 TEST(RowTest, SamplesReplaceAMetricOfTheSameKey) {
