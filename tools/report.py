@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """Shows results JSON files as tables, and two runs of one lab side by side.
 
@@ -8,12 +8,20 @@ files back.
 
     bazel run //:report -- mine.json                 # one run, every metric
     bazel run //:report -- mine.json reference.json  # two runs, with B / A
+    bazel run //:report -- --plot=out.svg mine.json [reference.json]
+                                                     # and the lab's picture
 
 Relative paths are taken from the directory `bazel run` was started in.
 With two files of the same lab, each metric of each row they share is shown
 with both values and their ratio; timings from two runs (let alone two
 machines) differ for many reasons, counts should not: the ratio column
-shows which is which. Exit status 2 for an unreadable file.
+shows which is which. `--plot` also draws the picture the lab chose
+(tools/plot.py), both runs in the same panels. Exit status 2 for an
+unreadable file or a picture that cannot be drawn.
+
+It runs with Debian's /usr/bin/python3, whose python3-matplotlib draws the
+plots (a python3 earlier on PATH, e.g. pyenv's, does not see Debian's
+modules).
 """
 
 import os
@@ -22,8 +30,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 
 from check_results import UnusableInput, load_results  # noqa: E402
+from plot import PlotError, draw  # noqa: E402
 
-USAGE = "usage: report.py RESULTS_JSON [OTHER_RESULTS_JSON]"
+USAGE = "usage: report.py [--plot=OUT.svg] RESULTS_JSON [OTHER_RESULTS_JSON]"
 
 
 def resolve(path):
@@ -112,24 +121,45 @@ def show_two(paths, a, b):
 
 
 def main(argv):
-    paths = argv[1:]
-    if not 1 <= len(paths) <= 2 or any(p.startswith("-") for p in paths):
+    plot_path = None
+    paths = []
+    for arg in argv[1:]:
+        if arg.startswith("--plot="):
+            plot_path = arg[len("--plot="):]
+        elif arg.startswith("-"):
+            print("report: unknown flag %s\n%s" % (arg, USAGE), file=sys.stderr)
+            return 2
+        else:
+            paths.append(arg)
+    if not 1 <= len(paths) <= 2 or plot_path == "":
         print(USAGE, file=sys.stderr)
+        return 2
+    if plot_path is not None and not plot_path.endswith(".svg"):
+        print("report: --plot=%s: the picture is an SVG file; name it *.svg" %
+              plot_path, file=sys.stderr)
         return 2
     try:
         loaded = [load_results(resolve(p), None) for p in paths]
     except UnusableInput as e:
         print("report: %s" % e, file=sys.stderr)
         return 2
-    if len(loaded) == 1:
-        show_one(paths[0], loaded[0])
-        return 0
-    if loaded[0]["lab"] != loaded[1]["lab"]:
+    if len(loaded) == 2 and loaded[0]["lab"] != loaded[1]["lab"]:
         print("report: %s is lab %s but %s is lab %s: only runs of one lab "
               "compare" % (paths[0], loaded[0]["lab"], paths[1],
                            loaded[1]["lab"]), file=sys.stderr)
         return 2
-    show_two(paths, *loaded)
+    if len(loaded) == 1:
+        show_one(paths[0], loaded[0])
+    else:
+        show_two(paths, *loaded)
+    if plot_path is not None:
+        try:
+            draw(list(zip([os.path.basename(p) for p in paths], loaded)),
+                 resolve(plot_path))
+        except PlotError as e:
+            print("report: %s" % e, file=sys.stderr)
+            return 2
+        print("plot: wrote %s" % plot_path)
     return 0
 
 

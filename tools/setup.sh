@@ -24,6 +24,7 @@ DEBIAN_PACKAGES=(
   musl-tools               # musl-gcc      (lab musl_churn)
   strace                   # syscall counts to compare with the labs' own
   python3                  # the checker of the experiments' results JSON
+  python3-matplotlib       # //:report --plot and the tour's pictures (/usr/bin/python3)
 )
 BUILDIFIER_NPM_PACKAGE="@bazel/buildifier"
 
