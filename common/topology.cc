@@ -3,7 +3,6 @@
 #include "common/topology.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,9 +22,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/sys_file.h"
 
 namespace alloclab {
 namespace {
+
+using internal::ReadSysFile;
 
 // Above any CPU id a Linux kernel can have (NR_CPUS tops out at 8192 on
 // x86-64 and 4096 on arm64): a larger number is a typo, and "0-999999999"
@@ -44,35 +46,6 @@ bool ParseCpuId(absl::string_view text, int* id) {
     if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
   }
   return absl::SimpleAtoi(text, id) && *id <= kMaxCpuId;
-}
-
-// The file's contents, surrounding whitespace (the kernel's newline)
-// removed.
-absl::StatusOr<std::string> ReadSysFile(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return absl::Status(absl::ErrnoToStatusCode(err),
-                        absl::StrCat("cannot read ", path, ": ",
-                                     ErrnoText(err)));
-  }
-  std::string contents;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      close(fd);
-      return absl::Status(absl::ErrnoToStatusCode(err),
-                          absl::StrCat("cannot read ", path, ": ",
-                                       ErrnoText(err)));
-    }
-    contents.append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
-  return std::string(absl::StripAsciiWhitespace(contents));
 }
 
 // An integer file of topology/. Ids are signed: some arm64 firmware leaves
