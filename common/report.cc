@@ -29,6 +29,7 @@
 #include "common/effective_clock.h"
 #include "common/faults.h"
 #include "common/topology.h"
+#include "common/vm_facts.h"
 
 #ifdef __GLIBC__
 #include <gnu/libc-version.h>
@@ -215,6 +216,8 @@ MachineInfo DescribeMachine(bool measure_clock) {
   machine.faults_source =
       faults.ok() ? std::string(faults->source())
                   : absl::StrCat("unavailable (", faults.status().message(), ")");
+  machine.zero_page = DescribeZeroPage(ProbeZeroPage());
+  machine.thp = DescribeThp(ReadThpSettings());
   return machine;
 }
 
@@ -237,9 +240,13 @@ std::string MachineLine(const MachineInfo& machine) {
                              ? "not measured"
                              : machine.effective_ghz_note,
                          ")");
-  return absl::StrCat("machine: ", machine.cpu_model, ", ", cpus, ", ",
-                      machine.kernel, ", ", machine.libc, ", ", clock,
-                      ", faults from ", machine.faults_source);
+  std::string line = absl::StrCat("machine: ", machine.cpu_model, ", ", cpus,
+                                  ", ", machine.kernel, ", ", machine.libc, ", ",
+                                  clock, ", faults from ", machine.faults_source);
+  for (const std::string* fact : {&machine.zero_page, &machine.thp}) {
+    if (!fact->empty()) absl::StrAppend(&line, ", ", *fact);
+  }
+  return line;
 }
 
 Row& Row::Set(absl::string_view key, std::optional<double> value) {
@@ -359,7 +366,9 @@ std::string Results::ToJson() const {
       ", \"smt\": ", cores_known ? (m.smt ? "true" : "false") : "null",
       ", \"kernel\": ", JsonEscape(m.kernel), ", \"libc\": ", JsonEscape(m.libc),
       ", \"effective_ghz\": ", JsonNumber(m.effective_ghz),
-      ", \"faults_source\": ", JsonEscape(m.faults_source), "},\n");
+      ", \"faults_source\": ", JsonEscape(m.faults_source),
+      ", \"zero_page\": ", m.zero_page.empty() ? "null" : JsonEscape(m.zero_page),
+      ", \"thp\": ", m.thp.empty() ? "null" : JsonEscape(m.thp), "},\n");
   absl::StrAppend(&json, "  \"instruments\": {",
                   JsonFields(instruments_, instrument_text_), "},\n");
   if (rows_.empty()) {

@@ -38,6 +38,8 @@ MachineInfo TestMachine() {
   machine.libc = "glibc 2.36";
   machine.effective_ghz = 3.1;
   machine.faults_source = "getrusage(RUSAGE_THREAD)";
+  machine.zero_page = "no zero page";
+  machine.thp = "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always";
   return machine;
 }
 
@@ -64,7 +66,7 @@ TEST(ResultsTest, JsonMatchesTheDesignFormat) {
   EXPECT_EQ(SmallResults().ToJson(),
             R"json({
   "lab": "allocator_cost",
-  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": 2, "smt": false, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": 3.1, "faults_source": "getrusage(RUSAGE_THREAD)"},
+  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": 2, "smt": false, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": 3.1, "faults_source": "getrusage(RUSAGE_THREAD)", "zero_page": "no zero page", "thp": "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always"},
   "instruments": {"timer_overhead_ns": 19.5, "shared_counter_cost_ns": null, "clock": "CLOCK_MONOTONIC"},
   "rows": [
     {"variant": "small_new", "threads": 1, "ns_per_call": 51.6, "allocs_per_call": 1, "page_faults_per_call": 0},
@@ -82,11 +84,13 @@ TEST(ResultsTest, JsonOfEmptyResultsWritesNullForUnknownMachineFacts) {
   MachineInfo machine = TestMachine();
   machine.physical_cores = 0;
   machine.effective_ghz = std::nullopt;
+  machine.zero_page.clear();
+  machine.thp.clear();
   results.SetMachine(machine);
   EXPECT_EQ(results.ToJson(),
             R"json({
   "lab": "empty",
-  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": null, "smt": null, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": null, "faults_source": "getrusage(RUSAGE_THREAD)"},
+  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": null, "smt": null, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": null, "faults_source": "getrusage(RUSAGE_THREAD)", "zero_page": null, "thp": null},
   "instruments": {},
   "rows": [],
   "notes": []
@@ -223,7 +227,8 @@ TEST(MachineLineTest, SaysEverythingOnOneLine) {
   EXPECT_EQ(MachineLine(TestMachine()),
             "machine: Test CPU \"X\" @ 3.00GHz, 2 logical CPUs on 2 cores "
             "(no SMT), Linux 6.1.0, glibc 2.36, effective clock 3.10 GHz, "
-            "faults from getrusage(RUSAGE_THREAD)");
+            "faults from getrusage(RUSAGE_THREAD), no zero page, THP madvise "
+            "(2048 KiB inherit=madvise), mTHP 64 KiB always");
 }
 
 TEST(MachineLineTest, SaysWhatIsUnknownAndWhy) {
@@ -261,9 +266,14 @@ TEST(DescribeMachineTest, DescribesThisMachine) {
   EXPECT_EQ(machine.effective_ghz_note, "not measured");
   EXPECT_THAT(machine.faults_source,
               testing::AnyOf(StartsWith("getrusage"), StartsWith("perf_event")));
+  EXPECT_THAT(machine.zero_page,
+              testing::AnyOf("shared zero page", "no zero page",
+                             StartsWith("zero page unknown (")));
+  EXPECT_THAT(machine.thp, StartsWith("THP "));
   EXPECT_THAT(MachineLine(machine),
               AllOf(StartsWith("machine: "), HasSubstr(machine.libc),
-                    HasSubstr("effective clock n/a (not measured)")));
+                    HasSubstr("effective clock n/a (not measured)"),
+                    HasSubstr(", " + machine.zero_page + ", " + machine.thp)));
 }
 
 std::string ReadFile(const std::string& path) {

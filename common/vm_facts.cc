@@ -296,6 +296,9 @@ absl::StatusOr<ThpSettings> ReadThpSettings(absl::string_view sys_root) {
   for (const auto& [bytes, name] : *dirs) {
     const std::string path = absl::StrCat(dir, "/", name, "/enabled");
     absl::StatusOr<std::string> size_mode = mode_of(path);
+    // A size only shared memory can use (6.18 lists 8 KiB with just
+    // shmem_enabled) is no size of anonymous memory.
+    if (absl::IsNotFound(size_mode.status())) continue;
     if (!size_mode.ok()) return size_mode.status();
     ThpSize size{bytes, *size_mode, false};
     if (size.mode == "inherit") {

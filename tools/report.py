@@ -77,10 +77,15 @@ def table(header, lines, text_columns=1):
 def machine_line(results):
     m = results["machine"]
     ghz = m.get("effective_ghz")
-    return "%s, %s logical CPUs on %s cores, %s, %s, effective clock %s" % (
+    line = "%s, %s logical CPUs on %s cores, %s, %s, effective clock %s" % (
         m.get("cpu_model", "?"), fmt(m.get("logical_cpus")),
         fmt(m.get("physical_cores")), m.get("kernel", "?"),
         m.get("libc", "?"), "%.2f GHz" % ghz if ghz else "n/a")
+    # What a fault count means on that machine; older results lack them.
+    for fact in ("zero_page", "thp"):
+        if m.get(fact):
+            line += ", " + m[fact]
+    return line
 
 
 def show_one(path, results):

@@ -1,10 +1,13 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// Known bad: touches every page, but by reading it. A read of a fresh
-// anonymous page is a fault too, yet the kernel answers it with its one
-// shared page of zeros, read-only; the first write then faults again to get
-// a page of its own. The preparation pays a fault per page and the first
-// call still pays another. The suite must reject it.
+// Known bad where the kernel has a zero page: touches every page, but by
+// reading it. A read of a fresh anonymous page is a fault too, yet such a
+// kernel answers it with its one shared page of zeros, read-only; the first
+// write then faults again to get a page of its own. The preparation pays a
+// fault per page and the first call still pays another. The suite must
+// reject it there; on a kernel without the zero page the read allocates the
+// page and this preparation works (tests/first_call/BUILD:
+// known_bad_only_if).
 
 #include "labs/first_call/task.h"
 
