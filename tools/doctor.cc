@@ -1,0 +1,412 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "tools/doctor.h"
+
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
+#include "common/allocator_probe.h"
+#include "common/faults.h"
+#include "common/syscalls.h"
+#include "common/topology.h"
+#include "common/vm_facts.h"
+
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
+
+namespace alloclab {
+namespace {
+
+// The allocators lab jemalloc_adoption compares with glibc's.
+constexpr const char* kPreloadedAllocators[] = {"jemalloc", "tcmalloc", "mimalloc"};
+
+// Opens a counter of `type`/`config` on this thread, user mode only (what
+// an unprivileged process may ask for at perf_event_paranoid=2), and closes
+// it: the answer is whether the kernel allows it.
+absl::Status TryPerfCounter(uint32_t type, uint64_t config,
+                            std::optional<int> paranoid) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof(attr));
+  attr.size = sizeof(attr);
+  attr.type = type;
+  attr.config = config;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  const long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+  if (fd < 0) {
+    const int err = errno;
+    return absl::ErrnoToStatus(err, PerfErrorMeaning(err, paranoid));
+  }
+  close(static_cast<int>(fd));
+  return absl::OkStatus();
+}
+
+std::string Join(const std::vector<std::string>& parts) {
+  return absl::StrJoin(parts, "; ");
+}
+
+bool IsGlibc(const MachineFacts& facts) {
+  return absl::StartsWith(facts.libc, "glibc");
+}
+
+}  // namespace
+
+absl::StatusOr<int> ReadIntFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::string text;
+  std::getline(in, text);
+  int value = 0;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " holds '", text, "', not a number"));
+  }
+  return value;
+}
+
+std::string PerfErrorMeaning(int err, std::optional<int> paranoid) {
+  const std::string setting =
+      paranoid.has_value() ? absl::StrCat("perf_event_paranoid=", *paranoid)
+                           : std::string("perf_event_paranoid unreadable");
+  switch (err) {
+    case ENOENT:
+    case EOPNOTSUPP:
+    case ENODEV:
+      return "this machine exposes no such counter (a VM without a virtual "
+             "PMU, or a CPU the kernel does not know)";
+    case EACCES:
+    case EPERM:
+      return absl::StrCat("refused (", setting,
+                          "; a seccomp filter or container can refuse it too)");
+    case ENOSYS:
+      return "this kernel has no perf_event_open";
+    default:
+      return absl::StrCat("refused: ", std::strerror(err), " (", setting, ")");
+  }
+}
+
+PerfFacts ProbePerf(const ProbeRoots& roots) {
+  PerfFacts perf;
+  absl::StatusOr<int> paranoid =
+      ReadIntFile(absl::StrCat(roots.proc_root, "/sys/kernel/perf_event_paranoid"));
+  if (paranoid.ok()) perf.paranoid = *paranoid;
+  if (!roots.live_probes) {
+    perf.software = absl::UnknownError("not probed");
+    perf.hardware = absl::UnknownError("not probed");
+    return perf;
+  }
+  // The page-fault counter the labs use, through the labs' own instrument.
+  absl::StatusOr<FaultCounter> faults =
+      FaultCounter::Create(FaultScope::kThread, FaultSource::kPerfEvent);
+  perf.software = faults.status();
+  perf.hardware = TryPerfCounter(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+                                 perf.paranoid);
+  return perf;
+}
+
+PtraceFacts ProbePtrace(const ProbeRoots& roots) {
+  PtraceFacts facts;
+  absl::StatusOr<int> scope =
+      ReadIntFile(absl::StrCat(roots.proc_root, "/sys/kernel/yama/ptrace_scope"));
+  if (scope.ok()) facts.yama_scope = *scope;
+  if (!roots.live_probes) {
+    facts.traced_child = absl::UnknownError("not probed");
+    return facts;
+  }
+  // The syscall counter itself, on a forked child that does nothing.
+  absl::StatusOr<SyscallCounts> counts = CountSyscallsInChild([] {});
+  facts.traced_child = counts.status();
+  return facts;
+}
+
+absl::StatusOr<std::string> FindOnPath(absl::string_view name,
+                                       absl::string_view path) {
+  for (absl::string_view dir : absl::StrSplit(path, ':')) {
+    // An empty entry means the current directory, as in a shell.
+    const std::string file =
+        absl::StrCat(dir.empty() ? "." : dir, "/", name);
+    if (access(file.c_str(), X_OK) == 0) return file;
+  }
+  return absl::NotFoundError(absl::StrCat(name, " is not on PATH (", path, ")"));
+}
+
+MachineFacts GatherFacts(const ProbeRoots& roots) {
+  MachineFacts facts;
+  facts.topology = ReadTopology(roots.sys_root);
+  facts.perf = ProbePerf(roots);
+  facts.ptrace = ProbePtrace(roots);
+
+  if (roots.live_probes) {
+    const ZeroPageProbe zero_page = ProbeZeroPage();
+    facts.zero_page = DescribeZeroPage(zero_page);
+    if (zero_page.answer != ZeroPage::kUnknown && !zero_page.reason.empty()) {
+      absl::StrAppend(&facts.zero_page, " (", zero_page.reason, ")");
+    }
+    if (zero_page.answer != ZeroPage::kUnknown) {
+      facts.zero_page_shared = zero_page.answer == ZeroPage::kShared;
+    }
+  } else {
+    facts.zero_page = "zero page not probed";
+  }
+  const absl::StatusOr<ThpSettings> thp = ReadThpSettings(roots.sys_root);
+  facts.thp = DescribeThp(thp);
+  if (thp.ok()) {
+    for (const ThpSize& size : thp->MultiSize()) {
+      facts.mthp_sizes.push_back(absl::StrCat(size.bytes / 1024, " KiB"));
+    }
+  }
+
+#ifdef __GLIBC__
+  facts.libc = absl::StrCat("glibc ", gnu_get_libc_version());
+#else
+  facts.libc = "not glibc";
+#endif
+
+  std::string path = roots.path;
+  if (path.empty()) {
+    const char* env = std::getenv("PATH");
+    path = env != nullptr ? env : "";
+  }
+  facts.musl_gcc = FindOnPath("musl-gcc", path);
+
+  const LibrarySearch search = roots.library_search.has_value()
+                                   ? *roots.library_search
+                                   : DefaultLibrarySearch();
+  for (const char* name : kPreloadedAllocators) {
+    AllocatorFact fact{name, absl::UnknownError("not probed")};
+    absl::StatusOr<LocatedAllocator> located = LocateAllocator(name, search);
+    if (located.ok()) {
+      fact.library = located->path;
+    } else {
+      fact.library = located.status();
+    }
+    facts.allocators.push_back(std::move(fact));
+  }
+  return facts;
+}
+
+std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
+  std::vector<LabVerdict> labs;
+  const bool ptrace_ok = facts.ptrace.traced_child.ok();
+  const std::string ptrace_fix =
+      facts.ptrace.yama_scope.value_or(0) >= 2
+          ? absl::StrFormat(
+                "Yama's ptrace_scope is %d; an administrator can allow "
+                "tracing one's own children (sysctl kernel.yama.ptrace_scope=1)",
+                *facts.ptrace.yama_scope)
+          : "run outside the container or sandbox that forbids ptrace";
+
+  // 1. allocator_cost: counts allocations and faults; getrusage always works.
+  labs.push_back({"allocator_cost", Verdict::kYes,
+                  facts.perf.software.ok()
+                      ? "allocations and page faults are counted per thread"
+                      : "allocations are counted; page faults come from "
+                        "getrusage (perf_event is not available)",
+                  ""});
+
+  // 2. mmap_threshold: glibc's malloc, and ptrace for the syscall counts.
+  {
+    LabVerdict v{"mmap_threshold", Verdict::kYes, "", ""};
+    if (!IsGlibc(facts)) {
+      v.verdict = Verdict::kNo;
+      v.why = absl::StrCat("the lab studies glibc's malloc; this program runs on ",
+                           facts.libc);
+      v.fix = "use a glibc system (Debian, Ubuntu)";
+    } else if (!ptrace_ok) {
+      v.verdict = Verdict::kPartly;
+      v.why = absl::StrCat(facts.libc, ", but the mmap/munmap counts are n/a: ",
+                           facts.ptrace.traced_child.message());
+      v.fix = ptrace_fix;
+    } else {
+      v.why = absl::StrCat(facts.libc, "; ptrace counts each mmap and munmap");
+    }
+    labs.push_back(v);
+  }
+
+  // 3. first_call: any machine; how it shows depends on the zero page and mTHP.
+  {
+    LabVerdict v{"first_call", Verdict::kYes, "", ""};
+    std::vector<std::string> why;
+    if (!facts.zero_page_shared.has_value()) {
+      why.push_back(absl::StrCat(facts.zero_page,
+                                 ": the chapter explains both kinds of kernel"));
+    } else if (*facts.zero_page_shared) {
+      why.push_back("shared zero page: a read maps it, only a write prefaults");
+    } else {
+      why.push_back("no zero page: here reading each page is a valid prefault too");
+    }
+    if (!facts.mthp_sizes.empty()) {
+      why.push_back(absl::StrCat("mTHP ", absl::StrJoin(facts.mthp_sizes, ", "),
+                                 " enabled: the lab asks for base pages so that "
+                                 "one fault is one page"));
+    }
+    v.why = Join(why);
+    labs.push_back(v);
+  }
+
+  // 4. counter_contention: two threads running at once need two cores.
+  {
+    LabVerdict v{"counter_contention", Verdict::kYes, "", ""};
+    if (!facts.topology.ok()) {
+      v.verdict = Verdict::kPartly;
+      v.why = absl::StrCat("topology unknown (", facts.topology.status().message(),
+                           "): cannot tell whether two threads run at once");
+    } else if (facts.topology->physical_cores() >= 2) {
+      v.why = absl::StrFormat("%d cores: threads on different cores contend for "
+                              "the counter's cache line",
+                              facts.topology->physical_cores());
+    } else if (facts.topology->logical_cpus() >= 2) {
+      v.verdict = Verdict::kPartly;
+      v.why = "one core with SMT: the threads also share the core, which the "
+              "smt_siblings lab separates";
+      v.fix = "a machine with 2+ cores";
+    } else {
+      v.verdict = Verdict::kNo;
+      v.why = "one CPU: threads only take turns (the oversubscribed rows)";
+      v.fix = "a machine with 2+ cores";
+    }
+    labs.push_back(v);
+  }
+
+  // 5. smt_siblings: the siblings row needs SMT; the same-CPU row runs anywhere.
+  {
+    LabVerdict v{"smt_siblings", Verdict::kYes, "", ""};
+    if (facts.topology.ok() && facts.topology->smt()) {
+      v.why = absl::StrFormat("SMT on: %d logical CPUs on %d cores",
+                              facts.topology->logical_cpus(),
+                              facts.topology->physical_cores());
+    } else {
+      v.verdict = Verdict::kPartly;
+      v.why = facts.topology.ok()
+                  ? "no SMT: only the same-CPU row (two threads time-sharing one "
+                    "CPU) shows; the siblings row is absent"
+                  : absl::StrCat("topology unknown (",
+                                 facts.topology.status().message(), ")");
+      v.fix = "a CPU with SMT (Hyper-Threading) switched on; a VM shows it only "
+              "if its vCPUs are sibling threads";
+    }
+    labs.push_back(v);
+  }
+
+  // 6. musl_churn: musl-gcc builds the musl side.
+  {
+    LabVerdict v{"musl_churn", Verdict::kYes, "", ""};
+    if (facts.musl_gcc.ok()) {
+      v.why = absl::StrCat("musl-gcc at ", *facts.musl_gcc,
+                           "; the glibc and musl builds run side by side");
+    } else {
+      v.verdict = Verdict::kNo;
+      v.why = std::string(facts.musl_gcc.status().message());
+      v.fix = "sudo apt-get install musl-tools (or sudo tools/setup.sh)";
+    }
+    labs.push_back(v);
+  }
+
+  // 7. jemalloc_adoption: every allocator's library, to preload.
+  {
+    LabVerdict v{"jemalloc_adoption", Verdict::kYes, "", ""};
+    std::vector<std::string> found;
+    std::vector<std::string> missing;
+    for (const AllocatorFact& a : facts.allocators) {
+      if (a.library.ok()) {
+        found.push_back(a.name);
+      } else {
+        missing.push_back(std::string(a.library.status().message()));
+      }
+    }
+    if (!IsGlibc(facts)) {
+      v.verdict = Verdict::kPartly;
+      v.why = absl::StrCat("the comparison's baseline is glibc's malloc; this "
+                           "program runs on ", facts.libc);
+    } else if (missing.empty()) {
+      v.why = absl::StrCat("glibc and ", absl::StrJoin(found, ", "),
+                           " libraries found, ready to preload");
+    } else {
+      v.verdict = found.empty() ? Verdict::kNo : Verdict::kPartly;
+      v.why = absl::StrCat(found.empty() ? "only glibc" : absl::StrCat(
+                                               "glibc, ", absl::StrJoin(found, ", ")),
+                           " found");
+      v.fix = Join(missing);
+    }
+    labs.push_back(v);
+  }
+  return labs;
+}
+
+std::string RenderFacts(const MachineFacts& f) {
+  std::vector<std::string> lines;
+  if (f.topology.ok()) {
+    lines.push_back(absl::StrFormat(
+        "CPUs:         %d logical on %d cores, %s", f.topology->logical_cpus(),
+        f.topology->physical_cores(), f.topology->smt() ? "SMT on" : "no SMT"));
+  } else {
+    lines.push_back(absl::StrCat("CPUs:         unknown: ", f.topology.status().message()));
+  }
+  const std::string paranoid =
+      f.perf.paranoid.has_value() ? absl::StrCat("perf_event_paranoid=", *f.perf.paranoid)
+                                  : "perf_event_paranoid unreadable";
+  lines.push_back(absl::StrCat(
+      "perf_event:   ", paranoid, "; software page-fault counter ",
+      f.perf.software.ok() ? "yes" : absl::StrCat("no (", f.perf.software.message(), ")"),
+      "; hardware cycle counter ",
+      f.perf.hardware.ok() ? "yes" : absl::StrCat("no (", f.perf.hardware.message(), ")")));
+  lines.push_back(absl::StrCat(
+      "ptrace:       ",
+      f.ptrace.traced_child.ok()
+          ? "allowed (traced a forked child's system calls)"
+          : absl::StrCat("refused: ", f.ptrace.traced_child.message()),
+      f.ptrace.yama_scope.has_value()
+          ? absl::StrCat("; Yama ptrace_scope=", *f.ptrace.yama_scope)
+          : std::string("; no Yama")));
+  lines.push_back(absl::StrCat("zero page:    ", f.zero_page));
+  lines.push_back(absl::StrCat("THP:          ", f.thp));
+  lines.push_back(absl::StrCat("libc:         ", f.libc));
+  lines.push_back(absl::StrCat(
+      "musl-gcc:     ", f.musl_gcc.ok() ? *f.musl_gcc
+                                        : absl::StrCat("missing: ", f.musl_gcc.status().message())));
+  for (const AllocatorFact& a : f.allocators) {
+    lines.push_back(absl::StrFormat(
+        "%-13s %s", absl::StrCat(a.name, ":"),
+        a.library.ok() ? *a.library
+                       : absl::StrCat("missing: ", a.library.status().message())));
+  }
+  return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
+}
+
+std::string RenderVerdicts(const std::vector<LabVerdict>& verdicts) {
+  std::string out;
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    const LabVerdict& v = verdicts[i];
+    const char* word = v.verdict == Verdict::kYes      ? "yes"
+                       : v.verdict == Verdict::kPartly ? "partly"
+                                                       : "no";
+    absl::StrAppendFormat(&out, "%zu %-19s %-7s %s\n", i + 1, v.lab, word, v.why);
+    if (!v.fix.empty()) absl::StrAppend(&out, "    fix: ", v.fix, "\n");
+  }
+  return out;
+}
+
+}  // namespace alloclab

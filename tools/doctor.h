@@ -1,0 +1,145 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: doctor.h
+// -----------------------------------------------------------------------------
+//
+// The machine check behind `bazel run //:doctor`: for each lab, whether this
+// machine can show its effect, why not, and the fix where there is one.
+//
+// Two halves. `GatherFacts()` probes the machine: every fact comes from a
+// real probe (the /sys and /proc files under a root a test can point at a
+// fixture tree, perf_event_open, ptrace of a forked child, the zero-page
+// and THP probes of common/vm_facts.h, the allocator libraries found as
+// common/allocator_probe.h finds them, musl-gcc on PATH). `JudgeLabs()`
+// turns facts into verdicts and is a pure function, so tests give it the
+// facts of machines this one is not (SMT, a zero page, no ptrace, no musl).
+//
+// Example:
+//
+//   alloclab::MachineFacts facts = alloclab::GatherFacts(alloclab::ProbeRoots());
+//   std::cout << alloclab::RenderFacts(facts)
+//             << alloclab::RenderVerdicts(alloclab::JudgeLabs(facts));
+
+#ifndef ALLOCLAB_TOOLS_DOCTOR_H_
+#define ALLOCLAB_TOOLS_DOCTOR_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/allocator_probe.h"
+#include "common/topology.h"
+
+namespace alloclab {
+
+// ProbeRoots
+//
+// Where the probes look. The defaults are this machine's; tests use
+// fixture trees and a PATH of their own.
+struct ProbeRoots {
+  std::string sys_root = "/sys";
+  std::string proc_root = "/proc";
+  std::string path;  // as $PATH; empty: this process's PATH
+  std::optional<LibrarySearch> library_search;  // nullopt: the default
+  // Probes that act on this machine rather than read a file (ptrace of a
+  // child, perf_event_open, the zero-page probe). Tests of the rendering
+  // turn them off; each has its own test.
+  bool live_probes = true;
+};
+
+// PerfFacts
+//
+// What perf_event_open allows an unprivileged process here.
+struct PerfFacts {
+  std::optional<int> paranoid;  // /proc/sys/kernel/perf_event_paranoid
+  absl::Status software;        // a per-thread page-fault counter
+  absl::Status hardware;        // a per-thread CPU-cycles counter
+};
+
+// PtraceFacts
+//
+// Whether this process may trace a child it forked, as the syscall counter
+// (common/syscalls.h) does, and Yama's ptrace_scope where it exists.
+struct PtraceFacts {
+  absl::Status traced_child;
+  std::optional<int> yama_scope;
+};
+
+// AllocatorFact
+struct AllocatorFact {
+  std::string name;                     // "jemalloc"
+  absl::StatusOr<std::string> library;  // its path, or why not (package)
+};
+
+// MachineFacts
+//
+// Everything the verdicts are made of. A probe that could not run holds its
+// error, never a guess.
+struct MachineFacts {
+  absl::StatusOr<Topology> topology = absl::UnknownError("not probed");
+  PerfFacts perf;
+  PtraceFacts ptrace;
+  // The zero page and THP, as sentences of common/vm_facts.h, and the two
+  // facts the verdicts need.
+  std::string zero_page;            // DescribeZeroPage()
+  std::optional<bool> zero_page_shared;  // nullopt: unknown
+  std::string thp;                  // DescribeThp()
+  std::vector<std::string> mthp_sizes;  // enabled sizes below the PMD size
+  std::string libc;                 // "glibc 2.36", "musl", ...
+  absl::StatusOr<std::string> musl_gcc = absl::UnknownError("not probed");
+  std::vector<AllocatorFact> allocators;
+};
+
+// GatherFacts()
+MachineFacts GatherFacts(const ProbeRoots& roots);
+
+// The probes, each on its own (GatherFacts() calls them all).
+absl::StatusOr<int> ReadIntFile(const std::string& path);
+PerfFacts ProbePerf(const ProbeRoots& roots);
+PtraceFacts ProbePtrace(const ProbeRoots& roots);
+// The file `name` as a shell would find it on `path` (":"-separated);
+// NotFound otherwise.
+absl::StatusOr<std::string> FindOnPath(absl::string_view name,
+                                       absl::string_view path);
+
+// PerfErrorMeaning()
+//
+// What errno `err` of perf_event_open means for a learner, given
+// perf_event_paranoid: "this machine exposes no hardware counters (a VM
+// without a virtual PMU)", "refused by perf_event_paranoid=3", ...
+std::string PerfErrorMeaning(int err, std::optional<int> paranoid);
+
+// Verdict
+enum class Verdict { kYes, kPartly, kNo };
+
+// LabVerdict
+//
+// One lab's line: whether this machine shows its effect, the facts that
+// decide it, and what would change it ("" when nothing is missing or no
+// package helps).
+struct LabVerdict {
+  std::string lab;
+  Verdict verdict = Verdict::kYes;
+  std::string why;
+  std::string fix;
+};
+
+// JudgeLabs()
+//
+// The seven labs' verdicts on `facts`, in course order.
+std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts);
+
+// RenderFacts() / RenderVerdicts()
+//
+// The doctor's two blocks: one line per probe ("ptrace: allowed ..."), and
+// one line per lab with its fix indented below.
+std::string RenderFacts(const MachineFacts& facts);
+std::string RenderVerdicts(const std::vector<LabVerdict>& verdicts);
+
+}  // namespace alloclab
+
+#endif  // ALLOCLAB_TOOLS_DOCTOR_H_

@@ -1,0 +1,284 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The doctor's probes on fixture trees (tools/testdata/doctor: a one-core
+// SMT machine with mTHP sizes, perf_event_paranoid=3, Yama ptrace_scope=2,
+// only jemalloc installed, musl-gcc on a PATH of its own) and in forked
+// children whose seccomp filter refuses ptrace or perf_event_open, as a
+// container would; and the verdicts on machines this one is not.
+
+#include "tools/doctor.h"
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/topology.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace alloclab {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kFixture[] = "tools/testdata/doctor";
+
+ProbeRoots FixtureRoots() {
+  ProbeRoots roots;
+  roots.sys_root = absl::StrCat(kFixture, "/sys");
+  roots.proc_root = absl::StrCat(kFixture, "/proc");
+  roots.path = absl::StrCat("/nonexistent:", kFixture, "/bin");
+  roots.library_search = LibrarySearch{"", {absl::StrCat(kFixture, "/lib")}};
+  roots.live_probes = false;
+  return roots;
+}
+
+// Makes system call `nr` fail with `err` in this process from now on, as a
+// container's seccomp profile does. For forked children only.
+void RefuseSyscall(long nr, int err) {
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<__u32>(nr), 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (static_cast<__u32>(err) & 0xffff)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog program = {static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])),
+                        filter};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
+    _exit(99);
+  }
+}
+
+TEST(ReadIntFileTest, ReadsANumberAndSaysWhatIsWrong) {
+  EXPECT_EQ(*ReadIntFile(absl::StrCat(kFixture, "/proc/sys/kernel/perf_event_paranoid")), 3);
+  EXPECT_EQ(ReadIntFile("/nonexistent/file").status().code(), absl::StatusCode::kNotFound);
+  absl::StatusOr<int> garbled =
+      ReadIntFile(absl::StrCat(kFixture, "/sys/kernel/mm/transparent_hugepage/enabled"));
+  EXPECT_THAT(garbled.status().message(), HasSubstr("not a number"));
+}
+
+TEST(FindOnPathTest, FindsAnExecutableAsAShellWould) {
+  absl::StatusOr<std::string> found =
+      FindOnPath("musl-gcc", absl::StrCat("/nonexistent:", kFixture, "/bin"));
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(*found, absl::StrCat(kFixture, "/bin/musl-gcc"));
+  absl::StatusOr<std::string> missing = FindOnPath("musl-gcc", "/nonexistent");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("musl-gcc is not on PATH"));
+}
+
+TEST(PerfErrorMeaningTest, TellsAMissingCounterFromARefusal) {
+  EXPECT_THAT(PerfErrorMeaning(ENOENT, 2), HasSubstr("exposes no such counter"));
+  EXPECT_THAT(PerfErrorMeaning(EACCES, 3),
+              AllOf(HasSubstr("refused"), HasSubstr("perf_event_paranoid=3")));
+  EXPECT_THAT(PerfErrorMeaning(EPERM, std::nullopt),
+              HasSubstr("perf_event_paranoid unreadable"));
+}
+
+TEST(GatherFactsTest, ReadsEveryFileProbeFromTheFixtureTree) {
+  const MachineFacts facts = GatherFacts(FixtureRoots());
+  ASSERT_TRUE(facts.topology.ok()) << facts.topology.status();
+  EXPECT_EQ(facts.topology->logical_cpus(), 2);
+  EXPECT_EQ(facts.topology->physical_cores(), 1);
+  EXPECT_EQ(facts.perf.paranoid, 3);
+  EXPECT_EQ(facts.ptrace.yama_scope, 2);
+  EXPECT_THAT(facts.thp, HasSubstr("THP madvise"));
+  EXPECT_EQ(facts.mthp_sizes, std::vector<std::string>{"16 KiB"});
+  EXPECT_EQ(*facts.musl_gcc, absl::StrCat(kFixture, "/bin/musl-gcc"));
+  ASSERT_EQ(facts.allocators.size(), 3u);
+  EXPECT_EQ(*facts.allocators[0].library, absl::StrCat(kFixture, "/lib/libjemalloc.so.2"));
+  // The missing ones name their Debian package.
+  EXPECT_THAT(facts.allocators[1].library.status().message(), HasSubstr("apt-get install"));
+  EXPECT_THAT(facts.allocators[2].library.status().message(), HasSubstr("apt-get install"));
+
+  const std::string text = RenderFacts(facts);
+  EXPECT_THAT(text, HasSubstr("CPUs:         2 logical on 1 cores, SMT on\n"));
+  EXPECT_THAT(text, HasSubstr("perf_event:   perf_event_paranoid=3;"));
+  EXPECT_THAT(text, HasSubstr("; Yama ptrace_scope=2\n"));
+  EXPECT_THAT(text, HasSubstr("tcmalloc:     missing: "));
+}
+
+TEST(GatherFactsTest, MissingFilesAreSaidNotGuessed) {
+  ProbeRoots roots = FixtureRoots();
+  roots.sys_root = "/nonexistent";
+  roots.proc_root = "/nonexistent";
+  roots.path = "/nonexistent";
+  const MachineFacts facts = GatherFacts(roots);
+  EXPECT_FALSE(facts.topology.ok());
+  EXPECT_FALSE(facts.perf.paranoid.has_value());
+  EXPECT_FALSE(facts.ptrace.yama_scope.has_value());
+  const std::string text = RenderFacts(facts);
+  EXPECT_THAT(text, HasSubstr("CPUs:         unknown: "));
+  EXPECT_THAT(text, HasSubstr("perf_event_paranoid unreadable"));
+  EXPECT_THAT(text, HasSubstr("; no Yama"));
+  EXPECT_THAT(text, HasSubstr("musl-gcc:     missing: musl-gcc is not on PATH"));
+}
+
+TEST(ProbeTest, LiveProbesAnswerOnThisMachine) {
+  ProbeRoots roots;
+  const MachineFacts facts = GatherFacts(roots);
+  // Whatever this machine allows, each probe answered, with a reason when no.
+  EXPECT_NE(facts.perf.software.code(), absl::StatusCode::kUnknown);
+  EXPECT_NE(facts.perf.hardware.code(), absl::StatusCode::kUnknown);
+  EXPECT_NE(facts.ptrace.traced_child.code(), absl::StatusCode::kUnknown);
+  EXPECT_THAT(facts.zero_page, Not(HasSubstr("not probed")));
+  EXPECT_THAT(RenderVerdicts(JudgeLabs(facts)), HasSubstr("7 jemalloc_adoption"));
+}
+
+TEST(ProbeDeathTest, PtraceRefusedInAChildIsReportedWithItsReason) {
+  EXPECT_EXIT(
+      {
+        RefuseSyscall(SYS_ptrace, EPERM);
+        const PtraceFacts facts = ProbePtrace(ProbeRoots());
+        if (facts.traced_child.ok()) _exit(1);
+        MachineFacts machine;
+        machine.libc = "glibc 2.36";
+        machine.ptrace = facts;
+        const std::string text = RenderVerdicts(JudgeLabs(machine));
+        if (text.find("2 mmap_threshold      partly") == std::string::npos) _exit(2);
+        _exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(ProbeDeathTest, PerfRefusedInAChildIsReportedAsARefusal) {
+  EXPECT_EXIT(
+      {
+        RefuseSyscall(SYS_perf_event_open, EACCES);
+        const PerfFacts facts = ProbePerf(ProbeRoots());
+        if (facts.software.ok() || facts.hardware.ok()) _exit(1);
+        if (std::string(facts.hardware.message()).find("refused") == std::string::npos) _exit(2);
+        _exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(ProbeDeathTest, NoCounterInAChildIsReportedAsMissing) {
+  EXPECT_EXIT(
+      {
+        RefuseSyscall(SYS_perf_event_open, ENOENT);
+        const PerfFacts facts = ProbePerf(ProbeRoots());
+        if (facts.hardware.ok()) _exit(1);
+        if (std::string(facts.hardware.message()).find("no such counter") == std::string::npos) {
+          _exit(2);
+        }
+        _exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// A machine like the reference machine's teaching lab: facts set by hand.
+MachineFacts HandMadeFacts(int cpus, int cores) {
+  MachineFacts facts;
+  Topology topology;
+  for (int i = 0; i < cpus; ++i) {
+    Cpu cpu;
+    cpu.id = i;
+    cpu.core_id = i % cores;
+    topology.cpus.push_back(cpu);
+  }
+  facts.topology = topology;
+  facts.libc = "glibc 2.36";
+  facts.zero_page = "no zero page";
+  facts.zero_page_shared = false;
+  facts.musl_gcc = std::string("/usr/bin/musl-gcc");
+  for (const char* name : {"jemalloc", "tcmalloc", "mimalloc"}) {
+    facts.allocators.push_back({name, absl::StrCat("/usr/lib/lib", name, ".so")});
+  }
+  return facts;
+}
+
+const LabVerdict& Find(const std::vector<LabVerdict>& verdicts, const std::string& lab) {
+  for (const LabVerdict& v : verdicts) {
+    if (v.lab == lab) return v;
+  }
+  static const LabVerdict* none = new LabVerdict{"missing", Verdict::kNo, "", ""};
+  return *none;
+}
+
+TEST(JudgeLabsTest, SevenLabsInCourseOrder) {
+  const std::vector<LabVerdict> verdicts = JudgeLabs(HandMadeFacts(2, 2));
+  ASSERT_EQ(verdicts.size(), 7u);
+  EXPECT_EQ(verdicts.front().lab, "allocator_cost");
+  EXPECT_EQ(verdicts.back().lab, "jemalloc_adoption");
+}
+
+TEST(JudgeLabsTest, SmtDecidesTheSiblingsLab) {
+  EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(8, 4)), "smt_siblings").verdict, Verdict::kYes);
+  const LabVerdict no_smt = Find(JudgeLabs(HandMadeFacts(2, 2)), "smt_siblings");
+  EXPECT_EQ(no_smt.verdict, Verdict::kPartly);
+  EXPECT_THAT(no_smt.why, HasSubstr("no SMT"));
+  EXPECT_THAT(no_smt.fix, HasSubstr("SMT"));
+}
+
+TEST(JudgeLabsTest, CoresDecideTheCounterLab) {
+  EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(2, 2)), "counter_contention").verdict, Verdict::kYes);
+  EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(2, 1)), "counter_contention").verdict,
+            Verdict::kPartly);
+  EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(1, 1)), "counter_contention").verdict, Verdict::kNo);
+}
+
+TEST(JudgeLabsTest, MissingMuslGccNamesThePackage) {
+  MachineFacts facts = HandMadeFacts(2, 2);
+  facts.musl_gcc = absl::NotFoundError("musl-gcc is not on PATH (/usr/bin)");
+  const LabVerdict v = Find(JudgeLabs(facts), "musl_churn");
+  EXPECT_EQ(v.verdict, Verdict::kNo);
+  EXPECT_THAT(v.fix, HasSubstr("musl-tools"));
+}
+
+TEST(JudgeLabsTest, MissingAllocatorsArePartlyWithTheirFix) {
+  MachineFacts facts = HandMadeFacts(2, 2);
+  facts.allocators[2].library =
+      absl::NotFoundError("mimalloc: apt-get install libmimalloc2.0");
+  const LabVerdict v = Find(JudgeLabs(facts), "jemalloc_adoption");
+  EXPECT_EQ(v.verdict, Verdict::kPartly);
+  EXPECT_THAT(v.fix, HasSubstr("libmimalloc2.0"));
+  for (AllocatorFact& a : facts.allocators) a.library = absl::NotFoundError("gone");
+  EXPECT_EQ(Find(JudgeLabs(facts), "jemalloc_adoption").verdict, Verdict::kNo);
+}
+
+TEST(JudgeLabsTest, MmapThresholdNeedsGlibcAndPtrace) {
+  MachineFacts facts = HandMadeFacts(2, 2);
+  EXPECT_EQ(Find(JudgeLabs(facts), "mmap_threshold").verdict, Verdict::kYes);
+  facts.ptrace.traced_child = absl::FailedPreconditionError("ptrace: Operation not permitted");
+  facts.ptrace.yama_scope = 3;
+  const LabVerdict refused = Find(JudgeLabs(facts), "mmap_threshold");
+  EXPECT_EQ(refused.verdict, Verdict::kPartly);
+  EXPECT_THAT(refused.fix, HasSubstr("ptrace_scope is 3"));
+  facts.libc = "not glibc";
+  EXPECT_EQ(Find(JudgeLabs(facts), "mmap_threshold").verdict, Verdict::kNo);
+}
+
+TEST(JudgeLabsTest, FirstCallExplainsTheZeroPageAndMthp) {
+  MachineFacts facts = HandMadeFacts(2, 2);
+  EXPECT_THAT(Find(JudgeLabs(facts), "first_call").why, HasSubstr("no zero page"));
+  facts.zero_page_shared = true;
+  facts.mthp_sizes = {"16 KiB", "64 KiB"};
+  const std::string why = Find(JudgeLabs(facts), "first_call").why;
+  EXPECT_THAT(why, HasSubstr("shared zero page"));
+  EXPECT_THAT(why, HasSubstr("mTHP 16 KiB, 64 KiB enabled"));
+}
+
+TEST(RenderVerdictsTest, OneLinePerLabAndTheFixBelow) {
+  EXPECT_EQ(RenderVerdicts({{"musl_churn", Verdict::kNo, "musl-gcc is not on PATH",
+                             "sudo apt-get install musl-tools"}}),
+            "1 musl_churn          no      musl-gcc is not on PATH\n"
+            "    fix: sudo apt-get install musl-tools\n");
+}
+
+}  // namespace
+}  // namespace alloclab
