@@ -203,6 +203,38 @@ absl::Status ValidateCpus(const Topology& topology,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<int>> AllowedCpus() {
+  // The kernel's mask may be wider than cpu_set_t's 1024 CPUs: grow until
+  // it fits (EINVAL means the set was too small).
+  for (size_t count = 1024; count <= static_cast<size_t>(kMaxCpuId) + 1;
+       count *= 2) {
+    cpu_set_t* set = CPU_ALLOC(count);
+    if (set == nullptr) {
+      return absl::ResourceExhaustedError("AllowedCpus: CPU_ALLOC failed");
+    }
+    const size_t size = CPU_ALLOC_SIZE(count);
+    CPU_ZERO_S(size, set);
+    const int rc = sched_getaffinity(0, size, set);
+    const int err = errno;
+    if (rc == 0) {
+      std::vector<int> cpus;
+      for (size_t cpu = 0; cpu < count; ++cpu) {
+        if (CPU_ISSET_S(cpu, size, set)) cpus.push_back(static_cast<int>(cpu));
+      }
+      CPU_FREE(set);
+      return cpus;
+    }
+    CPU_FREE(set);
+    if (err != EINVAL) {
+      return absl::Status(
+          absl::ErrnoToStatusCode(err),
+          absl::StrCat("sched_getaffinity: ", ErrnoText(err)));
+    }
+  }
+  return absl::InternalError(
+      "sched_getaffinity: the affinity mask does not fit any CPU set size");
+}
+
 absl::Status PinCurrentThread(int cpu) {
   if (cpu < 0 || cpu > kMaxCpuId) {
     return absl::InvalidArgumentError(absl::StrFormat(

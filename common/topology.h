@@ -14,6 +14,7 @@
 //
 //   absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
 //   absl::StatusOr<std::vector<int>> cpus = alloclab::ParseCpuList("0,2,4-6");
+//   absl::StatusOr<std::vector<int>> allowed = alloclab::AllowedCpus();
 //   absl::Status pinned = alloclab::PinCurrentThread(2);
 
 #ifndef ALLOCLAB_COMMON_TOPOLOGY_H_
@@ -75,6 +76,13 @@ absl::StatusOr<Topology> ReadTopology(absl::string_view sys_root = "/sys");
 // OK when every CPU in `cpus` is online in `topology`; otherwise
 // InvalidArgument naming the first one that is not, and the online list.
 absl::Status ValidateCpus(const Topology& topology, const std::vector<int>& cpus);
+
+// AllowedCpus()
+//
+// The CPUs the calling thread may run on: its affinity mask, narrowed by
+// taskset, a cgroup cpuset or an earlier pin (sched_getaffinity). The error
+// names errno.
+absl::StatusOr<std::vector<int>> AllowedCpus();
 
 // PinCurrentThread()
 //

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/topology_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -27,19 +29,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
-
-// The fixture's root: through the runfiles tree when Bazel says where it is,
-// else relative to the working directory (Bazel runs tests from the
-// workspace's runfiles root, so the relative path works there too).
-std::string FixtureRoot(const std::string& machine) {
-  const std::string relative = "common/testdata/topology/" + machine;
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir != nullptr && workspace != nullptr) {
-    return std::string(srcdir) + "/" + workspace + "/" + relative;
-  }
-  return relative;
-}
 
 struct Expected {
   const char* machine;
@@ -54,33 +43,60 @@ class FixtureTest : public ::testing::TestWithParam<Expected> {};
 
 TEST_P(FixtureTest, ReadsTheMachine) {
   const Expected& want = GetParam();
-  absl::StatusOr<Topology> topo = ReadTopology(FixtureRoot(want.machine));
+  absl::StatusOr<Topology> topo =
+      ReadTopology(TopologyFixtureRoot(want.machine));
   ASSERT_TRUE(topo.ok()) << topo.status();
   EXPECT_EQ(topo->logical_cpus(), want.logical);
   EXPECT_EQ(topo->physical_cores(), want.physical);
   EXPECT_EQ(topo->packages(), want.packages);
   EXPECT_EQ(topo->smt(), want.smt);
   EXPECT_THAT(topo->OnePerCore(), ElementsAreArray(want.one_per_core));
-  for (size_t i = 0; i < topo->cpus.size(); ++i) {
-    EXPECT_EQ(topo->cpus[i].id, static_cast<int>(i)) << "CPUs come by id";
+  for (size_t i = 1; i < topo->cpus.size(); ++i) {
+    EXPECT_LT(topo->cpus[i - 1].id, topo->cpus[i].id) << "CPUs come by id";
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Machines, FixtureTest,
-    ::testing::Values(
-        // Intel numbering: CPU n and n+4 are the two threads of core n.
-        Expected{"desktop_4c8t", 8, 4, 1, true, {0, 1, 2, 3}},
-        // Core ids 0,1,4,5 in both packages: 8 cores, not 4.
-        Expected{"server_2s", 16, 8, 2, true, {0, 1, 2, 3, 4, 5, 6, 7}},
-        // CPUs 2-3 exist but are offline, without topology/.
-        Expected{"vm_2c", 2, 2, 1, false, {0, 1}}),
-    [](const ::testing::TestParamInfo<Expected>& info) {
-      return std::string(info.param.machine);
-    });
+const Expected kMachines[] = {
+    // Intel numbering: CPU n and n+4 are the two threads of core n.
+    {"desktop_4c8t", 8, 4, 1, true, {0, 1, 2, 3}},
+    // Adjacent numbering: CPUs 2k and 2k+1 are the two threads of core k,
+    // so "CPUs 0..n-1" are n/2 cores, not n.
+    {"desktop_4c8t_adjacent", 8, 4, 1, true, {0, 2, 4, 6}},
+    // desktop_4c8t with CPU 5 offline: CPU 1 is alone on core 1, and the
+    // kernel drops CPU 5 from its siblings.
+    {"desktop_4c8t_cpu5_offline", 7, 4, 1, true, {0, 1, 2, 3}},
+    // Core ids 0,1,4,5 in both packages: 8 cores, not 4.
+    {"server_2s", 16, 8, 2, true, {0, 1, 2, 3, 4, 5, 6, 7}},
+    // CPUs 2-3 exist but are offline, without topology/.
+    {"vm_2c", 2, 2, 1, false, {0, 1}},
+};
+
+INSTANTIATE_TEST_SUITE_P(Machines, FixtureTest, ::testing::ValuesIn(kMachines),
+                         [](const ::testing::TestParamInfo<Expected>& info) {
+                           return std::string(info.param.machine);
+                         });
+
+// Each fixture in the directory is described above: tests elsewhere loop
+// over all of them, so a new one must say what it is here first.
+TEST(FixtureListTest, EveryFixtureIsDescribed) {
+  std::vector<std::string> described;
+  for (const Expected& e : kMachines) described.push_back(e.machine);
+  EXPECT_THAT(TopologyFixtures(), ElementsAreArray(described));
+}
+
+TEST(ReadTopologyTest, OfflineCpuLeavesItsSiblingAlone) {
+  absl::StatusOr<Topology> topo =
+      ReadTopology(TopologyFixtureRoot("desktop_4c8t_cpu5_offline"));
+  ASSERT_TRUE(topo.ok()) << topo.status();
+  ASSERT_EQ(topo->cpus.size(), 7u);
+  EXPECT_THAT(topo->cpus[1].siblings, ElementsAre(1));
+  EXPECT_EQ(topo->cpus[5].id, 6);  // CPU 5 is not in the list at all
+  EXPECT_THAT(topo->cpus[5].siblings, ElementsAre(2, 6));
+}
 
 TEST(ReadTopologyTest, DesktopSiblings) {
-  absl::StatusOr<Topology> topo = ReadTopology(FixtureRoot("desktop_4c8t"));
+  absl::StatusOr<Topology> topo =
+      ReadTopology(TopologyFixtureRoot("desktop_4c8t"));
   ASSERT_TRUE(topo.ok()) << topo.status();
   ASSERT_EQ(topo->cpus.size(), 8u);
   EXPECT_THAT(topo->cpus[0].siblings, ElementsAre(0, 4));
@@ -89,7 +105,8 @@ TEST(ReadTopologyTest, DesktopSiblings) {
 }
 
 TEST(ReadTopologyTest, ServerCoreIdsRepeatAcrossPackages) {
-  absl::StatusOr<Topology> topo = ReadTopology(FixtureRoot("server_2s"));
+  absl::StatusOr<Topology> topo =
+      ReadTopology(TopologyFixtureRoot("server_2s"));
   ASSERT_TRUE(topo.ok()) << topo.status();
   ASSERT_EQ(topo->cpus.size(), 16u);
   EXPECT_EQ(topo->cpus[0].core_id, topo->cpus[4].core_id);
@@ -245,7 +262,8 @@ TEST(FormatCpuListTest, EdgeCases) {
 }
 
 TEST(ValidateCpusTest, AcceptsOnlineRejectsOffline) {
-  absl::StatusOr<Topology> topo = ReadTopology(FixtureRoot("vm_2c"));
+  absl::StatusOr<Topology> topo =
+      ReadTopology(TopologyFixtureRoot("vm_2c"));
   ASSERT_TRUE(topo.ok()) << topo.status();
   EXPECT_TRUE(ValidateCpus(*topo, {0, 1}).ok());
   EXPECT_TRUE(ValidateCpus(*topo, {}).ok());
@@ -255,6 +273,15 @@ TEST(ValidateCpusTest, AcceptsOnlineRejectsOffline) {
   EXPECT_THAT(offline.message(), HasSubstr("0-1"));
   EXPECT_EQ(ValidateCpus(*topo, {-1}).code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+TEST(AllowedCpusTest, IncludesTheCpuThisThreadRunsOn) {
+  absl::StatusOr<std::vector<int>> allowed = AllowedCpus();
+  ASSERT_TRUE(allowed.ok()) << allowed.status();
+  ASSERT_FALSE(allowed->empty());
+  EXPECT_TRUE(std::is_sorted(allowed->begin(), allowed->end()));
+  // Wherever the thread migrates, it stays inside its mask.
+  EXPECT_THAT(*allowed, ::testing::Contains(sched_getcpu()));
 }
 
 // Pins, checks, and puts the thread's affinity back, so that the rest of

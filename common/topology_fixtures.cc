@@ -1,0 +1,45 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "common/topology_fixtures.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace alloclab {
+namespace {
+
+std::string FixtureDir() {
+  constexpr absl::string_view kRelative = "common/testdata/topology";
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  if (srcdir != nullptr && workspace != nullptr) {
+    return absl::StrCat(srcdir, "/", workspace, "/", kRelative);
+  }
+  return std::string(kRelative);
+}
+
+}  // namespace
+
+std::string TopologyFixtureRoot(absl::string_view machine) {
+  return absl::StrCat(FixtureDir(), "/", machine);
+}
+
+std::vector<std::string> TopologyFixtures() {
+  std::vector<std::string> machines;
+  std::error_code error;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(FixtureDir(), error)) {
+    if (entry.is_directory()) machines.push_back(entry.path().filename());
+  }
+  std::sort(machines.begin(), machines.end());
+  return machines;
+}
+
+}  // namespace alloclab
