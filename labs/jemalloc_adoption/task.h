@@ -1,0 +1,174 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: task.h
+// -----------------------------------------------------------------------------
+//
+// Lab jemalloc_adoption, your task: the statistics of a decision. The
+// experiment runs each workload under glibc, jemalloc, tcmalloc and mimalloc,
+// several times each, and measures wall time and peak resident memory. Two
+// functions turn that table into a decision you could defend in a review:
+//
+//   1. CompareTimings(): is allocator A faster than allocator B on this
+//      workload? Not "is one mean smaller": repeated timings scatter, and a
+//      single slow run moves a mean. Compare the medians as a ratio
+//      (A / B: 0.5 means A takes half the time), with a confidence interval
+//      for that ratio, and give a verdict only when the interval is clear of
+//      1.0.
+//   2. Recommend(): which allocator should the project use? The fastest one
+//      that stays within a memory budget, relative to the baseline (glibc):
+//      by default kMemoryBudgetRatio times its peak RSS on every workload.
+//      A faster allocator that needs twice the memory is not a free win, and
+//      a recommendation must say so, and say when nothing fits.
+//
+// `bazel test //tests/jemalloc_adoption:starter_test` checks your task.cc;
+// docs/labs/jemalloc_adoption.md explains the method.
+//
+// Example:
+//
+//   // msgsend in the jemalloc thread, seconds: after and before the switch.
+//   jemalloc_adoption::Timings jemalloc = {7.96, 7.75, 7.63};
+//   jemalloc_adoption::Timings glibc = {12.40, 14.63, 12.58};
+//   absl::StatusOr<jemalloc_adoption::Comparison> c =
+//       jemalloc_adoption::CompareTimings(jemalloc, glibc, /*seed=*/1);
+//   // c->ratio == 7.75 / 12.58; c->verdict == Verdict::kFaster when the
+//   // whole interval [c->ci_low, c->ci_high] lies below 1.
+
+#ifndef ALLOCLAB_LABS_JEMALLOC_ADOPTION_TASK_H_
+#define ALLOCLAB_LABS_JEMALLOC_ADOPTION_TASK_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+
+namespace jemalloc_adoption {
+
+// kMinRepetitions
+//
+// Fewer timings than this per set is an error: with one or two runs there
+// is no spread to judge a difference by.
+inline constexpr int kMinRepetitions = 3;
+
+// kConfidence
+//
+// The confidence level of the interval: 0.95, a 95% interval.
+inline constexpr double kConfidence = 0.95;
+
+// kBootstrapResamples
+//
+// Resamples per interval, for a bootstrap (an exact method needs none).
+inline constexpr int kBootstrapResamples = 4000;
+
+// kMemoryBudgetRatio
+//
+// The default budget: an allocator fits when its peak RSS is at most this
+// many times the baseline's, on every workload. The experiment, the tests
+// and the chapter all use this one number.
+inline constexpr double kMemoryBudgetRatio = 1.25;
+
+// kBaseline
+//
+// The allocator every other is compared with: what the program uses today.
+inline constexpr absl::string_view kBaseline = "glibc";
+
+// Timings
+//
+// Repeated wall times of one workload under one allocator, in seconds.
+using Timings = std::vector<double>;
+
+// Verdict
+enum class Verdict {
+  kFaster,             // the interval lies wholly below 1
+  kSlower,             // the interval lies wholly above 1
+  kNoClearDifference,  // the interval contains 1
+};
+
+// VerdictName()
+//
+// "faster", "slower", "no clear difference".
+inline absl::string_view VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kFaster:
+      return "faster";
+    case Verdict::kSlower:
+      return "slower";
+    case Verdict::kNoClearDifference:
+      break;
+  }
+  return "no clear difference";
+}
+
+// Comparison
+//
+// `ratio`: median(candidate) / median(baseline). [`ci_low`, `ci_high`]: a
+// kConfidence interval for that ratio, containing `ratio`.
+struct Comparison {
+  double ratio = 0;
+  double ci_low = 0;
+  double ci_high = 0;
+  Verdict verdict = Verdict::kNoClearDifference;
+};
+
+// CompareTimings()
+//
+// Compares `candidate` with `baseline`. The interval comes from a bootstrap
+// seeded with `seed` (the same inputs and seed always give the same
+// interval) or from an exact method. InvalidArgument when a set has fewer
+// than kMinRepetitions timings, or a timing is not a positive finite
+// number.
+absl::StatusOr<Comparison> CompareTimings(absl::Span<const double> candidate,
+                                          absl::Span<const double> baseline,
+                                          uint64_t seed);
+
+// Measurement
+//
+// One row of the experiment's table: a workload under an allocator.
+// `verified`: the child reported that this allocator really served malloc.
+struct Measurement {
+  std::string workload;
+  std::string allocator;
+  Timings wall_s;
+  double peak_rss_kib = 0;
+  bool verified = false;
+};
+
+// Recommendation
+//
+// `allocator`: the one to use (kBaseline when switching is not worth it),
+// or nullopt when no allocator fits the budget. `reasons`: one sentence
+// each, for the decision memo: why the chosen one, and why each other
+// allocator was not chosen (naming it).
+struct Recommendation {
+  std::optional<std::string> allocator;
+  std::vector<std::string> reasons;
+};
+
+// Recommend()
+//
+// The decision from a whole table. The rule:
+//   - An allocator is a candidate when it has a verified row for every
+//     workload that kBaseline has, and on each of them its peak RSS is at
+//     most `budget_ratio` times kBaseline's (an unverified row disqualifies
+//     it: its numbers may be glibc's).
+//   - A candidate is a clear win when CompareTimings() finds it faster than
+//     kBaseline on at least one workload and slower on none.
+//   - Recommended: of kBaseline (when it is a candidate) and the clear wins,
+//     the fastest: the smallest geometric mean, over the workloads, of the
+//     ratio of medians to kBaseline (kBaseline's own is 1). When kBaseline
+//     itself is over the budget (a budget below 1) and nothing is a clear
+//     win, the fastest candidate.
+//   - No candidate at all: nullopt, and the first reason says nothing fits.
+// InvalidArgument when kBaseline has no row, a workload appears twice for
+// one allocator, or CompareTimings() refuses a row (the message names it).
+absl::StatusOr<Recommendation> Recommend(
+    absl::Span<const Measurement> table,
+    double budget_ratio = kMemoryBudgetRatio, uint64_t seed = 1);
+
+}  // namespace jemalloc_adoption
+
+#endif  // ALLOCLAB_LABS_JEMALLOC_ADOPTION_TASK_H_

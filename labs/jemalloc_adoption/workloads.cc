@@ -1,0 +1,218 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "labs/jemalloc_adoption/workloads.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/pseudo_random.h"
+#include "common/sink.h"
+#include "labs/musl_churn/churn.h"
+
+namespace jemalloc_adoption {
+namespace {
+
+// treemap: keys drawn from twice the target size, so that inserts and
+// erases balance around a live set of about kTreemapLiveKeys nodes.
+constexpr uint64_t kTreemapLiveKeys = 4096;
+// msgsend: the queue holds this many messages; a full queue blocks its
+// producers, an empty one its consumers.
+constexpr size_t kQueueCapacity = 256;
+// msgsend: message bodies of 16..256 bytes.
+constexpr uint64_t kMessageMaxBytes = 256;
+
+// Runs `body(thread_index)` on `threads` threads and sums what they return.
+template <typename Body>
+uint64_t OnThreads(int threads, Body body) {
+  std::vector<uint64_t> results(static_cast<size_t>(threads), 0);
+  std::vector<std::thread> team;
+  for (int t = 0; t < threads; ++t) {
+    team.emplace_back([&, t] { results[static_cast<size_t>(t)] = body(t); });
+  }
+  uint64_t sum = 0;
+  for (int t = 0; t < threads; ++t) {
+    team[static_cast<size_t>(t)].join();
+    sum += results[static_cast<size_t>(t)];
+  }
+  return sum;
+}
+
+uint64_t Treemap(const WorkloadParams& p) {
+  return OnThreads(p.threads, [&](int t) {
+    alloclab::XorShift64 rng(p.seed * 1000 + static_cast<uint64_t>(t));
+    std::map<uint64_t, uint64_t> map;
+    for (uint64_t i = 0; i < p.iterations; ++i) {
+      const uint64_t draw = rng.Next();
+      const uint64_t key = draw % (2 * kTreemapLiveKeys);
+      if (draw & (uint64_t{1} << 40)) {
+        map[key] = i;
+      } else {
+        map.erase(key);
+      }
+    }
+    uint64_t sum = map.size();
+    for (const auto& [key, value] : map) sum += key;
+    return sum;
+  });
+}
+
+uint64_t Scalability(const WorkloadParams& p, size_t bytes) {
+  return OnThreads(p.threads, [&](int) {
+    uint64_t done = 0;
+    for (uint64_t i = 0; i < p.iterations; ++i) {
+      void* block = std::malloc(bytes);
+      if (block == nullptr) std::abort();
+      alloclab::Escape(block);  // keeps the pair GCC would delete
+      std::free(block);
+      ++done;
+    }
+    return done;
+  });
+}
+
+// A bounded FIFO of message pointers, in a fixed ring (no allocation of
+// its own). Plain mutex and condition variables: their cost is the same
+// under every allocator; what differs is who frees what another thread
+// allocated.
+class Queue {
+ public:
+  explicit Queue(int producers) : producers_(producers) {}
+
+  void Push(void* message) {
+    std::unique_lock<std::mutex> lock(mu_);
+    not_full_.wait(lock, [&] { return count_ < kQueueCapacity; });
+    ring_[(head_ + count_) % kQueueCapacity] = message;
+    ++count_;
+    not_empty_.notify_one();
+  }
+
+  // nullptr once every producer is done and the queue is empty.
+  void* Pop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    not_empty_.wait(lock, [&] { return count_ > 0 || producers_ == 0; });
+    if (count_ == 0) return nullptr;
+    void* message = ring_[head_];
+    head_ = (head_ + 1) % kQueueCapacity;
+    --count_;
+    not_full_.notify_one();
+    return message;
+  }
+
+  void ProducerDone() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--producers_ == 0) not_empty_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable not_full_;
+  std::condition_variable not_empty_;
+  void* ring_[kQueueCapacity] = {};
+  size_t head_ = 0;
+  size_t count_ = 0;
+  int producers_;
+};
+
+// A message: its size, then bytes the consumer reads.
+uint64_t Msgsend(const WorkloadParams& p) {
+  const int producers = p.threads >= 2 ? p.threads / 2 : 1;
+  const int consumers = p.threads >= 2 ? p.threads - producers : 1;
+  Queue queue(producers);
+  std::atomic<uint64_t> checksum{0};
+  std::vector<std::thread> team;
+  for (int t = 0; t < producers; ++t) {
+    const uint64_t share = p.iterations / static_cast<uint64_t>(producers) +
+                           (static_cast<uint64_t>(t) <
+                                    p.iterations % static_cast<uint64_t>(producers)
+                                ? 1
+                                : 0);
+    team.emplace_back([&, t, share] {
+      alloclab::XorShift64 rng(p.seed * 1000 + static_cast<uint64_t>(t));
+      for (uint64_t i = 0; i < share; ++i) {
+        const uint64_t bytes = 16 + rng.Next() % (kMessageMaxBytes - 15);
+        auto* message = static_cast<uint64_t*>(std::malloc(bytes));
+        if (message == nullptr) std::abort();
+        message[0] = bytes;
+        message[1] = i;
+        queue.Push(message);
+      }
+      queue.ProducerDone();
+    });
+  }
+  for (int t = 0; t < consumers; ++t) {
+    team.emplace_back([&] {
+      uint64_t sum = 0;
+      while (void* message = queue.Pop()) {
+        const auto* words = static_cast<const uint64_t*>(message);
+        sum += words[0] + words[1];
+        std::free(message);  // mostly not the thread that allocated it
+      }
+      checksum += sum;
+    });
+  }
+  for (std::thread& thread : team) thread.join();
+  return checksum.load();
+}
+
+}  // namespace
+
+const std::vector<std::string>& WorkloadNames() {
+  static const auto* const kNames = new std::vector<std::string>{
+      "treemap", "scalability_8", "scalability_1024", "msgsend", "churn"};
+  return *kNames;
+}
+
+uint64_t DefaultIterations(absl::string_view workload, bool quick) {
+  uint64_t full = 0;
+  if (workload == "treemap") full = 2'000'000;
+  if (workload == "scalability_8" || workload == "scalability_1024") {
+    full = 16'777'216;  // the linux-scalability test's count
+  }
+  if (workload == "msgsend") full = 1'000'000;
+  if (workload == "churn") full = 200'000;  // the musl thread's count
+  return quick ? full / 10 : full;
+}
+
+absl::StatusOr<uint64_t> RunWorkload(absl::string_view workload,
+                                     const WorkloadParams& params) {
+  if (params.threads < 1 || params.iterations < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload ", workload, ": threads (", params.threads,
+        ") and iterations (", params.iterations, ") must be at least 1"));
+  }
+  if (workload == "treemap") return Treemap(params);
+  if (workload == "scalability_8") return Scalability(params, 8);
+  if (workload == "scalability_1024") return Scalability(params, 1024);
+  if (workload == "msgsend") return Msgsend(params);
+  if (workload == "churn") {
+    churn_params churn = {};
+    churn.iterations = params.iterations;
+    churn.scale = kChurnScale;
+    churn.seed = params.seed;
+    if (const char* problem = churn_check_params(&churn)) {
+      return absl::InvalidArgumentError(absl::StrCat("churn: ", problem));
+    }
+    const uint64_t checksum = churn_run(&churn);
+    if (checksum == CHURN_FAILED) {
+      return absl::InternalError("churn: an allocation returned NULL");
+    }
+    return checksum;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown workload '", workload, "'; known: ",
+                   absl::StrJoin(WorkloadNames(), ", ")));
+}
+
+}  // namespace jemalloc_adoption

@@ -1,0 +1,84 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: workloads.h
+// -----------------------------------------------------------------------------
+//
+// The lab's workloads, the jemalloc thread's benchmarks rebuilt: each one
+// stresses the allocator in a different way, and the experiment runs each
+// under every allocator (the `workload` binary, one flag each, the
+// allocator swapped with LD_PRELOAD as mimalloc-bench does).
+//
+//   treemap           each thread keeps a std::map of small nodes and
+//                     inserts and erases random keys (the thread's core-map
+//                     test): small allocations, freed by the thread that
+//                     made them, with a live set
+//   scalability_8     each thread a tight malloc(8)/free loop, and
+//   scalability_1024  the same with 1024 bytes (the linux-scalability test
+//                     the thread ran): the fast path alone, per thread
+//   msgsend           producers allocate messages, consumers free them,
+//                     through a bounded queue: every free is made by a
+//                     thread other than the one that allocated (the
+//                     thread's msgsend-pipes: 13.1 s -> 7.7 s)
+//   churn             large blocks of random sizes, single-threaded (lab
+//                     musl_churn's workload, labs/musl_churn/churn.h)
+//
+// Example:
+//
+//   jemalloc_adoption::WorkloadParams params;
+//   params.threads = 2;
+//   params.iterations = jemalloc_adoption::DefaultIterations("treemap", false);
+//   absl::StatusOr<uint64_t> checksum =
+//       jemalloc_adoption::RunWorkload("treemap", params);
+
+#ifndef ALLOCLAB_LABS_JEMALLOC_ADOPTION_WORKLOADS_H_
+#define ALLOCLAB_LABS_JEMALLOC_ADOPTION_WORKLOADS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace jemalloc_adoption {
+
+// WorkloadNames()
+//
+// treemap, scalability_8, scalability_1024, msgsend, churn.
+const std::vector<std::string>& WorkloadNames();
+
+// WorkloadParams
+//
+// `threads` >= 1 (churn runs on one thread whatever it says); `iterations`:
+// per thread for treemap and scalability_*, messages in all for msgsend,
+// allocations for churn.
+struct WorkloadParams {
+  int threads = 1;
+  uint64_t iterations = 0;
+  uint64_t seed = 1;
+};
+
+// DefaultIterations()
+//
+// The work of one run: about a second under glibc on a 2-core machine of
+// 2024 for the full scale, a tenth of it when `quick`.
+uint64_t DefaultIterations(absl::string_view workload, bool quick);
+
+// kChurnScale
+//
+// churn's bytes per size step: 1 KiB, blocks of 1 KiB to 256 KiB, as in the
+// musl thread.
+inline constexpr uint64_t kChurnScale = 1024;
+
+// RunWorkload()
+//
+// Runs `workload` and returns a checksum of its work (the same for every
+// allocator, given the same params). InvalidArgument for an unknown name,
+// threads < 1 or iterations < 1; Internal when an allocation fails.
+absl::StatusOr<uint64_t> RunWorkload(absl::string_view workload,
+                                     const WorkloadParams& params);
+
+}  // namespace jemalloc_adoption
+
+#endif  // ALLOCLAB_LABS_JEMALLOC_ADOPTION_WORKLOADS_H_
