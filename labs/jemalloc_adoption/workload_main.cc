@@ -9,8 +9,9 @@
 //     bazel-bin/labs/jemalloc_adoption/workload --workload=msgsend
 //
 // It prints who served malloc (the provider line of allocator_probe.h, which
-// the experiment checks against the allocator it asked for), the threads
-// and iterations it ran, and a checksum of its work.
+// the experiment checks against the allocator it asked for), its own peak
+// resident set (VmHWM), the threads and iterations it ran, and a checksum
+// of its work.
 
 #include <sched.h>
 
@@ -24,6 +25,7 @@
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
 #include "common/allocator_probe.h"
+#include "common/memory.h"
 #include "labs/jemalloc_adoption/workloads.h"
 
 ABSL_FLAG(std::string, workload, "",
@@ -78,7 +80,18 @@ int main(int argc, char** argv) {
                  std::string(provider.status().message()).c_str());
     return 1;
   }
+  // The peak of this process's own memory since exec: unlike wait4's
+  // ru_maxrss, it cannot include the launcher's pages (child_run.h).
+  absl::StatusOr<alloclab::ProcStatusMemory> memory =
+      alloclab::ReadProcStatusMemory();
+  if (!memory.ok()) {
+    std::fprintf(stderr, "workload: %s\n",
+                 std::string(memory.status().message()).c_str());
+    return 1;
+  }
   std::printf("%s\n", alloclab::ProviderLine(*provider).c_str());
+  std::printf("vm_hwm_kib: %lld\n",
+              static_cast<long long>(memory->vm_hwm_kib));
   std::printf("threads: %d\niterations: %llu\nchecksum: %llu\n",
               params.threads,
               static_cast<unsigned long long>(params.iterations),

@@ -26,7 +26,7 @@ namespace {
 
 // treemap: keys drawn from twice the target size, so that inserts and
 // erases balance around a live set of about kTreemapLiveKeys nodes.
-constexpr uint64_t kTreemapLiveKeys = 4096;
+constexpr uint64_t kTreemapLiveKeys = 65536;
 // msgsend: the queue holds this many messages; a full queue blocks its
 // producers, an empty one its consumers.
 constexpr size_t kQueueCapacity = 256;
@@ -176,11 +176,11 @@ const std::vector<std::string>& WorkloadNames() {
 
 uint64_t DefaultIterations(absl::string_view workload, bool quick) {
   uint64_t full = 0;
-  if (workload == "treemap") full = 2'000'000;
+  if (workload == "treemap") full = 400'000;
   if (workload == "scalability_8" || workload == "scalability_1024") {
     full = 16'777'216;  // the linux-scalability test's count
   }
-  if (workload == "msgsend") full = 1'000'000;
+  if (workload == "msgsend") full = 4'000'000;
   if (workload == "churn") full = 200'000;  // the musl thread's count
   return quick ? full / 10 : full;
 }

@@ -1,0 +1,67 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "labs/jemalloc_adoption/runs.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "common/allocator_probe.h"
+#include "common/child_run.h"
+#include "common/experiment.h"
+
+namespace jemalloc_adoption {
+
+absl::StatusOr<std::string> WorkloadBinary() {
+  const std::string rel = "allocator_labs/labs/jemalloc_adoption/workload";
+  std::vector<std::string> tried;
+  for (const char* env : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
+    if (const char* dir = getenv(env)) tried.push_back(absl::StrCat(dir, "/", rel));
+  }
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n > 0) tried.push_back(absl::StrCat(std::string(exe, n), ".runfiles/", rel));
+  tried.push_back("labs/jemalloc_adoption/workload");  // bazel run's cwd
+  for (const std::string& path : tried) {
+    if (access(path.c_str(), X_OK) == 0) return path;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "the workload binary is not in this program's runfiles (tried ",
+      absl::StrJoin(tried, ", "), "); run it with bazel run"));
+}
+
+absl::Status RunOnce(AllocatorRun& s) {
+  absl::StatusOr<alloclab::ChildRun> run = alloclab::RunChild(s.command);
+  if (!run.ok()) return alloclab::VariantError(s.variant, run.status());
+  absl::StatusOr<alloclab::MallocProvider> provider =
+      alloclab::ParseProviderLine(run->stdout_text);
+  if (!provider.ok()) return alloclab::VariantError(s.variant, provider.status());
+  if (s.served_by.empty()) s.served_by = provider->path;
+  s.verified &= provider->allocator == s.allocator;
+  double hwm = 0;
+  for (absl::string_view line : absl::StrSplit(run->stdout_text, '\n')) {
+    if (absl::ConsumePrefix(&line, "vm_hwm_kib: ")) (void)absl::SimpleAtod(line, &hwm);
+    if (absl::ConsumePrefix(&line, "threads: ")) (void)absl::SimpleAtoi(line, &s.threads);
+  }
+  s.samples.AddRun({{"wall_s", run->wall_s},
+                    {"user_s", run->user_s},
+                    {"sys_s", run->sys_s},
+                    {"peak_rss_kib", hwm},
+                    {"ru_maxrss_kib", static_cast<double>(run->peak_rss_kib)}});
+  s.rss = run->rss_samples;
+  std::fprintf(stderr, "  %-36s %6.2f s  %8.0f KiB  %s\n", s.variant.c_str(),
+               run->wall_s, hwm, provider->allocator.c_str());
+  return absl::OkStatus();
+}
+
+}  // namespace jemalloc_adoption
