@@ -23,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/memory.h"
+#include "common/subprocess.h"
 
 extern char** environ;
 
@@ -197,20 +198,15 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
   if (got == static_cast<ssize_t>(sizeof(exec_errno))) {
     return absl::NotFoundError(absl::StrCat("cannot run ", command.argv[0],
                                             " (", program, "): ",
-                                            std::strerror(exec_errno)));
+                                            internal::ErrnoText(exec_errno)));
   }
   run.user_s = usage->user_s;
   run.sys_s = usage->sys_s;
   run.peak_rss_kib = usage->peak_rss_kib;
-  if (usage->term_signal != 0) {
+  if (usage->term_signal != 0 || usage->exit_code != 0) {
     return absl::InternalError(absl::StrCat(
-        command.argv[0], " was killed by signal ", usage->term_signal, " (",
-        strsignal(usage->term_signal), ")", run.stderr_text.empty() ? "" : ": ",
-        Tail(run.stderr_text)));
-  }
-  if (usage->exit_code != 0) {
-    return absl::InternalError(absl::StrCat(
-        command.argv[0], " exited with status ", usage->exit_code,
+        command.argv[0], " ",
+        internal::DescribeExit(usage->exit_code, usage->term_signal),
         run.stderr_text.empty() ? "" : ": ", Tail(run.stderr_text)));
   }
   return run;

@@ -63,7 +63,7 @@ TEST(RunChildTest, NonZeroExitIsAnErrorWithTheStatusAndStderr) {
   command.argv = {TouchMemory(), "0", "3"};
   absl::StatusOr<ChildRun> run = RunChild(command);
   ASSERT_EQ(run.status().code(), absl::StatusCode::kInternal);
-  EXPECT_THAT(run.status().message(), HasSubstr("exited with status 3"));
+  EXPECT_THAT(run.status().message(), HasSubstr("exited with code 3"));
   EXPECT_THAT(run.status().message(), HasSubstr("exiting with 3"));
 }
 

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "common/subprocess.h"
 
 namespace alloclab {
 namespace {
@@ -28,11 +29,6 @@ constexpr absl::string_view kPerfUser = "perf_event(user)";
 constexpr absl::string_view kRusageThread = "getrusage(RUSAGE_THREAD)";
 constexpr absl::string_view kRusageSelf = "getrusage(RUSAGE_SELF)";
 
-std::string ErrnoText(int err) {
-  char buffer[256];
-  // The GNU strerror_r: returns the message, which may not be `buffer`.
-  return strerror_r(err, buffer, sizeof(buffer));
-}
 
 // The setting that decides what an unprivileged perf_event_open may do, for
 // error messages: without it "Permission denied" leaves the reader guessing.
@@ -76,7 +72,7 @@ absl::StatusOr<PerfFds> OpenPerfPair(bool user_only) {
     return absl::Status(
         absl::ErrnoToStatusCode(-minor),
         absl::StrFormat("perf_event_open(PAGE_FAULTS_MIN, %s): %s", mode,
-                        ErrnoText(-minor)));
+                        internal::ErrnoText(-minor)));
   }
   const int major = OpenPerfCounter(PERF_COUNT_SW_PAGE_FAULTS_MAJ, user_only);
   if (major < 0) {
@@ -84,7 +80,7 @@ absl::StatusOr<PerfFds> OpenPerfPair(bool user_only) {
     return absl::Status(
         absl::ErrnoToStatusCode(-major),
         absl::StrFormat("perf_event_open(PAGE_FAULTS_MAJ, %s): %s", mode,
-                        ErrnoText(-major)));
+                        internal::ErrnoText(-major)));
   }
   return PerfFds{minor, major};
 }
@@ -95,7 +91,7 @@ absl::StatusOr<int64_t> ReadPerfCounter(int fd) {
   if (n != static_cast<ssize_t>(sizeof(value))) {
     const int err = n < 0 ? errno : EIO;
     return absl::Status(absl::ErrnoToStatusCode(err),
-                        absl::StrCat("read(perf_event fd): ", ErrnoText(err)));
+                        absl::StrCat("read(perf_event fd): ", internal::ErrnoText(err)));
   }
   return static_cast<int64_t>(value);
 }
@@ -201,7 +197,7 @@ absl::StatusOr<FaultCounts> FaultCounter::Read() const {
   if (getrusage(who, &usage) != 0) {
     const int err = errno;
     return absl::Status(absl::ErrnoToStatusCode(err),
-                        absl::StrCat(source_name_, ": ", ErrnoText(err)));
+                        absl::StrCat(source_name_, ": ", internal::ErrnoText(err)));
   }
   return FaultCounts{usage.ru_minflt, usage.ru_majflt};
 }

@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,6 +27,7 @@
 #include "absl/strings/string_view.h"
 #include "common/clock.h"
 #include "common/faults.h"
+#include "common/subprocess.h"
 
 extern char** environ;
 
@@ -63,61 +63,6 @@ std::string RegisteredNames() {
   std::vector<absl::string_view> names;
   for (const auto& [name, fn] : GetRegistry()) names.push_back(name);
   return names.empty() ? "none" : absl::StrJoin(names, ", ");
-}
-
-absl::Status WriteAll(int fd, const void* data, size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = write(fd, p, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return absl::InternalError(absl::StrCat("write: ", strerror(errno)));
-    }
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return absl::OkStatus();
-}
-
-// Reads until end of file: every writer (the child and anything it forked)
-// has closed the pipe.
-absl::StatusOr<std::string> ReadAll(int fd) {
-  std::string data;
-  char buffer[4096];
-  while (true) {
-    ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return absl::InternalError(absl::StrCat("read: ", strerror(errno)));
-    }
-    if (n == 0) return data;
-    data.append(buffer, static_cast<size_t>(n));
-  }
-}
-
-// Waits for `pid` and returns its wait status.
-absl::StatusOr<int> Wait(pid_t pid) {
-  int wait_status = 0;
-  while (waitpid(pid, &wait_status, 0) < 0) {
-    if (errno != EINTR) {
-      return absl::InternalError(absl::StrCat("waitpid: ", strerror(errno)));
-    }
-  }
-  return wait_status;
-}
-
-// Why a child did not exit cleanly, or "" when it exited with 0.
-std::string DescribeAbnormalExit(int wait_status) {
-  if (WIFSIGNALED(wait_status)) {
-    const int sig = WTERMSIG(wait_status);
-    const char* name = strsignal(sig);
-    return absl::StrFormat("killed by signal %d (%s)", sig,
-                           name != nullptr ? name : "unknown signal");
-  }
-  if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0) {
-    return absl::StrFormat("exited with code %d", WEXITSTATUS(wait_status));
-  }
-  return "";
 }
 
 // The first word of /proc/self/cmdline: the name this program was started
@@ -191,7 +136,7 @@ bool IsValidKey(absl::string_view key) {
     absl::StrAppend(&report, kFailTag, " ", OneLine(call.failure()), "\n");
   }
   absl::StrAppend(&report, kDoneLine, "\n");
-  absl::Status written = WriteAll(fd, report.data(), report.size());
+  absl::Status written = internal::WriteAll(fd, report.data(), report.size());
   close(fd);
   // Whatever the call printed goes out; nothing else of main() or of the
   // test framework runs.
@@ -355,13 +300,6 @@ absl::StatusOr<FreshCallResult> RunFreshCall(absl::string_view name,
         "but main() did not call alloclab::MaybeRunFreshCall() first"));
   }
 
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("pipe2: ", strerror(errno)));
-  }
-  const int read_fd = fds[0];
-  const int write_fd = fds[1];
-
   // Everything the child needs is built here: between fork and execve only
   // async-signal-safe calls are allowed (no malloc), because another thread
   // of the parent may hold a lock that the child would never see released.
@@ -371,46 +309,40 @@ absl::StatusOr<FreshCallResult> RunFreshCall(absl::string_view name,
   }
   env_strings.push_back(absl::StrCat(kCallEnv, "=", name));
   env_strings.push_back(absl::StrCat(kArgEnv, "=", arg));
-  env_strings.push_back(absl::StrCat(kFdEnv, "=", write_fd));
   std::vector<char*> envp;
   for (std::string& s : env_strings) envp.push_back(s.data());
+  // The pipe's number is known only in the child: its entry is written
+  // there, into room made here.
+  char fd_entry[64] = {};
+  const size_t fd_prefix = absl::string_view(kFdEnv).size() + 1;
+  memcpy(fd_entry, kFdEnv, fd_prefix - 1);
+  fd_entry[fd_prefix - 1] = '=';
+  envp.push_back(fd_entry);
   envp.push_back(nullptr);
   std::string argv0 = OwnArgv0();
   char* argv[] = {argv0.data(), nullptr};
   char exec_failed[64] = "fail execve(/proc/self/exe) failed with errno ";
 
-  fflush(nullptr);  // or the child's exit could print the parent's buffers
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int error = errno;
-    close(read_fd);
-    close(write_fd);
-    return absl::InternalError(absl::StrCat("fork: ", strerror(error)));
-  }
-  if (pid == 0) {
-    close(read_fd);
-    fcntl(write_fd, F_SETFD, 0);  // the report pipe survives execve
-    execve("/proc/self/exe", argv, envp.data());
-    size_t len = strlen(exec_failed);
-    len += FormatInt(errno, exec_failed + len);
-    exec_failed[len++] = '\n';
-    (void)!write(write_fd, exec_failed, len);
-    _exit(127);
-  }
-  close(write_fd);
-  absl::StatusOr<std::string> report = ReadAll(read_fd);
-  close(read_fd);
-  absl::StatusOr<int> wait_status = Wait(pid);
-  if (!wait_status.ok()) return wait_status.status();
-  if (!report.ok()) return report.status();
+  absl::StatusOr<internal::ChildOutput> child =
+      internal::ForkAndRead([&](int write_fd) {
+        fcntl(write_fd, F_SETFD, 0);  // the report pipe survives execve
+        fd_entry[fd_prefix + FormatInt(write_fd, fd_entry + fd_prefix)] = '\0';
+        execve("/proc/self/exe", argv, envp.data());
+        size_t len = strlen(exec_failed);
+        len += FormatInt(errno, exec_failed + len);
+        exec_failed[len++] = '\n';
+        (void)!write(write_fd, exec_failed, len);
+        return 127;
+      });
+  if (!child.ok()) return child.status();
 
   FreshCallResult result;
-  absl::Status parsed = ParseReport(name, *report, result);
-  const std::string abnormal = DescribeAbnormalExit(*wait_status);
-  if (!abnormal.empty()) {
+  absl::Status parsed = ParseReport(name, child->data, result);
+  if (!internal::ExitedCleanly(child->wait_status)) {
     // A failure it reported before dying says more than the exit alone.
     return absl::InternalError(absl::StrCat(
-        "fresh call '", name, "' ", abnormal,
+        "fresh call '", name, "' ",
+        internal::DescribeWaitStatus(child->wait_status),
         parsed.ok() ? "" : absl::StrCat(" (", parsed.message(), ")")));
   }
   if (!parsed.ok()) return parsed;
@@ -419,45 +351,26 @@ absl::StatusOr<FreshCallResult> RunFreshCall(absl::string_view name,
 
 absl::Status RunInForkedChildRaw(absl::FunctionRef<void(void* out)> fn,
                                  void* out, size_t size) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    return absl::InternalError(absl::StrCat("pipe2: ", strerror(errno)));
+  absl::StatusOr<internal::ChildOutput> child =
+      internal::ForkAndRead([&](int write_fd) {
+        // `out` is the child's own copy of the parent's object: writing it
+        // changes nothing in the parent.
+        fn(out);
+        absl::Status written = internal::WriteAll(write_fd, out, size);
+        fflush(nullptr);
+        return written.ok() ? 0 : 2;
+      });
+  if (!child.ok()) return child.status();
+  if (!internal::ExitedCleanly(child->wait_status)) {
+    return absl::InternalError(absl::StrCat(
+        "forked child ", internal::DescribeWaitStatus(child->wait_status)));
   }
-  const int read_fd = fds[0];
-  const int write_fd = fds[1];
-  fflush(nullptr);  // or the child would print the parent's buffers again
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int error = errno;
-    close(read_fd);
-    close(write_fd);
-    return absl::InternalError(absl::StrCat("fork: ", strerror(error)));
-  }
-  if (pid == 0) {
-    close(read_fd);
-    // `out` is the child's own copy of the parent's object: writing it
-    // changes nothing in the parent.
-    fn(out);
-    absl::Status written = WriteAll(write_fd, out, size);
-    fflush(nullptr);
-    _exit(written.ok() ? 0 : 2);
-  }
-  close(write_fd);
-  absl::StatusOr<std::string> data = ReadAll(read_fd);
-  close(read_fd);
-  absl::StatusOr<int> wait_status = Wait(pid);
-  if (!wait_status.ok()) return wait_status.status();
-  if (!data.ok()) return data.status();
-  const std::string abnormal = DescribeAbnormalExit(*wait_status);
-  if (!abnormal.empty()) {
-    return absl::InternalError(absl::StrCat("forked child ", abnormal));
-  }
-  if (data->size() != size) {
+  if (child->data.size() != size) {
     return absl::InternalError(
         absl::StrFormat("forked child sent %d bytes of a %d-byte result",
-                        data->size(), size));
+                        child->data.size(), size));
   }
-  memcpy(out, data->data(), size);
+  memcpy(out, child->data.data(), size);
   return absl::OkStatus();
 }
 

@@ -31,6 +31,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "common/subprocess.h"
 
 namespace alloclab {
 namespace {
@@ -164,21 +165,10 @@ absl::StatusOr<int64_t> MaxRssKibFromRusage() {
 }
 
 absl::StatusOr<ChildUsage> WaitForChild(pid_t pid) {
-  int status = 0;
   rusage usage;
-  pid_t got;
-  do {
-    got = wait4(pid, &status, 0, &usage);
-  } while (got < 0 && errno == EINTR);
-  if (got < 0) {
-    int error = errno;
-    if (error == ECHILD) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "wait4(", pid,
-          "): not a child of this process, or already waited for"));
-    }
-    return absl::ErrnoToStatus(error, absl::StrCat("wait4(", pid, ")"));
-  }
+  absl::StatusOr<int> wait_status = internal::WaitForPid(pid, &usage);
+  if (!wait_status.ok()) return wait_status.status();
+  const int status = *wait_status;
   ChildUsage result;
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);

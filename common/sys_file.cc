@@ -13,16 +13,16 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/subprocess.h"
 
 namespace alloclab {
 namespace internal {
 namespace {
 
 absl::Status ReadError(const std::string& path, int err) {
-  char buffer[256];
-  return absl::Status(absl::ErrnoToStatusCode(err),
-                      absl::StrCat("cannot read ", path, ": ",
-                                   strerror_r(err, buffer, sizeof(buffer))));
+  return absl::Status(
+      absl::ErrnoToStatusCode(err),
+      absl::StrCat("cannot read ", path, ": ", internal::ErrnoText(err)));
 }
 
 }  // namespace

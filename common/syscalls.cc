@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "common/subprocess.h"
 
 extern char** environ;
 
@@ -237,22 +238,8 @@ bool Resume(pid_t tid, int signal, TracerReport& report) {
   }
   Fail(report, absl::StatusCode::kInternal,
        absl::StrCat("ptrace(PTRACE_SYSCALL, ", tid,
-                    ") failed: ", std::strerror(errno)));
+                    ") failed: ", internal::ErrnoText(errno)));
   return false;
-}
-
-std::string DescribeWaitStatus(int status) {
-  if (WIFEXITED(status)) {
-    return absl::StrCat("exited with ", WEXITSTATUS(status));
-  }
-  if (WIFSIGNALED(status)) {
-    return absl::StrCat("was killed by signal ", WTERMSIG(status), " (",
-                        strsignal(WTERMSIG(status)), ")");
-  }
-  if (WIFSTOPPED(status)) {
-    return absl::StrCat("stopped with signal ", WSTOPSIG(status));
-  }
-  return absl::StrCat("ended with wait status ", status);
 }
 
 // Trace()
@@ -269,7 +256,7 @@ void Trace(pid_t root, Region region, TracerReport& report) {
   if (got < 0) {
     Fail(report, absl::StatusCode::kInternal,
          absl::StrCat("waitpid for the traced child failed: ",
-                      std::strerror(errno)));
+                      internal::ErrnoText(errno)));
     return;
   }
   if (!WIFSTOPPED(status)) {
@@ -278,7 +265,7 @@ void Trace(pid_t root, Region region, TracerReport& report) {
     if (WIFEXITED(status)) report.exit_code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) report.term_signal = WTERMSIG(status);
     Fail(report, absl::StatusCode::kInternal,
-         absl::StrCat("the traced child ", DescribeWaitStatus(status),
+         absl::StrCat("the traced child ", internal::DescribeWaitStatus(status),
                       " before its first stop"));
     return;
   }
@@ -290,7 +277,7 @@ void Trace(pid_t root, Region region, TracerReport& report) {
              reinterpret_cast<void*>(kOptions)) != 0) {
     Fail(report, absl::StatusCode::kFailedPrecondition,
          absl::StrCat("ptrace(PTRACE_SETOPTIONS) refused: ",
-                      std::strerror(errno)));
+                      internal::ErrnoText(errno)));
     kill(root, SIGKILL);
     return;
   }
@@ -309,7 +296,7 @@ void Trace(pid_t root, Region region, TracerReport& report) {
       if (errno == EINTR) continue;
       if (errno == ECHILD) break;  // every traced thread is gone
       Fail(report, absl::StatusCode::kInternal,
-           absl::StrCat("waitpid failed: ", std::strerror(errno)));
+           absl::StrCat("waitpid failed: ", internal::ErrnoText(errno)));
       return;
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
@@ -407,13 +394,13 @@ TracerReport RunTracer(Region region, int report_fd, ChildBody child_body) {
   int setup_pipe[2];
   if (pipe2(setup_pipe, O_CLOEXEC) != 0) {
     Fail(report, absl::StatusCode::kInternal,
-         absl::StrCat("pipe2 failed: ", std::strerror(errno)));
+         absl::StrCat("pipe2 failed: ", internal::ErrnoText(errno)));
     return report;
   }
   pid_t child = fork();
   if (child < 0) {
     Fail(report, absl::StatusCode::kInternal,
-         absl::StrCat("fork failed: ", std::strerror(errno)));
+         absl::StrCat("fork failed: ", internal::ErrnoText(errno)));
     return report;
   }
   if (child == 0) {
@@ -446,12 +433,12 @@ TracerReport RunTracer(Region region, int report_fd, ChildBody child_body) {
     if (error.stage == 1) {
       Fail(report, absl::StatusCode::kFailedPrecondition,
            absl::StrCat(
-               "ptrace(PTRACE_TRACEME) refused: ", std::strerror(error.error),
+               "ptrace(PTRACE_TRACEME) refused: ", internal::ErrnoText(error.error),
                "; is this running under strace or gdb, or in a "
                "container or seccomp policy that forbids ptrace?"));
     } else {
       Fail(report, absl::StatusCode::kNotFound,
-           absl::StrCat("execve failed: ", std::strerror(error.error)));
+           absl::StrCat("execve failed: ", internal::ErrnoText(error.error)));
     }
   }
   return report;
@@ -465,55 +452,21 @@ TracerReport RunTracer(Region region, int report_fd, ChildBody child_body) {
 template <typename ChildBody>
 absl::StatusOr<TracerReport> RunInTracerProcess(Region region,
                                                 ChildBody child_body) {
-  // Output buffered now would otherwise be written twice, by the caller and
-  // by a child that flushes it.
-  std::fflush(nullptr);
-  int report_pipe[2];
-  if (pipe2(report_pipe, O_CLOEXEC) != 0) {
+  absl::StatusOr<internal::ChildOutput> tracer =
+      internal::ForkAndRead([&](int report_fd) {
+        const TracerReport report = RunTracer(region, report_fd, child_body);
+        return internal::WriteAll(report_fd, &report, sizeof(report)).ok() ? 0
+                                                                            : 1;
+      });
+  if (!tracer.ok()) return tracer.status();
+  if (tracer->data.size() != sizeof(TracerReport)) {
     return absl::InternalError(
-        absl::StrCat("pipe2 failed: ", std::strerror(errno)));
+        absl::StrCat("the tracer process ",
+                     internal::DescribeWaitStatus(tracer->wait_status),
+                     " without a report"));
   }
-  pid_t tracer = fork();
-  if (tracer < 0) {
-    int error = errno;
-    close(report_pipe[0]);
-    close(report_pipe[1]);
-    return absl::InternalError(
-        absl::StrCat("fork failed: ", std::strerror(error)));
-  }
-  if (tracer == 0) {
-    close(report_pipe[0]);
-    TracerReport report = RunTracer(region, report_pipe[1], child_body);
-    const char* data = reinterpret_cast<const char*>(&report);
-    size_t left = sizeof(report);
-    while (left > 0) {
-      ssize_t n = write(report_pipe[1], data, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) _exit(1);
-      data += n;
-      left -= static_cast<size_t>(n);
-    }
-    _exit(0);
-  }
-  close(report_pipe[1]);
   TracerReport report;
-  char* data = reinterpret_cast<char*>(&report);
-  size_t got = 0;
-  while (got < sizeof(report)) {
-    ssize_t n = read(report_pipe[0], data + got, sizeof(report) - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  close(report_pipe[0]);
-  int status = 0;
-  while (waitpid(tracer, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (got != sizeof(report)) {
-    return absl::InternalError(absl::StrCat("the tracer process ",
-                                            DescribeWaitStatus(status),
-                                            " without a report"));
-  }
+  memcpy(&report, tracer->data.data(), sizeof(report));
   if (report.code != static_cast<int32_t>(absl::StatusCode::kOk)) {
     return absl::Status(static_cast<absl::StatusCode>(report.code),
                         report.message);
@@ -538,11 +491,8 @@ absl::StatusOr<SyscallCounts> CountSyscallsInChild(
       });
   if (!report.ok()) return report.status();
   if (!report->saw_start || !report->saw_end) {
-    std::string how =
-        report->term_signal != 0
-            ? absl::StrCat("was killed by signal ", report->term_signal, " (",
-                           strsignal(report->term_signal), ")")
-            : absl::StrCat("exited with ", report->exit_code);
+    const std::string how =
+        internal::DescribeExit(report->exit_code, report->term_signal);
     return absl::InternalError(absl::StrCat(
         "the function did not return in the traced child: the child ", how,
         report->saw_start ? " while the function ran" : " before it started"));

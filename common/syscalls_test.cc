@@ -162,7 +162,7 @@ TEST(CountSyscallsInChildTest, DeliversSignals) {
 TEST(CountSyscallsInChildTest, ReportsAFunctionThatExits) {
   absl::StatusOr<SyscallCounts> counts = CountSyscallsInChild([] { _exit(3); });
   EXPECT_EQ(counts.status().code(), absl::StatusCode::kInternal);
-  EXPECT_THAT(counts.status().message(), HasSubstr("exited with 3"));
+  EXPECT_THAT(counts.status().message(), HasSubstr("exited with code 3"));
 }
 
 TEST(CountSyscallsInChildTest, ReportsAFunctionThatCrashes) {
@@ -183,7 +183,7 @@ TEST(CountSyscallsInChildTest, NestedTracingIsRefusedWithAReason) {
                           "ptrace(PTRACE_TRACEME) refused");
     _exit(refused ? 42 : 43);
   });
-  EXPECT_THAT(outer.status().message(), HasSubstr("exited with 42"));
+  EXPECT_THAT(outer.status().message(), HasSubstr("exited with code 42"));
 }
 
 // The fixture makes, per unit of --count, 5 mmap, 3 munmap, 4 brk,

@@ -22,6 +22,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/subprocess.h"
 #include "common/sys_file.h"
 
 namespace alloclab {
@@ -34,10 +35,6 @@ using internal::ReadSysFile;
 // must not become a billion-entry vector.
 constexpr int kMaxCpuId = 65535;
 
-std::string ErrnoText(int err) {
-  char buffer[256];
-  return strerror_r(err, buffer, sizeof(buffer));  // the GNU variant
-}
 
 // A CPU number: decimal digits only (no sign, no spaces), within range.
 bool ParseCpuId(absl::string_view text, int* id) {
@@ -259,7 +256,7 @@ absl::Status PinCurrentThread(int cpu) {
         absl::ErrnoToStatusCode(err),
         absl::StrFormat("sched_setaffinity(CPU %d): %s (is the CPU online "
                         "and in this process's allowed set?)",
-                        cpu, ErrnoText(err)));
+                        cpu, internal::ErrnoText(err)));
   }
   return absl::OkStatus();
 }

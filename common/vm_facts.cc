@@ -25,6 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "common/faults.h"
+#include "common/subprocess.h"
 #include "common/sys_file.h"
 
 namespace alloclab {
@@ -36,10 +37,6 @@ using internal::ReadSysFile;
 // few enough to cost nothing (256 KiB with 4 KiB pages).
 constexpr int64_t kProbePages = 64;
 
-std::string ErrnoText(int err) {
-  char buffer[256];
-  return strerror_r(err, buffer, sizeof(buffer));  // the GNU variant
-}
 
 std::string SizeText(size_t bytes) { return absl::StrCat(bytes / 1024, " KiB"); }
 
@@ -62,7 +59,7 @@ absl::StatusOr<std::vector<std::pair<size_t, std::string>>> SizeDirs(
   if (d == nullptr) {
     const int err = errno;
     return absl::Status(absl::ErrnoToStatusCode(err),
-                        absl::StrCat("cannot list ", dir, ": ", ErrnoText(err)));
+                        absl::StrCat("cannot list ", dir, ": ", internal::ErrnoText(err)));
   }
   std::vector<std::pair<size_t, std::string>> sizes;
   while (const dirent* entry = readdir(d)) {
@@ -148,7 +145,7 @@ ZeroPageProbe ProbeZeroPage() {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
-    failed.reason = absl::StrCat("mmap of ", bytes, " bytes: ", ErrnoText(errno));
+    failed.reason = absl::StrCat("mmap of ", bytes, " bytes: ", internal::ErrnoText(errno));
     return failed;
   }
   // Base pages: with a large folio (THP "always", or an mTHP size enabled)
@@ -156,7 +153,7 @@ ZeroPageProbe ProbeZeroPage() {
   // nothing about the zero page. EINVAL means a kernel without THP, where
   // base pages are all there is.
   if (madvise(p, bytes, MADV_NOHUGEPAGE) != 0 && errno != EINVAL) {
-    failed.reason = absl::StrCat("madvise(MADV_NOHUGEPAGE): ", ErrnoText(errno));
+    failed.reason = absl::StrCat("madvise(MADV_NOHUGEPAGE): ", internal::ErrnoText(errno));
     munmap(p, bytes);
     return failed;
   }
@@ -191,7 +188,7 @@ absl::StatusOr<size_t> OwnPresentPages(const void* start, size_t bytes) {
   const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return absl::UnavailableError(
-        absl::StrCat("cannot open /proc/self/pagemap: ", ErrnoText(errno)));
+        absl::StrCat("cannot open /proc/self/pagemap: ", internal::ErrnoText(errno)));
   }
   const size_t want = entries.size() * sizeof(uint64_t);
   const ssize_t got = pread(fd, entries.data(), want,
@@ -201,7 +198,7 @@ absl::StatusOr<size_t> OwnPresentPages(const void* start, size_t bytes) {
   if (got != static_cast<ssize_t>(want)) {
     return absl::UnavailableError(absl::StrCat(
         "/proc/self/pagemap: read ", got, " of ", want, " bytes",
-        got < 0 ? absl::StrCat(": ", ErrnoText(err)) : ""));
+        got < 0 ? absl::StrCat(": ", internal::ErrnoText(err)) : ""));
   }
   size_t own = 0;
   for (uint64_t entry : entries) {
