@@ -36,6 +36,7 @@
 #define ALLOCLAB_LABS_MMAP_THRESHOLD_TASK_H_
 
 #include <cstddef>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -51,17 +52,30 @@ inline constexpr size_t kDefaultMmapThreshold = 128 * 1024;
 
 // kMmapThresholdMax
 //
-// The ceiling of glibc's adjustment on 64-bit systems: freeing a mapped
-// block larger than this leaves the threshold where it was. It is also the
-// largest value mallopt(M_MMAP_THRESHOLD) accepts there.
+// The ceiling of glibc's dynamic adjustment on 64-bit systems (glibc's
+// DEFAULT_MMAP_THRESHOLD_MAX, 32 MiB): freeing a mapped block larger than
+// this leaves the threshold where it was. It is not a limit on a fixed
+// threshold: glibc 2.36 accepts mallopt(M_MMAP_THRESHOLD) well above it
+// (64 MiB and 1 GiB take effect), although mallopt(3) still calls it the
+// upper limit.
 inline constexpr size_t kMmapThresholdMax = 32 * 1024 * 1024;
+
+// kFixedThresholdMax
+//
+// The largest threshold SetMallocPolicy() can fix: mallopt() takes the value
+// as an int, so INT_MAX bytes (2 GiB - 1). The environment can fix larger
+// ones (GLIBC_TUNABLES=glibc.malloc.mmap_threshold=...).
+inline constexpr size_t kFixedThresholdMax =
+    static_cast<size_t>(std::numeric_limits<int>::max());
 
 // ProbeMmapThreshold()
 //
 // Returns the mmap threshold glibc's malloc applies in this process now, to
 // page granularity: the smallest multiple of the page size `s` such that
 // malloc(s) gets a mapping of its own when the heap has no free memory left
-// to serve it from. In a fresh process that is kDefaultMmapThreshold.
+// to serve it from. In a fresh process that is kDefaultMmapThreshold; a
+// fixed threshold can be anything up to what the machine can allocate
+// (a test fixes 100 MiB and expects to find it).
 //
 // Only what malloc does may be observed (mallinfo2(3) is allowed); no glibc
 // internal structure or symbol may be read.
@@ -69,15 +83,18 @@ inline constexpr size_t kMmapThresholdMax = 32 * 1024 * 1024;
 // Leaves this process's heap as it found it: afterwards malloc has mapped
 // the same blocks (mallinfo2().hblks and .hblkhd), the heap has the same size
 // (mallinfo2().arena), and the threshold is where it was. Careful: freeing a
-// mapped block is exactly what moves the threshold.
+// mapped block is exactly what moves the threshold. The heap may hold free
+// chunks (a test probes one full of holes): a request they serve says
+// nothing about the threshold.
 //
 // Probes the main heap: call it from a program's main thread, with no other
 // thread allocating meanwhile.
 //
-// Errors: FailedPrecondition when malloc does not map even a block of twice
-// kMmapThresholdMax (mmap switched off with M_MMAP_MAX = 0, or malloc
-// replaced by another allocator); Internal when the probe itself failed
-// (e.g. fork), with the reason.
+// Errors: FailedPrecondition when malloc maps no block at all, up to the
+// largest this machine would allocate (mmap switched off with
+// M_MMAP_MAX = 0, a threshold fixed above that size, or malloc replaced by
+// another allocator), the message naming the size; Internal when the probe
+// itself failed (e.g. fork), with the reason.
 absl::StatusOr<size_t> ProbeMmapThreshold();
 
 // MallocPolicy
@@ -88,7 +105,8 @@ absl::StatusOr<size_t> ProbeMmapThreshold();
 //               kDefaultMmapThreshold, and freeing a mapped block larger
 //               than the threshold (up to kMmapThresholdMax) raises it to
 //               that block's size, and the trim threshold to twice that.
-//   Fixed(t)    the threshold stays at `t` bytes, whatever is freed.
+//   Fixed(t)    the threshold stays at `t` bytes, whatever is freed; `t`
+//               may be above kMmapThresholdMax (up to kFixedThresholdMax).
 struct MallocPolicy {
   enum class Kind { kDynamic, kFixed };
 
@@ -111,7 +129,8 @@ struct MallocPolicy {
 // large.
 //
 // Errors:
-//   - InvalidArgument: Fixed() with a threshold above kMmapThresholdMax.
+//   - InvalidArgument: Fixed() with a threshold above kFixedThresholdMax,
+//     which mallopt() cannot take.
 //   - FailedPrecondition: Dynamic() in a process where the adjustment is
 //     already off: SetMallocPolicy() fixed the threshold earlier, or the
 //     environment sets one of the four tunables (GLIBC_TUNABLES, or the

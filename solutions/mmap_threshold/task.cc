@@ -7,12 +7,15 @@
 // copy it asks, for a size s: "when the heap is out of free memory, does
 // malloc(s) map?" A plain malloc(s) cannot answer that, because glibc looks
 // at the threshold only when neither a free chunk nor the heap's top chunk
-// can serve the request, and the top chunk alone holds about 132 KiB of a
-// fresh heap. So each trial first takes the whole top chunk
-// (mallinfo2().keepcost says its size), then asks for s: either malloc
-// mapped a block (hblks grew), or it grew the heap (arena grew). Nothing is
-// ever freed in the copy, and the copy exits. A binary search over whole
-// pages finds the smallest size that maps.
+// can serve the request, and the top chunk may hold hundreds of KiB. So
+// each trial first takes the whole top chunk (mallinfo2().keepcost says its
+// size), then asks for s: either malloc mapped a block (hblks grew), or it
+// grew the heap (arena grew), or (a third outcome) a free chunk of the heap
+// served it, which says nothing, so the trial tries again. Nothing is ever
+// freed in the copy, and the copy exits. The search first doubles s from
+// twice the dynamic ceiling until a block maps (a fixed threshold can be
+// far above that ceiling), then a binary search over whole pages finds the
+// smallest size that maps.
 
 #include <malloc.h>
 #include <unistd.h>
@@ -47,7 +50,11 @@ constexpr int kAttemptsPerTrial = 64;
 // malloc that made it: the blocks a trial takes are never used otherwise.
 using alloclab::Escape;
 
-enum class Trial { kMapped, kHeap, kUndecided };
+// Beyond this the probe stops doubling: no real threshold is 1 TiB, and a
+// kernel that overcommits without limit would let the heap grow that far.
+constexpr size_t kLargestTrial = size_t{1} << 40;
+
+enum class Trial { kMapped, kHeap, kUndecided, kNoMemory };
 
 // Takes the heap's top chunk, all of it, so that the next request has to
 // grow the heap or map.
@@ -65,7 +72,7 @@ Trial MapsWhenHeapIsFull(size_t size) {
     void* block = malloc(size);
     Escape(block);
     const struct mallinfo2 after = mallinfo2();
-    if (block == nullptr) return Trial::kUndecided;
+    if (block == nullptr) return Trial::kNoMemory;
     if (after.hblks > before.hblks) return Trial::kMapped;
     if (after.arena > before.arena) return Trial::kHeap;
     // A free chunk of the heap served it. It stays taken; try again.
@@ -77,7 +84,8 @@ Trial MapsWhenHeapIsFull(size_t size) {
 struct ProbeOutcome {
   enum class Code { kFound, kNeverMaps, kUndecided } code = Code::kUndecided;
   size_t threshold = 0;
-  size_t size = 0;  // the size that failed, for the message
+  size_t size = 0;        // the size that failed, for the message
+  bool malloc_failed = false;  // kNeverMaps: malloc(size) returned null
 };
 
 ProbeOutcome ProbeInThisCopy() {
@@ -87,22 +95,34 @@ ProbeOutcome ProbeInThisCopy() {
   Escape(malloc(1));
 
   ProbeOutcome outcome;
-  size_t low = 1;                              // in pages: heap here
-  size_t high = 2 * kMmapThresholdMax / page;  // in pages: maps here?
-  switch (MapsWhenHeapIsFull(high * page)) {
-    case Trial::kMapped:
-      break;
-    case Trial::kHeap:
-      outcome.code = ProbeOutcome::Code::kNeverMaps;
-      outcome.size = high * page;
-      return outcome;
-    case Trial::kUndecided:
-      outcome.size = high * page;
-      return outcome;
+  // Invariant once found: `high` pages map; fewer than `low` pages do not.
+  size_t low = 1;
+  size_t high = 2 * kMmapThresholdMax / page;  // above any dynamic threshold
+  for (bool found = false; !found;) {
+    outcome.size = high * page;
+    switch (MapsWhenHeapIsFull(high * page)) {
+      case Trial::kMapped:
+        found = true;
+        break;
+      case Trial::kHeap:
+        if (high * page >= kLargestTrial) {
+          outcome.code = ProbeOutcome::Code::kNeverMaps;
+          return outcome;
+        }
+        low = high + 1;
+        high *= 2;
+        break;
+      case Trial::kNoMemory:  // no larger block to try
+        outcome.code = ProbeOutcome::Code::kNeverMaps;
+        outcome.malloc_failed = true;
+        return outcome;
+      case Trial::kUndecided:
+        return outcome;
+    }
   }
-  // Invariant: `high` pages map; fewer than `low` pages do not.
   while (low < high) {
     const size_t mid = low + (high - low) / 2;
+    outcome.size = mid * page;
     switch (MapsWhenHeapIsFull(mid * page)) {
       case Trial::kMapped:
         high = mid;
@@ -111,7 +131,7 @@ ProbeOutcome ProbeInThisCopy() {
         low = mid + 1;
         break;
       case Trial::kUndecided:
-        outcome.size = mid * page;
+      case Trial::kNoMemory:
         return outcome;
     }
   }
@@ -167,17 +187,21 @@ absl::StatusOr<size_t> ProbeMmapThreshold() {
       return outcome->threshold;
     case ProbeOutcome::Code::kNeverMaps:
       return absl::FailedPreconditionError(absl::StrCat(
-          "malloc(", outcome->size,
-          ") grew the heap instead of mapping: mmap is switched off "
-          "(M_MMAP_MAX = 0?) or malloc is not glibc's"));
+          "malloc mapped no block of ", 2 * kMmapThresholdMax,
+          " bytes or more: malloc(", outcome->size, ") ",
+          outcome->malloc_failed ? "failed (out of memory)"
+                                 : "still grew the heap (the probe stops there)",
+          "; the threshold is fixed above that, mmap is switched off "
+          "(M_MMAP_MAX = 0), or malloc is not glibc's"));
     case ProbeOutcome::Code::kUndecided:
       break;
   }
   return absl::InternalError(
       absl::StrCat("threshold probe: malloc(", outcome->size,
-                   ") neither mapped nor grew "
-                   "the heap in ",
-                   kAttemptsPerTrial, " attempts (is malloc glibc's?)"));
+                   ") neither mapped nor grew the heap in ",
+                   kAttemptsPerTrial,
+                   " attempts: free chunks kept serving it, or it failed "
+                   "(is malloc glibc's?)"));
 }
 
 absl::Status SetMallocPolicy(const MallocPolicy& policy) {
@@ -200,10 +224,13 @@ absl::Status SetMallocPolicy(const MallocPolicy& policy) {
       return absl::OkStatus();  // glibc's default: nothing to do
     }
     case MallocPolicy::Kind::kFixed: {
-      if (policy.threshold_bytes > kMmapThresholdMax) {
+      // Above kMmapThresholdMax is fine: that is only the ceiling of the
+      // dynamic adjustment. mallopt() takes an int, though.
+      if (policy.threshold_bytes > kFixedThresholdMax) {
         return absl::InvalidArgumentError(absl::StrCat(
             "a fixed mmap threshold of ", policy.threshold_bytes,
-            " bytes is above glibc's maximum of ", kMmapThresholdMax));
+            " bytes does not fit mallopt()'s int (at most ",
+            kFixedThresholdMax, ")"));
       }
       if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
           1) {

@@ -38,6 +38,14 @@ absl::StatusOr<size_t> SearchThreshold(absl::FunctionRef<int(size_t)> maps) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t low = 1;
   size_t high = 2 * kMmapThresholdMax / page;
+  for (int answer = maps(high * page); answer != 1;
+       answer = maps(high * page)) {
+    if (answer < 0 || high * page >= (size_t{1} << 40)) {
+      return absl::InternalError("no answer");
+    }
+    low = high + 1;
+    high *= 2;
+  }
   while (low < high) {
     const size_t mid = low + (high - low) / 2;
     const int answer = maps(mid * page);
@@ -62,8 +70,8 @@ bool g_fixed = false;
 // A correct policy, so that only the probe is at fault.
 absl::Status SetMallocPolicy(const MallocPolicy& policy) {
   if (policy.kind == MallocPolicy::Kind::kFixed) {
-    if (policy.threshold_bytes > kMmapThresholdMax) {
-      return absl::InvalidArgumentError("above the maximum");
+    if (policy.threshold_bytes > kFixedThresholdMax) {
+      return absl::InvalidArgumentError("not an int");
     }
     if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
         1) {

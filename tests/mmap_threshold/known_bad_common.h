@@ -49,10 +49,10 @@ int MapsKeepingBlocks(size_t size);
 
 // SearchThreshold()
 //
-// The smallest multiple of the page size, up to twice kMmapThresholdMax,
-// for which `maps` (a trial like MapsKeepingBlocks()) answers 1: a binary
-// search that runs every trial in this process. Internal error when a
-// trial answers -1.
+// The smallest multiple of the page size for which `maps` (a trial like
+// MapsKeepingBlocks()) answers 1: sizes double from twice kMmapThresholdMax
+// until one maps, then a binary search; every trial runs in this process.
+// Internal error when a trial answers -1, or nothing maps up to 1 TiB.
 absl::StatusOr<size_t> SearchThreshold(absl::FunctionRef<int(size_t)> maps);
 
 }  // namespace known_bad

@@ -73,12 +73,24 @@ absl::StatusOr<int> OracleMaps(size_t size) {
 
 // OracleThreshold()
 //
-// The smallest multiple of the page size that maps by OracleMaps(): a
-// binary search with one child per question.
+// The smallest multiple of the page size that maps by OracleMaps(): sizes
+// double from twice the dynamic ceiling until one maps (a fixed threshold
+// may be far above it), then a binary search, one child per question.
 absl::StatusOr<size_t> OracleThreshold() {
   const size_t page = PageSize();
   size_t low = 1;
   size_t high = 2 * kMmapThresholdMax / page;
+  for (;;) {
+    absl::StatusOr<int> maps = OracleMaps(high * page);
+    if (!maps.ok()) return maps.status();
+    if (*maps == 1) break;
+    if (*maps < 0 || high * page >= (size_t{1} << 34)) {
+      return absl::InternalError(
+          absl::StrCat("oracle: nothing maps up to ", high * page, " bytes"));
+    }
+    low = high + 1;
+    high *= 2;
+  }
   while (low < high) {
     const size_t mid = (low + high) / 2;
     absl::StatusOr<int> maps = OracleMaps(mid * page);
@@ -141,6 +153,56 @@ void ProbeAfterFree(alloclab::FreshCall& call) {
   RecordProbe(call, "probe");
 }
 ALLOCLAB_FRESH_CALL("probe_after_free", ProbeAfterFree);
+
+// The hole of "probe_fragmented": kHoleBlocks blocks of kHoleBlockBytes,
+// each below the default threshold so that they come from the heap, freed
+// together so that they merge into one free chunk of about 400 KiB.
+constexpr int kHoleBlocks = 4;
+constexpr size_t kHoleBlockBytes = 100 * 1024;
+
+// The top pad of "probe_fragmented": each growth of the heap adds 1 MiB.
+constexpr int kFragmentedTopPad = 1 << 20;
+
+// Fresh call "probe_fragmented": the probe on a heap with a free chunk of
+// about 400 KiB in its bins, kept apart from the top chunk by a block still
+// in use, and a top chunk larger than that hole. glibc serves a request
+// from the best-fitting free chunk before it looks at the top, or at the
+// threshold: a probe that takes the top chunk first then meets the hole
+// with its request, below the threshold or above it. It must see that
+// neither hblks nor arena moved and ask again, not take the answer for "the
+// heap grew".
+//
+// The large top comes from M_TOP_PAD, which also fixes the threshold where
+// it is, at 128 KiB (any such setting does): the expected answer.
+void ProbeFragmented(alloclab::FreshCall& call) {
+  if (mallopt(M_TOP_PAD, kFragmentedTopPad) != 1) {
+    call.Fail("mallopt(M_TOP_PAD) refused");
+    return;
+  }
+  void* blocks[kHoleBlocks];
+  for (void*& block : blocks) {
+    block = malloc(kHoleBlockBytes);
+    TouchEveryPage(block, kHoleBlockBytes);
+  }
+  // Keeps the hole from merging with the top chunk: a block as big as the
+  // others, so that no small free chunk serves it, and above all of them.
+  void* fence = malloc(kHoleBlockBytes);
+  Escape(fence);
+  bool fenced = true;
+  for (void* block : blocks) fenced = fenced && block < fence;
+  call.Record("fenced", fenced ? 1 : 0);
+  const size_t arena = mallinfo2().arena;
+  for (void* block : blocks) free(block);
+  const struct mallinfo2 holed = mallinfo2();
+  call.Record("heap_kept", holed.arena == arena ? 1 : 0);
+  // Free memory outside the top chunk: the hole (and crumbs of start-up).
+  call.Record("hole_bytes",
+              static_cast<double>(holed.fordblks - holed.keepcost));
+  call.Record("top_bytes", static_cast<double>(holed.keepcost));
+  if (!RecordOracle(call, "oracle")) return;
+  RecordProbe(call, "probe");
+}
+ALLOCLAB_FRESH_CALL("probe_fragmented", ProbeFragmented);
 
 // Fresh call "probe_leaves_heap": the heap, and the threshold, before and
 // after two probes.
@@ -232,10 +294,14 @@ void PolicyStatus(alloclab::FreshCall& call) {
   absl::Status status;
   if (scenario == "dynamic") {
     status = SetMallocPolicy(MallocPolicy::Dynamic());
-  } else if (scenario == "fixed_at_max") {
+  } else if (scenario == "fixed_at_dynamic_max") {
     status = SetMallocPolicy(MallocPolicy::Fixed(kMmapThresholdMax));
-  } else if (scenario == "fixed_above_max") {
-    status = SetMallocPolicy(MallocPolicy::Fixed(kMmapThresholdMax + 1));
+  } else if (scenario == "fixed_64m") {
+    status = SetMallocPolicy(MallocPolicy::Fixed(size_t{64} << 20));
+  } else if (scenario == "fixed_1g") {
+    status = SetMallocPolicy(MallocPolicy::Fixed(size_t{1} << 30));
+  } else if (scenario == "fixed_above_int") {
+    status = SetMallocPolicy(MallocPolicy::Fixed(kFixedThresholdMax + 1));
   } else if (scenario == "dynamic_after_fixed") {
     status = SetMallocPolicy(MallocPolicy::Fixed(kDefaultMmapThreshold));
     if (!status.ok()) {
@@ -352,19 +418,54 @@ TEST(ProbeTest, LeavesTheHeapAndTheThresholdAsItFoundThem) {
   EXPECT_TRUE(WithinAPage(v->at("probe_first"), v->at("oracle_before")));
 }
 
+TEST(ProbeTest, SeesThroughFreeChunksInTheHeap) {
+  const auto v = Fresh("probe_fragmented", "");
+  ASSERT_TRUE(v.has_value());
+  ASSERT_EQ(v->at("fenced"), 1) << "setup: the fence is not above the hole";
+  ASSERT_EQ(v->at("heap_kept"), 1)
+      << "setup: freeing the blocks trimmed the heap";
+  // The hole serves a request of twice the threshold (a size a binary
+  // search asks for early), and the top is larger, so taking the top first
+  // leaves the hole in place.
+  const int64_t threshold = static_cast<int64_t>(kDefaultMmapThreshold);
+  ASSERT_GT(v->at("hole_bytes"), 2 * threshold + 64)
+      << "setup: the free chunk is too small";
+  ASSERT_GT(v->at("top_bytes"), v->at("hole_bytes"))
+      << "setup: the top chunk is smaller than the hole";
+  EXPECT_TRUE(WithinAPage(v->at("oracle"), threshold))
+      << "the threshold M_TOP_PAD fixed";
+  EXPECT_TRUE(WithinAPage(v->at("probe"), v->at("oracle")))
+      << "a request a free chunk served is no answer: neither hblks nor "
+         "arena moved";
+}
+
 // ---------------------------------------------------------------------------
 // The policy.
 
-TEST(PolicyTest, FixedThresholdIsFoundAndDoesNotMove) {
-  constexpr size_t kFixed = 1 << 20;
-  const auto v = Fresh("fixed_holds", absl::StrCat(kFixed));
+// A fixed threshold is found where it was fixed, and freeing a mapped block
+// twice its size does not move it: 1 MiB, and 100 MiB, above the 32 MiB
+// ceiling of the dynamic adjustment, which is no limit on a fixed one.
+class FixedHoldsTest : public testing::TestWithParam<size_t> {};
+
+TEST_P(FixedHoldsTest, FixedThresholdIsFoundAndDoesNotMove) {
+  const size_t fixed = GetParam();
+  const auto v = Fresh("fixed_holds", absl::StrCat(fixed));
   ASSERT_TRUE(v.has_value());
-  EXPECT_TRUE(WithinAPage(v->at("probe_fixed"), kFixed));
-  ASSERT_EQ(v->at("block_mapped"), 1) << "setup: 2 MiB was not mapped";
-  EXPECT_TRUE(WithinAPage(v->at("oracle_after_free"), kFixed))
-      << "freeing a 2 MiB block moved a fixed threshold";
-  EXPECT_TRUE(WithinAPage(v->at("probe_after_free"), kFixed));
+  const int64_t expected = static_cast<int64_t>(fixed);
+  EXPECT_TRUE(WithinAPage(v->at("probe_fixed"), expected));
+  ASSERT_EQ(v->at("block_mapped"), 1)
+      << "setup: " << 2 * fixed << " bytes were not mapped";
+  EXPECT_TRUE(WithinAPage(v->at("oracle_after_free"), expected))
+      << "freeing a mapped block of " << 2 * fixed
+      << " bytes moved a fixed threshold";
+  EXPECT_TRUE(WithinAPage(v->at("probe_after_free"), expected));
 }
+
+INSTANTIATE_TEST_SUITE_P(Thresholds, FixedHoldsTest,
+                         testing::Values(size_t{1} << 20, size_t{100} << 20),
+                         [](const testing::TestParamInfo<size_t>& info) {
+                           return absl::StrCat(info.param >> 20, "MiB");
+                         });
 
 TEST(PolicyTest, FixedMakesOneMmapAndOneMunmapPerCall) {
   const auto v = Fresh("fixed_loop", "");
@@ -424,10 +525,15 @@ INSTANTIATE_TEST_SUITE_P(
     Scenarios, PolicyStatusTest,
     testing::Values(
         StatusCase{"dynamic", absl::StatusCode::kOk, 0},
-        // Fixed at the ceiling: nothing below 32 MiB maps any more.
-        StatusCase{"fixed_at_max", absl::StatusCode::kOk, kMmapThresholdMax},
-        // Refused, and nothing changed: the policy is still glibc's.
-        StatusCase{"fixed_above_max", absl::StatusCode::kInvalidArgument, 0},
+        // Fixed at the dynamic ceiling: nothing below 32 MiB maps any more.
+        StatusCase{"fixed_at_dynamic_max", absl::StatusCode::kOk,
+                   kMmapThresholdMax},
+        // Above it too: glibc 2.36 takes these, and they hold.
+        StatusCase{"fixed_64m", absl::StatusCode::kOk, size_t{64} << 20},
+        StatusCase{"fixed_1g", absl::StatusCode::kOk, size_t{1} << 30},
+        // mallopt() takes an int: refused, and nothing changed, the policy
+        // is still glibc's.
+        StatusCase{"fixed_above_int", absl::StatusCode::kInvalidArgument, 0},
         StatusCase{"dynamic_after_fixed", absl::StatusCode::kFailedPrecondition,
                    kDefaultMmapThreshold}),
     [](const testing::TestParamInfo<StatusCase>& info) {
@@ -460,6 +566,10 @@ TEST_P(PolicyEnvTest, DynamicIsRefusedWhereTheEnvironmentFixedIt) {
       c.code == absl::StatusCode::kOk ? 0 : kDefaultMmapThreshold);
 }
 
+// Every way the environment can fix the threshold at start-up: the four
+// tunables and their four older variables, each set to a value that leaves
+// the loop working (mmap_max above 0, thresholds at their defaults), because
+// what switches the adjustment off is that they are set, not their values.
 INSTANTIATE_TEST_SUITE_P(
     Environments, PolicyEnvTest,
     testing::Values(
@@ -471,9 +581,22 @@ INSTANTIATE_TEST_SUITE_P(
                 "glibc.malloc.tcache_count=7:glibc.malloc.trim_threshold="
                 "262144",
                 absl::StatusCode::kFailedPrecondition},
+        EnvCase{"top_pad_tunable", "GLIBC_TUNABLES",
+                absl::StrCat("glibc.malloc.top_pad=", kDefaultMmapThreshold),
+                absl::StatusCode::kFailedPrecondition},
+        EnvCase{"mmap_max_tunable", "GLIBC_TUNABLES",
+                "glibc.malloc.mmap_max=65536",
+                absl::StatusCode::kFailedPrecondition},
+        EnvCase{"old_mmap_threshold_variable", "MALLOC_MMAP_THRESHOLD_",
+                absl::StrCat(kDefaultMmapThreshold),
+                absl::StatusCode::kFailedPrecondition},
+        EnvCase{"old_trim_threshold_variable", "MALLOC_TRIM_THRESHOLD_",
+                "262144", absl::StatusCode::kFailedPrecondition},
         // Any top pad fixes the threshold, even 128 KiB, glibc's default.
         EnvCase{"old_top_pad_variable", "MALLOC_TOP_PAD_",
                 absl::StrCat(kDefaultMmapThreshold),
+                absl::StatusCode::kFailedPrecondition},
+        EnvCase{"old_mmap_max_variable", "MALLOC_MMAP_MAX_", "65536",
                 absl::StatusCode::kFailedPrecondition},
         // A tunable of another kind leaves the adjustment on.
         EnvCase{"tcache_tunable", "GLIBC_TUNABLES",
