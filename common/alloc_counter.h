@@ -9,7 +9,7 @@
 // combinations) with one that counts the call and then allocates with malloc.
 // The deletes are replaced too, so that every pair matches.
 //
-// How the count is kept is itself a lesson (seed 000, "a counter that lied"),
+// How the count is kept is itself a lesson (the allocator article, "a counter that lied"),
 // so the mode is chosen at run time:
 //
 //   kOff        counts nothing: the baseline.

@@ -308,7 +308,7 @@ std::string Results::RenderTable(const std::vector<Column>& columns) const {
       rows_.begin(), rows_.end(), [](const Row& row) { return row.threads != 1; });
 
   // The grid, header first; the variant (and any text column) reads from
-  // the left, numbers line up on their last digit as in the seed's tables.
+  // the left, numbers line up on their last digit as in the reference run's tables.
   std::vector<std::vector<std::string>> grid;
   std::vector<bool> left_aligned;
   std::vector<std::string> header = {"variant"};

@@ -6,7 +6,8 @@
 //
 // What an experiment says: an aligned table (one row per variant, units in
 // the column headers), the machine line, plain-language notes, and the same
-// results as JSON (the format in DESIGN.md, read by the report tooling and
+// results as JSON (the format in docs/results_json.md, read by the report
+// tooling and
 // the checks). A metric that could not be measured is `std::nullopt`: the
 // table prints "n/a" and the JSON writes null, never a made-up zero.
 //
@@ -191,7 +192,8 @@ class Results {
 
   // ToJson() / WriteJson()
   //
-  // The results JSON of DESIGN.md. WriteJson's error names the path.
+  // The results JSON (docs/results_json.md). WriteJson's error names the
+  // path.
   std::string ToJson() const;
   absl::Status WriteJson(const std::string& path) const;
 

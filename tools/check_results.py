@@ -18,7 +18,8 @@ Usage:
 
 Prints one PASS or FAIL line per check, with the value found. Exit status:
 0 when every check passes, 1 when one fails, 2 when the input is unusable
-(no such file, not the results format of DESIGN.md, a malformed check).
+(no such file, not the results format of docs/results_json.md, a malformed
+check).
 """
 
 import json
@@ -35,7 +36,7 @@ OPERATORS = {
     ">=": operator.ge,
 }
 
-# The top level of the results JSON (DESIGN.md, "Results JSON").
+# The top level of the results JSON (docs/results_json.md).
 REQUIRED = {
     "lab": str,
     "machine": dict,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A lab's experiment, run as a test: it must refuse an unknown flag, run to
-# the end in quick mode, write the results JSON of DESIGN.md, and show the
+# the end in quick mode, write the results JSON (docs/results_json.md), and
+# show the
 # facts its chapter states (the checks, see tools/check_results.py). Without
 # it, a crash, a flag that stopped working or a chapter that no longer
 # matches the program would go unnoticed until a learner ran the lab.

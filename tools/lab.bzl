@@ -6,7 +6,7 @@ A lab lives in three packages, and each calls one macro of this file:
     solutions/<lab>/BUILD  lab_solution(name = "<lab>")
     tests/<lab>/BUILD      lab_tests(name = "<lab>", known_bad = {...})
 
-Together they declare (DESIGN.md, "The lab pattern"):
+Together they declare (docs/adding_a_lab.md, the recipe for a new lab):
 
     //labs/<lab>:<lab>                     the experiment on the learner's task.cc
     //labs/<lab>:benchmark                 optional Google Benchmark target

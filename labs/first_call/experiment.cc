@@ -52,7 +52,8 @@
 namespace first_call {
 namespace {
 
-// The reference run (seed 000: a 256 KiB buffer filled in a new vector, three
+// The reference run (the allocator article, docs/references.md: a 256 KiB
+// buffer filled in a new vector, three
 // runs, each a fresh process pinned to one core of a 4-core desktop). The
 // first call took 324076 ns in run 1 and 100 and 114 µs in runs 2 and 3,
 // with 68 page faults each time; every later call took about 66 µs.
@@ -449,7 +450,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // The numbers to take away, first the seed's line.
+  // The numbers to take away, first the reference run's line.
   const alloclab::Row& cold_row = *results.FindRow("cold_first_call");
   const alloclab::Row& warm_row = *results.FindRow("warm");
   const alloclab::Row& prefault_row = *results.FindRow("prefault_cost");

@@ -78,7 +78,8 @@ std::string TunablesValue() {
 constexpr char kFaultsSource[] =
     "getrusage(RUSAGE_THREAD) in the fresh process";
 
-// The reference run (seed 000): `strace -c` of a whole Rust program that
+// The reference run (the allocator article, docs/references.md): `strace -c`
+// of a whole Rust program that
 // made 1,000 calls of a new 256 KiB buffer on glibc.
 constexpr int kReferenceCalls = 1000;
 constexpr int kReferenceMmap = 14;
@@ -332,7 +333,8 @@ void AddNotes(int64_t calls, int repetitions, alloclab::Results& results) {
         *Get(results, variant, "process_brk")));
   }
   results.AddNote(absl::StrFormat(
-      "the reference run (seed 000, a Rust program on glibc, strace -c of "
+      "the reference run (the allocator article, a Rust program on glibc, "
+      "strace -c of "
       "the whole process, %d calls): %d mmap, %d munmap, %d brk",
       kReferenceCalls, kReferenceMmap, kReferenceMunmap, kReferenceBrk));
   const auto dyn_ns = Get(results, "dynamic", "ns_per_call");

@@ -15,7 +15,7 @@
 //
 // Example:
 //
-//   mmap_threshold::BigBufferCalls(1000);  // the seed's loop
+//   mmap_threshold::BigBufferCalls(1000);  // the reference run's loop
 
 #ifndef ALLOCLAB_LABS_MMAP_THRESHOLD_WORKLOAD_H_
 #define ALLOCLAB_LABS_MMAP_THRESHOLD_WORKLOAD_H_
