@@ -7,8 +7,7 @@
 // What an experiment says: an aligned table (one row per variant, units in
 // the column headers), the machine line, plain-language notes, and the same
 // results as JSON (the format in docs/results_json.md, read by the report
-// tooling and
-// the checks). A metric that could not be measured is `std::nullopt`: the
+// tooling and the checks). A metric that could not be measured is `std::nullopt`: the
 // table prints "n/a" and the JSON writes null, never a made-up zero.
 //
 // Example:
