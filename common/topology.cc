@@ -225,7 +225,7 @@ absl::StatusOr<std::vector<int>> AllowedCpus() {
     if (err != EINVAL) {
       return absl::Status(
           absl::ErrnoToStatusCode(err),
-          absl::StrCat("sched_getaffinity: ", ErrnoText(err)));
+          absl::StrCat("sched_getaffinity: ", internal::ErrnoText(err)));
     }
   }
   return absl::InternalError(
