@@ -159,11 +159,22 @@ absl::Status Experiment(alloclab::Lab& lab) {
   for (const std::string& reason : rec->reasons) {
     lab.results().AddNote(absl::StrCat("memo: ", reason));
   }
+  // The budget each allocator would need: its worst peak RSS ratio.
+  std::map<std::string, double> needs;
+  for (const ja::Measurement& m : table) {
+    const ja::AllocatorRun* base = by_variant[absl::StrCat(m.workload, "_", ja::kBaseline)];
+    const double ratio = m.peak_rss_kib / base->samples.Summarize("peak_rss_kib")->max;
+    needs[m.allocator] = std::max(needs[m.allocator], ratio);
+  }
+  std::vector<std::string> budgets;
+  for (const auto& [a, ratio] : needs) {
+    if (ratio > ja::kMemoryBudgetRatio) budgets.push_back(absl::StrFormat("%s %.2fx", a, ratio));
+  }
   lab.results().AddNote(absl::StrFormat(
-      "memo: what would change it: a different memory budget (now %.2fx), "
-      "more threads (here %d), or your own program's workload in place of "
-      "these.",
-      ja::kMemoryBudgetRatio, setups.empty() ? 0 : setups.front().threads));
+      "memo: what would change it: a larger budget (%s), more threads (here "
+      "%d), or your own program's workload in place of these.",
+      budgets.empty() ? "none is over it" : absl::StrJoin(budgets, ", "),
+      setups.empty() ? 0 : setups.front().threads));
   lab.results().AddNote(
       "peak_rss_kib is the child's own VmHWM; ru_maxrss_kib is wait4's, which "
       "also counts the launcher's pages at the fork (child_run.h)");
