@@ -1,0 +1,111 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The workloads do the same work under every allocator: the workload
+// binary, run under each preloaded allocator with the same flags, reports
+// the same checksum, and the allocator it was given.
+
+#include "labs/jemalloc_adoption/workloads.h"
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/allocator_probe.h"
+#include "common/child_run.h"
+#include "gtest/gtest.h"
+
+namespace jemalloc_adoption {
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitizer = true;
+#else
+constexpr bool kSanitizer = false;
+#endif
+
+std::string WorkloadBinary() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  const std::string rel = "labs/jemalloc_adoption/workload";
+  if (srcdir == nullptr || workspace == nullptr) return rel;
+  return absl::StrCat(srcdir, "/", workspace, "/", rel);
+}
+
+// The "checksum: N" line of a run.
+std::string Checksum(const std::string& output) {
+  for (absl::string_view line : absl::StrSplit(output, '\n')) {
+    if (absl::StartsWith(line, "checksum: ")) return std::string(line);
+  }
+  return "";
+}
+
+TEST(WorkloadsTest, SameChecksumUnderEveryAllocator) {
+  if (kSanitizer) {
+    GTEST_SKIP() << "built with a sanitizer: its runtime serves malloc and "
+                    "refuses a preloaded allocator";
+  }
+  for (const std::string& workload : WorkloadNames()) {
+    std::string expected;
+    for (const alloclab::AllocatorSpec& spec : alloclab::KnownAllocators()) {
+      absl::StatusOr<alloclab::LocatedAllocator> located =
+          alloclab::LocateAllocator(spec.name);
+      ASSERT_TRUE(located.ok()) << located.status();
+      alloclab::ChildCommand command;
+      command.argv = {WorkloadBinary(), "--workload=" + workload,
+                      "--threads=2", "--iterations=2000"};
+      if (!located->path.empty()) {
+        command.env = {{"LD_PRELOAD", located->path}};
+      }
+      absl::StatusOr<alloclab::ChildRun> run = alloclab::RunChild(command);
+      ASSERT_TRUE(run.ok()) << workload << " " << spec.name << ": "
+                            << run.status();
+      absl::StatusOr<alloclab::MallocProvider> provider =
+          alloclab::ParseProviderLine(run->stdout_text);
+      ASSERT_TRUE(provider.ok()) << provider.status();
+      EXPECT_EQ(provider->allocator, spec.name) << workload;
+      const std::string checksum = Checksum(run->stdout_text);
+      ASSERT_FALSE(checksum.empty()) << run->stdout_text;
+      if (expected.empty()) expected = checksum;
+      EXPECT_EQ(checksum, expected) << workload << " under " << spec.name;
+    }
+  }
+}
+
+TEST(WorkloadsTest, EveryWorkloadHasADefaultScale) {
+  for (const std::string& workload : WorkloadNames()) {
+    EXPECT_GT(DefaultIterations(workload, true), 0u) << workload;
+    EXPECT_GT(DefaultIterations(workload, false),
+              DefaultIterations(workload, true))
+        << workload;
+  }
+  EXPECT_EQ(DefaultIterations("mandelbrot", false), 0u);
+}
+
+TEST(WorkloadsTest, BadParamsAreErrors) {
+  EXPECT_EQ(RunWorkload("mandelbrot", {1, 10, 1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RunWorkload("treemap", {0, 10, 1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RunWorkload("treemap", {1, 0, 1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(WorkloadsTest, MsgsendDeliversEveryMessageOnce) {
+  // Each message carries its size and its index within its producer; the
+  // checksum is their sum, whichever consumer freed it.
+  absl::StatusOr<uint64_t> one = RunWorkload("msgsend", {2, 1000, 7});
+  absl::StatusOr<uint64_t> again = RunWorkload("msgsend", {2, 1000, 7});
+  ASSERT_TRUE(one.ok() && again.ok());
+  EXPECT_EQ(*one, *again);
+  // Index sum 0..999 = 499500, sizes 16..256 each.
+  EXPECT_GE(*one, 499500u + 1000u * 16);
+  EXPECT_LE(*one, 499500u + 1000u * 256);
+}
+
+}  // namespace
+}  // namespace jemalloc_adoption
