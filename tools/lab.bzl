@@ -27,10 +27,16 @@ linked against several implementations of the same header.
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
-load("//tools:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_TEST_COPTS")
+load("//tools:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_C_COPTS", "ALLOCLAB_TEST_COPTS")
 
 # The operators tools/check_results.py knows.
 _CHECK_OPERATORS = ["==", "!=", "<", "<=", ">", ">="]
+
+def _task_file(stem, c_task):
+    """A task source and its flags: stem.cc, or stem.c for a lab in C."""
+    if c_task:
+        return stem + ".c", ALLOCLAB_C_COPTS
+    return stem + ".cc", ALLOCLAB_COPTS
 
 def _pkg(kind, lab):
     return "//{}/{}".format(kind, lab)
@@ -52,17 +58,29 @@ def _check_arg(lab, check):
     # Bazel splits `args` as a shell would: quoted, the check stays one word.
     return "'{}'".format(" ".join(words))
 
-def lab_starter(name, experiment_deps = [], task_deps = [], benchmark_srcs = [], benchmark_deps = []):
+def lab_starter(
+        name,
+        experiment_deps = [],
+        experiment_data = [],
+        task_deps = [],
+        benchmark_srcs = [],
+        benchmark_deps = [],
+        c_task = False):
     """Declares a lab's starter package (labs/<name>/).
 
     Args:
       name: the lab, e.g. "allocator_cost"; also the experiment binary's name.
       experiment_deps: what experiment.cc needs besides task.h and lab_main.
+      experiment_data: programs the experiment runs (e.g. the workload built
+        against another libc, with this package's task).
       task_deps: what task.cc (starter and reference) may use besides task.h.
       benchmark_srcs: sources of an optional `:benchmark` Google Benchmark
         target that runs on the learner's task.cc.
       benchmark_deps: its extra dependencies.
+      c_task: the task is C (task.c, known-bad bad_<bad>.c), for a lab whose
+        task is also compiled by musl-gcc; task.h must be C with extern "C".
     """
+    task_src, task_copts = _task_file("task", c_task)
     lab_users = [
         _pkg("labs", name) + ":__pkg__",
         _pkg("solutions", name) + ":__pkg__",
@@ -81,8 +99,8 @@ def lab_starter(name, experiment_deps = [], task_deps = [], benchmark_srcs = [],
     # The starter implementation: compiles and runs, task not done.
     cc_library(
         name = "task",
-        srcs = ["task.cc"],
-        copts = ALLOCLAB_COPTS,
+        srcs = [task_src],
+        copts = task_copts,
         visibility = lab_users,
         deps = [":task_header"] + task_deps,
     )
@@ -102,6 +120,7 @@ def lab_starter(name, experiment_deps = [], task_deps = [], benchmark_srcs = [],
     cc_binary(
         name = name,
         copts = ALLOCLAB_COPTS,
+        data = experiment_data,
         visibility = ["//:__pkg__"],  # for //:tour
         deps = [
             ":experiment",
@@ -122,17 +141,20 @@ def lab_starter(name, experiment_deps = [], task_deps = [], benchmark_srcs = [],
             ] + benchmark_deps,
         )
 
-def lab_solution(name):
+def lab_solution(name, experiment_data = [], c_task = False):
     """Declares a lab's reference package (solutions/<name>/).
 
     Args:
       name: the lab.
+      experiment_data: as in lab_starter, built with the reference task.
+      c_task: as in lab_starter.
     """
     starter = _pkg("labs", name)
+    task_src, task_copts = _task_file("task", c_task)
     cc_library(
         name = "task",
-        srcs = ["task.cc"],
-        copts = ALLOCLAB_COPTS,
+        srcs = [task_src],
+        copts = task_copts,
         visibility = [_pkg("tests", name) + ":__pkg__"],
         deps = [starter + ":task_header"],
     )
@@ -142,6 +164,7 @@ def lab_solution(name):
     cc_binary(
         name = name,
         copts = ALLOCLAB_COPTS,
+        data = experiment_data,
         visibility = [_pkg("tests", name) + ":__pkg__"],  # experiment test
         deps = [
             starter + ":experiment",
@@ -155,6 +178,8 @@ def lab_tests(
         known_bad = {},
         known_bad_only_if = {},
         known_bad_deps = [],
+        implementation_data = {},
+        c_task = False,
         size = "small",
         experiment_checks = [],
         experiment_args = [],
@@ -183,6 +208,12 @@ def lab_tests(
       known_bad_deps: what every known-bad file needs besides task.h, e.g. a
         testonly library of this package with the parts they share, so that
         each file keeps only its own mistake.
+      implementation_data: {"<impl>": [label, ...]}: files the suite needs
+        per implementation ("solution", "starter", "known_bad_<bad>"), such
+        as the workload built with that task against musl. They are data of
+        the suite binaries of <impl> (<impl>_test or <impl>_suite), which
+        find them beside their own executable.
+      c_task: the known-bad files are C (bad_<bad>.c), as the lab's task.
       size: test size of the suites.
       experiment_checks: facts the reference experiment must show in
         --quick mode, each "VARIANT METRIC OPERATOR NUMBER" (e.g.
@@ -194,6 +225,10 @@ def lab_tests(
       experiment_size: test size of :solution_experiment_test.
     """
     starter = _pkg("labs", name)
+    impls = ["solution", "starter"] + ["known_bad_" + bad for bad in known_bad]
+    for impl in implementation_data:
+        if impl not in impls:
+            fail("lab_tests({}): implementation_data names '{}', which is not one of {}".format(name, impl, " ".join(impls)))
     for bad in known_bad_only_if:
         if bad not in known_bad:
             fail("lab_tests({}): known_bad_only_if names '{}', which is not in known_bad".format(name, bad))
@@ -216,6 +251,7 @@ def lab_tests(
         name = "solution_test",
         size = size,
         copts = ALLOCLAB_TEST_COPTS,
+        data = implementation_data.get("solution", []),
         deps = [
             ":suite",
             _pkg("solutions", name) + ":task",
@@ -226,6 +262,7 @@ def lab_tests(
         name = "starter_test",
         size = size,
         copts = ALLOCLAB_TEST_COPTS,
+        data = implementation_data.get("starter", []),
         tags = ["manual"],  # fails until the learner is done
         deps = [
             ":suite",
@@ -241,6 +278,7 @@ def lab_tests(
         name = "starter_suite",
         testonly = True,
         copts = ALLOCLAB_TEST_COPTS,
+        data = implementation_data.get("starter", []),
         visibility = ["//:__pkg__"],  # //:board runs it on the learner's task.cc
         deps = [
             ":suite",
@@ -270,17 +308,19 @@ def lab_tests(
             if not test or " " in test or ":" in test or "'" in test or test.startswith("-"):
                 fail("lab_tests({}): known_bad['{}'] names '{}', which is not a test name or a pattern without ':'".format(name, bad, test))
         impl = "known_bad_" + bad
+        bad_src, bad_copts = _task_file("bad_" + bad, c_task)
         cc_library(
             name = impl,
             testonly = True,
-            srcs = ["bad_{}.cc".format(bad)],
-            copts = ALLOCLAB_COPTS,
+            srcs = [bad_src],
+            copts = bad_copts,
             deps = [starter + ":task_header"] + known_bad_deps,
         )
         cc_binary(
             name = impl + "_suite",
             testonly = True,
             copts = ALLOCLAB_TEST_COPTS,
+            data = implementation_data.get(impl, []),
             deps = [
                 ":suite",
                 ":" + impl,
