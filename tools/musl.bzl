@@ -50,16 +50,16 @@ musl_binary = rule(
     doc = "A static C executable linked against musl by musl-gcc.",
     executable = True,
     attrs = {
+        "copts": attr.string_list(doc = "Extra musl-gcc flags."),
+        "hdrs": attr.label_list(
+            allow_files = [".h"],
+            doc = "Headers the sources include, by their workspace path.",
+        ),
         "srcs": attr.label_list(
             allow_files = [".c"],
             mandatory = True,
             doc = "C sources, compiled and linked together.",
         ),
-        "hdrs": attr.label_list(
-            allow_files = [".h"],
-            doc = "Headers the sources include, by their workspace path.",
-        ),
-        "copts": attr.string_list(doc = "Extra musl-gcc flags."),
         "_musl_cc": attr.label(
             default = Label("//tools:musl_cc.sh"),
             executable = True,
