@@ -203,6 +203,8 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
   run.user_s = usage->user_s;
   run.sys_s = usage->sys_s;
   run.peak_rss_kib = usage->peak_rss_kib;
+  run.minor_faults = usage->minor_faults;
+  run.major_faults = usage->major_faults;
   if (usage->term_signal != 0 || usage->exit_code != 0) {
     return absl::InternalError(absl::StrCat(
         command.argv[0], " ",

@@ -79,6 +79,9 @@ struct ChildRun {
   double user_s = 0;
   double sys_s = 0;
   int64_t peak_rss_kib = 0;
+  // wait4's ru_minflt and ru_majflt, loader and start-up included.
+  int64_t minor_faults = 0;
+  int64_t major_faults = 0;
   int64_t launcher_rss_kib = 0;  // this process's VmRSS at the fork: a floor
   std::vector<RssPoint> rss_samples;
   std::string stdout_text;

@@ -37,6 +37,21 @@ TEST(RunChildTest, CapturesOutputAndThePeakOfWhatTheChildTouched) {
   EXPECT_GT(run->launcher_rss_kib, 0);
 }
 
+// Touching memory is page faults, whatever the page or folio size: one
+// fault may cover many pages under (m)THP, but 48 MiB cannot take none.
+TEST(RunChildTest, CountsTheChildsPageFaults) {
+  ChildCommand none;
+  none.argv = {TouchMemory(), "0"};
+  absl::StatusOr<ChildRun> idle = RunChild(none);
+  ASSERT_TRUE(idle.ok()) << idle.status();
+  ChildCommand some;
+  some.argv = {TouchMemory(), "48"};
+  absl::StatusOr<ChildRun> touched = RunChild(some);
+  ASSERT_TRUE(touched.ok()) << touched.status();
+  EXPECT_GT(idle->minor_faults, 0) << "the loader alone faults in pages";
+  EXPECT_GT(touched->minor_faults, idle->minor_faults);
+}
+
 TEST(RunChildTest, EnvironmentAdditionsReachTheChildOnly) {
   ASSERT_EQ(setenv("ALLOCLAB_CHILD_RUN_OLD", "parent", 1), 0);
   ChildCommand command;

@@ -175,6 +175,8 @@ absl::StatusOr<ChildUsage> WaitForChild(pid_t pid) {
   result.peak_rss_kib = usage.ru_maxrss;
   result.user_s = TimevalSeconds(usage.ru_utime);
   result.sys_s = TimevalSeconds(usage.ru_stime);
+  result.minor_faults = usage.ru_minflt;
+  result.major_faults = usage.ru_majflt;
   return result;
 }
 

@@ -116,6 +116,10 @@ struct ChildUsage {
   int64_t peak_rss_kib = 0;
   double user_s = 0;
   double sys_s = 0;
+  // wait4's ru_minflt and ru_majflt: page faults of the child (and of its
+  // waited-for descendants), exec included.
+  int64_t minor_faults = 0;
+  int64_t major_faults = 0;
 };
 
 // WaitForChild()

@@ -1,0 +1,335 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Lab musl_churn's suite, against task.h only: the recycler keeps what its
+// bound allows and never more, hands out blocks that are large enough, gives
+// everything back, and cuts musl's munmap calls on the thread's churn.
+//
+// The in-process tests put a tracking backend under the recycler: it knows
+// every block the recycler took from it, so "held" is measured, not taken
+// from recycler_held_bytes(). The musl test runs this implementation's musl
+// build of the churn program (tests/musl_churn/BUILD), which lives beside
+// this test's executable as <implementation>_churn_musl.
+
+#include "labs/musl_churn/task.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "common/syscalls.h"
+#include "gtest/gtest.h"
+#include "labs/musl_churn/churn.h"
+
+namespace {
+
+// A backend that records every block it hands out, and a record of every
+// block the recycler hands out, so that the test can say at any moment how
+// many bytes the recycler holds and whether a block was big enough.
+class Tracker {
+ public:
+  explicit Tracker(size_t min_size, size_t bound) {
+    config_.min_size = min_size;
+    config_.bound_bytes = bound;
+    config_.backend = {&Allocate, &Release, this};
+    recycler_ = recycler_create(&config_);
+  }
+  ~Tracker() {
+    if (recycler_ != nullptr) recycler_destroy(recycler_);
+    for (auto& [block, size] : backend_live_) free(block);
+  }
+
+  recycler* r() { return recycler_; }
+
+  // Through the recycler, with every fact checked. A block that is not
+  // from the backend, too small or already out on loan is counted and NULL
+  // returned instead, so that no caller writes into memory that is not its
+  // own (the tests then fail on the count, not on a corrupted heap).
+  void* Get(size_t size) {
+    void* p = recycler_allocate(recycler_, size);
+    if (p == nullptr) {
+      ADD_FAILURE() << "recycler_allocate(" << size << ") returned NULL";
+      return nullptr;
+    }
+    // The backend block that holds p, and how many bytes are left from p.
+    auto it = backend_live_.upper_bound(p);
+    char* c = static_cast<char*>(p);
+    if (it == backend_live_.begin() ||
+        c >= static_cast<char*>(std::prev(it)->first) + std::prev(it)->second) {
+      ++foreign_blocks_;
+      return nullptr;
+    }
+    --it;
+    if (static_cast<size_t>(static_cast<char*>(it->first) + it->second - c) <
+        size) {
+      ++short_blocks_;
+      return nullptr;
+    }
+    if (loaned_.count(it->first) != 0) {
+      ++double_loans_;
+      return nullptr;
+    }
+    c[0] = 1;  // the first and last byte are the caller's
+    c[size - 1] = 1;
+    loaned_[it->first] = it->second;
+    loaned_bytes_ += it->second;
+    user_to_block_[p] = it->first;
+    CheckBound();
+    return p;
+  }
+
+  void Put(void* p, size_t size) {
+    auto it = user_to_block_.find(p);
+    if (it != user_to_block_.end()) {
+      loaned_bytes_ -= loaned_[it->second];
+      loaned_.erase(it->second);
+      user_to_block_.erase(it);
+    }
+    recycler_release(recycler_, p, size);
+    CheckBound();
+  }
+
+  // Bytes allocated from the backend and not out on loan: what the
+  // recycler holds.
+  size_t HeldBytes() const { return backend_bytes_ - loaned_bytes_; }
+  size_t backend_bytes() const { return backend_bytes_; }
+  uint64_t backend_allocations() const { return backend_allocations_; }
+  uint64_t backend_releases() const { return backend_releases_; }
+  size_t max_held() const { return max_held_; }
+  uint64_t short_blocks() const { return short_blocks_; }
+  uint64_t foreign_blocks() const { return foreign_blocks_; }
+  uint64_t double_loans() const { return double_loans_; }
+  uint64_t size_mismatches() const { return size_mismatches_; }
+  uint64_t unknown_releases() const { return unknown_releases_; }
+  uint64_t held_mismatches() const { return held_mismatches_; }
+
+  // Destroys the recycler now (the destructor then has nothing to do).
+  void Destroy() {
+    recycler_destroy(recycler_);
+    recycler_ = nullptr;
+  }
+
+ private:
+  static void* Allocate(void* context, size_t size) {
+    auto* self = static_cast<Tracker*>(context);
+    void* block = malloc(size);
+    if (block == nullptr) return nullptr;
+    self->backend_live_[block] = size;
+    self->backend_bytes_ += size;
+    ++self->backend_allocations_;
+    return block;
+  }
+
+  static void Release(void* context, void* block, size_t size) {
+    auto* self = static_cast<Tracker*>(context);
+    ++self->backend_releases_;
+    auto it = self->backend_live_.find(block);
+    if (it == self->backend_live_.end()) {
+      ++self->unknown_releases_;  // not ours: never free it
+      return;
+    }
+    if (it->second != size) ++self->size_mismatches_;
+    self->backend_bytes_ -= it->second;
+    self->backend_live_.erase(it);
+    free(block);
+  }
+
+  void CheckBound() {
+    const size_t held = HeldBytes();
+    if (held > max_held_) max_held_ = held;
+    if (recycler_held_bytes(recycler_) != held) ++held_mismatches_;
+  }
+
+  recycler_config config_{};
+  recycler* recycler_ = nullptr;
+  std::map<void*, size_t> backend_live_;  // block -> size, ordered by address
+  std::map<void*, size_t> loaned_;        // backend block -> size, out on loan
+  std::map<void*, void*> user_to_block_;  // handed-out pointer -> its block
+  size_t backend_bytes_ = 0;
+  size_t loaned_bytes_ = 0;
+  size_t max_held_ = 0;
+  uint64_t backend_allocations_ = 0;
+  uint64_t backend_releases_ = 0;
+  uint64_t short_blocks_ = 0;
+  uint64_t foreign_blocks_ = 0;
+  uint64_t double_loans_ = 0;
+  uint64_t size_mismatches_ = 0;
+  uint64_t unknown_releases_ = 0;
+  uint64_t held_mismatches_ = 0;
+};
+
+// The thread's churn through a Tracker: `iterations` at scale 1024.
+void ChurnThrough(Tracker& tracker, uint64_t iterations, uint64_t seed) {
+  const churn_allocator hooks = {
+      [](void* t, size_t size) { return static_cast<Tracker*>(t)->Get(size); },
+      [](void* t, void* block, size_t size) {
+        static_cast<Tracker*>(t)->Put(block, size);
+      },
+      &tracker};
+  churn_params params;
+  std::memset(&params, 0, sizeof(params));
+  params.iterations = iterations;
+  params.scale = 1024;
+  params.seed = seed;
+  params.allocator = &hooks;
+  ASSERT_NE(churn_run(&params), static_cast<uint64_t>(CHURN_FAILED));
+}
+
+constexpr size_t kMin = CHURN_MUSL_MMAP_THRESHOLD;
+constexpr size_t kKiB = 1024;
+
+TEST(RecyclerTest, RefusesAConfigWithoutBackend) {
+  recycler_config config{};
+  config.min_size = kMin;
+  config.bound_bytes = 1 << 20;
+  EXPECT_EQ(recycler_create(&config), nullptr);
+  EXPECT_EQ(recycler_create(nullptr), nullptr);
+}
+
+TEST(RecyclerTest, PassesSmallBlocksStraightThrough) {
+  Tracker t(kMin, 64 << 20);
+  ASSERT_NE(t.r(), nullptr);
+  for (int i = 0; i < 10; ++i) {
+    void* p = t.Get(100 * kKiB);
+    t.Put(p, 100 * kKiB);
+    EXPECT_EQ(t.HeldBytes(), 0u) << "a block below min_size was kept";
+  }
+  EXPECT_EQ(t.backend_allocations(), 10u);
+  EXPECT_EQ(t.backend_releases(), 10u);
+}
+
+TEST(RecyclerTest, ReusesAFreedLargeBlock) {
+  Tracker t(kMin, 64 << 20);
+  ASSERT_NE(t.r(), nullptr);
+  for (int i = 0; i < 10; ++i) {
+    void* p = t.Get(200 * kKiB);
+    t.Put(p, 200 * kKiB);
+  }
+  EXPECT_EQ(t.backend_allocations(), 1u)
+      << "ten rounds of allocate/release of 200 KiB should take one block "
+         "from the backend and reuse it";
+}
+
+TEST(RecyclerTest, KeepsWhatItsBoundAllows) {
+  constexpr size_t kBound = 1 << 20;
+  Tracker t(kMin, kBound);
+  ASSERT_NE(t.r(), nullptr);
+  std::vector<void*> blocks;
+  for (int i = 0; i < 20; ++i) blocks.push_back(t.Get(256 * kKiB));
+  for (void* p : blocks) t.Put(p, 256 * kKiB);
+  EXPECT_LE(t.HeldBytes(), kBound);
+  EXPECT_GE(t.HeldBytes(), kBound / 2)
+      << "twenty released 256 KiB blocks and a 1 MiB bound: keep some";
+}
+
+TEST(RecyclerTest, NeverHoldsMoreThanItsBound) {
+  for (size_t bound : {size_t{0}, size_t{1} << 20, size_t{8} << 20}) {
+    Tracker t(kMin, bound);
+    ASSERT_NE(t.r(), nullptr);
+    ChurnThrough(t, 3 * CHURN_MAX_LIVE, /*seed=*/5);
+    EXPECT_LE(t.max_held(), bound) << "bound " << bound;
+  }
+}
+
+TEST(RecyclerTest, ReportsWhatItHolds) {
+  Tracker t(kMin, 8 << 20);
+  ASSERT_NE(t.r(), nullptr);
+  ChurnThrough(t, 3 * CHURN_MAX_LIVE, /*seed=*/6);
+  EXPECT_EQ(t.held_mismatches(), 0u)
+      << "recycler_held_bytes() differed from the bytes really held";
+}
+
+TEST(RecyclerTest, HandsOutAtLeastTheRequestedSize) {
+  Tracker t(kMin, 64 << 20);
+  ASSERT_NE(t.r(), nullptr);
+  // Sizes that share a 4 KiB class, smaller first, then the churn.
+  for (size_t kib : {129, 130, 131, 132, 132, 131, 130, 129, 132}) {
+    void* p = t.Get(kib * kKiB);
+    if (p != nullptr) t.Put(p, kib * kKiB);
+  }
+  if (t.short_blocks() == 0) ChurnThrough(t, 3 * CHURN_MAX_LIVE, /*seed=*/7);
+  EXPECT_EQ(t.short_blocks(), 0u) << "blocks smaller than the request";
+  EXPECT_EQ(t.foreign_blocks(), 0u) << "blocks not from the backend";
+  EXPECT_EQ(t.double_loans(), 0u) << "one block handed out twice at once";
+}
+
+TEST(RecyclerTest, GivesEverythingBackWithItsSize) {
+  Tracker t(kMin, 16 << 20);
+  ASSERT_NE(t.r(), nullptr);
+  ChurnThrough(t, 3 * CHURN_MAX_LIVE, /*seed=*/8);
+  t.Destroy();
+  EXPECT_EQ(t.backend_bytes(), 0u) << "held blocks left after destroy";
+  EXPECT_EQ(t.backend_allocations(), t.backend_releases());
+  EXPECT_EQ(t.size_mismatches(), 0u)
+      << "a block went back with another size than it was allocated with";
+  EXPECT_EQ(t.unknown_releases(), 0u);
+}
+
+// This implementation's musl build of the churn program (see the file
+// comment): solution_test and starter_suite run solution_churn_musl and
+// starter_churn_musl.
+std::string MuslChurn() {
+  char exe[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n <= 0) return "";
+  exe[n] = '\0';
+  std::string path(exe);
+  const size_t slash = path.rfind('/');
+  absl::string_view name = absl::string_view(path).substr(slash + 1);
+  if (!absl::ConsumeSuffix(&name, "_test")) absl::ConsumeSuffix(&name, "_suite");
+  return absl::StrCat(path.substr(0, slash + 1), name, "_churn_musl");
+}
+
+// Munmap calls of the churn after its table is full: the difference of two
+// traced runs (the fill of the first blocks and the final frees cancel).
+absl::StatusOr<int64_t> SteadyMunmaps(const std::string& binary,
+                                      uint64_t iterations, uint64_t bound) {
+  int64_t munmaps[2] = {0, 0};
+  const uint64_t runs[2] = {2 * CHURN_MAX_LIVE, 2 * CHURN_MAX_LIVE + iterations};
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<alloclab::ProcessSyscalls> traced =
+        alloclab::CountSyscallsOfCommand(
+            {binary, absl::StrCat("--iterations=", runs[i]), "--scale=1024",
+             "--seed=11", absl::StrCat("--recycle_bound=", bound)});
+    if (!traced.ok()) return traced.status();
+    if (traced->exit_code != 0) {
+      return absl::InternalError(absl::StrCat(binary, " exited with ",
+                                              traced->exit_code, ", signal ",
+                                              traced->term_signal));
+    }
+    munmaps[i] = traced->counts.munmap;
+  }
+  return munmaps[1] - munmaps[0];
+}
+
+TEST(MuslChurnTest, RecyclerCutsMuslsMunmapsTenfold) {
+  const std::string binary = MuslChurn();
+  ASSERT_EQ(access(binary.c_str(), X_OK), 0)
+      << binary << " is missing: tests/musl_churn/BUILD builds one per "
+      << "implementation";
+  constexpr uint64_t kIterations = 8192;
+  absl::StatusOr<int64_t> plain = SteadyMunmaps(binary, kIterations, 0);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  absl::StatusOr<int64_t> recycled =
+      SteadyMunmaps(binary, kIterations, RECYCLER_LAB_BOUND_BYTES);
+  ASSERT_TRUE(recycled.ok()) << recycled.status();
+  // Without a recycler musl unmaps every block of 128 KiB or more: about
+  // half the frees.
+  EXPECT_GT(*plain, static_cast<int64_t>(kIterations / 4));
+  EXPECT_LE(*recycled * 10, *plain)
+      << "munmap calls in " << kIterations << " steady iterations: "
+      << *plain << " without the recycler, " << *recycled << " with it";
+}
+
+}  // namespace
