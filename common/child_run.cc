@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -49,7 +50,8 @@ std::string ResolveProgram(const std::string& name) {
 
 // Reads both pipes to their end, whichever the child fills first (reading
 // one to its end before the other could deadlock on a full pipe).
-void DrainPipes(int out_fd, int err_fd, std::string& out, std::string& err) {
+void DrainPipes(int out_fd, int err_fd, std::string& out, std::string& err,
+                bool echo_err) {
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   std::string* sinks[2] = {&out, &err};
   int open = 2;
@@ -70,6 +72,11 @@ void DrainPipes(int out_fd, int err_fd, std::string& out, std::string& err) {
         continue;
       }
       sinks[i]->append(buffer, static_cast<size_t>(n));
+      if (i == 1 && echo_err) {
+        // Best effort: a progress line lost to a full terminal is no error.
+        ssize_t ignored = write(STDERR_FILENO, buffer, static_cast<size_t>(n));
+        (void)ignored;
+      }
     }
   }
 }
@@ -175,7 +182,8 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
     sampler->Start().IgnoreError();
   }
 
-  DrainPipes(out_pipe[0], err_pipe[0], run.stdout_text, run.stderr_text);
+  DrainPipes(out_pipe[0], err_pipe[0], run.stdout_text, run.stderr_text,
+             command.echo_stderr);
   int exec_errno = 0;
   ssize_t got;
   do {
@@ -212,6 +220,23 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
         run.stderr_text.empty() ? "" : ": ", Tail(run.stderr_text)));
   }
   return run;
+}
+
+absl::StatusOr<std::string> ProgramBesideSelf(absl::string_view name) {
+  char exe[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n <= 0) {
+    return absl::ErrnoToStatus(errno, "ProgramBesideSelf: readlink /proc/self/exe");
+  }
+  const std::string self(exe, static_cast<size_t>(n));
+  const std::string path =
+      absl::StrCat(self.substr(0, self.rfind('/') + 1), name);
+  if (access(path.c_str(), X_OK) != 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "no program ", path, " (", std::strerror(errno),
+        "): it must be a data dependency of ", self, "'s BUILD target"));
+  }
+  return path;
 }
 
 }  // namespace alloclab

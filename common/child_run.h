@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace alloclab {
@@ -59,6 +60,9 @@ struct ChildCommand {
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> env;
   std::optional<absl::Duration> rss_sample_interval;
+  // Also copy the child's stderr to this process's stderr as it arrives
+  // (the progress lines of a long run); it is captured either way.
+  bool echo_stderr = false;
 };
 
 // RssPoint
@@ -96,6 +100,14 @@ struct ChildRun {
 // non-zero status or is killed by a signal: the message names the program,
 // the status or signal, and the end of its stderr.
 absl::StatusOr<ChildRun> RunChild(const ChildCommand& command);
+
+// ProgramBesideSelf()
+//
+// The path of the executable `name` in the directory of this process's own
+// executable (/proc/self/exe): where Bazel puts a program of the same
+// package, built because it is a data dependency of this one. NotFound, with
+// the path and that advice, when there is no executable file there.
+absl::StatusOr<std::string> ProgramBesideSelf(absl::string_view name);
 
 }  // namespace alloclab
 

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
@@ -50,6 +51,15 @@ TEST(RunChildTest, CountsTheChildsPageFaults) {
   ASSERT_TRUE(touched.ok()) << touched.status();
   EXPECT_GT(idle->minor_faults, 0) << "the loader alone faults in pages";
   EXPECT_GT(touched->minor_faults, idle->minor_faults);
+}
+
+TEST(ProgramBesideSelfTest, FindsADataDependencyOfThisPackage) {
+  absl::StatusOr<std::string> touch = ProgramBesideSelf("touch_memory");
+  ASSERT_TRUE(touch.ok()) << touch.status();
+  EXPECT_TRUE(absl::EndsWith(*touch, "/common/touch_memory")) << *touch;
+  absl::StatusOr<std::string> missing = ProgramBesideSelf("no_such_program");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("data dependency"));
 }
 
 TEST(RunChildTest, EnvironmentAdditionsReachTheChildOnly) {

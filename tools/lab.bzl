@@ -183,7 +183,8 @@ def lab_tests(
         size = "small",
         experiment_checks = [],
         experiment_args = [],
-        experiment_size = "small"):
+        experiment_size = "small",
+        experiment_tags = []):
     """Declares a lab's checks (tests/<name>/).
 
     Args:
@@ -223,6 +224,8 @@ def lab_tests(
       experiment_args: flags for that run besides --quick and --json, to keep
         it short (e.g. "--repetitions=1").
       experiment_size: test size of :solution_experiment_test.
+      experiment_tags: its tags, e.g. "no_asan" for an experiment whose
+        facts are about glibc's malloc, which a sanitizer replaces.
     """
     starter = _pkg("labs", name)
     impls = ["solution", "starter"] + ["known_bad_" + bad for bad in known_bad]
@@ -351,6 +354,7 @@ def lab_tests(
         native.sh_test(
             name = "solution_experiment_test",
             size = experiment_size,
+            tags = experiment_tags,
             srcs = ["//tools:experiment_test.sh"],
             args = [
                 name,

@@ -5,7 +5,7 @@
  * experiment can run the same work under both in processes of their own.
  *
  *   churn --iterations=N --scale=BYTES --seed=N [--recycle_bound=BYTES]
- *         [--progress]
+ *         [--progress] [--quiet]
  *
  * It prints one line, e.g.
  *
@@ -14,6 +14,8 @@
  * --recycle_bound puts your recycler (task.h) between the churn and malloc,
  * keeping blocks of CHURN_MUSL_MMAP_THRESHOLD bytes and more up to that many
  * bytes. --progress prints the share done to stderr every few seconds.
+ * --quiet prints nothing on success (the experiment's traced runs, whose
+ * output would land in the middle of its table).
  *
  * Plain C: flags are parsed here, by hand, since musl-gcc has no Abseil. An
  * unknown flag or a bad value exits 2 with a message. */
@@ -48,14 +50,15 @@
 
 static const char kUsage[] =
     "usage: churn --iterations=N --scale=BYTES --seed=N "
-    "[--recycle_bound=BYTES] [--progress]\n"
+    "[--recycle_bound=BYTES] [--progress] [--quiet]\n"
     "  --iterations     allocations to make, 1..10^12 (default 200000)\n"
     "  --scale          bytes per size step: sizes are 1..256 times it, "
     "1..65536 (default 1024)\n"
     "  --seed           seed of the workload's xorshift64 (default 1)\n"
     "  --recycle_bound  keep freed blocks of 131052 bytes and more in the "
     "recycler of task.h, up to this many bytes (default 0: no recycler)\n"
-    "  --progress       print the share done to stderr every few seconds\n";
+    "  --progress       print the share done to stderr every few seconds\n"
+    "  --quiet          print nothing on success\n";
 
 static double churn_now_s(void) {
   struct timespec ts;
@@ -124,6 +127,7 @@ int main(int argc, char** argv) {
   uint64_t seed = 1;
   uint64_t recycle_bound = 0;
   int progress = 0;
+  int quiet = 0;
 
   for (int i = 1; i < argc; ++i) {
     const char* arg = argv[i];
@@ -133,6 +137,10 @@ int main(int argc, char** argv) {
     }
     if (strcmp(arg, "--progress") == 0) {
       progress = 1;
+      continue;
+    }
+    if (strcmp(arg, "--quiet") == 0) {
+      quiet = 1;
       continue;
     }
     const char* eq = strchr(arg, '=');
@@ -205,6 +213,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "churn: an allocation failed (out of memory?)\n");
     return 1;
   }
+  if (quiet) return 0;
   printf("churn: libc=%s iterations=%" PRIu64 " scale=%" PRIu64
          " seed=%" PRIu64 " recycle_bound=%" PRIu64 " checksum=0x%016" PRIx64
          "\n",

@@ -12,9 +12,8 @@
 
 #include "labs/musl_churn/task.h"
 
-#include <unistd.h>
+#include <errno.h>  // program_invocation_short_name
 
-#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "common/child_run.h"
 #include "common/syscalls.h"
 #include "gtest/gtest.h"
 #include "labs/musl_churn/churn.h"
@@ -279,16 +279,10 @@ TEST(RecyclerTest, GivesEverythingBackWithItsSize) {
 // This implementation's musl build of the churn program (see the file
 // comment): solution_test and starter_suite run solution_churn_musl and
 // starter_churn_musl.
-std::string MuslChurn() {
-  char exe[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n <= 0) return "";
-  exe[n] = '\0';
-  std::string path(exe);
-  const size_t slash = path.rfind('/');
-  absl::string_view name = absl::string_view(path).substr(slash + 1);
+absl::StatusOr<std::string> MuslChurn() {
+  absl::string_view name = program_invocation_short_name;
   if (!absl::ConsumeSuffix(&name, "_test")) absl::ConsumeSuffix(&name, "_suite");
-  return absl::StrCat(path.substr(0, slash + 1), name, "_churn_musl");
+  return alloclab::ProgramBesideSelf(absl::StrCat(name, "_churn_musl"));
 }
 
 // Munmap calls of the churn after its table is full: the difference of two
@@ -314,10 +308,11 @@ absl::StatusOr<int64_t> SteadyMunmaps(const std::string& binary,
 }
 
 TEST(MuslChurnTest, RecyclerCutsMuslsMunmapsTenfold) {
-  const std::string binary = MuslChurn();
-  ASSERT_EQ(access(binary.c_str(), X_OK), 0)
-      << binary << " is missing: tests/musl_churn/BUILD builds one per "
-      << "implementation";
+  absl::StatusOr<std::string> found = MuslChurn();
+  ASSERT_TRUE(found.ok()) << found.status()
+                          << " (tests/musl_churn/BUILD builds one per "
+                             "implementation)";
+  const std::string& binary = *found;
   constexpr uint64_t kIterations = 8192;
   absl::StatusOr<int64_t> plain = SteadyMunmaps(binary, kIterations, 0);
   ASSERT_TRUE(plain.ok()) << plain.status();
