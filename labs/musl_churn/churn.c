@@ -37,6 +37,10 @@ static void churn_free(void* context, void* block, size_t size) {
 static const struct churn_allocator churn_libc = {churn_malloc, churn_free,
                                                   NULL};
 
+const struct churn_allocator* churn_libc_allocator(void) {
+  return &churn_libc;
+}
+
 static uint64_t churn_next(uint64_t* state) {
   uint64_t x = *state;
   x ^= x << 13;

@@ -93,6 +93,12 @@ struct churn_params {
   void* progress_context;
 };
 
+/* churn_libc_allocator()
+ *
+ * malloc and free as a churn_allocator (what a NULL `allocator` means), for
+ * a caller that puts something between the churn and malloc. */
+const struct churn_allocator* churn_libc_allocator(void);
+
 /* churn_check_params()
  *
  * NULL when `params` can run, else a message that says what is wrong (a

@@ -100,18 +100,6 @@ static int churn_usage_error(const char* message, const char* arg) {
   return 2;
 }
 
-/* The recycler's backend: malloc and free, through pointers. */
-static void* churn_backend_allocate(void* context, size_t size) {
-  (void)context;
-  return malloc(size);
-}
-
-static void churn_backend_release(void* context, void* block, size_t size) {
-  (void)context;
-  (void)size;
-  free(block);
-}
-
 /* The churn's allocator when a recycler is in between. */
 static void* churn_recycler_allocate(void* context, size_t size) {
   return recycler_allocate(context, size);
@@ -189,8 +177,9 @@ int main(int argc, char** argv) {
     memset(&config, 0, sizeof(config));
     config.min_size = CHURN_MUSL_MMAP_THRESHOLD;
     config.bound_bytes = (size_t)recycle_bound;
-    config.backend.allocate = churn_backend_allocate;
-    config.backend.release = churn_backend_release;
+    /* The recycler's backend: malloc and free, as the churn calls them. */
+    config.backend.allocate = churn_libc_allocator()->allocate;
+    config.backend.release = churn_libc_allocator()->release;
     recycler = recycler_create(&config);
     if (recycler == NULL) {
       fprintf(stderr, "churn: recycler_create() returned NULL\n");

@@ -76,6 +76,9 @@ TEST(ChurnTest, SameSeedSameChecksumWhateverServesTheBlocks) {
   params.allocator = &hooks;
   EXPECT_EQ(churn_run(&params), with_malloc);
 
+  params.allocator = churn_libc_allocator();  // what NULL means
+  EXPECT_EQ(churn_run(&params), with_malloc);
+
   params = Params(20000, 256, 8);
   EXPECT_NE(churn_run(&params), with_malloc) << "the seed must matter";
   params = Params(20000, 1024, 7);
