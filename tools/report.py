@@ -54,10 +54,16 @@ def fmt(value):
 
 
 def metric_keys(rows):
-    """Every key but the variant, in order of first appearance."""
+    """Every key but the variant, in order of first appearance.
+
+    Sample arrays (RSS over time, ...) are left to --plot: a table cell of
+    hundreds of numbers reads as nothing.
+    """
     keys = []
     for row in rows:
-        for key in row:
+        for key, value in row.items():
+            if isinstance(value, list):
+                continue
             if key not in ("variant", "threads") and key not in keys:
                 keys.append(key)
     return keys

@@ -19,6 +19,10 @@ out="$("${report}" "${fixture}" "${TEST_TMPDIR}/slower.json" 2>&1)" || fail "two
 grep -q "^small_new  *ns_per_call  *51.6  *103.2  *2.00$" <<<"${out}" || fail "no ratio row: ${out}"
 grep -q "^small_new  *allocs_per_call  *1  *1  *1.00$" <<<"${out}" || fail "no count row: ${out}"
 
+sed 's/"ns_per_call": 51.6/"ns_per_call": 51.6, "rss_kib": [968, 20916]/' "${fixture}" >"${TEST_TMPDIR}/samples.json"
+out="$("${report}" "${TEST_TMPDIR}/samples.json" 2>&1)" || fail "samples exited $?: ${out}"
+grep -q "rss_kib\|20916" <<<"${out}" && fail "a sample array is in the table: ${out}"
+
 sed 's/"lab": "fixture"/"lab": "other"/' "${fixture}" >"${TEST_TMPDIR}/other.json"
 "${report}" "${fixture}" "${TEST_TMPDIR}/other.json" >/dev/null 2>"${TEST_TMPDIR}/err"
 [[ $? -eq 2 ]] || fail "two labs did not exit 2"
