@@ -1,0 +1,237 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Lab smt_siblings, the experiment: when threads slow each other down, is it
+// waiting, a slower clock, or a shared core?
+//
+// One loop that allocates nothing (a record formatted into a reused string,
+// allocator_cost's small_reuse) on a thread team (common/thread_team.h),
+// placed four ways by your task.h:
+//
+//   one_thread      one thread, alone: the baseline
+//   distinct_cores  two threads on two physical cores (PickDistinctCores)
+//   smt_siblings    two threads on the two hardware threads of one core
+//                   (PickSiblingPairs); absent on a machine without SMT
+//   same_cpu        two threads time-sharing one logical CPU: the most that
+//                   sharing can cost, 2x, on any machine
+//
+// Each row: ns per call (median of its threads, then of the repetitions),
+// the effective clock, both ratios to one_thread, and your diagnosis
+// (ClassifySlowdown). The teams run in turns, one of each per round.
+
+#include "common/experiment.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/stats.h"
+#include "common/thread_team.h"
+#include "common/topology.h"
+#include "labs/allocator_cost/baseline.h"
+#include "labs/smt_siblings/task.h"
+
+ABSL_FLAG(std::string, cpus, "",
+          "the CPUs the experiment may use, as taskset -c lists them "
+          "(\"0-3,8\"); empty: every CPU this process may run on");
+
+namespace smt_siblings {
+namespace {
+
+// The reference run (the allocator article): eight threads on the two
+// hardware threads of four cores ran the reused-buffer loop 1.8x slower
+// than four threads on four cores, both at 3.8 GHz.
+constexpr double kReferenceSiblingSlowdown = 1.8;
+constexpr double kReferenceSiblingGhz = 3.8;
+
+// The ids every thread formats, from here on: ten digits, like a real
+// record's, the same in every row.
+constexpr uint64_t kFirstId = 1'000'000'000;
+
+// One thread's string, alone in its cache lines: two threads' strings side
+// by side would share a line and make distinct_cores wait for each other.
+struct alignas(128) Line {
+  std::string text;
+  uint64_t sink = 0;
+};
+
+// One row's placement and what its teams measured.
+struct Placement {
+  std::string name = {};
+  std::vector<int> cpus = {};
+  std::vector<double> ns = {};   // a team median per repetition
+  std::vector<double> ghz = {};  // likewise, when measured
+  std::string clock_note = {};
+  bool oversubscribed = false;
+};
+
+// The CPUs --cpus names, checked; or this process's affinity mask.
+absl::StatusOr<std::vector<int>> UsableCpus(const alloclab::Topology& topo) {
+  const std::string flag = absl::GetFlag(FLAGS_cpus);
+  absl::StatusOr<std::vector<int>> allowed = alloclab::AllowedCpus();
+  if (!allowed.ok() || flag.empty()) return allowed;
+  absl::StatusOr<std::vector<int>> cpus = alloclab::ParseCpuList(flag);
+  absl::Status valid = cpus.ok()
+                           ? alloclab::ValidateTeamCpus(topo, *allowed, *cpus)
+                           : cpus.status();
+  if (!valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cpus=", flag, ": ", valid.message()));
+  }
+  return cpus;
+}
+
+absl::Status CheckFlags(const alloclab::LabOptions&) {
+  absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
+  if (!topo.ok()) return topo.status();
+  return UsableCpus(*topo).status();
+}
+
+// The rows this machine can show, and a note for each it cannot.
+absl::StatusOr<std::vector<Placement>> Place(alloclab::Results& results) {
+  absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
+  if (!topo.ok()) return topo.status();
+  absl::StatusOr<std::vector<int>> usable = UsableCpus(*topo);
+  if (!usable.ok()) return usable.status();
+  absl::StatusOr<std::vector<int>> one = PickDistinctCores(*topo, *usable, 1);
+  if (!one.ok()) return alloclab::VariantError("one_thread", one.status());
+  std::vector<Placement> rows = {{"one_thread", {one->at(0)}}};
+
+  absl::StatusOr<std::vector<int>> two = PickDistinctCores(*topo, *usable, 2);
+  if (two.ok()) {
+    rows.push_back({"distinct_cores", *two});
+  } else {
+    results.AddNote(
+        absl::StrCat("no distinct_cores row: ", two.status().message()));
+  }
+  absl::StatusOr<std::vector<std::pair<int, int>>> pair =
+      PickSiblingPairs(*topo, *usable, 1);
+  if (pair.ok()) {
+    rows.push_back({"smt_siblings", {pair->at(0).first, pair->at(0).second}});
+  } else {
+    results.AddNote(absl::StrFormat(
+        "no smt_siblings row: %s. The reference run (the allocator article) "
+        "saw two hardware threads of one core run the same loop %.1fx slower "
+        "than one thread per core, on the same %.1f GHz clock: between the "
+        "1x of distinct cores and the %.0fx of one CPU",
+        pair.status().message(), kReferenceSiblingSlowdown,
+        kReferenceSiblingGhz, kSharingBound));
+  }
+  rows.push_back({"same_cpu", {one->at(0), one->at(0)}});
+  return rows;
+}
+
+absl::Status Experiment(alloclab::Lab& lab) {
+  alloclab::Results& results = lab.results();
+  const bool quick = lab.options().quick;
+  const int repetitions = lab.options().Repetitions(3, 9);
+  absl::StatusOr<std::vector<Placement>> rows = Place(results);
+  if (!rows.ok()) return rows.status();
+
+  // Each thread's string gets its own 256-byte buffer up front: the loop
+  // then never allocates, and two buffers never share a cache line.
+  std::vector<Line> lines(2);
+  for (Line& line : lines) line.text.reserve(256);
+  alloclab::TeamOptions team;
+  team.iterations = quick ? 100'000 : 2'000'000;
+  team.warmup_iterations = team.iterations / 10;
+  const auto loop = [&](int thread, int64_t calls) {
+    Line& line = lines[static_cast<size_t>(thread)];
+    for (int64_t i = 0; i < calls; ++i) {
+      line.text.clear();
+      allocator_cost::AppendRecord(kFirstId + static_cast<uint64_t>(i),
+                                   &line.text);
+      line.sink += line.text.size();
+    }
+  };
+  for (int rep = 0; rep < repetitions; ++rep) {
+    for (Placement& row : *rows) {
+      team.cpus = row.cpus;
+      absl::StatusOr<alloclab::TeamResult> r = alloclab::RunTeam(team, loop);
+      if (!r.ok()) return alloclab::VariantError(row.name, r.status());
+      row.ns.push_back(r->ns_per_iteration.median);
+      if (r->median_effective_ghz) row.ghz.push_back(*r->median_effective_ghz);
+      row.clock_note = r->clock_note;
+      row.oversubscribed = r->oversubscribed;
+    }
+  }
+
+  const double base_ns = alloclab::Summarize((*rows)[0].ns).median;
+  const std::vector<double>& base_ghz = (*rows)[0].ghz;
+  for (const Placement& row : *rows) {
+    const alloclab::Summary ns = alloclab::Summarize(row.ns);
+    const double time_ratio = ns.median / base_ns;
+    std::optional<double> ghz, clock_ratio;
+    if (!row.ghz.empty() && !base_ghz.empty()) {
+      ghz = alloclab::Summarize(row.ghz).median;
+      clock_ratio = alloclab::Summarize(base_ghz).median / *ghz;
+    }
+    std::string verdict = "n/a";
+    if (clock_ratio) {
+      absl::StatusOr<Slowdown> s = ClassifySlowdown(time_ratio, *clock_ratio);
+      if (!s.ok()) return alloclab::VariantError(row.name, s.status());
+      verdict = std::string(SlowdownName(*s));
+    }
+    results.AddRow(row.name, static_cast<int>(row.cpus.size()))
+        .Set("ns_per_call", ns.median)
+        .Set("ns_mad", ns.mad)
+        .Set("effective_ghz", ghz)
+        .Set("time_ratio", time_ratio)
+        .Set("clock_ratio", clock_ratio)
+        .SetText("cpus", alloclab::FormatCpuList(row.cpus) +
+                             (row.oversubscribed ? " (oversubscribed)" : ""))
+        .SetText("slowdown", verdict);
+    if (!clock_ratio) {
+      results.AddNote(absl::StrCat(row.name, ": no diagnosis without a clock (",
+                                   row.clock_note, ")"));
+    }
+  }
+
+  const Placement& same = rows->back();
+  results.AddNote(absl::StrFormat(
+      "same_cpu: two threads on CPU %d ran %.2fx one_thread's time per call; "
+      "time-sharing one CPU costs each thread at most %.0fx",
+      same.cpus[0], alloclab::Summarize(same.ns).median / base_ns,
+      kSharingBound));
+  results.AddNote(absl::StrFormat(
+      "slowdown: ClassifySlowdown(time_ratio, clock_ratio) of your task.cc; "
+      "ratios count as equal within %.0f%% (kRatioTolerance), and sharing a "
+      "core costs at most %.0fx (kSharingBound)",
+      kRatioTolerance * 100, kSharingBound));
+  results.AddNote(absl::StrCat(
+      "ns per call: median of each team's threads, then of ", repetitions,
+      " repetitions taken in turn (one team of each row per round), ",
+      team.iterations, " calls per thread; effective_ghz: each thread's ",
+      "dependent-add clock with the whole team busy, median likewise; "
+      "time_ratio = ns / one_thread's ns, clock_ratio = one_thread's GHz / "
+      "GHz"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace smt_siblings
+
+int main(int argc, char** argv) {
+  return alloclab::RunLab(
+      argc, argv,
+      {.lab = "smt_siblings",
+       .usage = "Lab smt_siblings: when threads slow each other down, is it "
+                "waiting, a slower clock, or a shared core?\n"
+                "Usage: bazel run //labs/smt_siblings -- [--quick] "
+                "[--cpus=0-3] [--json=out.json]",
+       .columns = {{"cpus", "cpus", 0},
+                   {"ns_per_call", "ns per call", 1},
+                   {"ns_mad", "± ns (MAD)", 1},
+                   {"effective_ghz", "GHz", 2},
+                   {"time_ratio", "time ratio", 2},
+                   {"clock_ratio", "clock ratio", 2},
+                   {"slowdown", "slowdown", 0}},
+       .check_flags = smt_siblings::CheckFlags},
+      smt_siblings::Experiment);
+}

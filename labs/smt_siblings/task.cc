@@ -1,0 +1,44 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Lab smt_siblings, the starter: it builds and the experiment runs, but it
+// trusts the numbering and blames every slowdown on waiting. CPUs 0..n-1
+// are n distinct cores on some machines and n/2 cores on others (read the
+// topology instead, common/topology.h), and a slowdown may be only the
+// clock, or a shared core. See task.h for what each function must do.
+
+#include "labs/smt_siblings/task.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/topology.h"
+
+namespace smt_siblings {
+
+absl::StatusOr<std::vector<int>> PickDistinctCores(
+    const alloclab::Topology& /*topology*/, const std::vector<int>& /*allowed*/,
+    int n) {
+  // TODO: one CPU per (package, core), from the allowed online CPUs.
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < n; ++cpu) cpus.push_back(cpu);
+  return cpus;
+}
+
+absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
+    const alloclab::Topology& /*topology*/, const std::vector<int>& /*allowed*/,
+    int n) {
+  // TODO: pairs that /sys lists as each other's thread siblings.
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < n; ++i) pairs.emplace_back(2 * i, 2 * i + 1);
+  return pairs;
+}
+
+absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
+                                          double /*clock_ratio*/) {
+  // TODO: divide the clock out, and tell sharing from waiting.
+  return time_ratio > 1 + kRatioTolerance ? Slowdown::kContention
+                                          : Slowdown::kNone;
+}
+
+}  // namespace smt_siblings

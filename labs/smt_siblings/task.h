@@ -1,0 +1,133 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: task.h
+// -----------------------------------------------------------------------------
+//
+// Lab smt_siblings, your task: when threads slow each other down, is it
+// waiting, a slower clock, or a shared core? Two parts.
+//
+// 1. Placement. To see what two threads do to each other you must know
+//    where they run. "CPUs 0 and 1" are two different cores on one desktop
+//    and the two hardware threads of one core on another: the kernel's
+//    numbering says nothing, /sys does (common/topology.h). Choose n CPUs on
+//    distinct physical cores, and n pairs of SMT siblings, from the CPUs
+//    this process may use.
+//
+// 2. Diagnosis. Given how much slower a row ran than one thread alone (the
+//    time ratio) and how much slower its clock was (the clock ratio), name
+//    the cause, within the tolerance `kRatioTolerance`.
+//
+// `bazel test //tests/smt_siblings:starter_test` checks your task.cc.
+//
+// Example:
+//
+//   absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
+//   absl::StatusOr<std::vector<int>> allowed = alloclab::AllowedCpus();
+//   absl::StatusOr<std::vector<int>> cores =
+//       smt_siblings::PickDistinctCores(*topo, *allowed, 2);
+//   // The allocator article: 4 threads ran 47 ns a call against 38 ns for
+//   // one, on a 3.8 GHz clock against 4.6 GHz.
+//   absl::StatusOr<smt_siblings::Slowdown> why =
+//       smt_siblings::ClassifySlowdown(47.0 / 38.0, 4.6 / 3.8);
+//   // *why == smt_siblings::Slowdown::kClock
+
+#ifndef ALLOCLAB_LABS_SMT_SIBLINGS_TASK_H_
+#define ALLOCLAB_LABS_SMT_SIBLINGS_TASK_H_
+
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/topology.h"
+
+namespace smt_siblings {
+
+// kRatioTolerance
+//
+// How far apart two ratios may be and still count as equal, relative: 15%.
+// Wide enough for the noise of a shared machine and for the reference run's
+// clock case (times 1.24x, clocks 1.21x), narrow enough that a 1.8x
+// slowdown on an unchanged clock is not "the clock". The tests, the
+// experiment and the chapter use this one constant.
+inline constexpr double kRatioTolerance = 0.15;
+
+// kSharingBound
+//
+// The most that sharing one core between two threads can slow each of them:
+// 2x, when each gets half the core (two threads time-sharing one logical
+// CPU reach it; SMT siblings, which share a core's execution units but keep
+// their own registers, land between 1x and 2x).
+inline constexpr double kSharingBound = 2.0;
+
+// PickDistinctCores()
+//
+// Returns `n` CPUs, each on a different physical core (a core is a
+// (physical_package_id, core_id) pair, and no two of the CPUs are in each
+// other's thread_siblings_list), all online in `topology` and in `allowed`
+// (an affinity mask, as alloclab::AllowedCpus() returns it), in increasing
+// order, lowest ids first. InvalidArgument when `n` < 1, or when fewer than
+// `n` cores have an allowed CPU (the message says how many do).
+absl::StatusOr<std::vector<int>> PickDistinctCores(
+    const alloclab::Topology& topology, const std::vector<int>& allowed, int n);
+
+// PickSiblingPairs()
+//
+// Returns `n` pairs of SMT siblings: the two CPUs of a pair are different,
+// online, allowed, and in each other's thread_siblings_list; the pairs are
+// on `n` different cores. Pairs in order of their first CPU, each pair in
+// increasing order, lowest ids first. InvalidArgument when `n` < 1, or when
+// fewer than `n` cores have two allowed CPUs (the message says how many do,
+// and says "no SMT" when no core has two threads at all).
+absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
+    const alloclab::Topology& topology, const std::vector<int>& allowed, int n);
+
+// Slowdown
+//
+// What ClassifySlowdown() names.
+enum class Slowdown {
+  kNone,        // no slowdown beyond the tolerance
+  kClock,       // the clock explains it: the same cycles, fewer per second
+  kSharedCore,  // the cycles were shared: between 1x and kSharingBound
+  kContention,  // more than sharing a core explains: the threads waited
+};
+
+// SlowdownName()
+//
+// "none", "clock", "shared core", "contention": the words of the table.
+// Given, not part of the task.
+inline absl::string_view SlowdownName(Slowdown slowdown) {
+  switch (slowdown) {
+    case Slowdown::kNone:
+      return "none";
+    case Slowdown::kClock:
+      return "clock";
+    case Slowdown::kSharedCore:
+      return "shared core";
+    case Slowdown::kContention:
+      return "contention";
+  }
+  return "?";
+}
+
+// ClassifySlowdown()
+//
+// `time_ratio`: ns per call of the row over ns per call of one thread
+// alone (2.0: twice as slow). `clock_ratio`: the effective clock of one
+// thread alone over that of the row (1.2: the row's clock 1.2x slower).
+// The rules, with t = time_ratio, c = clock_ratio, tol = kRatioTolerance
+// and what the clock does not explain, r = t / c:
+//
+//   t <= 1 + tol                      kNone
+//   else r <= 1 + tol                 kClock
+//   else r <= kSharingBound * (1+tol) kSharedCore
+//   else                              kContention
+//
+// InvalidArgument when a ratio is not a positive finite number.
+absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
+                                          double clock_ratio);
+
+}  // namespace smt_siblings
+
+#endif  // ALLOCLAB_LABS_SMT_SIBLINGS_TASK_H_

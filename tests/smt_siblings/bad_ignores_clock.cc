@@ -1,0 +1,43 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Known-bad: diagnoses from the time alone. Any slowdown up to 2x is "a
+// shared core", so the reference run's four threads on four cores, slower
+// only because their clock was, are blamed on sharing.
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/topology.h"
+#include "labs/smt_siblings/task.h"
+#include "tests/smt_siblings/known_bad_common.h"
+
+namespace smt_siblings {
+
+absl::StatusOr<std::vector<int>> PickDistinctCores(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectDistinctCores(topology, allowed, n);
+}
+
+absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectSiblingPairs(topology, allowed, n);
+}
+
+absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
+                                          double clock_ratio) {
+  if (!std::isfinite(time_ratio) || !std::isfinite(clock_ratio) ||
+      time_ratio <= 0 || clock_ratio <= 0) {
+    return absl::InvalidArgumentError("not a ratio");
+  }
+  const double same = 1 + kRatioTolerance;
+  if (time_ratio <= same) return Slowdown::kNone;
+  return time_ratio <= kSharingBound * same ? Slowdown::kSharedCore
+                                            : Slowdown::kContention;
+}
+
+}  // namespace smt_siblings

@@ -1,0 +1,85 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "tests/smt_siblings/known_bad_common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/topology.h"
+#include "labs/smt_siblings/task.h"
+
+namespace smt_siblings::known_bad {
+namespace {
+
+bool Allowed(const std::vector<int>& allowed, int id) {
+  return std::find(allowed.begin(), allowed.end(), id) != allowed.end();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<int>> CorrectDistinctCores(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  if (n < 1) return absl::InvalidArgumentError("n < 1");
+  std::set<std::pair<int, int>> used;
+  std::vector<int> picked;
+  for (const alloclab::Cpu& cpu : topology.cpus) {  // by id
+    if (static_cast<int>(picked.size()) == n) break;
+    if (Allowed(allowed, cpu.id) &&
+        used.insert({cpu.package_id, cpu.core_id}).second) {
+      picked.push_back(cpu.id);
+    }
+  }
+  if (static_cast<int>(picked.size()) < n) {
+    return absl::InvalidArgumentError("not enough cores");
+  }
+  return picked;
+}
+
+absl::StatusOr<std::vector<std::pair<int, int>>> CorrectSiblingPairs(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  if (n < 1) return absl::InvalidArgumentError("n < 1");
+  std::set<std::pair<int, int>> used;
+  std::vector<std::pair<int, int>> pairs;
+  for (const alloclab::Cpu& cpu : topology.cpus) {  // by id
+    if (static_cast<int>(pairs.size()) == n) break;
+    if (!Allowed(allowed, cpu.id) ||
+        used.count({cpu.package_id, cpu.core_id}) > 0) {
+      continue;
+    }
+    for (int sibling : cpu.siblings) {
+      if (sibling > cpu.id && Allowed(allowed, sibling)) {
+        used.insert({cpu.package_id, cpu.core_id});
+        pairs.emplace_back(cpu.id, sibling);
+        break;
+      }
+    }
+  }
+  if (static_cast<int>(pairs.size()) < n) {
+    return absl::InvalidArgumentError(
+        topology.smt() ? "not enough cores with two threads" : "no SMT");
+  }
+  return pairs;
+}
+
+absl::StatusOr<Slowdown> CorrectClassify(double time_ratio,
+                                         double clock_ratio) {
+  if (!(time_ratio > 0) || !(clock_ratio > 0) || std::isinf(time_ratio) ||
+      std::isinf(clock_ratio)) {
+    return absl::InvalidArgumentError("not a ratio");
+  }
+  const double same = 1 + kRatioTolerance;
+  if (time_ratio <= same) return Slowdown::kNone;
+  const double beyond_clock = time_ratio / clock_ratio;
+  if (beyond_clock <= same) return Slowdown::kClock;
+  return beyond_clock <= kSharingBound * same ? Slowdown::kSharedCore
+                                              : Slowdown::kContention;
+}
+
+}  // namespace smt_siblings::known_bad

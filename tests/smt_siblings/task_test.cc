@@ -1,0 +1,372 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The suite of lab smt_siblings, written against task.h only. Placement is
+// checked on every topology fixture (common/testdata/topology: Intel and
+// adjacent sibling numbering, an offline CPU, two sockets, a VM without
+// SMT) and on this machine; the diagnosis on the allocator article's
+// numbers and at the edges of the tolerance. Nothing here is timed.
+
+#include "labs/smt_siblings/task.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/topology.h"
+#include "common/topology_fixtures.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace smt_siblings {
+namespace {
+
+using ::alloclab::Cpu;
+using ::alloclab::Topology;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::Pair;
+
+const Cpu* Find(const Topology& topo, int id) {
+  for (const Cpu& cpu : topo.cpus) {
+    if (cpu.id == id) return &cpu;
+  }
+  return nullptr;
+}
+
+std::vector<int> AllOnline(const Topology& topo) {
+  std::vector<int> ids;
+  for (const Cpu& cpu : topo.cpus) ids.push_back(cpu.id);
+  return ids;
+}
+
+bool Lists(const Cpu& cpu, int other) {
+  return std::find(cpu.siblings.begin(), cpu.siblings.end(), other) !=
+         cpu.siblings.end();
+}
+
+// How many cores have at least 1 (or 2) of the `allowed` online CPUs.
+int CoresWith(const Topology& topo, const std::vector<int>& allowed,
+              size_t at_least) {
+  std::multiset<std::pair<int, int>> threads;
+  for (const Cpu& cpu : topo.cpus) {
+    if (std::find(allowed.begin(), allowed.end(), cpu.id) != allowed.end()) {
+      threads.emplace(cpu.package_id, cpu.core_id);
+    }
+  }
+  int cores = 0;
+  for (auto it = threads.begin(); it != threads.end();
+       it = threads.upper_bound(*it)) {
+    if (threads.count(*it) >= at_least) ++cores;
+  }
+  return cores;
+}
+
+// The checks of a distinct-core pick, whatever the machine.
+void ExpectDistinctCores(const Topology& topo, const std::vector<int>& allowed,
+                         const std::vector<int>& picked, int n) {
+  ASSERT_EQ(static_cast<int>(picked.size()), n);
+  EXPECT_TRUE(std::is_sorted(picked.begin(), picked.end()));
+  std::set<std::pair<int, int>> cores;
+  for (int id : picked) {
+    const Cpu* cpu = Find(topo, id);
+    ASSERT_NE(cpu, nullptr) << "CPU " << id << " is not online";
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), id), allowed.end())
+        << "CPU " << id << " is not allowed";
+    EXPECT_TRUE(cores.emplace(cpu->package_id, cpu->core_id).second)
+        << "CPU " << id << " shares a core with an earlier pick";
+    for (int other : picked) {
+      if (other != id) {
+        EXPECT_FALSE(Lists(*cpu, other))
+            << "CPUs " << id << " and " << other << " are siblings";
+      }
+    }
+  }
+}
+
+// The checks of a sibling-pair pick, whatever the machine.
+void ExpectSiblingPairs(const Topology& topo, const std::vector<int>& allowed,
+                        const std::vector<std::pair<int, int>>& pairs, int n) {
+  ASSERT_EQ(static_cast<int>(pairs.size()), n);
+  std::set<std::pair<int, int>> cores;
+  for (const auto& [a, b] : pairs) {
+    EXPECT_LT(a, b);
+    const Cpu* ca = Find(topo, a);
+    const Cpu* cb = Find(topo, b);
+    ASSERT_NE(ca, nullptr) << "CPU " << a << " is not online";
+    ASSERT_NE(cb, nullptr) << "CPU " << b << " is not online";
+    for (int id : {a, b}) {
+      EXPECT_NE(std::find(allowed.begin(), allowed.end(), id), allowed.end())
+          << "CPU " << id << " is not allowed";
+    }
+    EXPECT_TRUE(Lists(*ca, b) && Lists(*cb, a))
+        << "CPUs " << a << " and " << b << " are not thread siblings";
+    EXPECT_EQ(ca->package_id, cb->package_id);
+    EXPECT_EQ(ca->core_id, cb->core_id);
+    EXPECT_TRUE(cores.emplace(ca->package_id, ca->core_id).second)
+        << "two pairs on the core of CPU " << a;
+  }
+}
+
+// Every fixture, and this machine ("this_machine": the real /sys and this
+// process's affinity mask).
+class PlacementTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    const bool real = GetParam() == "this_machine";
+    absl::StatusOr<Topology> topo = alloclab::ReadTopology(
+        real ? "/sys" : alloclab::TopologyFixtureRoot(GetParam()));
+    ASSERT_TRUE(topo.ok()) << topo.status();
+    topo_ = *topo;
+    if (real) {
+      absl::StatusOr<std::vector<int>> allowed = alloclab::AllowedCpus();
+      ASSERT_TRUE(allowed.ok()) << allowed.status();
+      allowed_ = *allowed;
+    } else {
+      allowed_ = AllOnline(topo_);
+    }
+  }
+
+  Topology topo_;
+  std::vector<int> allowed_;
+};
+
+TEST_P(PlacementTest, DistinctCoresAreOnDistinctCores) {
+  const int cores = CoresWith(topo_, allowed_, 1);
+  ASSERT_GE(cores, 1);
+  for (int n = 1; n <= cores; ++n) {
+    SCOPED_TRACE(testing::Message() << "n = " << n);
+    absl::StatusOr<std::vector<int>> picked =
+        PickDistinctCores(topo_, allowed_, n);
+    ASSERT_TRUE(picked.ok()) << picked.status();
+    ExpectDistinctCores(topo_, allowed_, *picked, n);
+  }
+  absl::StatusOr<std::vector<int>> too_many =
+      PickDistinctCores(topo_, allowed_, cores + 1);
+  EXPECT_EQ(too_many.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_P(PlacementTest, SiblingPairsAreRealSiblings) {
+  const int cores = CoresWith(topo_, allowed_, 2);
+  for (int n = 1; n <= cores; ++n) {
+    SCOPED_TRACE(testing::Message() << "n = " << n);
+    absl::StatusOr<std::vector<std::pair<int, int>>> pairs =
+        PickSiblingPairs(topo_, allowed_, n);
+    ASSERT_TRUE(pairs.ok()) << pairs.status();
+    ExpectSiblingPairs(topo_, allowed_, *pairs, n);
+  }
+  absl::StatusOr<std::vector<std::pair<int, int>>> too_many =
+      PickSiblingPairs(topo_, allowed_, cores + 1);
+  EXPECT_EQ(too_many.status().code(), absl::StatusCode::kInvalidArgument);
+  if (!topo_.smt()) {
+    EXPECT_THAT(too_many.status().message(), HasSubstr("no SMT"));
+  }
+}
+
+// A container's cpuset: only every other online CPU may be used.
+TEST_P(PlacementTest, PicksOnlyAllowedCpus) {
+  std::vector<int> half;
+  for (size_t i = 0; i < allowed_.size(); i += 2) half.push_back(allowed_[i]);
+  const int cores = CoresWith(topo_, half, 1);
+  absl::StatusOr<std::vector<int>> picked =
+      PickDistinctCores(topo_, half, cores);
+  ASSERT_TRUE(picked.ok()) << picked.status();
+  ExpectDistinctCores(topo_, half, *picked, cores);
+  const int paired = CoresWith(topo_, half, 2);
+  if (paired > 0) {
+    absl::StatusOr<std::vector<std::pair<int, int>>> pairs =
+        PickSiblingPairs(topo_, half, paired);
+    ASSERT_TRUE(pairs.ok()) << pairs.status();
+    ExpectSiblingPairs(topo_, half, *pairs, paired);
+  }
+  EXPECT_EQ(PickSiblingPairs(topo_, half, paired + 1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_P(PlacementTest, RefusesNothingToPick) {
+  EXPECT_EQ(PickDistinctCores(topo_, allowed_, 0).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PickSiblingPairs(topo_, allowed_, 0).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(PickDistinctCores(topo_, allowed_, -3).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+std::vector<std::string> Machines() {
+  std::vector<std::string> machines = alloclab::TopologyFixtures();
+  machines.push_back("this_machine");
+  return machines;
+}
+
+INSTANTIATE_TEST_SUITE_P(Machines, PlacementTest,
+                         ::testing::ValuesIn(Machines()),
+                         [](const ::testing::TestParamInfo<std::string>& i) {
+                           return i.param;
+                         });
+
+// The fixtures are there: a suite over an empty list would pass anything.
+TEST(FixturesTest, AreThere) {
+  EXPECT_GE(alloclab::TopologyFixtures().size(), 5u);
+}
+
+// The exact picks, lowest ids first, on machines whose numbering differs.
+class ExactPickTest : public ::testing::Test {
+ protected:
+  static Topology Read(const std::string& machine) {
+    absl::StatusOr<Topology> topo =
+        alloclab::ReadTopology(alloclab::TopologyFixtureRoot(machine));
+    EXPECT_TRUE(topo.ok()) << topo.status();
+    return topo.ok() ? *topo : Topology{};
+  }
+};
+
+// The picks, or nothing (with a failure) on an error: never a crash.
+std::vector<int> Cores(const Topology& topo, const std::vector<int>& allowed,
+                       int n) {
+  absl::StatusOr<std::vector<int>> picked = PickDistinctCores(topo, allowed, n);
+  EXPECT_TRUE(picked.ok()) << picked.status();
+  return picked.ok() ? *picked : std::vector<int>{};
+}
+
+std::vector<std::pair<int, int>> Pairs(const Topology& topo,
+                                       const std::vector<int>& allowed, int n) {
+  absl::StatusOr<std::vector<std::pair<int, int>>> pairs =
+      PickSiblingPairs(topo, allowed, n);
+  EXPECT_TRUE(pairs.ok()) << pairs.status();
+  return pairs.ok() ? *pairs : std::vector<std::pair<int, int>>{};
+}
+
+// Intel numbering: CPU n and n+4 share core n.
+TEST_F(ExactPickTest, IntelDesktop) {
+  const Topology topo = Read("desktop_4c8t");
+  EXPECT_THAT(Cores(topo, AllOnline(topo), 2), ElementsAre(0, 1));
+  EXPECT_THAT(Pairs(topo, AllOnline(topo), 2),
+              ElementsAre(Pair(0, 4), Pair(1, 5)));
+}
+
+// Adjacent numbering: CPUs 0 and 1 are one core.
+TEST_F(ExactPickTest, AdjacentDesktop) {
+  const Topology topo = Read("desktop_4c8t_adjacent");
+  EXPECT_THAT(Cores(topo, AllOnline(topo), 2), ElementsAre(0, 2));
+  EXPECT_THAT(Pairs(topo, AllOnline(topo), 2),
+              ElementsAre(Pair(0, 1), Pair(2, 3)));
+}
+
+// CPU 5 offline: core 1 has one thread left, so three pairs at most.
+TEST_F(ExactPickTest, OfflineCpu) {
+  const Topology topo = Read("desktop_4c8t_cpu5_offline");
+  EXPECT_THAT(Cores(topo, AllOnline(topo), 4), ElementsAre(0, 1, 2, 3));
+  EXPECT_THAT(Pairs(topo, AllOnline(topo), 3),
+              ElementsAre(Pair(0, 4), Pair(2, 6), Pair(3, 7)));
+  const absl::Status four = PickSiblingPairs(topo, AllOnline(topo), 4).status();
+  EXPECT_EQ(four.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(four.message(), HasSubstr("3"));
+}
+
+// Two sockets with the same core ids: a core is (package, core id).
+TEST_F(ExactPickTest, TwoSocketServer) {
+  const Topology topo = Read("server_2s");
+  EXPECT_THAT(Cores(topo, AllOnline(topo), 8),
+              ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
+  EXPECT_THAT(Pairs(topo, AllOnline(topo), 2),
+              ElementsAre(Pair(0, 8), Pair(1, 9)));
+}
+
+TEST_F(ExactPickTest, VmWithoutSmt) {
+  const Topology topo = Read("vm_2c");
+  EXPECT_THAT(Cores(topo, AllOnline(topo), 2), ElementsAre(0, 1));
+  const absl::Status pairs =
+      PickSiblingPairs(topo, AllOnline(topo), 1).status();
+  EXPECT_EQ(pairs.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(pairs.message(), HasSubstr("no SMT"));
+}
+
+// Only the second thread of each core may be used: distinct cores, but no
+// pair.
+TEST_F(ExactPickTest, CpusetWithOneThreadPerCore) {
+  const Topology topo = Read("desktop_4c8t");
+  EXPECT_THAT(Cores(topo, {4, 5, 6, 7}, 4), ElementsAre(4, 5, 6, 7));
+  const absl::Status pairs = PickSiblingPairs(topo, {4, 5, 6, 7}, 1).status();
+  EXPECT_EQ(pairs.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(pairs.message(), Not(HasSubstr("no SMT")));
+}
+
+Slowdown Classify(double time_ratio, double clock_ratio) {
+  absl::StatusOr<Slowdown> s = ClassifySlowdown(time_ratio, clock_ratio);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *s : Slowdown::kNone;
+}
+
+// The allocator article, four threads on four cores: 38 -> 47 ns a call
+// while the clock fell from 4.6 to 3.8 GHz. Nobody waited.
+TEST(ClassifyTest, ArticleFourCoresIsTheClock) {
+  EXPECT_EQ(Classify(47.0 / 38.0, 4.6 / 3.8), Slowdown::kClock);
+}
+
+// Eight threads, two per core: 47 -> 82 ns at 3.8 GHz both times.
+TEST(ClassifyTest, ArticleSiblingsAreASharedCore) {
+  EXPECT_EQ(Classify(82.0 / 47.0, 3.8 / 3.8), Slowdown::kSharedCore);
+}
+
+// Two threads time-sharing one CPU: each gets half, at full clock.
+TEST(ClassifyTest, TimeSharingOneCpuIsASharedCore) {
+  EXPECT_EQ(Classify(2.0, 1.0), Slowdown::kSharedCore);
+}
+
+// A shared atomic counter on two cores of this course's VM: about 200 ns a
+// call against 58 ns, on an unchanged clock. More than sharing explains.
+TEST(ClassifyTest, SharedCounterIsContention) {
+  EXPECT_EQ(Classify(200.0 / 58.0, 1.0), Slowdown::kContention);
+}
+
+TEST(ClassifyTest, NoSlowdownIsNone) {
+  EXPECT_EQ(Classify(1.0, 1.0), Slowdown::kNone);
+  EXPECT_EQ(Classify(0.9, 1.0), Slowdown::kNone);
+  EXPECT_EQ(Classify(1 + kRatioTolerance, 1.3), Slowdown::kNone);
+}
+
+// Just inside and just outside each rule.
+TEST(ClassifyTest, EdgesOfTheTolerance) {
+  const double tol = 1 + kRatioTolerance;
+  const double out = tol * 1.01;
+  EXPECT_EQ(Classify(out, 1.0), Slowdown::kSharedCore);
+  EXPECT_EQ(Classify(out, out), Slowdown::kClock);
+  EXPECT_EQ(Classify(out * tol * 0.99, out), Slowdown::kClock);
+  EXPECT_EQ(Classify(out * tol * 1.01, out), Slowdown::kSharedCore);
+  EXPECT_EQ(Classify(kSharingBound * tol * 0.99, 1.0), Slowdown::kSharedCore);
+  EXPECT_EQ(Classify(kSharingBound * tol * 1.01, 1.0), Slowdown::kContention);
+  // The clock halves and the time triples: 1.5x beyond the clock.
+  EXPECT_EQ(Classify(3.0, 2.0), Slowdown::kSharedCore);
+}
+
+// A faster clock in the row hides nothing: it makes the rest bigger.
+TEST(ClassifyTest, FasterClockLeavesMoreToExplain) {
+  EXPECT_EQ(Classify(1.2, 0.8), Slowdown::kSharedCore);
+}
+
+TEST(ClassifyTest, RefusesRatiosThatAreNotRatios) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (auto [t, c] : std::vector<std::pair<double, double>>{
+           {0, 1}, {1, 0}, {-2, 1}, {1, -1}, {nan, 1}, {1, nan}, {inf, 1}}) {
+    EXPECT_EQ(ClassifySlowdown(t, c).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << t << ", " << c;
+  }
+}
+
+TEST(ClassifyTest, NamesAreTheTablesWords) {
+  EXPECT_EQ(SlowdownName(Slowdown::kNone), "none");
+  EXPECT_EQ(SlowdownName(Slowdown::kClock), "clock");
+  EXPECT_EQ(SlowdownName(Slowdown::kSharedCore), "shared core");
+  EXPECT_EQ(SlowdownName(Slowdown::kContention), "contention");
+}
+
+}  // namespace
+}  // namespace smt_siblings
