@@ -42,6 +42,7 @@
 //       });
 //   if (!team.ok()) return team.status();  // "CPU 2 is outside ..."
 //   double ns = team->ns_per_iteration.median;  // median of the threads
+//   double cpu_ns = team->cpu_ns_per_iteration.median;  // time on a CPU
 //   std::optional<double> ghz = team->median_effective_ghz;
 
 #ifndef ALLOCLAB_COMMON_THREAD_TEAM_H_
@@ -81,8 +82,13 @@ struct TeamOptions {
 // ThreadResult
 struct ThreadResult {
   int cpu = -1;
-  int64_t elapsed_ns = 0;  // the timed call of the body
+  int64_t elapsed_ns = 0;  // the timed call of the body, wall clock
   double ns_per_iteration = 0;
+  // The CPU time the thread got during that call (CLOCK_THREAD_CPUTIME_ID)
+  // per iteration: the wall time minus the time it waited for its CPU. Two
+  // threads time-sharing a CPU double the wall time, not this one; two SMT
+  // siblings, which run at once but slower, raise both.
+  double cpu_ns_per_iteration = 0;
   // nullopt when not measured; TeamResult::clock_note says why.
   std::optional<double> effective_ghz;
 };
@@ -91,6 +97,7 @@ struct ThreadResult {
 struct TeamResult {
   std::vector<ThreadResult> threads;  // in the order of TeamOptions::cpus
   Summary ns_per_iteration;           // across the threads
+  Summary cpu_ns_per_iteration;       // likewise
   std::optional<double> median_effective_ghz;
   std::string clock_note;  // why a clock is missing; empty when all measured
   bool oversubscribed = false;  // some CPU runs more than one thread

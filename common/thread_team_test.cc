@@ -69,6 +69,10 @@ TEST(RunTeamTest, EachThreadRunsItsIterationsOnItsCpu) {
     EXPECT_GT(team->threads[t].elapsed_ns, 0);
     EXPECT_DOUBLE_EQ(team->threads[t].ns_per_iteration,
                      static_cast<double>(team->threads[t].elapsed_ns) / 1000);
+    // A thread cannot run longer than the wall time it was timed for.
+    EXPECT_GT(team->threads[t].cpu_ns_per_iteration, 0);
+    EXPECT_LE(team->threads[t].cpu_ns_per_iteration,
+              team->threads[t].ns_per_iteration);
   }
   EXPECT_FALSE(team->oversubscribed);
   EXPECT_EQ(team->placement(), "one thread per CPU");
@@ -148,6 +152,11 @@ TEST(RunTeamTest, MediansAreThoseOfTheThreads) {
   }
   EXPECT_DOUBLE_EQ(team->ns_per_iteration.median, Summarize(ns).median);
   EXPECT_DOUBLE_EQ(team->ns_per_iteration.min, Summarize(ns).min);
+  std::vector<double> cpu_ns;
+  for (const ThreadResult& t : team->threads) {
+    cpu_ns.push_back(t.cpu_ns_per_iteration);
+  }
+  EXPECT_DOUBLE_EQ(team->cpu_ns_per_iteration.median, Summarize(cpu_ns).median);
   EXPECT_EQ(team->ns_per_iteration.n, team->threads.size());
 #if defined(__x86_64__) || defined(__aarch64__)
   ASSERT_EQ(ghz.size(), team->threads.size()) << team->clock_note;
