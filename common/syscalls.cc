@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -41,6 +42,8 @@ SyscallCounts operator+(const SyscallCounts& a, const SyscallCounts& b) {
   sum.madvise = a.madvise + b.madvise;
   sum.mremap = a.mremap + b.mremap;
   sum.total = a.total + b.total;
+  sum.mmap_populate = a.mmap_populate + b.mmap_populate;
+  sum.madvise_populate = a.madvise_populate + b.madvise_populate;
   return sum;
 }
 
@@ -52,6 +55,8 @@ SyscallCounts operator-(const SyscallCounts& a, const SyscallCounts& b) {
   diff.madvise = a.madvise - b.madvise;
   diff.mremap = a.mremap - b.mremap;
   diff.total = a.total - b.total;
+  diff.mmap_populate = a.mmap_populate - b.mmap_populate;
+  diff.madvise_populate = a.madvise_populate - b.madvise_populate;
   return diff;
 }
 
@@ -143,11 +148,13 @@ struct SyscallStop {
   uint64_t nr = 0;
   uint64_t arg0 = 0;
   uint64_t arg1 = 0;
+  uint64_t arg2 = 0;  // madvise's advice
+  uint64_t arg3 = 0;  // mmap's flags
 };
 
 // ReadRegisters()
 //
-// The fallback for kernels older than 5.3: the number and first two
+// The fallback for kernels older than 5.3: the number and first four
 // arguments from the register set, valid at a syscall-entry stop.
 bool ReadRegisters(pid_t tid, SyscallStop& stop) {
   user_regs_struct regs;
@@ -160,10 +167,14 @@ bool ReadRegisters(pid_t tid, SyscallStop& stop) {
   stop.nr = regs.orig_rax;
   stop.arg0 = regs.rdi;
   stop.arg1 = regs.rsi;
+  stop.arg2 = regs.rdx;
+  stop.arg3 = regs.r10;
 #elif defined(__aarch64__)
   stop.nr = regs.regs[8];
   stop.arg0 = regs.regs[0];
   stop.arg1 = regs.regs[1];
+  stop.arg2 = regs.regs[2];
+  stop.arg3 = regs.regs[3];
 #endif
   return true;
 }
@@ -186,6 +197,8 @@ SyscallStop DecodeSyscallStop(pid_t tid, TidState& state) {
     stop.nr = info.entry.nr;
     stop.arg0 = info.entry.args[0];
     stop.arg1 = info.entry.args[1];
+    stop.arg2 = info.entry.args[2];
+    stop.arg3 = info.entry.args[3];
     state.in_syscall = true;
     return stop;
   }
@@ -200,11 +213,16 @@ SyscallStop DecodeSyscallStop(pid_t tid, TidState& state) {
   return stop;
 }
 
-void CountOne(uint64_t nr, SyscallCounts& counts) {
+// The advice values of Linux 5.14, for C libraries that lack them.
+constexpr uint64_t kMadvPopulateRead = 22;
+constexpr uint64_t kMadvPopulateWrite = 23;
+
+void CountOne(const SyscallStop& stop, SyscallCounts& counts) {
   ++counts.total;
-  switch (nr) {
+  switch (stop.nr) {
     case SYS_mmap:
       ++counts.mmap;
+      if ((stop.arg3 & MAP_POPULATE) != 0) ++counts.mmap_populate;
       break;
     case SYS_munmap:
       ++counts.munmap;
@@ -214,6 +232,9 @@ void CountOne(uint64_t nr, SyscallCounts& counts) {
       break;
     case SYS_madvise:
       ++counts.madvise;
+      if (stop.arg2 == kMadvPopulateRead || stop.arg2 == kMadvPopulateWrite) {
+        ++counts.madvise_populate;
+      }
       break;
     case SYS_mremap:
       ++counts.mremap;
@@ -333,7 +354,7 @@ void Trace(pid_t root, Region region, TracerReport& report) {
           }
           if (counting) {
             if (stop.native) {
-              CountOne(stop.nr, report.counts);
+              CountOne(stop, report.counts);
             } else {
               ++report.counts.total;  // a compat call: other numbers
             }

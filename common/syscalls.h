@@ -62,7 +62,11 @@ namespace alloclab {
 //
 // Calls counted at their entry, whether or not they succeeded (as `strace
 // -c` counts them). `total` counts every system call, the five named ones
-// included.
+// included. Two subsets look at the arguments, because they say what a call
+// was for: `mmap_populate` counts the mmap calls with MAP_POPULATE in their
+// flags, `madvise_populate` the madvise calls whose advice is
+// MADV_POPULATE_READ or MADV_POPULATE_WRITE (both counted in `mmap` and
+// `madvise` too).
 struct SyscallCounts {
   int64_t mmap = 0;
   int64_t munmap = 0;
@@ -70,6 +74,8 @@ struct SyscallCounts {
   int64_t madvise = 0;
   int64_t mremap = 0;
   int64_t total = 0;
+  int64_t mmap_populate = 0;
+  int64_t madvise_populate = 0;
 
   friend bool operator==(const SyscallCounts&, const SyscallCounts&) = default;
 };
@@ -80,7 +86,8 @@ SyscallCounts operator-(const SyscallCounts& a, const SyscallCounts& b);
 // FormatSyscallCounts()
 //
 // One "name count" line per field, in the order mmap, munmap, brk, madvise,
-// mremap, total: what the `count_syscalls` tool prints and its test parses.
+// mremap, total (the populate subsets are not printed): what the
+// `count_syscalls` tool prints and its test parses.
 std::string FormatSyscallCounts(const SyscallCounts& counts);
 
 // CountSyscallsInChild()

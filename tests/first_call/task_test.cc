@@ -6,23 +6,41 @@
 //
 // Everything asserted is a count or a byte: page faults (from getrusage,
 // which sees the faults a populate takes on the program's behalf; perf's
-// event does not), sizes, checksums. Nothing depends on how fast the machine
-// is. Expected faults are computed from the page size, never from 4096.
+// event does not), system calls, sizes, checksums. Nothing depends on how
+// fast the machine is. Expected faults are computed from the page size,
+// never from 4096.
+//
+// The method a solution reports is checked against what it did: the
+// populate calls the syscall counter saw, and whether the faults were the
+// program's own writes (perf sees those) or the kernel's populate (only
+// getrusage sees those). A test also runs it where the kernel refuses
+// MADV_POPULATE_WRITE with EINVAL, as kernels before 5.14 do, through a
+// seccomp filter: the real call, the real refusal.
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <iostream>
+#include <new>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "common/faults.h"
 #include "common/fresh_process.h"
 #include "common/memory.h"
+#include "common/refuse_syscall.h"
+#include "common/syscalls.h"
 #include "gtest/gtest.h"
 #include "labs/first_call/task.h"
 
@@ -292,6 +310,168 @@ TEST(PrepareBufferTest, ReleaseGivesTheMemoryBack) {
   EXPECT_LT(grown_kib, static_cast<int64_t>(16 * kBufferBytes / 1024))
       << kCycles << " prepared and released buffers left " << grown_kib
       << " KiB more resident";
+}
+
+// --- The method reported, against what was done -----------------------------
+
+// Linux 5.14's advice, for C libraries that lack it.
+constexpr uint32_t kMadvPopulateWrite = 23;
+
+// Observed
+//
+// What a child saw around one PrepareBuffer(kBufferBytes), written to
+// memory it shares with the test. -1: not measured.
+struct Observed {
+  int prepared = 0;  // PrepareBuffer() returned a buffer
+  PrefaultMethod method = PrefaultMethod::kNone;
+  int64_t all_faults = -1;   // getrusage: writes and the kernel's populate
+  int64_t user_faults = -1;  // perf_event: the program's own accesses only
+  int64_t own_pages = -1;    // present and writable afterwards (pagemap)
+  int64_t first_call_faults = -1;
+  char error[256] = {};
+};
+
+void SetError(Observed& seen, absl::string_view what) {
+  std::snprintf(seen.error, sizeof(seen.error), "%.*s",
+                static_cast<int>(what.size()), what.data());
+}
+
+// Faults of this thread by one source, or -1 where it is unavailable.
+int64_t MinorFaults(const absl::StatusOr<alloclab::FaultCounter>& counter) {
+  if (!counter.ok()) return -1;
+  absl::StatusOr<alloclab::FaultCounts> counts = counter->Read();
+  return counts.ok() ? counts->minor : -1;
+}
+
+// In the child: prepares a buffer, recording what it cost and what it left.
+void PrepareAndObserve(bool refuse_populate, Observed& seen) {
+  if (refuse_populate) {
+    const absl::Status refused = alloclab::RefuseSyscall(
+        {.nr = SYS_madvise, .arg = 2, .arg_value = kMadvPopulateWrite,
+         .error = EINVAL});
+    if (!refused.ok()) {
+      SetError(seen, refused.ToString());
+      return;
+    }
+  }
+  std::vector<uint8_t> scratch(kBufferBytes);
+  g_sink = Work(0, absl::MakeSpan(scratch));  // Work()'s code, warm
+  const absl::StatusOr<alloclab::FaultCounter> all = ThreadFaults();
+  const absl::StatusOr<alloclab::FaultCounter> user =
+      alloclab::FaultCounter::Create(alloclab::FaultScope::kThread,
+                                     alloclab::FaultSource::kPerfEvent);
+  const int64_t all_before = MinorFaults(all);
+  const int64_t user_before = MinorFaults(user);
+  absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(kBufferBytes);
+  const int64_t all_after = MinorFaults(all);
+  const int64_t user_after = MinorFaults(user);
+  if (!buffer.ok()) {
+    SetError(seen, buffer.status().ToString());
+    return;
+  }
+  seen.prepared = 1;
+  seen.method = buffer->method;
+  if (all_before >= 0 && all_after >= 0) seen.all_faults = all_after - all_before;
+  if (user_before >= 0 && user_after >= 0) {
+    seen.user_faults = user_after - user_before;
+  }
+  absl::StatusOr<size_t> own = OwnPresentPages(buffer->memory);
+  if (own.ok()) seen.own_pages = static_cast<int64_t>(*own);
+  const int64_t before_call = MinorFaults(all);
+  g_sink = Work(1, buffer->memory);
+  const int64_t after_call = MinorFaults(all);
+  if (before_call >= 0 && after_call >= 0) {
+    seen.first_call_faults = after_call - before_call;
+  }
+  ReleaseBuffer(*buffer);
+}
+
+// Runs PrepareAndObserve() in a traced child; `counts` gets its system calls.
+absl::StatusOr<Observed> ObservePrepare(bool refuse_populate,
+                                        alloclab::SyscallCounts& counts) {
+  void* shared = mmap(nullptr, sizeof(Observed), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) {
+    return absl::InternalError(absl::StrCat("mmap: ", std::strerror(errno)));
+  }
+  Observed* seen = new (shared) Observed();
+  absl::StatusOr<alloclab::SyscallCounts> counted =
+      alloclab::CountSyscallsInChild(
+          [&] { PrepareAndObserve(refuse_populate, *seen); });
+  const Observed copy = *seen;
+  munmap(shared, sizeof(Observed));
+  if (!counted.ok()) return counted.status();
+  counts = *counted;
+  return copy;
+}
+
+// The reported method agrees with what the counters saw.
+void ExpectMethodMatches(const Observed& seen,
+                         const alloclab::SyscallCounts& counts) {
+  const int64_t pages = static_cast<int64_t>(PagesIn(kBufferBytes));
+  const std::string said =
+      absl::StrCat("PrepareBuffer() reports ", PrefaultMethodName(seen.method),
+                   "; it made ", counts.madvise_populate,
+                   " madvise(MADV_POPULATE_*) and ", counts.mmap_populate,
+                   " mmap(MAP_POPULATE), and its own accesses faulted ",
+                   seen.user_faults, " times (-1: perf unavailable) on ",
+                   pages, " pages");
+  switch (seen.method) {
+    case PrefaultMethod::kNone:
+      ADD_FAILURE() << said << ": it says it prepared nothing";
+      return;
+    case PrefaultMethod::kMadvisePopulateWrite:
+      EXPECT_GE(counts.madvise_populate, 1) << said;
+      break;
+    case PrefaultMethod::kMapPopulate:
+      EXPECT_GE(counts.mmap_populate, 1) << said;
+      break;
+    case PrefaultMethod::kTouch:
+      break;
+  }
+  if (seen.user_faults < 0) {
+    std::cout << "note: perf_event is unavailable here, so whether the "
+                 "program's own writes or the kernel made the pages present "
+                 "is not checked\n";
+    return;
+  }
+  if (seen.method == PrefaultMethod::kTouch) {
+    // mTHP would let one write fault map many pages: the buffer asks for
+    // base pages (MapBuffer, MADV_NOHUGEPAGE).
+    EXPECT_GE(seen.user_faults, pages)
+        << said << ": a touch is the program's own write to every page";
+  } else {
+    EXPECT_LT(seen.user_faults, pages)
+        << said << ": a populate is the kernel's work, not the program's "
+                   "writes";
+  }
+}
+
+TEST(PrepareBufferMethod, ReportsWhatItDid) {
+  alloclab::SyscallCounts counts;
+  absl::StatusOr<Observed> seen = ObservePrepare(false, counts);
+  ASSERT_TRUE(seen.ok()) << seen.status();
+  ASSERT_EQ(seen->prepared, 1) << seen->error;
+  ExpectMethodMatches(*seen, counts);
+}
+
+TEST(PrepareBufferMethod, FallsBackWhereThePopulateIsRefused) {
+  alloclab::SyscallCounts counts;
+  absl::StatusOr<Observed> seen = ObservePrepare(true, counts);
+  ASSERT_TRUE(seen.ok()) << seen.status();
+  ASSERT_EQ(seen->prepared, 1)
+      << "where madvise(MADV_POPULATE_WRITE) answers EINVAL (Linux before "
+         "5.14), PrepareBuffer() must fall back, not fail: "
+      << seen->error;
+  EXPECT_NE(seen->method, PrefaultMethod::kMadvisePopulateWrite)
+      << "the kernel refused MADV_POPULATE_WRITE, so it cannot be the method";
+  ExpectMethodMatches(*seen, counts);
+  EXPECT_EQ(seen->own_pages, static_cast<int64_t>(PagesIn(kBufferBytes)))
+      << "pages present and writable after the fallback, method "
+      << PrefaultMethodName(seen->method);
+  EXPECT_LE(seen->first_call_faults, UnavoidableFaults(kBufferBytes))
+      << "the first Work() after the fallback, method "
+      << PrefaultMethodName(seen->method);
 }
 
 // --- The given half ----------------------------------------------------------
