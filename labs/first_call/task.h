@@ -47,8 +47,9 @@ namespace first_call {
 //
 //   kNone                  not at all: the first write faults on every page
 //   kTouch                 by writing to one byte of every page (any kernel)
-//   kMapPopulate           by mmap(..., MAP_POPULATE) (Linux 2.5.46+; the
-//                          kernel does not say whether it managed)
+//   kMapPopulate           by mmap(..., MAP_POPULATE) (Linux 2.5.46+, and
+//                          for private mappings like this buffer 2.6.23+;
+//                          the kernel does not say whether it managed)
 //   kMadvisePopulateWrite  by madvise(MADV_POPULATE_WRITE) (Linux 5.14+;
 //                          older kernels answer EINVAL)
 enum class PrefaultMethod {
@@ -91,7 +92,10 @@ struct PreparedBuffer {
 // page is already present for writing: a `Work()` on all of it makes no
 // page fault. Its content is unspecified (Work() overwrites it). Prefer a
 // method that is one system call and says whether it worked, fall back
-// when this kernel refuses it, and set `method` to the one that worked.
+// when this kernel refuses it, and set `method` to the one that worked:
+// the suite checks it against what PrepareBuffer() did (the system calls it
+// made, and whether its own writes or the kernel made the pages present),
+// also where the kernel refuses MADV_POPULATE_WRITE.
 // InvalidArgument for 0 bytes; another error, with the kernel's reason,
 // when no memory could be had.
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes);

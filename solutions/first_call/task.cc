@@ -5,8 +5,9 @@
 //
 //   1. madvise(MADV_POPULATE_WRITE): one system call, and it says whether it
 //      worked; Linux 5.14 and later;
-//   2. mmap(MAP_POPULATE): also one system call, on any Linux, but silent
-//      about failure, so the result is checked with mincore();
+//   2. mmap(MAP_POPULATE): also one system call, on any Linux since 2.6.23
+//      (the first to populate private mappings), but silent about failure,
+//      so the result is checked with mincore();
 //   3. a write to every page: works everywhere, one fault per page, each a
 //      trip into the kernel and back.
 //
