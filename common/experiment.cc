@@ -243,8 +243,6 @@ int RunLabWithOptions(const LabOptions& options, const LabSpec& spec,
     if (std::optional<int> code = spec.instead(options)) return *code;
   }
 
-  Results results(spec.lab);
-  MachineInfo machine = DescribeMachine(/*measure_clock=*/!options.quick);
   absl::StatusOr<FaultCounter> faults =
       FaultCounter::Create(FaultScope::kThread, spec.fault_source);
   if (!faults.ok()) {
@@ -253,14 +251,17 @@ int RunLabWithOptions(const LabOptions& options, const LabSpec& spec,
         absl::StrCat("page-fault counter: ", faults.status().message())));
   }
   // One place for the source: the machine line and the JSON's machine.
-  machine.faults_source =
-      spec.faults_from.empty() ? std::string(faults->source()) : spec.faults_from;
-  results.SetMachine(std::move(machine));
+  Results results(spec.lab);
+  results.SetMachine(DescribeMachine(
+      /*measure_clock=*/!options.quick,
+      spec.faults_from.empty() ? faults->source() : spec.faults_from));
   results.SetInstrument("timer_overhead_ns", TimerOverheadNs());
 
   Lab lab(options, std::move(results), *std::move(faults), spec.columns);
   if (absl::Status s = body(lab); !s.ok()) return refuse(s);
-  for (const std::string& line : lab.headlines()) std::cout << line << "\n";
+  for (const std::string& line : lab.lines_above_table()) {
+    std::cout << line << "\n";
+  }
   return FinishLab(lab.results(), options, lab.columns());
 }
 

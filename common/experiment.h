@@ -97,6 +97,7 @@
 #include "absl/strings/string_view.h"
 #include "common/faults.h"
 #include "common/lab_main.h"
+#include "common/machine.h"
 #include "common/report.h"
 #include "common/stats.h"
 
@@ -150,11 +151,13 @@ class Lab {
   // reads it (kThread scope). Its source is in `results().machine()`.
   const FaultCounter& faults() const { return faults_; }
 
-  // AddHeadline()
+  // PrintAboveTable()
   //
-  // A line printed above the table (the number a reader came for).
-  void AddHeadline(absl::string_view line) { headlines_.emplace_back(line); }
-  const std::vector<std::string>& headlines() const { return headlines_; }
+  // A line printed above the table (the number a reader came for, as the
+  // reference run printed it). Not in the JSON: for the tour's summary,
+  // see `Results::SetHeadline()`.
+  void PrintAboveTable(absl::string_view line) { above_.emplace_back(line); }
+  const std::vector<std::string>& lines_above_table() const { return above_; }
 
   void SetColumns(std::vector<Column> columns) { columns_ = std::move(columns); }
   const std::vector<Column>& columns() const { return columns_; }
@@ -164,7 +167,7 @@ class Lab {
   Results results_;
   FaultCounter faults_;
   std::vector<Column> columns_;
-  std::vector<std::string> headlines_;
+  std::vector<std::string> above_;
 };
 
 using LabBody = absl::FunctionRef<absl::Status(Lab&)>;

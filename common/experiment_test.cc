@@ -261,7 +261,7 @@ TEST(RunLabTest, SetsUpTheMachineOnceWithTheFaultSource) {
        .faults_from = "getrusage in the child"},
       [&](Lab& lab) {
         source_seen = lab.results().machine().faults_source;
-        lab.AddHeadline("headline first");
+        lab.PrintAboveTable("headline first");
         lab.results().AddRow("row").Set("ns_per_call", 2.0);
         // The counter is usable on this thread.
         return lab.faults().Read().status();

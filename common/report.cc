@@ -2,7 +2,6 @@
 
 #include "common/report.h"
 
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,9 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,72 +23,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "common/effective_clock.h"
-#include "common/faults.h"
-#include "common/topology.h"
-#include "common/vm_facts.h"
-
-#ifdef __GLIBC__
-#include <gnu/libc-version.h>
-#endif
 
 namespace alloclab {
 namespace {
-
-// The value of the first "key : value" line of /proc/cpuinfo whose key is
-// `key`, or "".
-std::string CpuinfoField(absl::string_view cpuinfo, absl::string_view key) {
-  for (absl::string_view line : absl::StrSplit(cpuinfo, '\n')) {
-    std::pair<absl::string_view, absl::string_view> kv =
-        absl::StrSplit(line, absl::MaxSplits(':', 1));
-    if (absl::StripAsciiWhitespace(kv.first) == key) {
-      return std::string(absl::StripAsciiWhitespace(kv.second));
-    }
-  }
-  return "";
-}
-
-// x86 names its CPU in "model name"; arm64 kernels often give only the
-// implementer and part numbers (or, on older ones, "Hardware").
-std::string CpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  if (!in) return "unknown CPU (/proc/cpuinfo unreadable)";
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string cpuinfo = buffer.str();
-  for (absl::string_view key : {"model name", "Hardware"}) {
-    std::string value = CpuinfoField(cpuinfo, key);
-    if (!value.empty()) return value;
-  }
-  const std::string part = CpuinfoField(cpuinfo, "CPU part");
-  if (!part.empty()) {
-    return absl::StrCat("CPU implementer ",
-                        CpuinfoField(cpuinfo, "CPU implementer"), " part ",
-                        part);
-  }
-  return "unknown CPU";
-}
-
-std::string Kernel() {
-  struct utsname names;
-  if (uname(&names) != 0) {
-    return absl::StrCat("unknown kernel (uname: ", strerror(errno), ")");
-  }
-  return absl::StrCat(names.sysname, " ", names.release);
-}
-
-std::string Libc() {
-#ifdef __GLIBC__
-  return absl::StrCat("glibc ", gnu_get_libc_version());
-#else
-  // musl has no call that reports its version.
-  return "not glibc (version unknown)";
-#endif
-}
-
-std::string Plural(int n, absl::string_view one, absl::string_view many) {
-  return absl::StrCat(n, " ", n == 1 ? one : many);
-}
 
 // The shortest decimal that reads back as the same double: 51.6, not
 // 51.600000000000001. NaN and infinities have no JSON form: null.
@@ -184,70 +118,6 @@ const char* PlotKindName(PlotKind kind) {
 }
 
 }  // namespace
-
-MachineInfo DescribeMachine(bool measure_clock) {
-  MachineInfo machine;
-  machine.cpu_model = CpuModel();
-  absl::StatusOr<Topology> topology = ReadTopology();
-  if (topology.ok() && topology->logical_cpus() > 0) {
-    machine.logical_cpus = topology->logical_cpus();
-    machine.physical_cores = topology->physical_cores();
-    machine.smt = topology->smt();
-  } else {
-    // The CPU count is still known; which of them share a core is not.
-    machine.logical_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-    machine.topology_note = topology.ok()
-                                ? std::string("no online CPU in /sys")
-                                : std::string(topology.status().message());
-  }
-  machine.kernel = Kernel();
-  machine.libc = Libc();
-  if (measure_clock) {
-    absl::StatusOr<double> ghz = MeasureEffectiveGhz();
-    if (ghz.ok()) {
-      machine.effective_ghz = *ghz;
-    } else {
-      machine.effective_ghz_note = std::string(ghz.status().message());
-    }
-  } else {
-    machine.effective_ghz_note = "not measured";
-  }
-  absl::StatusOr<FaultCounter> faults = FaultCounter::Create(FaultScope::kThread);
-  machine.faults_source =
-      faults.ok() ? std::string(faults->source())
-                  : absl::StrCat("unavailable (", faults.status().message(), ")");
-  machine.zero_page = DescribeZeroPage(ProbeZeroPage());
-  machine.thp = DescribeThp(ReadThpSettings());
-  return machine;
-}
-
-std::string MachineLine(const MachineInfo& machine) {
-  std::string cpus = Plural(machine.logical_cpus, "logical CPU", "logical CPUs");
-  if (machine.physical_cores > 0) {
-    absl::StrAppend(&cpus, " on ", Plural(machine.physical_cores, "core", "cores"),
-                    machine.smt ? " (SMT)" : " (no SMT)");
-  } else {
-    absl::StrAppend(&cpus, " (cores and SMT unknown: ",
-                    machine.topology_note.empty() ? "not read"
-                                                  : machine.topology_note,
-                    ")");
-  }
-  const std::string clock =
-      machine.effective_ghz.has_value()
-          ? absl::StrFormat("effective clock %.2f GHz", *machine.effective_ghz)
-          : absl::StrCat("effective clock n/a (",
-                         machine.effective_ghz_note.empty()
-                             ? "not measured"
-                             : machine.effective_ghz_note,
-                         ")");
-  std::string line = absl::StrCat("machine: ", machine.cpu_model, ", ", cpus,
-                                  ", ", machine.kernel, ", ", machine.libc, ", ",
-                                  clock, ", faults from ", machine.faults_source);
-  for (const std::string* fact : {&machine.zero_page, &machine.thp}) {
-    if (!fact->empty()) absl::StrAppend(&line, ", ", *fact);
-  }
-  return line;
-}
 
 Row& Row::Set(absl::string_view key, std::optional<double> value) {
   ErasePair(text, key);  // one key, one value in the JSON

@@ -168,7 +168,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
   if (!first.ok()) return first.status();
 
   // The first call goes above the table, as the reference run printed it.
-  lab.AddHeadline(absl::StrFormat(
+  lab.PrintAboveTable(absl::StrFormat(
       "first call of %zu KiB, new vector, in a fresh process: %.0f ns (median "
       "of %d; min %.0f, max %.0f), %.0f page faults",
       kBlockBytes / 1024, first->ns.median, processes, first->ns.min,
