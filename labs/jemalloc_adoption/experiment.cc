@@ -150,7 +150,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
 
   absl::StatusOr<ja::Recommendation> rec = ja::Recommend(table);
   if (!rec.ok()) return rec.status();
-  lab.AddHeadline(absl::StrFormat(
+  lab.PrintAboveTable(absl::StrFormat(
       "recommendation: %s (budget: peak RSS at most %.2fx %s's on every "
       "workload)",
       rec->allocator.value_or("none fits"), ja::kMemoryBudgetRatio, ja::kBaseline));
