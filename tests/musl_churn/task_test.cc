@@ -28,9 +28,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "common/child_run.h"
-#include "common/syscalls.h"
 #include "gtest/gtest.h"
 #include "labs/musl_churn/churn.h"
+#include "labs/musl_churn/churn_runs.h"
 
 namespace {
 
@@ -285,46 +285,32 @@ absl::StatusOr<std::string> MuslChurn() {
   return alloclab::ProgramBesideSelf(absl::StrCat(name, "_churn_musl"));
 }
 
-// Munmap calls of the churn after its table is full: the difference of two
-// traced runs (the fill of the first blocks and the final frees cancel).
-absl::StatusOr<int64_t> SteadyMunmaps(const std::string& binary,
-                                      uint64_t iterations, uint64_t bound) {
-  int64_t munmaps[2] = {0, 0};
-  const uint64_t runs[2] = {2 * CHURN_MAX_LIVE, 2 * CHURN_MAX_LIVE + iterations};
-  for (int i = 0; i < 2; ++i) {
-    absl::StatusOr<alloclab::ProcessSyscalls> traced =
-        alloclab::CountSyscallsOfCommand(
-            {binary, absl::StrCat("--iterations=", runs[i]), "--scale=1024",
-             "--seed=11", absl::StrCat("--recycle_bound=", bound)});
-    if (!traced.ok()) return traced.status();
-    if (traced->exit_code != 0) {
-      return absl::InternalError(absl::StrCat(binary, " exited with ",
-                                              traced->exit_code, ", signal ",
-                                              traced->term_signal));
-    }
-    munmaps[i] = traced->counts.munmap;
-  }
-  return munmaps[1] - munmaps[0];
-}
-
 TEST(MuslChurnTest, RecyclerCutsMuslsMunmapsTenfold) {
   absl::StatusOr<std::string> found = MuslChurn();
   ASSERT_TRUE(found.ok()) << found.status()
                           << " (tests/musl_churn/BUILD builds one per "
                              "implementation)";
   const std::string& binary = *found;
-  constexpr uint64_t kIterations = 8192;
-  absl::StatusOr<int64_t> plain = SteadyMunmaps(binary, kIterations, 0);
-  ASSERT_TRUE(plain.ok()) << plain.status();
-  absl::StatusOr<int64_t> recycled =
-      SteadyMunmaps(binary, kIterations, RECYCLER_LAB_BOUND_BYTES);
-  ASSERT_TRUE(recycled.ok()) << recycled.status();
+  // The same seed and iterations with and without the recycler; the
+  // steady state only (churn_runs.h), where the recycler can help.
+  constexpr int64_t kIterations = 8192;
+  musl_churn::ChurnRunSpec spec;
+  spec.seed = 11;
+  absl::StatusOr<musl_churn::SteadyCounts> without =
+      musl_churn::CountSteadySyscalls(binary, spec, kIterations);
+  ASSERT_TRUE(without.ok()) << without.status();
+  spec.recycle_bound = RECYCLER_LAB_BOUND_BYTES;
+  absl::StatusOr<musl_churn::SteadyCounts> with =
+      musl_churn::CountSteadySyscalls(binary, spec, kIterations);
+  ASSERT_TRUE(with.ok()) << with.status();
+  const int64_t plain = without->counts.munmap;
+  const int64_t recycled = with->counts.munmap;
   // Without a recycler musl unmaps every block of 128 KiB or more: about
   // half the frees.
-  EXPECT_GT(*plain, static_cast<int64_t>(kIterations / 4));
-  EXPECT_LE(*recycled * 10, *plain)
-      << "munmap calls in " << kIterations << " steady iterations: "
-      << *plain << " without the recycler, " << *recycled << " with it";
+  EXPECT_GT(plain, kIterations / 4);
+  EXPECT_LE(recycled * 10, plain)
+      << "munmap calls in " << kIterations << " steady iterations: " << plain
+      << " without the recycler, " << recycled << " with it";
 }
 
 }  // namespace
