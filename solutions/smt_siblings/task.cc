@@ -93,14 +93,14 @@ absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
   if (static_cast<int>(pairs.size()) < n) {
     if (!topology.smt()) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "asked for %d SMT sibling pairs, but this machine has no SMT: each "
-          "of its %d cores runs one thread",
-          n, topology.physical_cores()));
+          "asked for %d SMT sibling pair%s, but this machine has no SMT: "
+          "each of its %d cores runs one thread",
+          n, n == 1 ? "" : "s", topology.physical_cores()));
     }
     return absl::InvalidArgumentError(absl::StrFormat(
-        "asked for %d SMT sibling pairs, but only %d cores have two CPUs "
+        "asked for %d SMT sibling pair%s, but only %d cores have two CPUs "
         "this process may use (allowed CPUs: %s)",
-        n, pairs.size(), alloclab::FormatCpuList(allowed)));
+        n, n == 1 ? "" : "s", pairs.size(), alloclab::FormatCpuList(allowed)));
   }
   std::sort(pairs.begin(), pairs.end());
   pairs.resize(static_cast<size_t>(n));
