@@ -272,7 +272,15 @@ std::string Results::ToJson() const {
       plots.push_back(absl::StrCat(
           "{\"kind\": ", JsonEscape(PlotKindName(p.kind)), ", \"y\": ",
           JsonEscape(p.y), ", \"x\": ", JsonEscape(p.x), ", \"series\": ",
-          JsonEscape(p.series), ", \"title\": ", JsonEscape(p.title), "}"));
+          JsonEscape(p.series), ", \"title\": ", JsonEscape(p.title)));
+      if (!p.variants.empty()) {
+        std::vector<std::string> names;
+        for (const std::string& v : p.variants) names.push_back(JsonEscape(v));
+        absl::StrAppend(&plots.back(), ", \"variants\": [",
+                        absl::StrJoin(names, ", "), "]");
+      }
+      if (p.log_y) absl::StrAppend(&plots.back(), ", \"log_y\": true");
+      absl::StrAppend(&plots.back(), "}");
     }
     absl::StrAppend(&json, "  \"plots\": [", absl::StrJoin(plots, ", "), "],\n");
   }

@@ -106,6 +106,8 @@ struct Plot {
   std::string x;
   std::string series;
   std::string title;  // empty: the lab's name
+  std::vector<std::string> variants;  // the rows to draw; empty: every row
+  bool log_y = false;  // a logarithmic y axis, for rows of many magnitudes
 };
 
 // Results

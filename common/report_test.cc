@@ -123,6 +123,10 @@ TEST(ResultsTest, JsonHasHeadlinePlotAndSamplesOnlyWhenSet) {
                        .reference = "8.3-13.7 ns"});
   results.AddPlot({.kind = PlotKind::kScatter, .y = "wall_s", .series = "allocator"});
   results.AddPlot({.kind = PlotKind::kSamples, .y = "rss_kib", .x = "interval_s"});
+  results.AddPlot({.kind = PlotKind::kBars,
+                   .y = "wall_s",
+                   .variants = {"glibc", "musl"},
+                   .log_y = true});
   const std::string json = results.ToJson();
   EXPECT_THAT(json, HasSubstr(R"({"variant": "glibc", "threads": 1, )"
                               R"("wall_s": 1.5, "rss_kib": [10, 20.5]})"));
@@ -132,7 +136,9 @@ TEST(ResultsTest, JsonHasHeadlinePlotAndSamplesOnlyWhenSet) {
   EXPECT_THAT(json, HasSubstr(R"("plots": [{"kind": "scatter", "y": "wall_s", )"
                               R"("x": "", "series": "allocator", "title": ""}, )"
                               R"({"kind": "samples", "y": "rss_kib", )"
-                              R"("x": "interval_s", "series": "", "title": ""}],)"));
+                              R"("x": "interval_s", "series": "", "title": ""}, )"
+                              R"({"kind": "bars", "y": "wall_s", "x": "", "series": "", )"
+                              R"("title": "", "variants": ["glibc", "musl"], "log_y": true}],)"));
 }
 
 TEST(RowTest, SamplesReplaceAMetricOfTheSameKey) {

@@ -165,7 +165,10 @@ def lab_solution(name, experiment_data = [], c_task = False):
         name = name,
         copts = ALLOCLAB_COPTS,
         data = experiment_data,
-        visibility = [_pkg("tests", name) + ":__pkg__"],  # experiment test
+        visibility = [
+            _pkg("tests", name) + ":__pkg__",  # experiment test
+            "//:__pkg__",  # //:tour --reference
+        ],
         deps = [
             starter + ":experiment",
             ":task",

@@ -11,6 +11,9 @@ The lab chooses the picture: its JSON's "plots" list (common/report.h,
     samples  each row's "y" samples over time; "x" is the sample array of
              their times, or a metric holding the time between two samples
 
+Optional in each: "title", "variants" (the rows to draw, by variant; all
+when absent) and "log_y" (a logarithmic y axis).
+
 Without "plots", one panel of bars of "ns_per_call" (or of the first metric
 of the rows). Two runs of one lab draw into the same panels: the first solid
 and the second hatched or dashed, named in the legend.
@@ -104,6 +107,10 @@ def specs_of(results, path):
         if spec["kind"] in ("lines", "scatter") and not spec.get("x"):
             raise PlotError("%s: plot of kind %s names no \"x\"" %
                             (path, spec["kind"]))
+        variants = spec.get("variants")
+        if variants is not None and (not isinstance(variants, list) or not all(
+                isinstance(v, str) for v in variants)):
+            raise PlotError("%s: plot \"variants\" must be a list of names" % path)
         specs.append(spec)
     return specs
 
@@ -141,6 +148,8 @@ def draw_bars(ax, runs, spec):
                       hatch=None if i == 0 else "//", alpha=1 if i == 0 else 0.7)
         for patch, label in zip(bars, labels):
             patch.set_gid(gid(i, label))
+        ax.bar_label(bars, labels=[("%.3g" % values[label]) if _number(values.get(label))
+                                   else "" for label in labels], fontsize="x-small")
         for x, label in zip(xs, labels):
             if not _number(values.get(label)):
                 ax.annotate("n/a", (x, 0), ha="center", va="bottom")
@@ -245,7 +254,14 @@ def draw(runs, out_path):
     figure, axes = pyplot.subplots(len(specs), 1, squeeze=False,
                                    figsize=(8, 4.5 * len(specs)))
     for ax, spec in zip(axes[:, 0], specs):
-        DRAW[spec["kind"]](ax, runs, spec)
+        wanted = spec.get("variants")
+        shown = runs if not wanted else [
+            (name, dict(results, rows=[r for r in results["rows"]
+                                       if r.get("variant") in wanted]))
+            for name, results in runs]
+        DRAW[spec["kind"]](ax, shown, spec)
+        if spec.get("log_y"):
+            ax.set_yscale("log")
         ax.set_title(spec.get("title") or lab)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize="small")

@@ -89,6 +89,16 @@ class PlotTest(unittest.TestCase):
             "series-0-off", "series-0-per_thread", "series-0-shared",
             "series-1-off", "series-1-per_thread"])
 
+    def test_variants_choose_the_rows(self):
+        with open(self.fixture("plots/allocator_cost.json")) as f:
+            results = json.load(f)
+        results["plots"] = [{"kind": "bars", "y": "ns_per_call", "log_y": True,
+                             "variants": ["small_new", "large_new"]}]
+        path = os.path.join(self.tmp, "some.json")
+        with open(path, "w") as f:
+            json.dump(results, f)
+        self.assertEqual(self.plot(path), ["series-0-large_new", "series-0-small_new"])
+
     def test_without_a_choice_bars_of_ns_per_call(self):
         self.assertEqual(self.plot(self.fixture("results.json")),
                          ["series-0-small_new"])

@@ -182,13 +182,34 @@ absl::Status Experiment(alloclab::Lab& lab) {
       alloclab::DifferenceNote("one malloc+free", (*rows)[kSmallNew],
                                (*rows)[kSmallReuse], "ns"),
       kReferenceMallocFreeNsLow, kReferenceMallocFreeNsHigh));
-  if ((*rows)[kSmallReuse].allocs_per_call.value_or(0) +
-          (*rows)[kLargeReuse].allocs_per_call.value_or(0) >
-      0) {
+  const bool reuse_allocates = (*rows)[kSmallReuse].allocs_per_call.value_or(0) +
+                                   (*rows)[kLargeReuse].allocs_per_call.value_or(0) >
+                               0;
+  if (reuse_allocates) {
     results.AddNote(
         "the reuse rows still allocate: task.cc is not done yet, so their "
         "difference to the new rows is not the cost of malloc+free");
   }
+  // The tour's summary figure, and the lab's pictures (docs/adding_a_lab.md).
+  const alloclab::Summary& small_new = (*rows)[kSmallNew].ns;
+  const alloclab::Summary& small_reuse = (*rows)[kSmallReuse].ns;
+  const double malloc_free_ns = small_new.median - small_reuse.median;
+  const bool beyond_noise = malloc_free_ns > small_new.mad + small_reuse.mad;
+  results.SetHeadline(
+      {.label = "one malloc+free (small_new - small_reuse)",
+       .value = reuse_allocates ? std::nullopt : std::optional(malloc_free_ns),
+       .text = reuse_allocates ? "n/a: task.cc not done (reuse rows allocate)"
+               : beyond_noise  ? absl::StrFormat("%.1f ns", malloc_free_ns)
+                               : absl::StrFormat("%.1f ns, within noise", malloc_free_ns),
+       .reference = absl::StrFormat("%.1f-%.1f ns", kReferenceMallocFreeNsLow,
+                                    kReferenceMallocFreeNsHigh)});
+  results.AddPlot({.kind = alloclab::PlotKind::kBars,
+                   .y = "allocs_per_call",
+                   .title = "allocations per call"});
+  results.AddPlot({.kind = alloclab::PlotKind::kBars,
+                   .y = "ns_per_call",
+                   .title = "ns per call (median)",
+                   .log_y = true});
   results.AddNote(absl::StrCat(
       "ns columns: median and median absolute deviation of ", repetitions,
       " batches per variant, taken in turn (one batch of each, then the "

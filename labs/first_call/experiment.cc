@@ -513,6 +513,22 @@ int main(int argc, char** argv) {
         cold_faults, pages));
   }
   results.AddNote(hugepage_note);
+  // The tour's summary figure, and the lab's pictures (docs/adding_a_lab.md).
+  results.SetHeadline(
+      {.label = "first call: page faults, and time against a later call",
+       .value = cold_faults,
+       .text = absl::StrFormat("%.0f faults, %.1fx", cold_faults, cold_ns / warm_ns),
+       .reference = absl::StrFormat(
+           "%d faults, %.1fx-%.1fx", kReferenceFirstCallFaults,
+           kReferenceFirstCallNs[1] / kReferenceSteadyNs,
+           kReferenceFirstCallNs[0] / kReferenceSteadyNs)});
+  results.AddPlot({.kind = alloclab::PlotKind::kBars,
+                   .y = "page_faults_per_call",
+                   .title = "page faults per call"});
+  results.AddPlot({.kind = alloclab::PlotKind::kBars,
+                   .y = "ns_per_call",
+                   .title = "ns per call (median)",
+                   .log_y = true});
   results.AddNote(absl::StrFormat(
       "page faults from %s; %.0f-byte pages, so the %d KiB buffer is %.0f of "
       "them. perf's page-fault event would miss the faults that "

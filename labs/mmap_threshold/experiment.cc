@@ -345,6 +345,28 @@ void AddNotes(int64_t calls, int repetitions, alloclab::Results& results) {
         "here",
         *fix_ns / *dyn_ns));
   }
+  // The tour's summary figure, and the lab's pictures (docs/adding_a_lab.md).
+  const auto dyn_mmap = Get(results, "dynamic", "mmap_per_call");
+  const auto fix_mmap = Get(results, "fixed", "mmap_per_call");
+  results.SetHeadline(
+      {.label = "mmap per call, dynamic vs fixed threshold",
+       .value = dyn_mmap,
+       .text = dyn_mmap && fix_mmap
+                   ? absl::StrFormat("%.3f vs %.3f", *dyn_mmap, *fix_mmap)
+                   : std::string("n/a: no system call counts (ptrace refused?)"),
+       .reference = absl::StrFormat(
+           "%.3f (dynamic; %d mmap in %d calls, whole process)",
+           static_cast<double>(kReferenceMmap) / kReferenceCalls, kReferenceMmap,
+           kReferenceCalls)});
+  const std::vector<std::string> loops = {"dynamic", "fixed", "tunables"};
+  results.AddPlot({.kind = alloclab::PlotKind::kBars,
+                   .y = "mmap_per_call",
+                   .title = "mmap per call",
+                   .variants = loops});
+  results.AddPlot({.kind = alloclab::PlotKind::kBars,
+                   .y = "ns_per_call",
+                   .title = "ns per call of the loops (median)",
+                   .variants = loops});
   if (const auto m = Get(results, "fixed", "mmap_per_call"); m && *m < 0.5) {
     results.AddNote(
         "the fixed row maps almost nothing: SetMallocPolicy() ignores "

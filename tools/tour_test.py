@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+"""`bazel run //:tour` on stand-in experiments that write fixture JSON.
+
+Stand-ins, so that this test neither takes the labs' time nor changes its
+verdict when a learner solves a lab: each is a script that records its
+arguments and copies a fixture (shaped as labs 4 and 7 write their JSON) to
+the --json path it is given, or fails.
+
+Usage (//tools:tour_test writes the arguments): tour_test.py TOUR RESULTS_JSON
+(the directory of RESULTS_JSON holds plots/).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOUR = None
+FIXTURES = None
+
+
+class TourTest(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def experiment(self, name, fixture, status=0):
+        """A stand-in experiment: logs its arguments, writes `fixture`."""
+        path = os.path.join(self.tmp, name)
+        log = path + ".args"
+        with open(path, "w") as f:
+            f.write("#!/bin/bash\n"
+                    "echo \"$*\" >> %s\n"
+                    "for arg in \"$@\"; do\n"
+                    "  case \"$arg\" in --json=*) cp %s \"${arg#--json=}\" ;; esac\n"
+                    "done\n"
+                    "echo \"%s ran\"\n"
+                    "exit %d\n" % (log, os.path.join(FIXTURES, fixture), name, status))
+        os.chmod(path, 0o755)
+        return path, log
+
+    def tour(self, *args):
+        proc = subprocess.run(["/usr/bin/python3", TOUR] + list(args),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, check=False, cwd=self.tmp)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    def test_summary_table_and_one_folder(self):
+        counter, counter_log = self.experiment("counter", "plots/counter_contention.json")
+        adoption, _ = self.experiment("adoption", "plots/jemalloc_adoption.json")
+        out = os.path.join(self.tmp, "out")
+        status, stdout, stderr = self.tour(
+            "--out=" + out, "--repetitions=3",
+            "counter_contention=" + counter, "jemalloc_adoption=" + adoption)
+        self.assertEqual(status, 0, stderr)
+        lines = stdout.splitlines()
+        header = [l for l in lines if l.startswith("lab ")]
+        self.assertEqual(len(header), 1, stdout)
+        self.assertRegex(header[0], r"^lab +headline +this machine +reference run$")
+        self.assertTrue(any(l.startswith("counter_contention  shared-counter inflation "
+                                         "at 2 threads") and "4.6x" in l and
+                            l.endswith("8-10x at 4 threads") for l in lines), stdout)
+        self.assertTrue(any(l.startswith("jemalloc_adoption") and "tcmalloc (fastest" in l
+                            for l in lines), stdout)
+        self.assertIn("tour: 4 files (results JSON and pictures) in %s" % out, stdout)
+        self.assertEqual(sorted(os.listdir(out)), [
+            "counter_contention.json", "counter_contention.svg",
+            "jemalloc_adoption.json", "jemalloc_adoption.svg", "summary.txt"])
+        with open(os.path.join(out, "summary.txt")) as f:
+            self.assertIn("4.6x", f.read())
+        with open(counter_log) as f:
+            args = f.read().split()
+        self.assertEqual(args[:2], ["--quick", "--repetitions=3"])
+        self.assertEqual(args[2], "--json=" + os.path.join(out, "counter_contention.json"))
+
+    def test_default_folder_is_new_and_named(self):
+        counter, _ = self.experiment("counter", "plots/counter_contention.json")
+        status, stdout, stderr = self.tour("counter_contention=" + counter)
+        self.assertEqual(status, 0, stderr)
+        folders = [d for d in os.listdir(self.tmp) if d.startswith("alloclab-tour-")]
+        self.assertEqual(len(folders), 1, os.listdir(self.tmp))
+        self.assertIn(os.path.join(self.tmp, folders[0]), stdout)
+
+    def test_a_lab_without_headline_says_so(self):
+        fixture, _ = self.experiment("fixture", "results.json")
+        status, stdout, _ = self.tour("--out=" + os.path.join(self.tmp, "o"),
+                                      "fixture=" + fixture)
+        self.assertEqual(status, 0)
+        self.assertIn("n/a (the lab declares no headline)", stdout)
+
+    def test_a_failing_experiment_is_shown_and_fails_the_tour(self):
+        broken, _ = self.experiment("broken", "plots/counter_contention.json", status=3)
+        adoption, _ = self.experiment("adoption", "plots/jemalloc_adoption.json")
+        status, stdout, stderr = self.tour("--out=" + os.path.join(self.tmp, "o"),
+                                           "counter_contention=" + broken,
+                                           "jemalloc_adoption=" + adoption)
+        self.assertEqual(status, 1)
+        self.assertRegex(stdout, r"\ncounter_contention +- +failed: see above")
+        self.assertIn("tcmalloc (fastest", stdout)
+        self.assertIn("counter_contention (your task.cc): exited with 3", stderr)
+
+    def test_reference_runs_starter_and_solution_side_by_side(self):
+        starter, _ = self.experiment("starter", "plots/counter_contention.json")
+        solution, _ = self.experiment("solution", "plots/counter_contention.json")
+        out = os.path.join(self.tmp, "img")
+        status, _, stderr = self.tour("--reference", "--out=" + out,
+                                      "counter_contention=%s,%s" % (starter, solution))
+        self.assertEqual(status, 0, stderr)
+        self.assertIn("counter_contention_reference.json", os.listdir(out))
+        with open(os.path.join(out, "counter_contention.svg")) as f:
+            svg = f.read()
+        self.assertIn('id="series-0-shared"', svg)
+        self.assertIn('id="series-1-shared"', svg)
+
+    def test_bad_arguments(self):
+        counter, _ = self.experiment("counter", "plots/counter_contention.json")
+        for args, message in [
+                (["--json=x.json", "counter_contention=" + counter], "--json"),
+                ([], "no lab given"),
+                (["--reference", "counter_contention=" + counter], "no reference"),
+                (["stray"], "is not LAB=STARTER")]:
+            status, _, stderr = self.tour(*args)
+            self.assertEqual(status, 2, args)
+            self.assertIn(message, stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        print("usage: tour_test.py TOUR RESULTS_JSON", file=sys.stderr)
+        sys.exit(2)
+    TOUR = os.path.abspath(sys.argv[1])
+    FIXTURES = os.path.dirname(os.path.abspath(sys.argv[2]))
+    os.environ["MPLCONFIGDIR"] = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+    unittest.main(argv=sys.argv[:1], verbosity=2)
