@@ -33,6 +33,11 @@ DEBIAN_PYTHON = "/usr/bin/python3"
 
 KINDS = ("bars", "lines", "scatter", "samples")
 
+# Beyond this many points a scatter names them in its legend only; beyond
+# this many series the legend moves beside the panel.
+MAX_NAMED_POINTS = 12
+MAX_LEGEND_INSIDE = 10
+
 
 class PlotError(Exception):
     """A plot that cannot be drawn from this input: exit 2, with why."""
@@ -201,8 +206,9 @@ def draw_scatter(ax, runs, spec):
                                color=color(colors, label),
                                label="%s (%s)" % (label, name) if len(runs) > 1 else label)
             point.set_gid(gid(i, label))
-            ax.annotate(label, (_value(row, x), row[y]), textcoords="offset points",
-                        xytext=(5, 5))
+            if len(results["rows"]) <= MAX_NAMED_POINTS:
+                ax.annotate(label, (_value(row, x), row[y]), textcoords="offset points",
+                            xytext=(5, 5), fontsize="small")
     ax.set_xlabel(x)
     ax.set_ylabel(y)
 
@@ -264,14 +270,20 @@ def draw(runs, out_path):
             ax.set_yscale("log")
         ax.set_title(spec.get("title") or lab)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
+        entries = len(ax.get_legend_handles_labels()[1])
+        if entries > MAX_LEGEND_INSIDE:
+            ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1),
+                      ncol=1 + entries // 30)
+        else:
+            ax.legend(fontsize="small")
     machine = runs[0][1].get("machine", {})
     figure.text(0.01, 0.005, "%s: %s, %s" % (runs[0][0], machine.get("cpu_model", "?"),
                                             machine.get("kernel", "?")),
                 fontsize="x-small", color="gray")
-    figure.tight_layout(rect=(0, 0.03, 1, 1))
     try:
-        figure.savefig(out_path, format="svg", metadata={"Date": None})
+        # "tight": the file grows to hold a legend beside its panel.
+        figure.savefig(out_path, format="svg", metadata={"Date": None},
+                       bbox_inches="tight")
     except OSError as e:
         raise PlotError("cannot write %s: %s" % (out_path, e.strerror)) from None
     finally:
