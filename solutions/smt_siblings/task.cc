@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/topology.h"
 
@@ -42,6 +44,11 @@ std::map<std::pair<int, int>, std::vector<const alloclab::Cpu*>> CoresOf(
   return cores;
 }
 
+// "1 core", "3 cores".
+std::string Cores(size_t n) {
+  return absl::StrCat(n, n == 1 ? " core" : " cores");
+}
+
 bool Lists(const alloclab::Cpu& cpu, int other) {
   return std::find(cpu.siblings.begin(), cpu.siblings.end(), other) !=
          cpu.siblings.end();
@@ -62,9 +69,9 @@ absl::StatusOr<std::vector<int>> PickDistinctCores(
   }
   if (static_cast<int>(firsts.size()) < n) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "asked for %d CPUs on distinct cores, but only %d cores have a CPU "
-        "this process may use (allowed CPUs: %s)",
-        n, firsts.size(), alloclab::FormatCpuList(allowed)));
+        "asked for %d CPUs on distinct cores, but the CPUs this process may "
+        "use (%s) are on %s",
+        n, alloclab::FormatCpuList(allowed), Cores(firsts.size())));
   }
   // Lowest ids first: sort by the id, not by the core.
   std::sort(firsts.begin(), firsts.end());
@@ -94,13 +101,14 @@ absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
     if (!topology.smt()) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "asked for %d SMT sibling pair%s, but this machine has no SMT: "
-          "each of its %d cores runs one thread",
-          n, n == 1 ? "" : "s", topology.physical_cores()));
+          "each of its %s runs one thread",
+          n, n == 1 ? "" : "s", Cores(topology.physical_cores())));
     }
     return absl::InvalidArgumentError(absl::StrFormat(
-        "asked for %d SMT sibling pair%s, but only %d cores have two CPUs "
-        "this process may use (allowed CPUs: %s)",
-        n, n == 1 ? "" : "s", pairs.size(), alloclab::FormatCpuList(allowed)));
+        "asked for %d SMT sibling pair%s, but of the CPUs this process may "
+        "use (%s), only %s have two threads each",
+        n, n == 1 ? "" : "s", alloclab::FormatCpuList(allowed),
+        Cores(pairs.size())));
   }
   std::sort(pairs.begin(), pairs.end());
   pairs.resize(static_cast<size_t>(n));
