@@ -8,10 +8,6 @@
 
 #include "tools/doctor.h"
 
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/refuse_syscall.h"
 #include "common/topology.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -47,20 +44,10 @@ ProbeRoots FixtureRoots() {
 }
 
 // Makes system call `nr` fail with `err` in this process from now on, as a
-// container's seccomp profile does. For forked children only.
+// container's seccomp profile does (common/refuse_syscall.h). For forked
+// children only.
 void RefuseSyscall(long nr, int err) {
-  sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<__u32>(nr), 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (static_cast<__u32>(err) & 0xffff)),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  sock_fprog program = {static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])),
-                        filter};
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) {
-    _exit(99);
-  }
+  if (!alloclab::RefuseSyscall({.nr = nr, .error = err}).ok()) _exit(99);
 }
 
 TEST(ReadIntFileTest, ReadsANumberAndSaysWhatIsWrong) {
