@@ -24,6 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "common/base_pages.h"
 #include "common/faults.h"
 #include "common/subprocess.h"
 #include "common/sys_file.h"
@@ -150,10 +151,9 @@ ZeroPageProbe ProbeZeroPage() {
   }
   // Base pages: with a large folio (THP "always", or an mTHP size enabled)
   // one read fault would make many pages present and the count would say
-  // nothing about the zero page. EINVAL means a kernel without THP, where
-  // base pages are all there is.
-  if (madvise(p, bytes, MADV_NOHUGEPAGE) != 0 && errno != EINVAL) {
-    failed.reason = absl::StrCat("madvise(MADV_NOHUGEPAGE): ", internal::ErrnoText(errno));
+  // nothing about the zero page.
+  if (absl::Status base = AdviseBasePages(p, bytes); !base.ok()) {
+    failed.reason = std::string(base.message());
     munmap(p, bytes);
     return failed;
   }

@@ -3,14 +3,15 @@
 #include "labs/first_call/baseline.h"
 
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/base_pages.h"
 #include "common/pseudo_random.h"
+#include "common/vm_facts.h"
 
 namespace first_call {
 namespace {
@@ -31,15 +32,10 @@ uint64_t TailWord(const uint8_t* in, size_t n) {
 
 }  // namespace
 
-size_t PageBytes() {
-  static const size_t page = [] {
-    const long bytes = sysconf(_SC_PAGESIZE);
-    return bytes > 0 ? static_cast<size_t>(bytes) : size_t{4096};
-  }();
-  return page;
-}
+// The course's one answer (common/vm_facts.h), under the lab's names.
+size_t PageBytes() { return alloclab::PageBytes(); }
 
-size_t PagesIn(size_t bytes) { return (bytes + PageBytes() - 1) / PageBytes(); }
+size_t PagesIn(size_t bytes) { return alloclab::PagesIn(bytes); }
 
 uint64_t Work(uint64_t seed, absl::Span<uint8_t> buffer) {
   // The bytes of alloclab::FillPseudoRandom(seed, buffer), folded as they
@@ -86,9 +82,12 @@ absl::StatusOr<absl::Span<uint8_t>> MapBuffer(size_t bytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "MapBuffer: mmap of ", bytes, " bytes: ", strerror(errno)));
   }
-  // Best effort: a kernel built without THP refuses the advice, and then
-  // there are only base pages anyway.
-  (void)madvise(p, PagesIn(bytes) * PageBytes(), MADV_NOHUGEPAGE);
+  // Base pages, so that a fault is a page whatever THP and mTHP are set to.
+  if (absl::Status base = alloclab::AdviseBasePages(p, PagesIn(bytes) * PageBytes());
+      !base.ok()) {
+    munmap(p, PagesIn(bytes) * PageBytes());
+    return absl::InternalError(absl::StrCat("MapBuffer: ", base.message()));
+  }
   return absl::MakeSpan(static_cast<uint8_t*>(p), bytes);
 }
 
