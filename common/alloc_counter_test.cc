@@ -1,12 +1,18 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // The counter's counts are exact, so every test asserts an exact number:
-// one per operator new call of every form, none in kOff, and totals that
-// still add up after the counting threads have exited.
+// one per call of every allocation form (operator new and the C functions),
+// one per deallocation, none in kOff, and totals that still add up after the
+// counting threads have exited. Under a sanitizer the C functions are
+// counted differently or not at all (alloc_counter.h says how): the tests
+// expect exactly that there.
 
 #include "common/alloc_counter.h"
 
+#include <malloc.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <atomic>
 #include <cctype>
@@ -62,6 +68,7 @@ class AllocCounterTest : public ::testing::Test {
 struct Counted {
   uint64_t total;
   uint64_t thread;
+  uint64_t deallocations;
 };
 
 template <typename Fn>
@@ -69,8 +76,15 @@ Counted Count(Fn fn) {
   const uint64_t thread_before = ThreadAllocations();
   AllocationScope scope;
   fn();
-  return {scope.Count(), ThreadAllocations() - thread_before};
+  return {scope.Count(), ThreadAllocations() - thread_before,
+          scope.Deallocations()};
 }
+
+// What a C allocation function counts in this build: 1, or 0 under
+// ThreadSanitizer; and what a C call that fails counts: 1, or 0 under any
+// sanitizer.
+const uint64_t kC = CountsMallocFamily() ? 1 : 0;
+const uint64_t kFailedC = CountsFailedMallocCalls() ? 1 : 0;
 
 struct alignas(256) OverAligned {
   char bytes[256];
@@ -175,6 +189,47 @@ const Form kForms[] = {
      }},
 };
 
+// The C functions, each called once and its block freed once. They are
+// called through volatile pointers: GCC knows malloc and may otherwise drop
+// a pair whose pointer nothing reads, or turn malloc+memset into calloc.
+void* (*volatile c_malloc)(size_t) = &malloc;
+void* (*volatile c_calloc)(size_t, size_t) = &calloc;
+void* (*volatile c_realloc)(void*, size_t) = &realloc;
+void* (*volatile c_reallocarray)(void*, size_t, size_t) = &reallocarray;
+void (*volatile c_free)(void*) = &free;
+int (*volatile c_posix_memalign)(void**, size_t, size_t) = &posix_memalign;
+void* (*volatile c_aligned_alloc)(size_t, size_t) = &aligned_alloc;
+void* (*volatile c_memalign)(size_t, size_t) = &memalign;
+void* (*volatile c_valloc)(size_t) = &valloc;
+void* (*volatile c_pvalloc)(size_t) = &pvalloc;
+
+const Form kCForms[] = {
+    {"malloc", [] { c_free(c_malloc(24)); }},
+    {"malloc 0", [] { c_free(c_malloc(0)); }},
+    {"calloc", [] { c_free(c_calloc(10, 8)); }},
+    {"realloc NULL", [] { c_free(c_realloc(nullptr, 40)); }},
+    {"reallocarray NULL", [] { c_free(c_reallocarray(nullptr, 5, 8)); }},
+    {"posix_memalign", [] {
+       void* p = nullptr;
+       ASSERT_EQ(c_posix_memalign(&p, 64, 100), 0);
+       c_free(p);
+     }},
+    {"aligned_alloc", [] { c_free(c_aligned_alloc(64, 128)); }},
+    {"memalign", [] { c_free(c_memalign(128, 100)); }},
+    {"valloc", [] { c_free(c_valloc(100)); }},
+    {"pvalloc", [] { c_free(c_pvalloc(100)); }},
+    {"strdup", [] { c_free(strdup("made by malloc inside libc")); }},
+};
+
+// A test name from a form's description.
+std::string FormName(const ::testing::TestParamInfo<Form>& info) {
+  std::string name;
+  for (const char* c = info.param.name; *c; ++c) {
+    if (std::isalnum(static_cast<unsigned char>(*c))) name += *c;
+  }
+  return name + "_" + std::to_string(info.index);
+}
+
 class FormTest : public AllocCounterTest,
                  public ::testing::WithParamInterface<Form> {};
 
@@ -185,6 +240,7 @@ TEST_P(FormTest, CountedOnceInEachCountingMode) {
     EXPECT_EQ(c.total, 1u) << CountingModeName(mode);
     EXPECT_EQ(c.thread, mode == CountingMode::kPerThread ? 1u : 0u)
         << CountingModeName(mode);
+    EXPECT_EQ(c.deallocations, 1u) << CountingModeName(mode);
   }
 }
 
@@ -193,37 +249,125 @@ TEST_P(FormTest, NotCountedWhenOff) {
   const Counted c = Count(GetParam().fn);
   EXPECT_EQ(c.total, 0u);
   EXPECT_EQ(c.thread, 0u);
+  EXPECT_EQ(c.deallocations, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllForms, FormTest, ::testing::ValuesIn(kForms),
-                         [](const ::testing::TestParamInfo<Form>& info) {
-                           std::string name;
-                           for (const char* c = info.param.name; *c; ++c) {
-                             if (std::isalnum(static_cast<unsigned char>(*c))) {
-                               name += *c;
-                             }
-                           }
-                           return name + "_" + std::to_string(info.index);
-                         });
+                         FormName);
 
-TEST_F(AllocCounterTest, ReplacementIsInUse) {
-  SetCountingMode(CountingMode::kShared);
-  const Counted c = Count([] {
-    int* p = new int(1);
-    Keep(p);
-    delete p;
-  });
-  ASSERT_EQ(c.total, 1u)
-      << "this program's operator new is not alloc_counter's: another "
-         "definition (a sanitizer runtime, a shared library loaded first) "
-         "came first in the symbol search order";
+class CFormTest : public AllocCounterTest,
+                  public ::testing::WithParamInterface<Form> {};
+
+TEST_P(CFormTest, CountedOnceInEachCountingMode) {
+  for (CountingMode mode : {CountingMode::kPerThread, CountingMode::kShared}) {
+    SetCountingMode(mode);
+    const Counted c = Count(GetParam().fn);
+    EXPECT_EQ(c.total, kC) << CountingModeName(mode);
+    EXPECT_EQ(c.thread, mode == CountingMode::kPerThread ? kC : 0u)
+        << CountingModeName(mode);
+    EXPECT_EQ(c.deallocations, kC) << CountingModeName(mode);
+  }
 }
 
-TEST_F(AllocCounterTest, DeleteCountsNothing) {
+TEST_P(CFormTest, NotCountedWhenOff) {
+  SetCountingMode(CountingMode::kOff);
+  const Counted c = Count(GetParam().fn);
+  EXPECT_EQ(c.total, 0u);
+  EXPECT_EQ(c.deallocations, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(CFunctions, CFormTest, ::testing::ValuesIn(kCForms),
+                         FormName);
+
+TEST_F(AllocCounterTest, SaysWhetherMallocIsCounted) {
+  const std::string note = MallocCountingNote();
+  std::printf("%s\n", note.c_str());
+#if defined(__SANITIZE_THREAD__)
+  EXPECT_FALSE(CountsMallocFamily());
+  EXPECT_NE(note.find("not counted: ThreadSanitizer"), std::string::npos)
+      << note;
+#elif defined(__SANITIZE_ADDRESS__)
+  EXPECT_TRUE(CountsMallocFamily()) << note;
+  EXPECT_FALSE(CountsFailedMallocCalls());
+  EXPECT_NE(note.find("sanitizer runtime's hooks"), std::string::npos) << note;
+#else
+  EXPECT_TRUE(CountsMallocFamily()) << note;
+  EXPECT_TRUE(CountsFailedMallocCalls());
+  // No allocator is preloaded into this test: glibc serves malloc.
+  EXPECT_NE(note.find("forwarded to libc.so"), std::string::npos) << note;
+#endif
+}
+
+// realloc's cases, as alloc_counter.h defines them.
+TEST_F(AllocCounterTest, ReallocCountsByWhatHappenedToTheBlocks) {
+  SetCountingMode(CountingMode::kPerThread);
+  void* p = nullptr;
+  Counted c = Count([&] { p = c_realloc(nullptr, 32); });  // malloc(32)
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(c.total, kC);
+  EXPECT_EQ(c.deallocations, 0u);
+
+  c = Count([&] { p = c_realloc(p, 4000); });  // a resize: 1 + 1
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(c.total, kC);
+  EXPECT_EQ(c.deallocations, kC);
+
+  void* q = reinterpret_cast<void*>(1);
+  c = Count([&] { q = c_realloc(p, kHugeSize); });  // fails: p untouched
+  EXPECT_EQ(q, nullptr);
+  EXPECT_EQ(c.total, kFailedC);
+  EXPECT_EQ(c.deallocations, 0u);
+
+  c = Count([&] { q = c_reallocarray(p, kHugeSize, 16); });  // overflows
+  EXPECT_EQ(q, nullptr);
+  EXPECT_EQ(c.total, kFailedC);
+  EXPECT_EQ(c.deallocations, 0u);
+
+  // Size 0: glibc frees p and returns null (a deallocation); an allocator
+  // that returns a minimal block instead counts a resize.
+  c = Count([&] { q = c_realloc(p, 0); });
+  if (q == nullptr) {
+    EXPECT_EQ(c.total, 0u);
+    EXPECT_EQ(c.deallocations, kC);
+  } else {
+    EXPECT_EQ(c.total, kC);
+    EXPECT_EQ(c.deallocations, kC);
+    c_free(q);
+  }
+}
+
+TEST_F(AllocCounterTest, AllocationsMinusDeallocationsAreTheLiveBlocks) {
+  SetCountingMode(CountingMode::kShared);
+  AllocationScope scope;
+  void* a = c_malloc(16);       // live: a
+  void* b = ::operator new(8);  // a b
+  void* c = c_calloc(2, 8);     // a b c
+  a = c_realloc(a, 1000);       // a' b c
+  c_free(c);                    // a' b
+  int* d = new int[4];          // a' b d
+  Keep(d);
+  EXPECT_EQ(scope.Count() - scope.Deallocations(), 2 + kC);
+  c_free(a);
+  ::operator delete(b);
+  delete[] d;
+  EXPECT_EQ(scope.Count(), 2 + 3 * kC);
+  EXPECT_EQ(scope.Deallocations(), scope.Count());
+}
+
+TEST_F(AllocCounterTest, DeleteCountsADeallocationOnly) {
+  SetCountingMode(CountingMode::kPerThread);
   void* p = ::operator new(8);
   Keep(p);
-  const Counted c = Count([p] { ::operator delete(p); });
+  Counted c = Count([p] { ::operator delete(p); });
   EXPECT_EQ(c.total, 0u);
+  EXPECT_EQ(c.deallocations, 1u);
+  // Null frees nothing and counts nothing.
+  c = Count([] {
+    ::operator delete(nullptr);
+    c_free(nullptr);
+  });
+  EXPECT_EQ(c.total, 0u);
+  EXPECT_EQ(c.deallocations, 0u);
 }
 
 TEST_F(AllocCounterTest, ZeroBytesGiveDistinctPointers) {
@@ -302,9 +446,9 @@ TEST_F(AllocCounterTest, FailedThrowingFormThrowsBadAlloc) {
       }
     });
     EXPECT_TRUE(threw) << "aligned=" << aligned;
-    // The exception object itself comes from __cxa_allocate_exception, not
-    // operator new, so the failed call is the only one.
-    EXPECT_EQ(c.total, 1u) << "aligned=" << aligned;
+    // The failed call, plus the exception object: __cxa_allocate_exception
+    // takes it from malloc (counted where malloc is), not operator new.
+    EXPECT_EQ(c.total, 1u + kC) << "aligned=" << aligned;
   }
 }
 
@@ -344,31 +488,37 @@ TEST_P(ThreadsTest, ExactAfterJoin) {
   const CountingMode mode = GetParam();
   SetCountingMode(mode);
 
-  std::latch start(kThreads + 1);
+  std::latch ready(kThreads + 1);
+  std::latch go(1);
   std::vector<uint64_t> seen(kThreads, ~uint64_t{0});
   std::vector<std::thread> threads;
   threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      start.arrive_and_wait();
+      ready.arrive_and_wait();
+      go.wait();
       const uint64_t before = ThreadAllocations();
       for (int i = 0; i < kPerThread; ++i) {
         int* p = new int(i);
         Keep(p);
         delete p;
+        c_free(c_malloc(static_cast<size_t>(i % 100)));
       }
       seen[t] = ThreadAllocations() - before;
     });
   }
-  // Thread creation allocates (std::thread's state) before this point.
+  // Starting a thread allocates (std::thread's state; under a sanitizer, in
+  // the new thread too): all of that is done before the count starts.
+  ready.arrive_and_wait();
   AllocationScope scope;
-  start.arrive_and_wait();
+  go.count_down();
   for (std::thread& t : threads) t.join();
   const uint64_t counted = scope.Count();
 
-  EXPECT_EQ(counted, uint64_t{kThreads} * kPerThread);
+  EXPECT_EQ(counted, uint64_t{kThreads} * kPerThread * (1 + kC));
   for (int t = 0; t < kThreads; ++t) {
-    EXPECT_EQ(seen[t], mode == CountingMode::kPerThread ? kPerThread : 0)
+    EXPECT_EQ(seen[t],
+              mode == CountingMode::kPerThread ? kPerThread * (1 + kC) : 0)
         << "thread " << t;
   }
 }
@@ -388,10 +538,12 @@ TEST_F(AllocCounterTest, OffCountsNothingInThreads) {
       int* p = new int(i);
       Keep(p);
       delete p;
+      c_free(c_malloc(8));
     }
   });
   t.join();
   EXPECT_EQ(scope.Count(), 0u);
+  EXPECT_EQ(scope.Deallocations(), 0u);
 }
 
 // Allocations made while a thread is exiting: in a thread_local destructor
@@ -402,6 +554,7 @@ struct AllocatesOnExit {
     int* p = new int(7);
     Keep(p);
     delete p;
+    c_free(c_malloc(7));
   }
 };
 
@@ -409,45 +562,160 @@ void AllocateInKeyDestructor(void*) {
   int* p = new int(8);
   Keep(p);
   delete p;
+  c_free(c_malloc(8));
 }
 
 TEST_F(AllocCounterTest, CountsAllocationsMadeDuringThreadExit) {
   SetCountingMode(CountingMode::kPerThread);
   pthread_key_t key;
   ASSERT_EQ(pthread_key_create(&key, &AllocateInKeyDestructor), 0);
+  // The thread sets up (registering a thread_local destructor callocs) before
+  // the scope starts, and exits after it.
   std::latch ready(2);
+  std::latch go(1);
   std::thread t([&] {
     thread_local AllocatesOnExit on_exit;
     Keep(&on_exit);
     pthread_setspecific(key, reinterpret_cast<void*>(1));
     ready.arrive_and_wait();
+    go.wait();
   });
-  AllocationScope scope;
   ready.arrive_and_wait();
+  const uint64_t own_before = ThreadAllocations();
+  AllocationScope scope;
+  go.count_down();
   t.join();
-  const uint64_t counted = scope.Count();
+  const uint64_t counted = scope.Count() - (ThreadAllocations() - own_before);
   pthread_key_delete(key);
-  EXPECT_EQ(counted, 2u);
+  EXPECT_EQ(counted, 2u * (1 + kC));
 }
 
 TEST_F(AllocCounterTest, ManyShortThreadsAddUp) {
   // Threads that start and exit one after another reuse each other's stacks
   // and thread-local storage: every record must start at zero and be
   // retired exactly once.
+  // Each is counted from when it has started (which allocates, in this
+  // thread and under a sanitizer in the new one) until it has exited.
   SetCountingMode(CountingMode::kPerThread);
-  AllocationScope scope;
+  uint64_t counted = 0;
   for (int t = 0; t < 50; ++t) {
-    std::thread th([] {
+    std::latch ready(2);
+    std::latch go(1);
+    std::thread th([&] {
+      ready.arrive_and_wait();
+      go.wait();
       for (int i = 0; i < 10; ++i) {
+        int* p = new int(i);
+        Keep(p);
+        delete p;
+        c_free(c_calloc(1, 32));
+      }
+    });
+    ready.arrive_and_wait();
+    AllocationScope scope;
+    go.count_down();
+    th.join();
+    counted += scope.Count();
+  }
+  EXPECT_EQ(counted, 50u * 10u * (1 + kC));
+}
+
+// A custom counter for the plug-in tests: one atomic, plus a switch that
+// makes count() allocate, as a careless counter might.
+std::atomic<uint64_t> g_custom_count{0};
+std::atomic<bool> g_custom_allocates{false};
+const AllocationCounter kTestCounter = {
+    .count =
+        [] {
+          g_custom_count.fetch_add(1, std::memory_order_relaxed);
+          if (g_custom_allocates.load(std::memory_order_relaxed)) {
+            int* p = new int(1);
+            Keep(p);
+            delete p;
+          }
+        },
+    .total = [] { return g_custom_count.load(std::memory_order_relaxed); },
+};
+
+TEST_F(AllocCounterTest, CustomCounterSeesEveryForm) {
+  UseCustomCounter(kTestCounter);
+  EXPECT_EQ(GetCountingMode(), CountingMode::kCustom);
+  for (const Form& form : kForms) {
+    const uint64_t before = g_custom_count.load();
+    const Counted c = Count(form.fn);
+    EXPECT_EQ(g_custom_count.load() - before, 1u) << form.name;
+    EXPECT_EQ(c.total, 1u) << form.name;
+    EXPECT_EQ(c.thread, 0u) << form.name;
+    EXPECT_EQ(c.deallocations, 1u) << form.name;
+  }
+  for (const Form& form : kCForms) {
+    const uint64_t before = g_custom_count.load();
+    const Counted c = Count(form.fn);
+    EXPECT_EQ(g_custom_count.load() - before, kC) << form.name;
+    EXPECT_EQ(c.total, kC) << form.name;
+  }
+}
+
+TEST_F(AllocCounterTest, CustomCounterThatAllocatesDoesNotRecurse) {
+  UseCustomCounter(kTestCounter);
+  g_custom_allocates = true;
+  const uint64_t before = g_custom_count.load();
+  const Counted c = Count([] {
+    int* p = new int(2);
+    Keep(p);
+    delete p;
+  });
+  g_custom_allocates = false;
+  // The counted new, by the custom counter; the new inside count(), by this
+  // thread's record.
+  EXPECT_EQ(g_custom_count.load() - before, 1u);
+  EXPECT_EQ(c.thread, 1u);
+  EXPECT_EQ(c.total, 2u);
+}
+
+TEST_F(AllocCounterTest, CustomCounterCountsThreadsThatExited) {
+  UseCustomCounter(kTestCounter);
+  // The threads start (which allocates) before the count starts, and exit
+  // before it is read.
+  std::latch started(5);
+  std::latch go(1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      started.arrive_and_wait();
+      go.wait();
+      for (int i = 0; i < 1000; ++i) c_free(c_malloc(16));
+      for (int i = 0; i < 1000; ++i) {
         int* p = new int(i);
         Keep(p);
         delete p;
       }
     });
-    th.join();
   }
-  // Plus one allocation per std::thread for its state, made by this thread.
-  EXPECT_EQ(scope.Count(), 50u * (10u + 1u));
+  started.arrive_and_wait();
+  const uint64_t before = g_custom_count.load();
+  go.count_down();
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(g_custom_count.load() - before, 4u * 1000u * (1 + kC));
+}
+
+// Allocations before main: this object's constructor runs among the
+// program's dynamic initializers, before GoogleTest exists.
+struct CountedAtStartup {
+  uint64_t thread_counted;
+  CountedAtStartup() {
+    const uint64_t before = ThreadAllocations();
+    c_free(c_malloc(100));
+    int* p = new int(5);
+    Keep(p);
+    delete p;
+    thread_counted = ThreadAllocations() - before;
+  }
+};
+const CountedAtStartup g_at_startup;
+
+TEST_F(AllocCounterTest, CountsBeforeMain) {
+  EXPECT_EQ(g_at_startup.thread_counted, 1 + kC);
 }
 
 TEST_F(AllocCounterTest, CounterCostRestoresTheMode) {
