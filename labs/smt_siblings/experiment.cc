@@ -16,21 +16,17 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/cpus_flag.h"
 #include "common/experiment.h"
 #include "common/stats.h"
 #include "common/thread_team.h"
 #include "common/topology.h"
 #include "labs/allocator_cost/baseline.h"
 #include "labs/smt_siblings/task.h"
-
-ABSL_FLAG(std::string, cpus, "",
-          "the CPUs the experiment may use, as taskset -c lists them "
-          "(\"0-3,8\"); empty: every CPU this process may run on");
 
 namespace smt_siblings {
 namespace {
@@ -65,33 +61,17 @@ double Median(const std::vector<double>& v) {
   return alloclab::Summarize(v).median;
 }
 
-// The CPUs --cpus names, checked; or this process's affinity mask.
-absl::StatusOr<std::vector<int>> UsableCpus(const alloclab::Topology& topo) {
-  const std::string flag = absl::GetFlag(FLAGS_cpus);
-  absl::StatusOr<std::vector<int>> allowed = alloclab::AllowedCpus();
-  if (!allowed.ok() || flag.empty()) return allowed;
-  absl::StatusOr<std::vector<int>> cpus = alloclab::ParseCpuList(flag);
-  absl::Status valid = cpus.ok()
-                           ? alloclab::ValidateTeamCpus(topo, *allowed, *cpus)
-                           : cpus.status();
-  if (!valid.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--cpus=", flag, ": ", valid.message()));
-  }
-  return cpus;
-}
-
 absl::Status CheckFlags(const alloclab::LabOptions&) {
   absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
   if (!topo.ok()) return topo.status();
-  return UsableCpus(*topo).status();
+  return alloclab::UsableCpus(*topo).status();
 }
 
 // The rows this machine can show, and a note for each it cannot.
 absl::StatusOr<std::vector<Placement>> Place(alloclab::Results& results) {
   absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
   if (!topo.ok()) return topo.status();
-  absl::StatusOr<std::vector<int>> usable = UsableCpus(*topo);
+  absl::StatusOr<std::vector<int>> usable = alloclab::UsableCpus(*topo);
   if (!usable.ok()) return usable.status();
   absl::StatusOr<std::vector<int>> one = PickDistinctCores(*topo, *usable, 1);
   if (!one.ok()) return alloclab::VariantError("one_thread", one.status());
@@ -123,7 +103,6 @@ absl::StatusOr<std::vector<Placement>> Place(alloclab::Results& results) {
 
 absl::Status Experiment(alloclab::Lab& lab) {
   alloclab::Results& results = lab.results();
-  const bool quick = lab.options().quick;
   const int repetitions = lab.options().Repetitions(3, 9);
   absl::StatusOr<std::vector<Placement>> rows = Place(results);
   if (!rows.ok()) return rows.status();
@@ -133,7 +112,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
   std::vector<Line> lines(2);
   for (Line& line : lines) line.text.reserve(256);
   alloclab::TeamOptions team;
-  team.iterations = quick ? 100'000 : 2'000'000;
+  team.iterations = lab.options().quick ? 100'000 : 2'000'000;
   team.warmup_iterations = team.iterations / 10;
   const auto loop = [&](int thread, int64_t calls) {
     Line& line = lines[static_cast<size_t>(thread)];
@@ -182,12 +161,12 @@ absl::Status Experiment(alloclab::Lab& lab) {
         .SetText("cpus", alloclab::FormatCpuList(row.cpus) +
                              (row.oversubscribed ? " (oversubscribed)" : ""))
         .SetText("slowdown", verdict);
-    if (!clock_ratio) {
-      results.AddNote(absl::StrCat(row.name, ": no diagnosis without a clock (",
-                                   row.clock_note, ")"));
-    }
   }
 
+  if (base.ghz.empty()) {
+    results.AddNote(absl::StrCat("slowdown n/a: no diagnosis without a clock (",
+                                 base.clock_note, ")"));
+  }
   const Placement& same = rows->back();
   results.AddNote(absl::StrFormat(
       "same_cpu: two threads on CPU %d ran %.2fx one_thread's time per call "
@@ -212,6 +191,29 @@ absl::Status Experiment(alloclab::Lab& lab) {
       "ClassifySlowdown(), ratios equal within %.0f%% (kRatioTolerance), "
       "sharing at most %.0fx (kSharingBound)",
       repetitions, team.iterations, kRatioTolerance * 100, kSharingBound));
+  // The tour's figure, like for like with the reference run's 1.8x where
+  // there are siblings; else same_cpu, whose reference is the 2x bound.
+  const Placement* a = &same;
+  const Placement* b = &base;
+  for (const Placement& row : *rows) {
+    if (row.name == "smt_siblings") a = &row;
+    if (row.name == "distinct_cores" && a != &same) b = &row;
+  }
+  const double ratio = Median(a->ns) / Median(b->ns);
+  results.SetHeadline(
+      {.label = absl::StrCat(a->name, " / ", b->name, ", ns per call"),
+       .value = ratio,
+       .text = absl::StrFormat("%.2fx", ratio),
+       .reference = a == &same ? absl::StrFormat("at most %.0fx", kSharingBound)
+                               : absl::StrFormat("%.1fx (siblings / cores)",
+                                                 kReferenceSiblingSlowdown)});
+  alloclab::Plot plot;  // bars, one per row
+  plot.y = "time_ratio";
+  plot.title = "wall time per call / one_thread's";
+  results.AddPlot(plot);
+  plot.y = "cpu_ns_per_call";
+  plot.title = "CPU ns per call";
+  results.AddPlot(plot);
   return absl::OkStatus();
 }
 
