@@ -135,14 +135,14 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
                                 "glibc's)");
         break;
       }
+      // Over the budget: the reason names the workload where it is worst.
       const double memory = m.peak_rss_kib / b->peak_rss_kib;
-      cand.worst_memory = std::max(cand.worst_memory, memory);
-      if (memory > budget_ratio) {
+      if (memory > budget_ratio && memory > cand.worst_memory) {
         excluded = absl::StrFormat(
             "peak RSS %.2fx %s's on %s, over the %.2fx budget", memory,
             baseline, workload, budget_ratio);
-        break;
       }
+      cand.worst_memory = std::max(cand.worst_memory, memory);
       absl::StatusOr<Comparison> c = CompareTimings(m.wall_s, b->wall_s, seed);
       if (!c.ok()) {
         return absl::InvalidArgumentError(absl::StrCat(
