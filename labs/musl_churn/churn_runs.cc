@@ -24,7 +24,7 @@ alloclab::ChildCommand ChurnCommand(const std::string& program,
     command.argv.push_back(
         absl::StrCat("--recycle_bound=", spec.recycle_bound));
   }
-  if (iterations >= kProgressIterations) {
+  if (!spec.label.empty()) {
     command.argv.push_back("--progress");
     command.echo_stderr = true;
   }
