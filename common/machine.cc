@@ -125,6 +125,7 @@ MachineInfo DescribeMachine(bool measure_clock,
             ? std::string(faults->source())
             : absl::StrCat("unavailable (", faults.status().message(), ")");
   }
+  machine.page_bytes = PageBytes();
   machine.zero_page = DescribeZeroPage(ProbeZeroPage());
   machine.thp = DescribeThp(ReadThpSettings());
   return machine;
@@ -152,6 +153,12 @@ std::string MachineLine(const MachineInfo& machine) {
   std::string line = absl::StrCat("machine: ", machine.cpu_model, ", ", cpus,
                                   ", ", machine.kernel, ", ", machine.libc, ", ",
                                   clock, ", faults from ", machine.faults_source);
+  if (machine.page_bytes > 0) {
+    absl::StrAppend(&line, ", ",
+                    machine.page_bytes % 1024 == 0
+                        ? absl::StrCat(machine.page_bytes / 1024, " KiB pages")
+                        : absl::StrCat(machine.page_bytes, "-byte pages"));
+  }
   for (const std::string* fact : {&machine.zero_page, &machine.thp}) {
     if (!fact->empty()) absl::StrAppend(&line, ", ", *fact);
   }

@@ -20,6 +20,7 @@
 #ifndef ALLOCLAB_COMMON_MACHINE_H_
 #define ALLOCLAB_COMMON_MACHINE_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -43,9 +44,11 @@ struct MachineInfo {
   std::string libc;  // e.g. "glibc 2.36"
   std::optional<double> effective_ghz;
   std::string faults_source;
-  // What a page-fault count means here (vm_facts.h): "shared zero page",
+  // What a page-fault count means here (vm_facts.h): the base page size
+  // (0: not described); "shared zero page",
   // "no zero page" or "zero page unknown (<why>)"; and the THP mode with
   // the enabled (m)THP sizes. Empty: not described.
+  size_t page_bytes = 0;
   std::string zero_page;
   std::string thp;
   std::string effective_ghz_note;  // why `effective_ghz` is missing
@@ -67,7 +70,7 @@ MachineInfo DescribeMachine(bool measure_clock = true,
 //
 // One line: "machine: <cpu>, 2 logical CPUs on 2 cores (no SMT), Linux 6.1,
 // glibc 2.36, effective clock 3.10 GHz, faults from getrusage(RUSAGE_THREAD),
-// no zero page, THP madvise (2048 KiB inherit=madvise), no mTHP size
+// 4 KiB pages, no zero page, THP madvise (2048 KiB inherit=madvise), no mTHP size
 // enabled".
 // What is unknown says so, with the reason: "effective clock n/a (not
 // measured)".

@@ -237,6 +237,8 @@ std::string Results::ToJson() const {
       ", \"kernel\": ", JsonEscape(m.kernel), ", \"libc\": ", JsonEscape(m.libc),
       ", \"effective_ghz\": ", JsonNumber(m.effective_ghz),
       ", \"faults_source\": ", JsonEscape(m.faults_source),
+      ", \"page_bytes\": ",
+      m.page_bytes > 0 ? absl::StrCat(m.page_bytes) : std::string("null"),
       ", \"zero_page\": ", m.zero_page.empty() ? "null" : JsonEscape(m.zero_page),
       ", \"thp\": ", m.thp.empty() ? "null" : JsonEscape(m.thp), "},\n");
   absl::StrAppend(&json, "  \"instruments\": {",

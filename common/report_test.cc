@@ -38,6 +38,7 @@ MachineInfo TestMachine() {
   machine.libc = "glibc 2.36";
   machine.effective_ghz = 3.1;
   machine.faults_source = "getrusage(RUSAGE_THREAD)";
+  machine.page_bytes = 16384;
   machine.zero_page = "no zero page";
   machine.thp = "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always";
   return machine;
@@ -66,7 +67,7 @@ TEST(ResultsTest, JsonMatchesTheDesignFormat) {
   EXPECT_EQ(SmallResults().ToJson(),
             R"json({
   "lab": "allocator_cost",
-  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": 2, "smt": false, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": 3.1, "faults_source": "getrusage(RUSAGE_THREAD)", "zero_page": "no zero page", "thp": "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always"},
+  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": 2, "smt": false, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": 3.1, "faults_source": "getrusage(RUSAGE_THREAD)", "page_bytes": 16384, "zero_page": "no zero page", "thp": "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always"},
   "instruments": {"timer_overhead_ns": 19.5, "shared_counter_cost_ns": null, "clock": "CLOCK_MONOTONIC"},
   "rows": [
     {"variant": "small_new", "threads": 1, "ns_per_call": 51.6, "allocs_per_call": 1, "page_faults_per_call": 0},
@@ -84,13 +85,14 @@ TEST(ResultsTest, JsonOfEmptyResultsWritesNullForUnknownMachineFacts) {
   MachineInfo machine = TestMachine();
   machine.physical_cores = 0;
   machine.effective_ghz = std::nullopt;
+  machine.page_bytes = 0;
   machine.zero_page.clear();
   machine.thp.clear();
   results.SetMachine(machine);
   EXPECT_EQ(results.ToJson(),
             R"json({
   "lab": "empty",
-  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": null, "smt": null, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": null, "faults_source": "getrusage(RUSAGE_THREAD)", "zero_page": null, "thp": null},
+  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": null, "smt": null, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": null, "faults_source": "getrusage(RUSAGE_THREAD)", "page_bytes": null, "zero_page": null, "thp": null},
   "instruments": {},
   "rows": [],
   "notes": []
@@ -233,8 +235,8 @@ TEST(MachineLineTest, SaysEverythingOnOneLine) {
   EXPECT_EQ(MachineLine(TestMachine()),
             "machine: Test CPU \"X\" @ 3.00GHz, 2 logical CPUs on 2 cores "
             "(no SMT), Linux 6.1.0, glibc 2.36, effective clock 3.10 GHz, "
-            "faults from getrusage(RUSAGE_THREAD), no zero page, THP madvise "
-            "(2048 KiB inherit=madvise), mTHP 64 KiB always");
+            "faults from getrusage(RUSAGE_THREAD), 16 KiB pages, no zero page, "
+            "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always");
 }
 
 TEST(MachineLineTest, SaysWhatIsUnknownAndWhy) {
@@ -279,7 +281,9 @@ TEST(DescribeMachineTest, DescribesThisMachine) {
   EXPECT_THAT(MachineLine(machine),
               AllOf(StartsWith("machine: "), HasSubstr(machine.libc),
                     HasSubstr("effective clock n/a (not measured)"),
-                    HasSubstr(", " + machine.zero_page + ", " + machine.thp)));
+                    HasSubstr(absl::StrCat(", ", machine.page_bytes / 1024,
+                                           " KiB pages, ", machine.zero_page,
+                                           ", ", machine.thp))));
 }
 
 std::string ReadFile(const std::string& path) {

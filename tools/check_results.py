@@ -9,9 +9,13 @@ unnoticed. Each check is one string of four words:
 
     VARIANT METRIC OPERATOR NUMBER      e.g. "fixed mmap_per_call >= 0.99"
 
-OPERATOR is one of == != < <= > >=. A check fails when its row or metric is
-missing or null (not measured): a fact the experiment did not measure is not
-a fact it showed.
+OPERATOR is one of == != < <= > >=. NUMBER is a number, or a count of pages
+of the machine that ran the experiment, so that no bound assumes 4 KiB
+pages: "pages(262144)" is 262144 bytes in pages of the JSON's
+machine.page_bytes, rounded up (64 with 4 KiB pages, 4 with 64 KiB pages),
+and "0.5*pages(262144)" a fraction of that. A check fails when its row or
+metric is missing or null (not measured): a fact the experiment did not
+measure is not a fact it showed.
 
 Usage:
     check_results.py [--lab=NAME] RESULTS_JSON CHECK [CHECK...]
@@ -25,6 +29,7 @@ check).
 import json
 import math
 import operator
+import re
 import sys
 
 OPERATORS = {
@@ -52,8 +57,67 @@ class UnusableInput(Exception):
     """Input the checker cannot judge: exit 2, not a failed check."""
 
 
+# "pages(BYTES)" or "FACTOR*pages(BYTES)": a bound in pages of the machine.
+PAGES = re.compile(r"^(?:([0-9.eE+-]+)\*)?pages\(([0-9]+)\)$")
+
+
+class Bound:
+    """A check's NUMBER: a plain number, or FACTOR x pages of BYTES."""
+
+    def __init__(self, text, number=None, factor=1.0, page_span=None):
+        self.text = text
+        self.number = number
+        self.factor = factor
+        self.page_span = page_span  # bytes, for pages(BYTES)
+
+    def value(self, results):
+        """The number, or (None, why) when the JSON cannot give it."""
+        if self.page_span is None:
+            return self.number, None
+        page = results["machine"].get("page_bytes")
+        if isinstance(page, bool) or not isinstance(page, int) or page <= 0:
+            return None, ("'%s' needs the machine's page size, and the JSON's "
+                          "machine.page_bytes is %s" % (self.text, json.dumps(page)))
+        pages = -(-self.page_span // page)
+        return self.factor * pages, None
+
+    def describe(self, results):
+        if self.page_span is None:
+            return ""
+        value, _ = self.value(results)
+        return ", bound %s = %s with %s-byte pages" % (
+            self.text, repr(value), results["machine"].get("page_bytes"))
+
+
+def parse_bound(text, number):
+    """The NUMBER word of a check, as a Bound."""
+    match = PAGES.match(number)
+    if match:
+        factor = 1.0
+        if match.group(1) is not None:
+            try:
+                factor = float(match.group(1))
+            except ValueError:
+                raise UnusableInput(
+                    "malformed check '%s': '%s' is not a number" %
+                    (text, match.group(1))) from None
+        if not math.isfinite(factor):
+            raise UnusableInput("malformed check '%s': factor is not finite" % text)
+        return Bound(number, factor=factor, page_span=int(match.group(2)))
+    try:
+        bound = float(number)
+    except ValueError:
+        raise UnusableInput(
+            "malformed check '%s': '%s' is not a number or pages(BYTES)" %
+            (text, number),
+        ) from None
+    if not math.isfinite(bound):
+        raise UnusableInput("malformed check '%s': bound is not finite" % text)
+    return Bound(number, number=bound)
+
+
 def parse_check(text):
-    """Splits one check into (variant, metric, operator, number)."""
+    """Splits one check into (variant, metric, operator, Bound)."""
     words = text.split()
     if len(words) != 4:
         raise UnusableInput(
@@ -66,15 +130,7 @@ def parse_check(text):
             "malformed check '%s': operator '%s' is not one of %s" %
             (text, op, " ".join(OPERATORS)),
         )
-    try:
-        bound = float(number)
-    except ValueError:
-        raise UnusableInput(
-            "malformed check '%s': '%s' is not a number" % (text, number),
-        ) from None
-    if not math.isfinite(bound):
-        raise UnusableInput("malformed check '%s': bound is not finite" % text)
-    return variant, metric, op, bound
+    return variant, metric, op, parse_bound(text, number)
 
 
 def load_results(path, lab):
@@ -138,7 +194,11 @@ def evaluate(results, check):
             variant,
             json.dumps(value),
         )
-    return OPERATORS[op](value, bound), "actual %s" % repr(value)
+    limit, why = bound.value(results)
+    if limit is None:
+        return False, why
+    return OPERATORS[op](value, limit), "actual %s%s" % (
+        repr(value), bound.describe(results))
 
 
 def main(argv):

@@ -57,6 +57,20 @@ expect one_of_two_shows_pass 1 '^PASS  small_new allocs_per_call == 1' -- \
 expect notes_on_failure 1 '^  note: a fixture' -- \
   "${fixture}" "small_new allocs_per_call == 0"
 
+# Bounds in pages of the machine that ran it (the fixture has 16 KiB pages).
+expect pages_pass 0 '^PASS  fixed page_faults_per_call >= pages\(262144\)  \(actual 65.001, bound pages\(262144\) = 16.0 with 16384-byte pages\)$' -- \
+  "${fixture}" "fixed page_faults_per_call >= pages(262144)"
+expect pages_factor 1 '^FAIL  fixed page_faults_per_call <= 0.5\*pages\(262144\)  \(actual 65.001, bound 0.5\*pages\(262144\) = 8.0 ' -- \
+  "${fixture}" "fixed page_faults_per_call <= 0.5*pages(262144)"
+expect pages_round_up 1 'bound pages\(1064961\) = 66.0 with 16384-byte pages' -- \
+  "${fixture}" "fixed page_faults_per_call >= pages(1064961)"
+no_page_size="${TEST_TMPDIR:-/tmp}/check_results_no_page_size.json"
+sed 's/, "page_bytes": 16384//' "${fixture}" >"${no_page_size}"
+expect pages_unknown 1 "needs the machine's page size, and the JSON's machine.page_bytes is null" -- \
+  "${no_page_size}" "fixed page_faults_per_call >= pages(262144)"
+expect pages_malformed 2 "'pages\(256k\)' is not a number or pages\(BYTES\)" -- \
+  "${fixture}" "fixed page_faults_per_call >= pages(256k)"
+
 # Missing and unmeasured facts fail; they never pass by default.
 expect no_row 1 "^FAIL  large_new allocs_per_call == 1  \(no row 'large_new' \(rows: small_new, fixed, unmeasured\)\)$" -- \
   "${fixture}" "large_new allocs_per_call == 1"

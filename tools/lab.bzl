@@ -222,7 +222,10 @@ def lab_tests(
       experiment_checks: facts the reference experiment must show in
         --quick mode, each "VARIANT METRIC OPERATOR NUMBER" (e.g.
         "fixed mmap_per_call >= 0.99"; OPERATOR one of == != < <= > >=),
-        checked on its results JSON by tools/check_results.py. When given,
+        checked on its results JSON by tools/check_results.py. A bound on
+        page faults is stated in pages of the machine, never of 4 KiB:
+        NUMBER "pages(262144)" is 262144 bytes in pages of the JSON's
+        machine.page_bytes, "0.5*pages(262144)" half of that. When given,
         :solution_experiment_test runs //solutions/<name>:<name>.
       experiment_args: flags for that run besides --quick and --json, to keep
         it short (e.g. "--repetitions=1").
