@@ -77,10 +77,10 @@ struct Column {
 // value as text with its unit (or "n/a" and why), the same as a number where
 // there is one, and the reference run's figure as the chapter quotes it.
 struct Headline {
-  std::string label;             // "one malloc+free"
-  std::optional<double> value;   // 13.2; nullopt when not measured
-  std::string text;              // "13.2 ns"
-  std::string reference;         // "8.3-13.7 ns"
+  std::string label = {};             // "one malloc+free"
+  std::optional<double> value = {};   // 13.2; nullopt when not measured
+  std::string text = {};              // "13.2 ns"
+  std::string reference = {};         // "8.3-13.7 ns"
 };
 
 // PlotKind
@@ -98,15 +98,18 @@ enum class PlotKind {
 
 // Plot
 //
+// (Here and in Headline every member has a default, so that a designated
+// initializer may leave any out without -Wmissing-field-initializers.)
+//
 // The lab's natural picture, chosen by the lab and drawn from its JSON
 // (docs/adding_a_lab.md). Axis labels are the keys: keep the unit in them.
 struct Plot {
   PlotKind kind = PlotKind::kBars;
-  std::string y;
-  std::string x;
-  std::string series;
-  std::string title;  // empty: the lab's name
-  std::vector<std::string> variants;  // the rows to draw; empty: every row
+  std::string y = {};
+  std::string x = {};
+  std::string series = {};
+  std::string title = {};  // empty: the lab's name
+  std::vector<std::string> variants = {};  // the rows to draw; empty: every row
   bool log_y = false;  // a logarithmic y axis, for rows of many magnitudes
 };
 
