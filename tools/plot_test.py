@@ -90,13 +90,8 @@ class PlotTest(unittest.TestCase):
             "series-1-off", "series-1-per_thread"])
 
     def test_variants_choose_the_rows(self):
-        with open(self.fixture("plots/allocator_cost.json")) as f:
-            results = json.load(f)
-        results["plots"] = [{"kind": "bars", "y": "ns_per_call", "log_y": True,
-                             "variants": ["small_new", "large_new"]}]
-        path = os.path.join(self.tmp, "some.json")
-        with open(path, "w") as f:
-            json.dump(results, f)
+        path = self.with_plots("some.json", [{"kind": "bars", "y": "ns_per_call", "log_y": True,
+                                              "variants": ["small_new", "large_new"]}])
         self.assertEqual(self.plot(path), ["series-0-large_new", "series-0-small_new"])
 
     def test_without_a_choice_bars_of_ns_per_call(self):
@@ -110,6 +105,16 @@ class PlotTest(unittest.TestCase):
                                  self.fixture("plots/jemalloc_adoption.json"))[0], 0)
         with open(a, "rb") as fa, open(b, "rb") as fb:
             self.assertEqual(fa.read(), fb.read())
+
+    def with_plots(self, name, plots):
+        """The allocator_cost fixture with other plots, as a file."""
+        with open(self.fixture("plots/allocator_cost.json")) as f:
+            results = json.load(f)
+        results["plots"] = plots
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            json.dump(results, f)
+        return path
 
     def assert_refused(self, message, *args, env=None):
         status, _, stderr = run(*args, env=env)
@@ -128,22 +133,12 @@ class PlotTest(unittest.TestCase):
         self.assert_refused("is not JSON", "--plot=" + os.path.join(self.tmp, "o.svg"), path)
 
     def test_a_plot_naming_a_missing_metric(self):
-        with open(self.fixture("plots/allocator_cost.json")) as f:
-            results = json.load(f)
-        results["plots"] = [{"kind": "lines", "x": "threads", "y": "nope"}]
-        path = os.path.join(self.tmp, "nope.json")
-        with open(path, "w") as f:
-            json.dump(results, f)
+        path = self.with_plots("nope.json", [{"kind": "lines", "x": "threads", "y": "nope"}])
         self.assert_refused('no row has the metric "nope"',
                             "--plot=" + os.path.join(self.tmp, "o.svg"), path)
 
     def test_an_unknown_kind(self):
-        with open(self.fixture("plots/allocator_cost.json")) as f:
-            results = json.load(f)
-        results["plots"] = [{"kind": "pie", "y": "ns_per_call"}]
-        path = os.path.join(self.tmp, "pie.json")
-        with open(path, "w") as f:
-            json.dump(results, f)
+        path = self.with_plots("pie.json", [{"kind": "pie", "y": "ns_per_call"}])
         self.assert_refused('"kind" must be one of bars, lines, scatter, samples',
                             "--plot=" + os.path.join(self.tmp, "o.svg"), path)
 
