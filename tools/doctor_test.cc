@@ -24,6 +24,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
+
 namespace alloclab {
 namespace {
 
@@ -123,6 +127,11 @@ TEST(ProbeTest, LiveProbesAnswerOnThisMachine) {
   EXPECT_NE(facts.perf.hardware.code(), absl::StatusCode::kUnknown);
   EXPECT_NE(facts.ptrace.traced_child.code(), absl::StatusCode::kUnknown);
   EXPECT_THAT(facts.zero_page, Not(HasSubstr("not probed")));
+  EXPECT_EQ(facts.zero_page_shared.has_value(),
+            facts.zero_page.find("unknown") == std::string::npos);
+#ifdef __GLIBC__
+  EXPECT_EQ(facts.libc, absl::StrCat("glibc ", gnu_get_libc_version()));
+#endif
   EXPECT_THAT(RenderVerdicts(JudgeLabs(facts)), HasSubstr("7 jemalloc_adoption"));
 }
 
