@@ -18,7 +18,8 @@
 //   2. `warmup_iterations` untimed calls of the body
 //   3. measure its effective clock, every teammate busy doing the same
 //   4. wait until every thread is done with 3 (a second release)
-//   5. time one call of the body with `iterations`: its ns per iteration
+//   5. time one call of the body with `iterations`: its wall and CPU ns
+//      per iteration
 //
 // The clock is measured before the loop, not during it, so that the loop's
 // time is the loop's alone. Every CPU of the team is busy while it is
