@@ -40,6 +40,16 @@ void RunBatch(const Variant& variant) {
 
 }  // namespace
 
+absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t min,
+                        int64_t max) {
+  if (value >= min && value <= max) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      max == INT64_MAX
+          ? absl::StrCat("--", flag, " must be at least ", min, ", got ", value)
+          : absl::StrCat("--", flag, " must be between ", min, " and ", max,
+                         ", got ", value));
+}
+
 absl::Status VariantError(absl::string_view variant,
                           const absl::Status& status) {
   if (status.ok()) return status;
@@ -159,6 +169,13 @@ absl::StatusOr<Summary> Samples::Summarize(absl::string_view key) const {
   return alloclab::Summarize(it->second);
 }
 
+std::optional<double> Samples::Median(absl::string_view key,
+                                      double divisor) const {
+  absl::StatusOr<Summary> summary = Summarize(key);
+  if (!summary.ok()) return std::nullopt;
+  return summary->median / divisor;
+}
+
 absl::StatusOr<Samples> RunFreshCalls(absl::string_view variant,
                                       absl::string_view call, int processes,
                                       absl::string_view arg) {
@@ -175,6 +192,16 @@ absl::StatusOr<Samples> RunFreshCalls(absl::string_view variant,
     samples.AddRun(result->values);
   }
   return samples;
+}
+
+Samples RunFreshCallsOrNote(Results& results, absl::string_view variant,
+                            absl::string_view call, int processes,
+                            absl::string_view arg) {
+  absl::StatusOr<Samples> samples =
+      RunFreshCalls(variant, call, processes, arg);
+  if (samples.ok()) return *std::move(samples);
+  results.AddNote(samples.status().message());
+  return Samples();
 }
 
 absl::StatusOr<FreshRow> AddFreshRow(absl::string_view variant,

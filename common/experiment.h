@@ -84,6 +84,7 @@
 #ifndef ALLOCLAB_COMMON_EXPERIMENT_H_
 #define ALLOCLAB_COMMON_EXPERIMENT_H_
 
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -181,6 +182,14 @@ using LabBody = absl::FunctionRef<absl::Status(Lab&)>;
 // table would read as a result).
 int RunLab(int argc, char** argv, const LabSpec& spec, LabBody body);
 
+// CheckRange()
+//
+// For `LabSpec::check_flags`: OK when `min` <= `value` <= `max`, else
+// InvalidArgument "--<flag> must be at least <min>, got <value>" (or
+// "between <min> and <max>").
+absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t min,
+                        int64_t max = INT64_MAX);
+
 // VariantError()
 //
 // `status` with its message prefixed "variant '<variant>': ", the same code.
@@ -265,6 +274,9 @@ class Samples {
   const std::vector<double>& Values(absl::string_view key) const;
   // The summary of `key`; NotFound naming the key when no run gave it.
   absl::StatusOr<Summary> Summarize(absl::string_view key) const;
+  // The median of `key` divided by `divisor` (a per-call figure from a
+  // per-run total); nullopt when no run gave it.
+  std::optional<double> Median(absl::string_view key, double divisor = 1) const;
 
  private:
   int runs_ = 0;
@@ -278,6 +290,16 @@ class Samples {
 absl::StatusOr<Samples> RunFreshCalls(absl::string_view variant,
                                       absl::string_view call, int processes,
                                       absl::string_view arg = "");
+
+// RunFreshCallsOrNote()
+//
+// `RunFreshCalls()` for a row whose failure is part of what the table shows
+// (the learner's code refused a policy, a probe failed): the error becomes a
+// note of `results` (it names the variant) and the samples are empty, so the
+// row's cells read n/a.
+Samples RunFreshCallsOrNote(Results& results, absl::string_view variant,
+                            absl::string_view call, int processes,
+                            absl::string_view arg = "");
 
 // FreshRow
 //

@@ -120,6 +120,14 @@ TEST(CountingPassTest, CountsTheAllocationsOfTheBatch) {
   EXPECT_EQ(counted, 6u);
 }
 
+TEST(CheckRangeTest, NamesTheFlagAndTheBounds) {
+  EXPECT_TRUE(CheckRange("calls", 1, 1).ok());
+  EXPECT_EQ(CheckRange("calls", 0, 1).message(),
+            "--calls must be at least 1, got 0");
+  EXPECT_EQ(CheckRange("live", 9, 2, 8).message(),
+            "--live must be between 2 and 8, got 9");
+}
+
 TEST(DifferenceNoteTest, StatesADifferenceBeyondBothSpreads) {
   const Estimate a{20.0, 1.0};
   const Estimate b{7.0, 2.0};
@@ -156,6 +164,8 @@ TEST(SamplesTest, SummarisesKeyByKeyAndNamesAMissingKey) {
   EXPECT_THAT(samples.Values("nothing"), IsEmpty());
   ASSERT_TRUE(samples.Summarize("x_ns").ok());
   EXPECT_EQ(samples.Summarize("x_ns")->median, 2);
+  EXPECT_EQ(samples.Median("x_minor_faults", 5), 13);
+  EXPECT_FALSE(samples.Median("nothing").has_value());
 
   Results results("test");
   absl::StatusOr<FreshRow> row = AddFreshRow("v", "x", samples, results);
@@ -192,6 +202,15 @@ TEST(RunFreshCallsTest, AnErrorNamesTheVariant) {
       RunFreshCalls("cold_row", "no_such_fresh_call", 1);
   ASSERT_FALSE(samples.ok());
   EXPECT_THAT(samples.status().message(), HasSubstr("variant 'cold_row'"));
+}
+
+TEST(RunFreshCallsTest, OrNoteTurnsTheErrorIntoANote) {
+  Results results("test");
+  Samples samples =
+      RunFreshCallsOrNote(results, "cold_row", "no_such_fresh_call", 1);
+  EXPECT_EQ(samples.runs(), 0);
+  ASSERT_EQ(results.notes().size(), 1u);
+  EXPECT_THAT(results.notes()[0], HasSubstr("variant 'cold_row'"));
 }
 
 LabOptions QuickOptions() {

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -16,6 +17,8 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -28,6 +31,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
@@ -91,7 +95,75 @@ double TimevalSeconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
 
+// The sum of `field` over the mappings of /proc/self/smaps that `matches`
+// (given the header line's start and end address and its path).
+absl::StatusOr<int64_t> SumSmaps(
+    absl::string_view field,
+    const std::function<bool(uint64_t, uint64_t, absl::string_view)>& matches) {
+  std::ifstream smaps("/proc/self/smaps");
+  if (!smaps) return absl::NotFoundError("cannot read /proc/self/smaps");
+  bool inside = false, seen = false;
+  int64_t total = 0;
+  std::string line;
+  while (std::getline(smaps, line)) {
+    // A mapping starts with "start-end perms offset dev inode [path]".
+    std::vector<absl::string_view> words =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (words.empty()) continue;
+    std::vector<absl::string_view> range = absl::StrSplit(words[0], '-');
+    uint64_t start = 0, end = 0;
+    if (words.size() >= 5 && range.size() == 2 &&
+        absl::SimpleHexAtoi(range[0], &start) &&
+        absl::SimpleHexAtoi(range[1], &end)) {
+      inside = matches(start, end, words.size() >= 6 ? words[5] : "");
+      continue;
+    }
+    if (std::optional<int64_t> kib = ParseKib(line, field)) {
+      seen = true;
+      if (inside) total += *kib;
+    }
+  }
+  if (!seen) {
+    return absl::NotFoundError(
+        absl::StrCat("/proc/self/smaps has no \"", field, ":\" line"));
+  }
+  return total;
+}
+
 }  // namespace
+
+absl::StatusOr<int64_t> SmapsKibAt(const void* address,
+                                   absl::string_view field) {
+  const uint64_t at = reinterpret_cast<uintptr_t>(address);
+  return SumSmaps(field, [at](uint64_t start, uint64_t end, absl::string_view) {
+    return start <= at && at < end;
+  });
+}
+
+absl::StatusOr<int64_t> SmapsKibOf(absl::string_view mapping,
+                                   absl::string_view field) {
+  return SumSmaps(field, [mapping](uint64_t, uint64_t, absl::string_view path) {
+    return path == mapping;
+  });
+}
+
+absl::StatusOr<double> ResidentKib(const void* start, size_t bytes) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t first = reinterpret_cast<uintptr_t>(start) & ~(page - 1);
+  const uintptr_t end =
+      (reinterpret_cast<uintptr_t>(start) + bytes + page - 1) & ~(page - 1);
+  std::vector<unsigned char> present((end - first) / page);
+  if (!present.empty() && mincore(reinterpret_cast<void*>(first), end - first,
+                                  present.data()) != 0) {
+    const int error = errno;
+    return absl::Status(absl::ErrnoToStatusCode(error),
+                        absl::StrCat("mincore of ", end - first, " bytes: ",
+                                     internal::ErrnoText(error)));
+  }
+  double pages = 0;
+  for (unsigned char p : present) pages += (p & 1);
+  return pages * static_cast<double>(page) / 1024;
+}
 
 absl::StatusOr<MallinfoSnapshot> ReadMallinfo() {
 #ifndef ALLOCLAB_HAVE_MALLINFO2

@@ -92,6 +92,29 @@ struct ProcStatusMemory {
 absl::StatusOr<ProcStatusMemory> ReadProcStatusMemory(
     const char* path = "/proc/self/status");
 
+// SmapsKibAt() / SmapsKibOf()
+//
+// A "Name: 123 kB" field ("Rss", "AnonHugePages", ...) of this process's
+// mappings in /proc/self/smaps, summed over those that `address` falls in
+// (one mapping) or that are named `mapping` ("[heap]": glibc's brk heap),
+// in KiB. 0 when no mapping matches (a process whose malloc never used brk
+// has no [heap]). NotFound when the kernel does not give the field (an old
+// kernel, no smaps); the error names it. Allocates: call it between
+// measurements, not inside one.
+absl::StatusOr<int64_t> SmapsKibAt(const void* address,
+                                   absl::string_view field);
+absl::StatusOr<int64_t> SmapsKibOf(absl::string_view mapping,
+                                   absl::string_view field);
+
+// ResidentKib()
+//
+// How much of [`start`, `start` + `bytes`) is resident, in KiB, from
+// mincore(2): the pages of the range that hold memory now (the range is
+// widened to whole pages). For anonymous memory, a page is resident once
+// written and until it is unmapped or given back (munmap, brk, MADV_DONTNEED).
+// Errors name mincore's errno (ENOMEM: part of the range is not mapped).
+absl::StatusOr<double> ResidentKib(const void* start, size_t bytes);
+
 // MaxRssKibFromRusage()
 //
 // getrusage(RUSAGE_SELF).ru_maxrss, in KiB: the peak resident set of this

@@ -228,5 +228,45 @@ TEST(RssSamplerTest, RejectsANonPositiveInterval) {
   EXPECT_EQ(sampler.Start().code(), absl::StatusCode::kFailedPrecondition);
 }
 
+TEST(SmapsTest, CountsTheTouchedPagesOfOneMapping) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t bytes = 16 * page;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  // Base pages only, so that the count is of the pages written.
+  madvise(p, bytes, MADV_NOHUGEPAGE);
+  for (size_t i = 0; i < 5; ++i) static_cast<volatile char*>(p)[i * page] = 1;
+  absl::StatusOr<int64_t> rss = SmapsKibAt(p, "Rss");
+  munmap(p, bytes);
+  ASSERT_TRUE(rss.ok()) << rss.status();
+  EXPECT_EQ(*rss, static_cast<int64_t>(5 * page / 1024));
+}
+
+TEST(ResidentKibTest, CountsTheWrittenPages) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t bytes = 16 * page;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  madvise(p, bytes, MADV_NOHUGEPAGE);
+  for (size_t i = 0; i < 3; ++i) static_cast<volatile char*>(p)[i * page] = 1;
+  absl::StatusOr<double> kib = ResidentKib(p, bytes);
+  munmap(p, bytes);
+  ASSERT_TRUE(kib.ok()) << kib.status();
+  EXPECT_EQ(*kib, static_cast<double>(3 * page) / 1024);
+  absl::StatusOr<double> gone = ResidentKib(p, bytes);
+  EXPECT_FALSE(gone.ok());
+}
+
+TEST(SmapsTest, NamesAMissingField) {
+  absl::StatusOr<int64_t> none = SmapsKibOf("[heap]", "NoSuchField");
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(), HasSubstr("NoSuchField"));
+  absl::StatusOr<int64_t> nowhere = SmapsKibOf("[no such mapping]", "Rss");
+  ASSERT_TRUE(nowhere.ok()) << nowhere.status();
+  EXPECT_EQ(*nowhere, 0);
+}
+
 }  // namespace
 }  // namespace alloclab

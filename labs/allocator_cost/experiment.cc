@@ -68,13 +68,8 @@ void LargeNewFirstCall(alloclab::FreshCall& call) {
 ALLOCLAB_FRESH_CALL("large_new_first_call", LargeNewFirstCall);
 
 absl::Status CheckFlags(const alloclab::LabOptions&) {
-  const int live_strings = absl::GetFlag(FLAGS_live_strings);
-  if (live_strings < 2 || live_strings > kMaxLiveStrings) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--live_strings must be between 2 and %d, got %d",
-                        kMaxLiveStrings, live_strings));
-  }
-  return absl::OkStatus();
+  return alloclab::CheckRange("live_strings", absl::GetFlag(FLAGS_live_strings),
+                              2, kMaxLiveStrings);
 }
 
 absl::Status Experiment(alloclab::Lab& lab) {
