@@ -17,6 +17,9 @@ Together they declare (docs/adding_a_lab.md, the recipe for a new lab):
                                            (manual, course_integrity: .ci/run)
     //tests/<lab>:known_bad_<bad>_test     passes while bad_<bad>.cc fails the
                                            suite tests its entry names
+    //tests/<lab>:solution_order_test      each suite test's verdict is the same
+    //tests/<lab>:starter_order_test       in the suite, alone and shuffled
+                                           (starter: manual, course_integrity)
     //tests/<lab>:solution_experiment_test //solutions/<lab>:<lab> --quick runs,
                                            refuses a bad flag and shows the
                                            chapter's facts (experiment_checks)
@@ -304,7 +307,7 @@ def lab_tests(
             "course_integrity",
             "manual",
         ],
-        srcs = ["//tools:xfail_test.sh"],
+        srcs = ["//tools:python_test.sh"],
         args = [xfail_script, "--suite=$(rootpath :starter_suite)"],
         data = xfail_data + [":starter_suite"],
     )
@@ -348,11 +351,35 @@ def lab_tests(
         native.sh_test(
             name = impl + "_test",
             size = size,
-            srcs = ["//tools:xfail_test.sh"],
+            srcs = ["//tools:python_test.sh"],
             args = args + ["'{}'".format(test) for test in tests],
             data = data,
         )
         xfails.append(":{}_test".format(impl))
+
+    # A verdict must not depend on test order (tools/order_check.py): each
+    # test gives the same verdict in the suite, alone and shuffled (two
+    # fixed seeds and one drawn per run, printed). On the reference in
+    # //...; on the starter by the course_integrity tag, since it runs the
+    # learner's task.cc.
+    order_tests = []
+    for impl, binary, order_tags in [
+        ("solution", ":solution_test", []),
+        ("starter", ":starter_suite", ["course_integrity", "manual"]),
+    ]:
+        native.sh_test(
+            name = impl + "_order_test",
+            size = "medium",
+            tags = order_tags,
+            srcs = ["//tools:python_test.sh"],
+            args = [
+                "$(rootpath //tools:order_check.py)",
+                "--seeds=1,2,random",
+                "$(rootpath {})".format(binary),
+            ],
+            data = ["//tools:order_check.py", binary],
+        )
+        order_tests.append(":{}_order_test".format(impl))
 
     experiment_tests = []
     if experiment_checks:
@@ -381,6 +408,6 @@ def lab_tests(
         name = name,
         # Manual: it holds the starter's check, which //... must leave out.
         tags = ["manual"],
-        tests = [":solution_test"] + xfails + experiment_tests,
+        tests = [":solution_test"] + xfails + order_tests + experiment_tests,
         visibility = ["//:__pkg__"],  # //:course_integrity_test's queries
     )

@@ -6,7 +6,7 @@
 # nothing, a passing suite). The conditional expectation runs both answers
 # of its probe, so neither path is first run on a learner's machine.
 #
-# Usage: xfail_test_test.sh XFAIL_TEST_SH XFAIL_PY BAD REFERENCE \
+# Usage: xfail_test_test.sh PYTHON_TEST_SH XFAIL_PY BAD REFERENCE \
 #          PROBE_HOLDS PROBE_ABSENT PROBE_UNKNOWN
 set -u
 runner="$1"

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+"""Checks that a GoogleTest suite's verdicts do not depend on test order.
+
+A suite test that passes only after another test warmed the heap (or fails
+only after another one disturbed it) gives a learner a verdict about the
+test order, not about their code. This runs the suite
+
+  1. whole, in its declared order,
+  2. shuffled, with each of the given seeds (--gtest_shuffle),
+  3. one test at a time (--gtest_filter=NAME), each in its own process,
+
+and passes only when every test has the same verdict (passed, failed or
+skipped) in every run. It says nothing about whether the verdicts are right:
+that is the suite's job (and tools/xfail.py's for a rejected implementation).
+A crash in any run fails this check.
+
+Usage:
+    order_check.py [--seeds=1,2,random] SUITE_BINARY
+
+A seed "random" is drawn from the clock and printed, so that CI explores new
+orders over time and a failure can still be replayed
+(--gtest_shuffle --gtest_random_seed=N).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+# Variables of the outer Bazel test the inner runs must not obey (see
+# tools/xfail.py for why each matters).
+_OUTER_TEST_VARIABLES = (
+    "XML_OUTPUT_FILE",
+    "TESTBRIDGE_TEST_ONLY",
+    "TEST_PREMATURE_EXIT_FILE",
+    "TEST_SHARD_INDEX",
+    "TEST_TOTAL_SHARDS",
+    "TEST_SHARD_STATUS_FILE",
+    "GTEST_OUTPUT",
+    "GTEST_FILTER",
+    "GTEST_SHUFFLE",
+    "GTEST_RANDOM_SEED",
+)
+
+
+def run(binary, flags, workdir):
+    """Runs the suite with `flags`; returns ({name: verdict}, problem)."""
+    fd, report = tempfile.mkstemp(dir=workdir, prefix="order_", suffix=".json")
+    os.close(fd)
+    os.unlink(report)
+    env = {k: v for k, v in os.environ.items() if k not in _OUTER_TEST_VARIABLES}
+    proc = subprocess.run(
+        [binary, "--gtest_output=json:" + report] + flags,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        check=False,
+    )
+    try:
+        with open(report, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        tail = "\n".join(proc.stdout.decode("utf-8", "replace").split("\n")[-30:])
+        return None, "exit %d and no report (a crash?):\n%s" % (proc.returncode, tail)
+    finally:
+        if os.path.exists(report):
+            os.unlink(report)
+    verdicts = {}
+    for suite in data.get("testsuites", []):
+        for test in suite.get("testsuite", []):
+            if test.get("status") != "RUN":
+                continue
+            name = "%s.%s" % (suite.get("name"), test.get("name"))
+            if test.get("failures"):
+                verdicts[name] = "failed"
+            elif test.get("result") == "SKIPPED":
+                verdicts[name] = "skipped"
+            else:
+                verdicts[name] = "passed"
+    if proc.returncode not in (0, 1):
+        return verdicts, "exit %d" % proc.returncode
+    return verdicts, None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", default="1,2,random",
+                        help="comma-separated --gtest_random_seed values, or "
+                        "'random'")
+    parser.add_argument("suite")
+    args = parser.parse_args()
+    if not os.access(args.suite, os.X_OK):
+        print("order_check: %s is not an executable" % args.suite, file=sys.stderr)
+        return 2
+    try:
+        seeds = [
+            1 + int(time.time() * 1000) % 99999 if s == "random" else int(s)
+            for s in args.seeds.split(",") if s
+        ]
+    except ValueError:
+        print("order_check: --seeds=%s is not a list of numbers" % args.seeds,
+              file=sys.stderr)
+        return 2
+    workdir = os.environ.get("TEST_TMPDIR") or tempfile.gettempdir()
+
+    problems = []
+    whole, problem = run(args.suite, [], workdir)
+    if problem:
+        print("order_check: the whole suite: %s" % problem, file=sys.stderr)
+        return 1
+    if not whole:
+        print("order_check: the suite ran no test", file=sys.stderr)
+        return 1
+    runs = {}
+    for seed in seeds:
+        label = "shuffled (seed %d)" % seed
+        runs[label], problem = run(
+            args.suite, ["--gtest_shuffle", "--gtest_random_seed=%d" % seed], workdir)
+        if problem:
+            problems.append("%s: %s" % (label, problem))
+    for name in sorted(whole):
+        alone, problem = run(args.suite, ["--gtest_filter=" + name], workdir)
+        if problem:
+            problems.append("%s alone: %s" % (name, problem))
+        runs.setdefault("alone", {}).update(alone or {})
+
+    for name, verdict in sorted(whole.items()):
+        differ = []
+        for label, verdicts in runs.items():
+            other = (verdicts or {}).get(name, "not run")
+            if other != verdict:
+                differ.append("%s %s" % (other, label))
+        if differ:
+            problems.append("%s: %s in the suite, but %s" % (
+                name, verdict, ", ".join(differ)))
+    counts = {}
+    for verdict in whole.values():
+        counts[verdict] = counts.get(verdict, 0) + 1
+    summary = ", ".join("%d %s" % (n, v) for v, n in sorted(counts.items()))
+    if problems:
+        for problem in problems:
+            print("order_check: " + problem, file=sys.stderr)
+        print("order_check: %d verdict(s) depend on the order (%s in the suite)"
+              % (len(problems), summary), file=sys.stderr)
+        return 1
+    print("order_check: %d tests (%s), the same verdict in the suite, alone "
+          "and shuffled with seeds %s" % (
+              len(whole), summary, ",".join(str(s) for s in seeds)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# order_check.py's own test: it must fail a suite whose verdict depends on
+# the order (naming the test and the runs that disagree) and a suite that
+# crashes, and pass a suite whose verdicts, failures included, hold in
+# every order.
+#
+# Usage: order_check_test.sh ORDER_CHECK_PY ORDER_FIXTURE CONSISTENT_FIXTURE
+set -u
+checker="$1"
+order_fixture="$2"
+consistent="$3"
+failures=0
+
+# expect NAME STATUS PATTERN -- ARGS...: runs the checker on ARGS and wants
+# exit STATUS and a line of its output matching the regular expression.
+expect() {
+  local name="$1" want_status="$2" pattern="$3"
+  shift 4
+  local output status
+  output="$(python3 "${checker}" "$@" 2>&1)"
+  status=$?
+  if [[ ${status} -ne ${want_status} ]] || ! grep -qE -- "${pattern}" <<<"${output}"; then
+    echo "FAIL ${name}: want exit ${want_status} and /${pattern}/, got exit ${status}:"
+    while IFS= read -r line; do echo "    ${line}"; done <<<"${output}"
+    failures=$((failures + 1))
+  else
+    echo "ok   ${name}"
+  fi
+}
+
+expect order_dependent 1 '^order_check: Order.NeedsWarm: passed in the suite, but .*failed alone' -- \
+  --seeds=1 "${order_fixture}"
+expect consistent 0 '^order_check: 8 tests \(4 failed, 3 passed, 1 skipped\), the same verdict in the suite, alone and shuffled with seeds 1,2$' -- \
+  --seeds=1,2 "${consistent}"
+expect random_seed_printed 0 'shuffled with seeds 7,[0-9]+$' -- --seeds=7,random "${consistent}"
+XFAIL_FIXTURE_CRASH=1 expect crash 1 'the whole suite: exit -6 and no report' -- \
+  --seeds=1 "${consistent}"
+expect bad_seeds 2 'is not a list of numbers' -- --seeds=one "${consistent}"
+expect not_executable 2 'is not an executable' -- /nonexistent
+
+if [[ ${failures} -ne 0 ]]; then
+  echo "${failures} case(s) failed"
+  exit 1
+fi
+echo "all cases passed"
