@@ -3,6 +3,7 @@
 #include "common/allocator_probe.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <gnu/libc-version.h>
 #include <sys/stat.h>
 
@@ -274,8 +275,11 @@ std::string IdentifyAllocatorFile(absl::string_view path) {
 absl::StatusOr<MallocProvider> ProbeMalloc() {
   void* symbol = dlsym(RTLD_DEFAULT, "malloc");
   Dl_info info;
-  if (symbol == nullptr || dladdr(symbol, &info) == 0 ||
-      info.dli_fname == nullptr) {
+  link_map* map = nullptr;
+  if (symbol == nullptr ||
+      dladdr1(symbol, &info, reinterpret_cast<void**>(&map),
+              RTLD_DL_LINKMAP) == 0 ||
+      info.dli_fname == nullptr || map == nullptr) {
     return absl::UnavailableError(
         "the dynamic linker cannot say which object defines malloc (a "
         "statically linked program?)");
@@ -283,6 +287,37 @@ absl::StatusOr<MallocProvider> ProbeMalloc() {
   MallocProvider provider;
   provider.path = info.dli_fname;
   provider.allocator = IdentifyAllocatorFile(provider.path);
+  if (map->l_prev != nullptr) return provider;  // not the program itself
+  // A sanitizer linked statically (clang's default) defines malloc in the
+  // program too, but serves it from its own allocator: nothing to follow.
+  for (const char* runtime :
+       {"__asan_init", "__tsan_init", "__msan_init", "__hwasan_init"}) {
+    if (dlsym(RTLD_DEFAULT, runtime) != nullptr) return provider;
+  }
+
+  // The program wraps malloc: the next object in load order (preloads come
+  // right after the program) whose own definition of malloc it is.
+  for (link_map* next = map->l_next; next != nullptr; next = next->l_next) {
+    // A handle from dlopen, not the link_map itself: the vDSO's map has no
+    // search scope, and dlsym on it crashes; dlopen refuses it instead.
+    if (next->l_name == nullptr || next->l_name[0] == '\0') continue;
+    void* handle = dlopen(next->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) continue;
+    void* candidate = dlsym(handle, "malloc");
+    dlclose(handle);
+    Dl_info next_info;
+    link_map* owner = nullptr;
+    if (candidate == nullptr ||
+        dladdr1(candidate, &next_info, reinterpret_cast<void**>(&owner),
+                RTLD_DL_LINKMAP) == 0 ||
+        owner != next || next_info.dli_fname == nullptr) {
+      continue;
+    }
+    provider.wrapped_by = provider.path;
+    provider.path = next_info.dli_fname;
+    provider.allocator = IdentifyAllocatorFile(provider.path);
+    break;
+  }
   return provider;
 }
 

@@ -137,9 +137,15 @@ absl::StatusOr<LocatedAllocator> LocateAllocator(
 // allocator that is: a name of KnownAllocators(), or "unknown" (a
 // sanitizer's runtime, a program's own malloc, an allocator the course does
 // not know).
+//
+// A program may define malloc itself and forward every call to the next
+// definition (the course's allocation counter does, as interposing tools
+// do): then `path` and `allocator` name that next definition, the one that
+// really serves the memory, and `wrapped_by` names the program.
 struct MallocProvider {
   std::string path;  // as dladdr() reports it, e.g. "/lib/x86_64-linux-gnu/libc.so.6"
   std::string allocator;
+  std::string wrapped_by = {};  // empty unless the program wraps malloc
 };
 
 // IdentifyAllocatorFile()
@@ -153,8 +159,11 @@ std::string IdentifyAllocatorFile(absl::string_view path);
 // ProbeMalloc()
 //
 // Resolves `malloc` in this process as its callers do (dlsym(RTLD_DEFAULT))
-// and names its object with dladdr(). Unavailable when the dynamic linker
-// cannot say (a static binary).
+// and names its object with dladdr(); when that object is the program
+// itself, follows the objects loaded after it (as dlsym(RTLD_NEXT) from the
+// program would) to the one that defines malloc next, unless a sanitizer's
+// runtime is in the program (it serves malloc itself). Unavailable when the
+// dynamic linker cannot say (a static binary).
 absl::StatusOr<MallocProvider> ProbeMalloc();
 
 // kProviderLinePrefix

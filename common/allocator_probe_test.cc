@@ -230,6 +230,28 @@ INSTANTIATE_TEST_SUITE_P(Allocators, PreloadTest,
                          testing::Values("jemalloc", "tcmalloc", "mimalloc"),
                          [](const auto& info) { return info.param; });
 
+// A program that wraps malloc (the allocation counter) forwards to the next
+// definition: the probe names that one, and the program as the wrapper.
+TEST(ProbeMallocTest, SeesThroughAProgramThatWrapsMalloc) {
+  if (kSanitizerServesMalloc != nullptr) GTEST_SKIP() << kSanitizerServesMalloc;
+  absl::StatusOr<LocatedAllocator> jemalloc = LocateAllocator("jemalloc");
+  ASSERT_TRUE(jemalloc.ok()) << jemalloc.status();
+  for (const auto& [preload, expected] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"", "glibc"}, {jemalloc->path, "jemalloc"}}) {
+    ChildCommand command;
+    command.argv = {Runfile("common/which_malloc_counted")};
+    if (!preload.empty()) command.env = {{"LD_PRELOAD", preload}};
+    absl::StatusOr<ChildRun> run = RunChild(command);
+    ASSERT_TRUE(run.ok()) << run.status();
+    absl::StatusOr<MallocProvider> child = ParseProviderLine(run->stdout_text);
+    ASSERT_TRUE(child.ok()) << child.status();
+    EXPECT_EQ(child->allocator, expected) << run->stdout_text;
+    EXPECT_THAT(run->stdout_text, HasSubstr("wrapped_by: /"));
+    EXPECT_THAT(run->stdout_text, HasSubstr("which_malloc_counted"));
+  }
+}
+
 // ld.so only warns about a preload it cannot open, and runs the program
 // on glibc's malloc: the reason every measured row is verified.
 TEST(ProbeMallocTest, ABadPreloadPathLeavesGlibcInCharge) {

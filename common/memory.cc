@@ -2,7 +2,6 @@
 
 #include "common/memory.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <sys/mman.h>
@@ -28,13 +27,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "common/allocator_probe.h"
 #include "common/subprocess.h"
 
 namespace alloclab {
@@ -43,22 +42,6 @@ namespace {
 #if defined(__GLIBC__) && \
     (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 #define ALLOCLAB_HAVE_MALLINFO2 1
-#endif
-
-#ifdef ALLOCLAB_HAVE_MALLINFO2
-// MallocLibrary()
-//
-// The file that defines the malloc this process calls: libc.so.6 unless a
-// sanitizer's runtime, an LD_PRELOAD or a linked allocator replaced it.
-std::optional<std::string> MallocLibrary() {
-  void* symbol = dlsym(RTLD_DEFAULT, "malloc");
-  Dl_info info;
-  if (symbol == nullptr || dladdr(symbol, &info) == 0 ||
-      info.dli_fname == nullptr) {
-    return std::nullopt;
-  }
-  return std::string(info.dli_fname);
-}
 #endif
 
 // ParseKib()
@@ -170,15 +153,18 @@ absl::StatusOr<MallinfoSnapshot> ReadMallinfo() {
   return absl::UnimplementedError(
       "mallinfo2 is a glibc 2.33+ function; this C library does not have it");
 #else
-  std::optional<std::string> library = MallocLibrary();
-  if (!library.has_value()) {
-    return absl::UnimplementedError(
-        "cannot tell which library serves malloc (dladdr failed, e.g. a "
-        "static binary): mallinfo2 describes glibc's malloc only");
-  }
-  if (!absl::StrContains(*library, "libc.so")) {
+  // Through a program's own forwarding malloc (the allocation counter) to
+  // the allocator that really serves it: a sanitizer's runtime, an
+  // LD_PRELOAD or a linked allocator replace glibc's.
+  absl::StatusOr<MallocProvider> provider = ProbeMalloc();
+  if (!provider.ok()) {
     return absl::UnimplementedError(absl::StrCat(
-        "malloc is served by ", *library,
+        provider.status().message(),
+        ": mallinfo2 describes glibc's malloc only"));
+  }
+  if (provider->allocator != "glibc") {
+    return absl::UnimplementedError(absl::StrCat(
+        "malloc is served by ", provider->path,
         ", not glibc: mallinfo2 would describe glibc's unused heap"));
   }
   struct mallinfo2 info = mallinfo2();
