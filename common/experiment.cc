@@ -226,7 +226,7 @@ absl::StatusOr<FreshRow> AddFreshRow(absl::string_view variant,
   }
   row.Set("processes", samples.runs())
       .SetText("measured", absl::StrCat(samples.runs(), " fresh processes"));
-  return FreshRow{*ns, *faults};
+  return FreshRow{*ns, *faults, &row};
 }
 
 bool DifferenceExceedsNoise(Estimate a, Estimate b) {

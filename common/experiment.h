@@ -303,10 +303,12 @@ Samples RunFreshCallsOrNote(Results& results, absl::string_view variant,
 
 // FreshRow
 //
-// What `AddFreshRow()` summarised: the values for the notes.
+// What `AddFreshRow()` summarised: the values for the notes, and the row
+// itself (for more cells; valid until the next `Results::AddRow()`).
 struct FreshRow {
   Summary ns;
   Summary page_faults;
+  Row* row = nullptr;
 };
 
 // AddFreshRow()

@@ -189,7 +189,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
   const alloclab::Summary& small_new = (*rows)[kSmallNew].ns;
   const alloclab::Summary& small_reuse = (*rows)[kSmallReuse].ns;
   const double malloc_free_ns = small_new.median - small_reuse.median;
-  const bool beyond_noise = malloc_free_ns > small_new.mad + small_reuse.mad;
+  const bool beyond_noise = alloclab::DifferenceExceedsNoise(
+      alloclab::EstimateOf(small_new), alloclab::EstimateOf(small_reuse));
   results.SetHeadline(
       {.label = "one malloc+free (small_new - small_reuse)",
        .value = reuse_allocates ? std::nullopt : std::optional(malloc_free_ns),
