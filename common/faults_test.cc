@@ -27,6 +27,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/base_pages.h"
 #include "gtest/gtest.h"
 
 namespace alloclab {
@@ -66,7 +67,10 @@ class Region {
     base_ = static_cast<char*>(p);
     // One fault per page, even where the kernel would otherwise map a
     // 64 KiB or 2 MiB folio on the first touch.
-    madvise(base_, page_size_ * pages_, MADV_NOHUGEPAGE);
+    if (!AdviseBasePages(base_, page_size_ * pages_).ok()) {
+      munmap(base_, page_size_ * pages_);
+      base_ = nullptr;
+    }
   }
   ~Region() {
     if (base_ != nullptr) munmap(base_, page_size_ * pages_);

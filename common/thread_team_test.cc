@@ -162,10 +162,10 @@ TEST(RunTeamTest, MediansAreThoseOfTheThreads) {
   EXPECT_TRUE(team->clock_note.empty()) << team->clock_note;
   ASSERT_TRUE(team->median_effective_ghz.has_value());
   EXPECT_DOUBLE_EQ(*team->median_effective_ghz, Summarize(ghz).median);
-  // A clock, not a time: see effective_clock_test for why 0.2..10 is a
-  // bound on the arithmetic, not on the machine's speed.
+  // A clock, not a time: only the physical upper bound holds whatever the
+  // load (see effective_clock_test).
   for (double g : ghz) {
-    EXPECT_GT(g, 0.2);
+    EXPECT_GT(g, 0.0);
     EXPECT_LT(g, 10.0);
   }
 #else
