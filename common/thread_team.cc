@@ -171,6 +171,13 @@ absl::StatusOr<TeamResult> RunTeam(
   team.oversubscribed =
       std::set<int>(options.cpus.begin(), options.cpus.end()).size() <
       options.cpus.size();
+  double cpu_total = 0;
+  int64_t longest = 0;
+  for (const ThreadResult& t : team.threads) {
+    cpu_total += t.cpu_ns_per_iteration * static_cast<double>(options.iterations);
+    longest = std::max(longest, t.elapsed_ns);
+  }
+  if (longest > 0) team.concurrency = cpu_total / static_cast<double>(longest);
   return team;
 }
 

@@ -102,6 +102,11 @@ struct TeamResult {
   std::optional<double> median_effective_ghz;
   std::string clock_note;  // why a clock is missing; empty when all measured
   bool oversubscribed = false;  // some CPU runs more than one thread
+  // How many threads ran at once, on average, during the timed loops: their
+  // CPU time over the longest loop's wall time. At most the thread count;
+  // well below it, the threads took turns (a busy machine, or a shared CPU),
+  // and threads that take turns never contend for a cache line.
+  double concurrency = 0;
 
   // "oversubscribed" or "one thread per CPU", for a row's text field.
   absl::string_view placement() const;

@@ -9,7 +9,9 @@ unnoticed. Each check is one string of four words:
 
     VARIANT METRIC OPERATOR NUMBER      e.g. "fixed mmap_per_call >= 0.99"
 
-OPERATOR is one of == != < <= > >=. NUMBER is a number, or a count of pages
+VARIANT names a row; "NAME@THREADS" (e.g. "new_shared@2") names the row of
+a thread count where a lab has one row per count. OPERATOR is one of
+== != < <= > >=. NUMBER is a number, or a count of pages
 of the machine that ran the experiment, so that no bound assumes 4 KiB
 pages: "pages(262144)" is 262144 bytes in pages of the JSON's
 machine.page_bytes, rounded up (64 with 4 KiB pages, 4 with 64 KiB pages),
@@ -125,6 +127,12 @@ def parse_check(text):
             "e.g. 'small_new allocs_per_call == 1'" % text,
         )
     variant, metric, op, number = words
+    name, at, threads = variant.partition("@")
+    if at and (not name or not threads.isdigit()):
+        raise UnusableInput(
+            "malformed check '%s': '%s' is not VARIANT or VARIANT@THREADS "
+            "(e.g. new_shared@2)" % (text, variant),
+        )
     if op not in OPERATORS:
         raise UnusableInput(
             "malformed check '%s': operator '%s' is not one of %s" %
@@ -162,20 +170,36 @@ def load_results(path, lab):
     return results
 
 
+def row_name(row, all_rows):
+    """A row's name in messages: VARIANT, or VARIANT@THREADS when several
+    rows share the variant."""
+    same = [r for r in all_rows if r["variant"] == row["variant"]]
+    if len(same) > 1:
+        return "%s@%s" % (row["variant"], row.get("threads"))
+    return row["variant"]
+
+
 def evaluate(results, check):
     """Returns (passed, message) for one parsed check."""
     variant, metric, op, bound = check
-    rows = [r for r in results["rows"] if r["variant"] == variant]
+    name, at, threads = variant.partition("@")
+    rows = [
+        r for r in results["rows"] if r["variant"] == name and
+        (not at or r.get("threads") == int(threads))
+    ]
     if not rows:
         return False, "no row '%s' (rows: %s)" % (
             variant,
-            ", ".join(r["variant"] for r in results["rows"]) or "none",
+            ", ".join(row_name(r, results["rows"]) for r in results["rows"])
+            or "none",
         )
     if len(rows) > 1:
-        return False, "%d rows are called '%s': which one is meant?" % (
-            len(rows),
-            variant,
-        )
+        return False, ("%d rows are called '%s': which one is meant? (name "
+                       "one as %s)" % (
+                           len(rows),
+                           variant,
+                           ", ".join(row_name(r, rows) for r in rows),
+                       ))
     row = rows[0]
     if metric not in row:
         metrics = [k for k in row if k != "variant"]

@@ -4,10 +4,12 @@
 # whose checker always said PASS would look green forever.
 #
 # Usage: check_results_test.sh CHECKER RESULTS_JSON RESULTS_WITHOUT_NOTES_JSON
+#                              RESULTS_THREADS_JSON
 set -u
 checker="$1"
 fixture="$2"
 without_notes="$3"
+threads_fixture="$4"
 failures=0
 
 if ! command -v python3 >/dev/null; then
@@ -74,6 +76,19 @@ expect pages_malformed 2 "'pages\(256k\)' is not a number or pages\(BYTES\)" -- 
 # Missing and unmeasured facts fail; they never pass by default.
 expect no_row 1 "^FAIL  large_new allocs_per_call == 1  \(no row 'large_new' \(rows: small_new, fixed, unmeasured\)\)$" -- \
   "${fixture}" "large_new allocs_per_call == 1"
+
+# One row per thread count: VARIANT@THREADS picks one; the bare name is
+# ambiguous and fails, naming the choices.
+expect thread_row 0 '^PASS  team@2 ns_per_call == 20  \(actual 20\)$' -- \
+  "${threads_fixture}" "team@2 ns_per_call == 20"
+expect single_at_1 0 '^PASS  alone@1 ns_per_call == 5' -- \
+  "${threads_fixture}" "alone@1 ns_per_call == 5"
+expect ambiguous 1 "2 rows are called 'team': which one is meant\? \(name one as team@1, team@2\)" -- \
+  "${threads_fixture}" "team ns_per_call > 0"
+expect no_thread_row 1 "no row 'team@3' \(rows: alone, team@1, team@2\)" -- \
+  "${threads_fixture}" "team@3 ns_per_call > 0"
+expect bad_threads 2 "'team@two' is not VARIANT or VARIANT@THREADS" -- \
+  "${threads_fixture}" "team@two ns_per_call > 0"
 expect no_metric 1 "row 'small_new' has no metric 'mmap_per_call' \(it has: threads, ns_per_call, allocs_per_call, page_faults_per_call\)" -- \
   "${fixture}" "small_new mmap_per_call < 1"
 expect null_metric 1 "'ns_per_call' of row 'unmeasured' is null: the experiment did not measure it" -- \

@@ -224,7 +224,8 @@ def lab_tests(
       size: test size of the suites.
       experiment_checks: facts the reference experiment must show in
         --quick mode, each "VARIANT METRIC OPERATOR NUMBER" (e.g.
-        "fixed mmap_per_call >= 0.99"; OPERATOR one of == != < <= > >=),
+        "fixed mmap_per_call >= 0.99"; OPERATOR one of == != < <= > >=;
+        VARIANT@THREADS names one row of a lab with a row per thread count),
         checked on its results JSON by tools/check_results.py. A bound on
         page faults is stated in pages of the machine, never of 4 KiB:
         NUMBER "pages(262144)" is 262144 bytes in pages of the JSON's

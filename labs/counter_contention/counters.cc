@@ -1,0 +1,149 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "labs/counter_contention/counters.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include "labs/counter_contention/task.h"
+
+namespace counter_contention {
+namespace {
+
+// -----------------------------------------------------------------------------
+// kShared
+// -----------------------------------------------------------------------------
+
+alignas(kCacheLineBytes) constinit std::atomic<uint64_t> g_shared{0};
+
+void SharedCount() { g_shared.fetch_add(1, std::memory_order_relaxed); }
+uint64_t SharedTotal() { return g_shared.load(std::memory_order_relaxed); }
+
+// -----------------------------------------------------------------------------
+// kPacked and kPadded: one template, two strides
+// -----------------------------------------------------------------------------
+
+// A slot kStride bytes long (and aligned): 8 packs them, a cache line pads.
+template <size_t kStride>
+struct alignas(kStride) Cell {
+  std::atomic<uint64_t> count{0};  // written only by the slot's owner
+};
+
+template <size_t kStride>
+struct SlotArray {
+  Cell<kStride> cells[kMaxSlots];
+  // Apart from the cells: taken and given back once per thread, not per
+  // count.
+  alignas(kCacheLineBytes) std::atomic<bool> taken[kMaxSlots];
+  // Held by Total() and by a thread giving its slot back, so that a count
+  // moves from its cell to `retired` unseen.
+  std::mutex mutex;
+  uint64_t retired = 0;  // guarded by mutex
+  // Threads without a slot (more than kMaxSlots at once, or past their
+  // exit) count here.
+  std::atomic<uint64_t> overflow{0};
+};
+
+template <size_t kStride>
+constinit SlotArray<kStride> g_array = {};
+
+constexpr int kNone = -1;      // no slot yet
+constexpr int kNoSlot = -2;    // none free, or given back: use overflow
+
+// A thread's hold on its slot; the destructor gives it back at thread exit.
+template <size_t kStride>
+struct Handle {
+  int index = kNone;
+  ~Handle() {
+    if (index < 0) return;
+    SlotArray<kStride>& a = g_array<kStride>;
+    std::lock_guard<std::mutex> lock(a.mutex);
+    std::atomic<uint64_t>& count = a.cells[index].count;
+    a.retired += count.load(std::memory_order_relaxed);
+    count.store(0, std::memory_order_relaxed);
+    a.taken[index].store(false, std::memory_order_release);
+    index = kNoSlot;
+  }
+};
+
+template <size_t kStride>
+thread_local Handle<kStride> t_handle;
+
+template <size_t kStride>
+int Claim() {
+  SlotArray<kStride>& a = g_array<kStride>;
+  for (int i = 0; i < kMaxSlots; ++i) {
+    bool expected = false;
+    if (!a.taken[i].load(std::memory_order_relaxed) &&
+        a.taken[i].compare_exchange_strong(expected, true,
+                                           std::memory_order_acquire)) {
+      return i;
+    }
+  }
+  return kNoSlot;
+}
+
+template <size_t kStride>
+void SlotCount() {
+  Handle<kStride>& h = t_handle<kStride>;
+  if (h.index == kNone) h.index = Claim<kStride>();
+  SlotArray<kStride>& a = g_array<kStride>;
+  if (h.index < 0) [[unlikely]] {
+    a.overflow.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  std::atomic<uint64_t>& count = a.cells[h.index].count;
+  count.store(count.load(std::memory_order_relaxed) + 1,
+              std::memory_order_relaxed);
+}
+
+template <size_t kStride>
+uint64_t SlotTotal() {
+  SlotArray<kStride>& a = g_array<kStride>;
+  uint64_t total = a.overflow.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(a.mutex);
+  total += a.retired;
+  for (const Cell<kStride>& cell : a.cells) {
+    total += cell.count.load(std::memory_order_relaxed);
+  }
+  return total;
+}
+
+constexpr size_t kPackedStride = sizeof(uint64_t);
+static_assert(sizeof(Cell<kPackedStride>) == 8);
+static_assert(sizeof(Cell<kCacheLineBytes>) == kCacheLineBytes);
+
+}  // namespace
+
+const alloclab::AllocationCounter kShared = {.count = &SharedCount,
+                                             .total = &SharedTotal};
+const alloclab::AllocationCounter kPacked = {
+    .count = &SlotCount<kPackedStride>, .total = &SlotTotal<kPackedStride>};
+const alloclab::AllocationCounter kPadded = {
+    .count = &SlotCount<kCacheLineBytes>,
+    .total = &SlotTotal<kCacheLineBytes>};
+
+const Mode kModes[5] = {{"off", nullptr},
+                        {"shared", &kShared},
+                        {"per_thread", &kYourCounter},
+                        {"per_thread_packed", &kPacked},
+                        {"per_thread_padded", &kPadded}};
+
+void Use(const Mode& mode) {
+  if (mode.counter == nullptr) {
+    alloclab::SetCountingMode(alloclab::CountingMode::kOff);
+  } else {
+    alloclab::UseCustomCounter(*mode.counter);
+  }
+}
+
+const void* PackedSlot() {
+  Handle<kPackedStride>& h = t_handle<kPackedStride>;
+  if (h.index == kNone) h.index = Claim<kPackedStride>();
+  if (h.index < 0) return &g_array<kPackedStride>.overflow;
+  return &g_array<kPackedStride>.cells[h.index].count;
+}
+
+}  // namespace counter_contention

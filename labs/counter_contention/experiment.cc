@@ -1,0 +1,250 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Lab counter_contention, the experiment: how can a counting allocator make
+// one allocation look several times dearer than it is?
+//
+// Two loops on a thread team (common/thread_team.h), each thread with its
+// own buffer: `new` builds a fresh record string per call (one malloc and
+// one free, both through the counting allocator), `reuse` formats into a
+// reused string (nothing to count). Each runs under every counting mode:
+// off, shared (one atomic), per_thread (your task.cc), per_thread_packed and
+// per_thread_padded (counters.h), at 1, 2, 4 ... threads up to the CPUs
+// available and one more, oversubscribed. Rounds take every row in turn.
+// allocs_per_call comes from a separate counting pass, never timed; "at
+// once" says how many threads really ran at once (turns never contend).
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/alloc_counter.h"
+#include "common/counting_pass.h"
+#include "common/cpus_flag.h"
+#include "common/experiment.h"
+#include "common/stats.h"
+#include "common/thread_team.h"
+#include "common/topology.h"
+#include "labs/allocator_cost/baseline.h"
+#include "labs/counter_contention/counters.h"
+#include "labs/counter_contention/task.h"
+
+namespace counter_contention {
+namespace {
+
+// The reference run (the allocator article): with 4 threads, a shared
+// atomic counter in operator new made one allocation look 8-10x dearer.
+constexpr char kReference[] = "8-10x at 4 threads";
+
+// The first id every call formats: ten digits, so that every `new` string
+// is longer than libstdc++'s 15-byte small-string buffer and allocates.
+constexpr uint64_t kFirstId = 1'000'000'000;
+
+constexpr int kModeCount = sizeof(kModes) / sizeof(kModes[0]);
+enum { kOffMode, kSharedMode };  // their places in kModes
+const char* const kWorkloads[] = {"new", "reuse"};
+enum { kNew, kReuse };
+
+// One thread's buffer, alone in its cache lines: or `reuse` would share one.
+struct alignas(128) Line {
+  std::string text;
+  uint64_t sink = 0;
+};
+
+void Loop(int workload, Line& line, int64_t calls) {
+  for (int64_t i = 0; i < calls; ++i) {
+    const uint64_t id = kFirstId + static_cast<uint64_t>(i);
+    if (workload == kNew) {
+      const std::string fresh = allocator_cost::FormatRecordNew(id);
+      line.sink += fresh.size();
+    } else {
+      line.text.clear();
+      allocator_cost::AppendRecord(id, &line.text);
+      line.sink += line.text.size();
+    }
+  }
+}
+
+// The counting pass (common/counting_pass.h): the mode's own total per
+// call, over 10000 calls on each of `threads` unpinned threads; nullopt for
+// off, which counts nothing.
+std::optional<double> AllocsPerCall(const Mode& mode, int workload,
+                                    int threads, std::vector<Line>& lines) {
+  if (mode.counter == nullptr) return std::nullopt;
+  constexpr int64_t kCalls = 10'000;
+  Use(mode);
+  const uint64_t counted = alloclab::CountOnThreads(
+      threads, mode.counter->total, [&](int thread) {
+        Loop(workload, lines[static_cast<size_t>(thread)], kCalls);
+      });
+  return static_cast<double>(counted) / static_cast<double>(threads * kCalls);
+}
+
+// A round ran "together" when its threads ran at once on this share of
+// the CPUs they could have: rounds in turns show no contention, so a busy
+// machine's rounds are left out when enough others ran together.
+constexpr double kTogether = 0.9;
+
+// What the rounds measured for one (workload, threads, mode).
+struct Cell {
+  std::vector<double> ns, ns_together;  // every thread's, of every round / of
+                                        // the rounds that ran together
+  std::vector<double> ghz, concurrency;  // every round's (thread_team.h)
+  int together = 0;
+  std::string cpus;
+};
+
+absl::Status Experiment(alloclab::Lab& lab) {
+  alloclab::Results& results = lab.results();
+  absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
+  if (!topo.ok()) return topo.status();
+  absl::StatusOr<std::vector<int>> usable = alloclab::UsableCpus(*topo);
+  if (!usable.ok()) return usable.status();
+  const int n = static_cast<int>(usable->size());
+  std::vector<int> counts;  // 1, 2, 4 ... n, and n + 1 (oversubscribed)
+  for (int t = 1; t < n; t *= 2) counts.push_back(t);
+  counts.insert(counts.end(), {n, n + 1});
+  std::vector<Line> lines(static_cast<size_t>(n + 1));
+  for (Line& line : lines) line.text.reserve(256);
+
+  alloclab::TeamOptions team;
+  team.iterations = lab.options().quick ? 20'000 : 200'000;
+  team.warmup_iterations = team.iterations / 10;
+  const int repetitions = lab.options().Repetitions(3, 9);
+  auto index = [&](int w, size_t c, int m) {
+    return (static_cast<size_t>(w) * counts.size() + c) * kModeCount +
+           static_cast<size_t>(m);
+  };
+  std::vector<Cell> cells(2 * counts.size() * kModeCount);
+  for (int rep = 0; rep < repetitions; ++rep) {
+    for (size_t c = 0; c < counts.size(); ++c) {
+      team.cpus.clear();
+      for (int t = 0; t < counts[c]; ++t) team.cpus.push_back((*usable)[t % n]);
+      for (int w = 0; w < 2; ++w) {
+        for (int m = 0; m < kModeCount; ++m) {
+          Use(kModes[m]);
+          absl::StatusOr<alloclab::TeamResult> r = alloclab::RunTeam(
+              team, [&](int thread, int64_t calls) {
+                Loop(w, lines[static_cast<size_t>(thread)], calls);
+              });
+          if (!r.ok()) {
+            return alloclab::VariantError(
+                absl::StrCat(kWorkloads[w], "_", kModes[m].name), r.status());
+          }
+          Cell& cell = cells[index(w, c, m)];
+          const bool together =
+              r->concurrency >= kTogether * std::min(counts[c], n);
+          for (const auto& t : r->threads) {
+            cell.ns.push_back(t.ns_per_iteration);
+            if (together) cell.ns_together.push_back(t.ns_per_iteration);
+          }
+          cell.together += together;
+          if (r->median_effective_ghz) cell.ghz.push_back(*r->median_effective_ghz);
+          cell.concurrency.push_back(r->concurrency);
+          cell.cpus = alloclab::FormatCpuList(team.cpus) +
+                      (r->oversubscribed ? " (oversubscribed)" : "");
+        }
+      }
+    }
+  }
+
+  std::vector<alloclab::Summary> ns(cells.size());
+  for (size_t i = 0; i < cells.size(); ++i) {
+    ns[i] = alloclab::Summarize(cells[i].ns_together.empty()
+                                    ? cells[i].ns : cells[i].ns_together);
+  }
+  for (size_t c = 0; c < counts.size(); ++c) {
+    std::vector<std::string> believed;  // what each mode says malloc+free costs
+    for (int w = 0; w < 2; ++w) {
+      for (int m = 0; m < kModeCount; ++m) {
+        const Cell& cell = cells[index(w, c, m)];
+        const alloclab::Summary& s = ns[index(w, c, m)];
+        std::optional<double> ghz;  // nullopt: no round measured a clock
+        if (!cell.ghz.empty()) ghz = alloclab::Summarize(cell.ghz).median;
+        results.AddRow(absl::StrCat(kWorkloads[w], "_", kModes[m].name), counts[c])
+            .SetText("mode", kModes[m].name)
+            .SetText("cpus", cell.cpus)
+            .Set("ns_per_call", s.median)
+            .Set("ns_mad", s.mad)
+            .Set("vs_off", s.median / ns[index(w, c, kOffMode)].median)
+            .Set("allocs_per_call", AllocsPerCall(kModes[m], w, counts[c], lines))
+            .Set("concurrency", alloclab::Summarize(cell.concurrency).median)
+            .Set("rounds_together", cell.together)
+            .Set("effective_ghz", ghz);
+        if (w == kNew) {
+          believed.push_back(absl::StrFormat(
+              "%s %.1f", kModes[m].name,
+              s.median - ns[index(kReuse, c, m)].median));
+        }
+      }
+    }
+    const alloclab::Summary& off = ns[index(kNew, c, kOffMode)];
+    const alloclab::Summary& shared = ns[index(kNew, c, kSharedMode)];
+    const bool real = alloclab::DifferenceExceedsNoise(
+        alloclab::EstimateOf(shared), alloclab::EstimateOf(off));
+    results.AddNote(absl::StrFormat(
+        "%d thread%s%s: shared makes new+free %.2fx as slow as off (%.1f vs "
+        "%.1f ns%s); one malloc+free (new - reuse, lab 1's method) looks, "
+        "in ns: %s",
+        counts[c], counts[c] == 1 ? "" : "s",
+        counts[c] > n ? ", oversubscribed" : "", shared.median / off.median,
+        shared.median, off.median, real ? "" : ", within noise",
+        absl::StrJoin(believed, ", ")));
+  }
+  alloclab::SetCountingMode(alloclab::CountingMode::kPerThread);
+  results.AddNote(absl::StrCat(
+      "the reference run (the allocator article): a shared atomic counter "
+      "made one allocation look dearer by ", kReference));
+  results.AddNote(absl::StrFormat(
+      "ns: median over every thread of the rounds (of %d, %d calls each) "
+      "that ran together, all rounds if none did (± MAD); at once: threads' "
+      "CPU time / wall time, median of the rounds; together: it reached %.0f%% "
+      "of the CPUs; x off: ns / off's; allocs: the mode's own total, a "
+      "separate pass; counted modes also count frees, per thread",
+      repetitions, team.iterations, kTogether * 100));
+  const double inflation = ns[index(kNew, 1, kSharedMode)].median /
+                           ns[index(kNew, 1, kOffMode)].median;
+  results.SetHeadline({.label = absl::StrCat("new_shared / new_off, ",
+                                             counts[1], " threads"),
+                       .value = inflation,
+                       .text = absl::StrFormat("%.2fx", inflation),
+                       .reference = kReference});
+  results.AddPlot({.kind = alloclab::PlotKind::kLines, .y = "ns_per_call",
+                   .x = "threads", .series = "variant", .title = {},
+                   .variants = {}});
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace counter_contention
+
+int main(int argc, char** argv) {
+  return alloclab::RunLab(
+      argc, argv,
+      {.lab = "counter_contention",
+       .usage = "Lab counter_contention: how can a counting allocator make one "
+                "allocation look several times dearer than it is?\n"
+                "Usage: bazel run //labs/counter_contention -- [--quick] "
+                "[--cpus=0-3] [--json=out.json]",
+       .columns = {{"cpus", "cpus", 0},
+                   {"ns_per_call", "ns per call", 1},
+                   {"ns_mad", "± ns (MAD)", 1},
+                   {"vs_off", "x off", 2},
+                   {"allocs_per_call", "allocs per call", 2},
+                   {"concurrency", "at once", 2},
+                   {"rounds_together", "rounds together", 0},
+                   {"effective_ghz", "GHz", 2}},
+       .check_flags =
+           [](const alloclab::LabOptions&) -> absl::Status {
+             absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
+             if (!topo.ok()) return topo.status();
+             return alloclab::UsableCpus(*topo).status();
+           }},
+      counter_contention::Experiment);
+}

@@ -1,0 +1,244 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The check of lab counter_contention, written against task.h only. It is
+// linked against the reference (solution_test), the starter (starter_test)
+// and the known-bad counters in this folder, which it must reject.
+//
+// Everything asserted is a count or an address: exact totals, totals that
+// never go down, slots in distinct cache lines. Nothing here times anything
+// (the experiment does, side by side).
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <latch>
+#include <new>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/alloc_counter.h"
+#include "common/counting_pass.h"
+#include "common/sink.h"
+#include "gtest/gtest.h"
+#include "labs/counter_contention/task.h"
+
+namespace counter_contention {
+namespace {
+
+// What `body(thread)` on `threads` threads released together counts in
+// TotalAllocations() (common/counting_pass.h).
+template <typename Body>
+uint64_t CountedOnThreads(int threads, Body body) {
+  return alloclab::CountOnThreads(threads, &TotalAllocations, body);
+}
+
+// The counting allocator calls the counter under test while it is in scope;
+// the course's per-thread counter again afterwards.
+class PluggedIn {
+ public:
+  PluggedIn() { alloclab::UseCustomCounter(kYourCounter); }
+  ~PluggedIn() {
+    alloclab::SetCountingMode(alloclab::CountingMode::kPerThread);
+  }
+};
+
+TEST(CounterTest, CountsEveryCall) {
+  const uint64_t before = TotalAllocations();
+  for (int i = 0; i < 1000; ++i) CountAllocation();
+  EXPECT_EQ(TotalAllocations() - before, 1000u);
+}
+
+// More threads than this machine has CPUs is fine: they take turns, and
+// every turn is a chance to lose a count. But counts are lost only while two
+// threads count at the same instant, on two CPUs, and a busy machine may run
+// a whole round one thread at a time. So rounds repeat, each one exact,
+// until the threads have made kOverlapWanted calls while another thread was
+// visibly counting too (it moved a shared progress mark in the meantime),
+// or kMaxRounds have run (a machine with one CPU never overlaps: it says so).
+TEST(CounterTest, ExactTotalsFor8ThreadsOf100000) {
+  constexpr int kThreads = 8;
+  constexpr uint64_t kCalls = 100'000;
+  constexpr uint64_t kSample = 1024;  // calls between two looks at the mark
+  constexpr uint64_t kOverlapWanted = 500'000;
+  constexpr int kMaxRounds = 200;
+  uint64_t overlapped = 0;
+  int rounds = 0;
+  while (overlapped < kOverlapWanted && rounds < kMaxRounds) {
+    std::atomic<uint64_t> mark{0};
+    std::atomic<uint64_t> together{0};
+    const uint64_t counted = CountedOnThreads(kThreads, [&](int) {
+      uint64_t last = mark.fetch_add(1, std::memory_order_relaxed);
+      uint64_t mine = 0;
+      for (uint64_t i = 1; i <= kCalls; ++i) {
+        CountAllocation();
+        if (i % kSample == 0) {
+          const uint64_t now = mark.fetch_add(1, std::memory_order_relaxed);
+          if (now != last + 1) mine += kSample;  // another thread moved it
+          last = now;
+        }
+      }
+      together.fetch_add(mine, std::memory_order_relaxed);
+    });
+    ++rounds;
+    ASSERT_EQ(counted, kThreads * kCalls)
+        << "round " << rounds << ": counts were lost (or counted twice) by "
+        << "threads that ran at once";
+    overlapped += together.load();
+  }
+  std::printf("%d rounds of %d x %llu calls; about %llu calls made while "
+              "another thread counted too%s\n",
+              rounds, kThreads, static_cast<unsigned long long>(kCalls),
+              static_cast<unsigned long long>(overlapped),
+              overlapped < kOverlapWanted
+                  ? " (too few to be sure: one CPU, or a very busy machine)"
+                  : "");
+}
+
+TEST(CounterTest, ExitedThreadsCountsAreKept) {
+  const uint64_t start = TotalAllocations();
+  for (uint64_t t = 1; t <= 20; ++t) {
+    std::thread thread([] {
+      for (int i = 0; i < 1000; ++i) CountAllocation();
+    });
+    thread.join();
+    ASSERT_EQ(TotalAllocations() - start, t * 1000)
+        << "after " << t << " threads have exited";
+  }
+}
+
+// A reader samples the total while threads count, exit and are replaced.
+// A count that leaves a slot must arrive in the total before (or as) the
+// slot leaves it.
+TEST(CounterTest, TotalsNeverGoDownWhileThreadsRun) {
+  std::atomic<bool> done{false};
+  uint64_t drops = 0;
+  uint64_t samples = 0;
+  std::string first_drop;
+  std::thread reader([&] {
+    uint64_t last = TotalAllocations();
+    while (!done.load(std::memory_order_acquire)) {
+      const uint64_t now = TotalAllocations();
+      ++samples;
+      if (now < last) {
+        if (drops++ == 0) {
+          first_drop = std::to_string(last) + " then " + std::to_string(now);
+        }
+      }
+      last = now;
+    }
+  });
+  for (int wave = 0; wave < 10; ++wave) {
+    std::vector<std::thread> workers;
+    for (int t = 0; t < 4; ++t) {
+      workers.emplace_back([] {
+        for (int i = 0; i < 20'000; ++i) CountAllocation();
+      });
+    }
+    for (std::thread& w : workers) w.join();
+  }
+  done.store(true, std::memory_order_release);
+  reader.join();
+  EXPECT_EQ(drops, 0u) << "of " << samples << " readings; first: "
+                       << first_drop;
+}
+
+TEST(CounterTest, SlotsOfLiveThreadsAreInDistinctCacheLines) {
+  constexpr int kThreads = 8;
+  std::vector<uintptr_t> slots(kThreads + 1);
+  std::latch recorded(kThreads + 1);
+  std::vector<std::thread> team;
+  for (int t = 0; t < kThreads; ++t) {
+    team.emplace_back([&, t] {
+      slots[static_cast<size_t>(t)] =
+          reinterpret_cast<uintptr_t>(ThisThreadSlot());
+      recorded.arrive_and_wait();  // all alive while the slots are compared
+    });
+  }
+  slots[kThreads] = reinterpret_cast<uintptr_t>(ThisThreadSlot());
+  recorded.arrive_and_wait();
+  for (std::thread& t : team) t.join();
+  std::set<uintptr_t> lines;
+  for (uintptr_t slot : slots) lines.insert(slot / kCacheLineBytes);
+  EXPECT_EQ(lines.size(), slots.size())
+      << "the slots of " << slots.size() << " live threads are in only "
+      << lines.size() << " cache lines of " << kCacheLineBytes
+      << " bytes: threads in one line write one shared line";
+}
+
+TEST(CounterTest, ASlotIsWhatCountAllocationWrites) {
+  const void* slot = ThisThreadSlot();
+  EXPECT_EQ(ThisThreadSlot(), slot) << "a thread's slot must stay put";
+  uint64_t before = 0;
+  std::memcpy(&before, slot, sizeof(before));
+  CountAllocation();
+  uint64_t after = 0;
+  std::memcpy(&after, slot, sizeof(after));
+  EXPECT_NE(after, before)
+      << "CountAllocation() did not change the 8 bytes at ThisThreadSlot()";
+}
+
+// Through the counting allocator: one count per allocation, whichever door
+// it came through. (The C functions are counted in every build but
+// ThreadSanitizer's: common/alloc_counter.h.)
+TEST(CounterTest, CountsEveryAllocationForm) {
+  static void* (*volatile c_malloc)(size_t) = &malloc;
+  static void* (*volatile c_calloc)(size_t, size_t) = &calloc;
+  static void* (*volatile c_realloc)(void*, size_t) = &realloc;
+  static void* (*volatile c_aligned_alloc)(size_t, size_t) = &aligned_alloc;
+  static void (*volatile c_free)(void*) = &free;
+  const uint64_t c = alloclab::CountsMallocFamily() ? 1 : 0;
+  PluggedIn plugged;
+  auto counted = [](auto fn) {
+    const uint64_t before = TotalAllocations();
+    fn();
+    return TotalAllocations() - before;
+  };
+  EXPECT_EQ(counted([] {
+              int* p = new int(1);
+              alloclab::Escape(p);
+              delete p;
+            }),
+            1u)
+      << "new";
+  EXPECT_EQ(counted([] {
+              std::string s(100, 'x');
+              alloclab::Escape(s.data());
+            }),
+            1u)
+      << "std::string of 100 chars";
+  EXPECT_EQ(counted([] {
+              void* p = ::operator new(64, std::align_val_t{64});
+              alloclab::Escape(p);
+              ::operator delete(p, std::align_val_t{64});
+            }),
+            1u)
+      << "aligned operator new";
+  EXPECT_EQ(counted([] { c_free(c_malloc(24)); }), c) << "malloc";
+  EXPECT_EQ(counted([] { c_free(c_calloc(3, 8)); }), c) << "calloc";
+  EXPECT_EQ(counted([] { c_free(c_realloc(nullptr, 40)); }), c)
+      << "realloc(NULL)";
+  EXPECT_EQ(counted([] { c_free(c_aligned_alloc(64, 128)); }), c)
+      << "aligned_alloc";
+  EXPECT_EQ(counted([] { c_free(strdup("counted inside libc")); }), c)
+      << "strdup";
+}
+
+TEST(CounterTest, CountsAllocationsOfThreadsThroughTheAllocator) {
+  constexpr int kThreads = 8;
+  constexpr uint64_t kCalls = 10'000;
+  PluggedIn plugged;
+  const uint64_t counted = CountedOnThreads(kThreads, [](int) {
+    for (uint64_t i = 0; i < kCalls; ++i) {
+      std::string s(40, static_cast<char>('a' + i % 26));
+      alloclab::Escape(s.data());
+    }
+  });
+  EXPECT_EQ(counted, kThreads * kCalls);
+}
+
+}  // namespace
+}  // namespace counter_contention
