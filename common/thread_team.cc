@@ -132,6 +132,7 @@ absl::StatusOr<TeamResult> RunTeam(
     const int64_t cpu_start = ThreadCpuNs();
     body(thread, options.iterations);
     const int64_t cpu_ns = ThreadCpuNs() - cpu_start;
+    slot.result.start_ns = start;
     slot.result.elapsed_ns = NowNs() - start;
     const double iterations = static_cast<double>(options.iterations);
     slot.result.ns_per_iteration =
@@ -172,12 +173,16 @@ absl::StatusOr<TeamResult> RunTeam(
       std::set<int>(options.cpus.begin(), options.cpus.end()).size() <
       options.cpus.size();
   double cpu_total = 0;
-  int64_t longest = 0;
+  int64_t first_start = team.threads.front().start_ns;
+  int64_t last_end = first_start;
   for (const ThreadResult& t : team.threads) {
     cpu_total += t.cpu_ns_per_iteration * static_cast<double>(options.iterations);
-    longest = std::max(longest, t.elapsed_ns);
+    first_start = std::min(first_start, t.start_ns);
+    last_end = std::max(last_end, t.start_ns + t.elapsed_ns);
   }
-  if (longest > 0) team.concurrency = cpu_total / static_cast<double>(longest);
+  if (last_end > first_start) {
+    team.concurrency = cpu_total / static_cast<double>(last_end - first_start);
+  }
   return team;
 }
 

@@ -83,6 +83,7 @@ struct TeamOptions {
 // ThreadResult
 struct ThreadResult {
   int cpu = -1;
+  int64_t start_ns = 0;    // when the timed call began (NowNs(), clock.h)
   int64_t elapsed_ns = 0;  // the timed call of the body, wall clock
   double ns_per_iteration = 0;
   // The CPU time the thread got during that call (CLOCK_THREAD_CPUTIME_ID)
@@ -103,9 +104,10 @@ struct TeamResult {
   std::string clock_note;  // why a clock is missing; empty when all measured
   bool oversubscribed = false;  // some CPU runs more than one thread
   // How many threads ran at once, on average, during the timed loops: their
-  // CPU time over the longest loop's wall time. At most the thread count;
-  // well below it, the threads took turns (a busy machine, or a shared CPU),
-  // and threads that take turns never contend for a cache line.
+  // CPU time over the wall time from the first loop's start to the last
+  // one's end. At most the thread count; well below it, the threads took
+  // turns (a busy machine, or a shared CPU), and threads that take turns
+  // never contend for a cache line.
   double concurrency = 0;
 
   // "oversubscribed" or "one thread per CPU", for a row's text field.

@@ -76,7 +76,7 @@ TEST(RunTeamTest, EachThreadRunsItsIterationsOnItsCpu) {
   EXPECT_FALSE(team->oversubscribed);
   EXPECT_EQ(team->placement(), "one thread per CPU");
   // Each thread's CPU time is within its wall time, which is within the
-  // longest: never more threads at once than there are.
+  // team's span: never more threads at once than there are.
   EXPECT_GT(team->concurrency, 0);
   EXPECT_LE(team->concurrency, static_cast<double>(n));
 }

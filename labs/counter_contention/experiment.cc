@@ -31,9 +31,9 @@
 #include "common/stats.h"
 #include "common/thread_team.h"
 #include "common/topology.h"
-#include "labs/allocator_cost/baseline.h"
 #include "labs/counter_contention/counters.h"
 #include "labs/counter_contention/task.h"
+#include "labs/counter_contention/workloads.h"
 
 namespace counter_contention {
 namespace {
@@ -42,46 +42,21 @@ namespace {
 // atomic counter in operator new made one allocation look 8-10x dearer.
 constexpr char kReference[] = "8-10x at 4 threads";
 
-// The first id every call formats: ten digits, so that every `new` string
-// is longer than libstdc++'s 15-byte small-string buffer and allocates.
-constexpr uint64_t kFirstId = 1'000'000'000;
-
 constexpr int kModeCount = sizeof(kModes) / sizeof(kModes[0]);
 enum { kOffMode, kSharedMode };  // their places in kModes
-const char* const kWorkloads[] = {"new", "reuse"};
-enum { kNew, kReuse };
-
-// One thread's buffer, alone in its cache lines: or `reuse` would share one.
-struct alignas(128) Line {
-  std::string text;
-  uint64_t sink = 0;
-};
-
-void Loop(int workload, Line& line, int64_t calls) {
-  for (int64_t i = 0; i < calls; ++i) {
-    const uint64_t id = kFirstId + static_cast<uint64_t>(i);
-    if (workload == kNew) {
-      const std::string fresh = allocator_cost::FormatRecordNew(id);
-      line.sink += fresh.size();
-    } else {
-      line.text.clear();
-      allocator_cost::AppendRecord(id, &line.text);
-      line.sink += line.text.size();
-    }
-  }
-}
+constexpr Workload kWorkloads[] = {kNew, kReuse};
 
 // The counting pass (common/counting_pass.h): the mode's own total per
 // call, over 10000 calls on each of `threads` unpinned threads; nullopt for
 // off, which counts nothing.
-std::optional<double> AllocsPerCall(const Mode& mode, int workload,
+std::optional<double> AllocsPerCall(const Mode& mode, Workload workload,
                                     int threads, std::vector<Line>& lines) {
   if (mode.counter == nullptr) return std::nullopt;
   constexpr int64_t kCalls = 10'000;
   Use(mode);
   const uint64_t counted = alloclab::CountOnThreads(
       threads, mode.counter->total, [&](int thread) {
-        Loop(workload, lines[static_cast<size_t>(thread)], kCalls);
+        RunWorkload(workload, lines[static_cast<size_t>(thread)], kCalls);
       });
   return static_cast<double>(counted) / static_cast<double>(threads * kCalls);
 }
@@ -91,10 +66,22 @@ std::optional<double> AllocsPerCall(const Mode& mode, int workload,
 // machine's rounds are left out when enough others ran together.
 constexpr double kTogether = 0.9;
 
+// Every thread's value of every round, and of the rounds that ran together.
+struct Split {
+  std::vector<double> all, together;
+  void Add(double v, bool with) {
+    all.push_back(v);
+    if (with) together.push_back(v);
+  }
+  // The rounds that ran together, or all rounds if none did.
+  alloclab::Summary Summary() const {
+    return alloclab::Summarize(together.empty() ? all : together);
+  }
+};
+
 // What the rounds measured for one (workload, threads, mode).
 struct Cell {
-  std::vector<double> ns, ns_together;  // every thread's, of every round / of
-                                        // the rounds that ran together
+  Split ns, cpu_ns;  // wall and CPU time per call
   std::vector<double> ghz, concurrency;  // every round's (thread_team.h)
   int together = 0;
   std::string cpus;
@@ -131,18 +118,19 @@ absl::Status Experiment(alloclab::Lab& lab) {
           Use(kModes[m]);
           absl::StatusOr<alloclab::TeamResult> r = alloclab::RunTeam(
               team, [&](int thread, int64_t calls) {
-                Loop(w, lines[static_cast<size_t>(thread)], calls);
+                RunWorkload(kWorkloads[w], lines[static_cast<size_t>(thread)],
+                            calls);
               });
           if (!r.ok()) {
             return alloclab::VariantError(
-                absl::StrCat(kWorkloads[w], "_", kModes[m].name), r.status());
+                absl::StrCat(WorkloadName(kWorkloads[w]), "_", kModes[m].name), r.status());
           }
           Cell& cell = cells[index(w, c, m)];
           const bool together =
               r->concurrency >= kTogether * std::min(counts[c], n);
           for (const auto& t : r->threads) {
-            cell.ns.push_back(t.ns_per_iteration);
-            if (together) cell.ns_together.push_back(t.ns_per_iteration);
+            cell.ns.Add(t.ns_per_iteration, together);
+            cell.cpu_ns.Add(t.cpu_ns_per_iteration, together);
           }
           cell.together += together;
           if (r->median_effective_ghz) cell.ghz.push_back(*r->median_effective_ghz);
@@ -155,10 +143,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
   }
 
   std::vector<alloclab::Summary> ns(cells.size());
-  for (size_t i = 0; i < cells.size(); ++i) {
-    ns[i] = alloclab::Summarize(cells[i].ns_together.empty()
-                                    ? cells[i].ns : cells[i].ns_together);
-  }
+  for (size_t i = 0; i < cells.size(); ++i) ns[i] = cells[i].ns.Summary();
   for (size_t c = 0; c < counts.size(); ++c) {
     std::vector<std::string> believed;  // what each mode says malloc+free costs
     for (int w = 0; w < 2; ++w) {
@@ -167,13 +152,14 @@ absl::Status Experiment(alloclab::Lab& lab) {
         const alloclab::Summary& s = ns[index(w, c, m)];
         std::optional<double> ghz;  // nullopt: no round measured a clock
         if (!cell.ghz.empty()) ghz = alloclab::Summarize(cell.ghz).median;
-        results.AddRow(absl::StrCat(kWorkloads[w], "_", kModes[m].name), counts[c])
+        results.AddRow(absl::StrCat(WorkloadName(kWorkloads[w]), "_", kModes[m].name), counts[c])
             .SetText("mode", kModes[m].name)
             .SetText("cpus", cell.cpus)
             .Set("ns_per_call", s.median)
             .Set("ns_mad", s.mad)
             .Set("vs_off", s.median / ns[index(w, c, kOffMode)].median)
-            .Set("allocs_per_call", AllocsPerCall(kModes[m], w, counts[c], lines))
+            .Set("cpu_ns_per_call", cell.cpu_ns.Summary().median)
+            .Set("allocs_per_call", AllocsPerCall(kModes[m], kWorkloads[w], counts[c], lines))
             .Set("concurrency", alloclab::Summarize(cell.concurrency).median)
             .Set("rounds_together", cell.together)
             .Set("effective_ghz", ghz);
@@ -205,8 +191,9 @@ absl::Status Experiment(alloclab::Lab& lab) {
       "ns: median over every thread of the rounds (of %d, %d calls each) "
       "that ran together, all rounds if none did (± MAD); at once: threads' "
       "CPU time / wall time, median of the rounds; together: it reached %.0f%% "
-      "of the CPUs; x off: ns / off's; allocs: the mode's own total, a "
-      "separate pass; counted modes also count frees, per thread",
+      "of the CPUs; x off: ns / off's; CPU ns: the threads' own CPU time, same "
+      "rounds; allocs: the mode's own total, a separate pass; counted modes "
+      "also count frees, per thread",
       repetitions, team.iterations, kTogether * 100));
   const double inflation = ns[index(kNew, 1, kSharedMode)].median /
                            ns[index(kNew, 1, kOffMode)].median;
@@ -236,6 +223,7 @@ int main(int argc, char** argv) {
                    {"ns_per_call", "ns per call", 1},
                    {"ns_mad", "± ns (MAD)", 1},
                    {"vs_off", "x off", 2},
+                   {"cpu_ns_per_call", "CPU ns per call", 1},
                    {"allocs_per_call", "allocs per call", 2},
                    {"concurrency", "at once", 2},
                    {"rounds_together", "rounds together", 0},

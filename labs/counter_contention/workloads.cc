@@ -1,0 +1,31 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "labs/counter_contention/workloads.h"
+
+#include <cstdint>
+#include <string>
+
+#include "labs/allocator_cost/baseline.h"
+
+namespace counter_contention {
+
+const char* WorkloadName(Workload workload) {
+  return workload == kNew ? "new" : "reuse";
+}
+
+void RunWorkload(Workload workload, Line& line, int64_t calls) {
+  constexpr uint64_t kFirstId = 1'000'000'000;
+  for (int64_t i = 0; i < calls; ++i) {
+    const uint64_t id = kFirstId + static_cast<uint64_t>(i);
+    if (workload == kNew) {
+      const std::string fresh = allocator_cost::FormatRecordNew(id);
+      line.sink += fresh.size();
+    } else {
+      line.text.clear();
+      allocator_cost::AppendRecord(id, &line.text);
+      line.sink += line.text.size();
+    }
+  }
+}
+
+}  // namespace counter_contention
