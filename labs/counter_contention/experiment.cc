@@ -3,15 +3,12 @@
 // Lab counter_contention, the experiment: how can a counting allocator make
 // one allocation look several times dearer than it is?
 //
-// Two loops on a thread team (common/thread_team.h), each thread with its
-// own buffer: `new` builds a fresh record string per call (one malloc and
-// one free, both through the counting allocator), `reuse` formats into a
-// reused string (nothing to count). Each runs under every counting mode:
-// off, shared (one atomic), per_thread (your task.cc), per_thread_packed and
-// per_thread_padded (counters.h), at 1, 2, 4 ... threads up to the CPUs
-// available and one more, oversubscribed. Rounds take every row in turn.
-// allocs_per_call comes from a separate counting pass, never timed; "at
-// once" says how many threads really ran at once (turns never contend).
+// The loops of workloads.h (`new` allocates, `reuse` does not) on thread
+// teams (common/thread_team.h), under every counting mode of counters.h
+// (yours among them), at 1, 2, 4 ... threads up to the CPUs available and
+// one more, oversubscribed. Rounds take every row in turn. allocs_per_call
+// comes from a separate counting pass, never timed; "at once" says how many
+// threads really ran at once (threads that take turns never contend).
 
 #include <algorithm>
 #include <cstdint>
@@ -25,7 +22,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/alloc_counter.h"
-#include "common/counting_pass.h"
 #include "common/cpus_flag.h"
 #include "common/experiment.h"
 #include "common/stats.h"
@@ -47,21 +43,6 @@ constexpr char kReference[] =
 constexpr int kModeCount = sizeof(kModes) / sizeof(kModes[0]);
 enum { kOffMode, kSharedMode };  // their places in kModes
 constexpr Workload kWorkloads[] = {kNew, kReuse};
-
-// The counting pass (common/counting_pass.h): the mode's own total per
-// call, over 10000 calls on each of `threads` unpinned threads; nullopt for
-// off, which counts nothing.
-std::optional<double> AllocsPerCall(const Mode& mode, Workload workload,
-                                    int threads, std::vector<Line>& lines) {
-  if (mode.counter == nullptr) return std::nullopt;
-  constexpr int64_t kCalls = 10'000;
-  Use(mode);
-  const uint64_t counted = alloclab::CountOnThreads(
-      threads, mode.counter->total, [&](int thread) {
-        RunWorkload(workload, lines[static_cast<size_t>(thread)], kCalls);
-      });
-  return static_cast<double>(counted) / static_cast<double>(threads * kCalls);
-}
 
 // A round ran "together" when its threads ran at once on this share of
 // the CPUs they could have: rounds in turns show no contention, so a busy
@@ -162,7 +143,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
             .Set("ns_mad", s.mad)
             .Set("vs_off", s.median / ns[index(w, c, kOffMode)].median)
             .Set("cpu_ns_per_call", cell.cpu_ns.Summary().median)
-            .Set("allocs_per_call", AllocsPerCall(kModes[m], kWorkloads[w], counts[c], lines))
+            .Set("allocs_per_call", AllocsPerCall(kModes[m], kWorkloads[w], lines, counts[c]))
             .Set("concurrency", alloclab::Summarize(cell.concurrency).median)
             .Set("rounds_together", cell.together)
             .Set("effective_ghz", ghz);
@@ -185,6 +166,14 @@ absl::Status Experiment(alloclab::Lab& lab) {
     if (c == 1) headline = {believed[1], believed[0]};
   }
   alloclab::SetCountingMode(alloclab::CountingMode::kPerThread);
+  int apart = 0;  // rows none of whose rounds ran together
+  for (const Cell& cell : cells) apart += cell.together == 0;
+  if (apart > 0) {
+    results.AddNote(absl::StrFormat(
+        "this machine was busy: %d of %d rows never ran together, so their "
+        "times (of all rounds) include turns, and turns cannot contend",
+        apart, static_cast<int>(cells.size())));
+  }
   results.AddNote(absl::StrCat(
       "the reference run (the allocator article): a shared atomic counter "
       "made one allocation look dearer by ", kReference));

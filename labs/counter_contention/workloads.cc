@@ -3,9 +3,13 @@
 #include "labs/counter_contention/workloads.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "common/counting_pass.h"
 #include "labs/allocator_cost/baseline.h"
+#include "labs/counter_contention/counters.h"
 
 namespace counter_contention {
 
@@ -26,6 +30,18 @@ void RunWorkload(Workload workload, Line& line, int64_t calls) {
       line.sink += line.text.size();
     }
   }
+}
+
+std::optional<double> AllocsPerCall(const Mode& mode, Workload workload,
+                                    std::vector<Line>& lines, int threads) {
+  if (mode.counter == nullptr) return std::nullopt;
+  constexpr int64_t kCalls = 10'000;
+  Use(mode);
+  const uint64_t counted = alloclab::CountOnThreads(
+      threads, mode.counter->total, [&](int thread) {
+        RunWorkload(workload, lines[static_cast<size_t>(thread)], kCalls);
+      });
+  return static_cast<double>(counted) / static_cast<double>(threads * kCalls);
 }
 
 }  // namespace counter_contention

@@ -4,7 +4,8 @@
 // File: workloads.h
 // -----------------------------------------------------------------------------
 //
-// The two loops the experiment times under every counting mode, on lab
+// The two loops the experiment times under every counting mode, and its
+// counting pass, on lab
 // allocator_cost's record line (labs/allocator_cost/baseline.h):
 //
 //   kNew     a fresh std::string per call: one operator new and one delete,
@@ -24,7 +25,11 @@
 #define ALLOCLAB_LABS_COUNTER_CONTENTION_WORKLOADS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "labs/counter_contention/counters.h"
 
 namespace counter_contention {
 
@@ -48,6 +53,15 @@ struct alignas(128) Line {
 // digits: every `new` line is longer than libstdc++'s 15-byte small-string
 // buffer, so it allocates).
 void RunWorkload(Workload workload, Line& line, int64_t calls);
+
+// AllocsPerCall()
+//
+// The counting pass: `mode`'s counter plugged in, 10000 calls of `workload`
+// on each of `threads` unpinned threads (each on its own element of
+// `lines`), all started before the count (common/counting_pass.h); the
+// counter's total per call. nullopt for off, which counts nothing.
+std::optional<double> AllocsPerCall(const Mode& mode, Workload workload,
+                                    std::vector<Line>& lines, int threads);
 
 }  // namespace counter_contention
 
