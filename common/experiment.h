@@ -23,7 +23,10 @@
 //     then one `VariantSummary` per variant: median, min, MAD, allocations
 //     and page faults per call.
 //   - `RunFreshCalls()`: N fresh processes of one registered call
-//     (fresh_process.h), their values gathered key by key in `Samples`.
+//     (fresh_process.h), their values gathered key by key in `Samples`;
+//     `AddFreshRow()` makes their row. `RunFreshCallsOrNote()` is for rows
+//     whose failure belongs in the table (the learner's code refused a
+//     setting): a note and n/a cells instead of the end of the run.
 //   - `DifferenceNote()`: "one malloc+free ≈ 13.2 ns" only when the two rows'
 //     ranges (median ± spread) do not overlap; otherwise it says the
 //     difference is within noise.
@@ -69,12 +72,12 @@
 //                             {.lab = "my_lab",
 //                              .usage = "Lab my_lab: what one call costs.",
 //                              .columns = {{"ns_per_call", "ns per call", 1}},
-//                              .check_flags = [](const alloclab::LabOptions&) {
-//                                return absl::GetFlag(FLAGS_size_kib) > 0
-//                                    ? absl::OkStatus()
-//                                    : absl::InvalidArgumentError(
-//                                          "--size_kib must be positive");
-//                              }},
+//                              .check_flags =
+//                                  [](const alloclab::LabOptions&) {
+//                                    return alloclab::CheckRange(
+//                                        "size_kib",
+//                                        absl::GetFlag(FLAGS_size_kib), 1);
+//                                  }},
 //                             Experiment);
 //   }
 //

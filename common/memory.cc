@@ -132,19 +132,24 @@ absl::StatusOr<int64_t> SmapsKibOf(absl::string_view mapping,
 
 absl::StatusOr<double> ResidentKib(const void* start, size_t bytes) {
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t first = reinterpret_cast<uintptr_t>(start) & ~(page - 1);
+  uintptr_t at = reinterpret_cast<uintptr_t>(start) & ~(page - 1);
   const uintptr_t end =
       (reinterpret_cast<uintptr_t>(start) + bytes + page - 1) & ~(page - 1);
-  std::vector<unsigned char> present((end - first) / page);
-  if (!present.empty() && mincore(reinterpret_cast<void*>(first), end - first,
-                                  present.data()) != 0) {
-    const int error = errno;
-    return absl::Status(absl::ErrnoToStatusCode(error),
-                        absl::StrCat("mincore of ", end - first, " bytes: ",
-                                     internal::ErrnoText(error)));
-  }
+  // A stack buffer, a window at a time: no allocation, so that measuring a
+  // heap does not move it.
+  unsigned char present[1024];
   double pages = 0;
-  for (unsigned char p : present) pages += (p & 1);
+  while (at < end) {
+    const uintptr_t n = std::min<uintptr_t>((end - at) / page, sizeof(present));
+    if (mincore(reinterpret_cast<void*>(at), n * page, present) != 0) {
+      const int error = errno;
+      return absl::Status(absl::ErrnoToStatusCode(error),
+                          absl::StrCat("mincore of ", end - at, " bytes: ",
+                                       internal::ErrnoText(error)));
+    }
+    for (uintptr_t i = 0; i < n; ++i) pages += (present[i] & 1);
+    at += n * page;
+  }
   return pages * static_cast<double>(page) / 1024;
 }
 

@@ -113,6 +113,7 @@ absl::StatusOr<int64_t> SmapsKibOf(absl::string_view mapping,
 // widened to whole pages). For anonymous memory, a page is resident once
 // written and until it is unmapped or given back (munmap, brk, MADV_DONTNEED).
 // Errors name mincore's errno (ENOMEM: part of the range is not mapped).
+// Allocates nothing (on success), so it can measure a heap without moving it.
 absl::StatusOr<double> ResidentKib(const void* start, size_t bytes);
 
 // MaxRssKibFromRusage()

@@ -104,7 +104,6 @@ absl::Status Experiment(alloclab::Lab& lab) {
   const int repetitions = lab.options().Repetitions(5, 15);
   const int processes = alloclab::FreshProcesses(lab.options(), 5, 15);
   const int64_t warm_calls = lab.options().quick ? 20 : 100;
-  results.SetInstrument("page_bytes", static_cast<double>(PageBytes()));
 
   absl::StatusOr<alloclab::Samples> cold =
       alloclab::RunFreshCalls("cold_first_call", "first_call_cold", processes);

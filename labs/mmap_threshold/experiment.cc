@@ -153,16 +153,17 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
   // The memory side: what the raised threshold keeps resident, and what
   // giving it back costs, beside the system calls it saves.
   const auto kept = [&](const alloclab::Samples& s) {
-    return absl::StrFormat("%.0f KiB unused, %.0f KiB of it resident",
-                           get(s, "malloc_free_kib"), get(s, "top_resident_kib"));
+    return absl::StrFormat("%.0f KiB unused (%.0f KiB of pages resident at "
+                           "the top of the heap)", get(s, "malloc_free_kib"),
+                           get(s, "top_resident_kib"));
   };
   if (const auto t = dyn.Median("threshold_bytes"); t) {
     results.AddNote(absl::StrFormat(
-        "the trade: after its last free, dynamic's malloc holds %s at the "
-        "top of its heap (fixed: %s). The threshold rose to %.0f KiB and the "
-        "trim threshold with it to twice that, %.0f KiB (mallopt(3)): a "
-        "freed block below it stays for the next call instead of going back "
-        "to the kernel", kept(dyn), kept(fix), *t / 1024, 2 * *t / 1024));
+        "the trade: after its last free, dynamic's malloc holds %s; fixed's "
+        "%s. The threshold rose to %.0f KiB and the trim threshold with it "
+        "to twice that, %.0f KiB (mallopt(3)): a freed block below it stays "
+        "for the next call instead of going back to the kernel",
+        kept(dyn), kept(fix), *t / 1024, 2 * *t / 1024));
   }
   results.AddNote(absl::StrFormat(
       "malloc_trim(0) after the dynamic loop leaves %s, for %.0f ns and "
@@ -206,11 +207,11 @@ absl::Status Experiment(alloclab::Lab& lab) {
   }
   AddNotes(runs, probed[1], calls, results);
   results.AddNote(absl::StrCat(
-      "loop rows: ", calls, " calls, first call included; ns, faults and "
-      "memory: medians of ", repetitions, " fresh processes; system calls: "
-      "one more, traced; unused: mallinfo2's free bytes after the loop (and "
-      "trim); top resident: the part of malloc's top chunk mincore(2) finds "
-      "resident; tunables ran with ", kTunables, "=", TunablesValue()));
+      "loop rows: ", calls, " calls, first call included; ns, faults, memory: "
+      "medians of ", repetitions, " fresh processes; system calls: one more, "
+      "traced; unused: mallinfo2's free bytes; top resident: the pages of "
+      "its top chunk mincore(2) finds resident; tunables: ", kTunables, "=",
+      TunablesValue()));
   return absl::OkStatus();
 }
 
@@ -226,11 +227,11 @@ int main(int argc, char** argv) {
                 "Usage: bazel run //labs/mmap_threshold -- [--quick] "
                 "[--json=out.json]",
        .columns = {{"ns_per_call", "ns per call", 0},
-                   {"ns_mad", "± ns", 0},
-                   {"mmap_per_call", "mmap/call", 3},
-                   {"munmap_per_call", "munmap/call", 3},
-                   {"brk_per_call", "brk/call", 3},
-                   {"page_faults_per_call", "faults/call", 2},
+                   {"ns_mad", "± ns (MAD)", 0},
+                   {"mmap_per_call", "mmap per call", 3},
+                   {"munmap_per_call", "munmap per call", 3},
+                   {"brk_per_call", "brk per call", 3},
+                   {"page_faults_per_call", "page faults per call", 2},
                    {"threshold_bytes", "threshold (bytes)", 0},
                    {"malloc_free_kib", "unused KiB", 0},
                    {"top_resident_kib", "top resident KiB", 0}},

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/clock.h"
 #include "common/fresh_process.h"
 #include "common/memory.h"
 #include "common/syscalls.h"
@@ -100,20 +101,21 @@ void LoopInFreshProcess(alloclab::FreshCall& call) {
     return;
   }
   call.Measure("loop", [calls] { BigBufferCalls(calls); });
-  if (trim) call.Measure("trim", [] { malloc_trim(0); });
+  const int64_t trim_start = alloclab::NowNs();
+  if (trim) malloc_trim(0);
+  const int64_t trim_ns = alloclab::NowNs() - trim_start;
   // The memory side, after the last free: what malloc holds unused, and
-  // how much of its top chunk (the end of the brk heap) is resident.
-  if (absl::StatusOr<alloclab::MallinfoSnapshot> m = alloclab::ReadMallinfo();
-      m.ok()) {
-    call.Record("malloc_free_kib", static_cast<double>(m->fordblks) / 1024);
-    call.Record("heap_top_kib", static_cast<double>(m->keepcost) / 1024);
-    const char* heap_end = static_cast<char*>(sbrk(0));
-    if (absl::StatusOr<double> kib =
-            alloclab::ResidentKib(heap_end - m->keepcost, m->keepcost);
-        kib.ok()) {
-      call.Record("top_resident_kib", *kib);
-    }
-  }
+  // how much of its top chunk (the end of the brk heap) is resident. Read
+  // before anything is recorded: a record allocates, and an allocation from
+  // a trimmed top chunk grows the heap again (by the 128 KiB top pad).
+  const struct mallinfo2 m = mallinfo2();
+  const char* heap_end = static_cast<char*>(sbrk(0));
+  const absl::StatusOr<double> top_resident =
+      alloclab::ResidentKib(heap_end - m.keepcost, m.keepcost);
+  if (trim) call.Record("trim_ns", static_cast<double>(trim_ns));
+  call.Record("malloc_free_kib", static_cast<double>(m.fordblks) / 1024);
+  call.Record("heap_top_kib", static_cast<double>(m.keepcost) / 1024);
+  if (top_resident.ok()) call.Record("top_resident_kib", *top_resident);
   absl::StatusOr<size_t> threshold = ProbeMmapThreshold();
   if (threshold.ok()) {
     call.Record("threshold_bytes", static_cast<double>(*threshold));
