@@ -45,6 +45,9 @@ namespace {
 
 namespace ja = jemalloc_adoption;
 
+// The largest --iterations_scale: no iteration count overflows.
+constexpr double kMaxIterationsScale = 1000;
+
 // jemalloc settings: the trade lg_dirty_mult made in the thread, today's
 // names (variant suffix, MALLOC_CONF).
 const std::vector<std::pair<std::string, std::string>> kTunings = {
@@ -192,26 +195,29 @@ absl::Status CheckFlags(const alloclab::LabOptions& options) {
         "--repetitions=", options.repetitions, ": the comparison needs at least ",
         ja::kMinRepetitions));
   }
-  bool has_baseline = false;
-  for (const std::string& a : List(absl::GetFlag(FLAGS_allocators))) {
-    absl::StatusOr<const alloclab::AllocatorSpec*> spec = alloclab::FindAllocator(a);
-    if (!spec.ok()) return spec.status();
-    has_baseline |= a == ja::kBaseline;
-  }
-  if (!has_baseline) {
+  absl::StatusOr<std::vector<std::string>> allocators = ja::ParseNames(
+      "allocators", absl::GetFlag(FLAGS_allocators),
+      [](absl::string_view a) { return alloclab::FindAllocator(a).status(); });
+  if (!allocators.ok()) return allocators.status();
+  if (std::find(allocators->begin(), allocators->end(), ja::kBaseline) ==
+      allocators->end()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--allocators must include ", ja::kBaseline, ", the baseline"));
   }
-  for (const std::string& w : List(absl::GetFlag(FLAGS_workloads))) {
-    if (ja::DefaultIterations(w, false) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown workload '", w, "'; known: ", absl::StrJoin(ja::WorkloadNames(), ", ")));
-    }
+  absl::StatusOr<std::vector<std::string>> workloads = ja::ParseNames(
+      "workloads", absl::GetFlag(FLAGS_workloads), ja::CheckWorkloadName);
+  if (!workloads.ok()) return workloads.status();
+  const std::string tuning = absl::GetFlag(FLAGS_tuning_workload);
+  if (!tuning.empty() && !ja::CheckWorkloadName(tuning).ok()) {
+    return ja::ParseNames("tuning_workload", tuning, ja::CheckWorkloadName).status();
   }
-  if (absl::GetFlag(FLAGS_threads) < 0 || absl::GetFlag(FLAGS_iterations_scale) <= 0 ||
-      absl::GetFlag(FLAGS_rss_interval_ms) <= 0) {
-    return absl::InvalidArgumentError(
-        "--threads must be >= 0, --iterations_scale and --rss_interval_ms > 0");
+  // A NaN scale would pass a `<= 0` test and a huge one overflow the counts.
+  const double scale = absl::GetFlag(FLAGS_iterations_scale);
+  if (absl::GetFlag(FLAGS_threads) < 0 || absl::GetFlag(FLAGS_threads) > ja::kMaxThreads ||
+      !(scale > 0 && scale <= kMaxIterationsScale) || absl::GetFlag(FLAGS_rss_interval_ms) <= 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--threads must be 0 to %d, --iterations_scale above 0 and at most %g, "
+        "--rss_interval_ms above 0", ja::kMaxThreads, kMaxIterationsScale));
   }
   return absl::OkStatus();
 }

@@ -40,6 +40,30 @@ absl::StatusOr<std::string> WorkloadBinary() {
       absl::StrJoin(tried, ", "), "); run it with bazel run"));
 }
 
+absl::StatusOr<std::vector<std::string>> ParseNames(
+    absl::string_view flag, absl::string_view value,
+    const std::function<absl::Status(absl::string_view)>& check) {
+  std::vector<std::string> names =
+      absl::StrSplit(value, ',', absl::SkipEmpty());
+  if (names.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " is empty: name at least one"));
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (absl::Status s = check(names[i]); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, ": ", s.message()));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (names[j] == names[i]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", flag, " names '", names[i], "' twice: one row each"));
+      }
+    }
+  }
+  return names;
+}
+
 absl::Status RunOnce(AllocatorRun& s) {
   absl::StatusOr<alloclab::ChildRun> run = alloclab::RunChild(s.command);
   if (!run.ok()) return alloclab::VariantError(s.variant, run.status());
@@ -52,6 +76,12 @@ absl::Status RunOnce(AllocatorRun& s) {
   for (absl::string_view line : absl::StrSplit(run->stdout_text, '\n')) {
     if (absl::ConsumePrefix(&line, "vm_hwm_kib: ")) (void)absl::SimpleAtod(line, &hwm);
     if (absl::ConsumePrefix(&line, "threads: ")) (void)absl::SimpleAtoi(line, &s.threads);
+  }
+  if (hwm <= 0) {  // a row with no peak would pass any memory budget
+    return alloclab::VariantError(
+        s.variant, absl::InternalError(absl::StrCat(
+                       "the workload printed no 'vm_hwm_kib: N' line: '",
+                       run->stdout_text, "'")));
   }
   s.samples.AddRun({{"wall_s", run->wall_s},
                     {"user_s", run->user_s},

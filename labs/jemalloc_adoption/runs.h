@@ -21,11 +21,13 @@
 #ifndef ALLOCLAB_LABS_JEMALLOC_ADOPTION_RUNS_H_
 #define ALLOCLAB_LABS_JEMALLOC_ADOPTION_RUNS_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "common/child_run.h"
 #include "common/experiment.h"
 
@@ -53,11 +55,20 @@ struct AllocatorRun {
 // NotFound, with the places tried, when it is not there.
 absl::StatusOr<std::string> WorkloadBinary();
 
+// ParseNames()
+//
+// The comma-separated names of flag `--flag`: at least one, none twice, and
+// each accepted by `check` (whose error is returned, naming the flag), so
+// that a bad list stops the experiment before its first run.
+absl::StatusOr<std::vector<std::string>> ParseNames(
+    absl::string_view flag, absl::string_view value,
+    const std::function<absl::Status(absl::string_view)>& check);
+
 // RunOnce()
 //
 // Runs `row.command` once and adds its values; prints one progress line to
 // stderr. Errors name the variant: the child failed, or did not report who
-// served malloc.
+// served malloc or its peak RSS.
 absl::Status RunOnce(AllocatorRun& row);
 
 }  // namespace jemalloc_adoption

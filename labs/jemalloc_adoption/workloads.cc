@@ -174,6 +174,15 @@ const std::vector<std::string>& WorkloadNames() {
   return *kNames;
 }
 
+absl::Status CheckWorkloadName(absl::string_view workload) {
+  for (const std::string& name : WorkloadNames()) {
+    if (workload == name) return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown workload '", workload, "'; known: ",
+                   absl::StrJoin(WorkloadNames(), ", ")));
+}
+
 uint64_t DefaultIterations(absl::string_view workload, bool quick) {
   uint64_t full = 0;
   if (workload == "treemap") full = 400'000;
@@ -187,10 +196,12 @@ uint64_t DefaultIterations(absl::string_view workload, bool quick) {
 
 absl::StatusOr<uint64_t> RunWorkload(absl::string_view workload,
                                      const WorkloadParams& params) {
-  if (params.threads < 1 || params.iterations < 1) {
+  if (absl::Status s = CheckWorkloadName(workload); !s.ok()) return s;
+  if (params.threads < 1 || params.threads > kMaxThreads ||
+      params.iterations < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "workload ", workload, ": threads (", params.threads,
-        ") and iterations (", params.iterations, ") must be at least 1"));
+        "workload ", workload, ": threads (", params.threads, ") must be 1 to ",
+        kMaxThreads, " and iterations (", params.iterations, ") at least 1"));
   }
   if (workload == "treemap") return Treemap(params);
   if (workload == "scalability_8") return Scalability(params, 8);
@@ -210,9 +221,8 @@ absl::StatusOr<uint64_t> RunWorkload(absl::string_view workload,
     }
     return checksum;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown workload '", workload, "'; known: ",
-                   absl::StrJoin(WorkloadNames(), ", ")));
+  return absl::InternalError(
+      absl::StrCat("workload '", workload, "' is named but has no body"));
 }
 
 }  // namespace jemalloc_adoption

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -48,16 +49,27 @@ namespace jemalloc_adoption {
 // treemap, scalability_8, scalability_1024, msgsend, churn.
 const std::vector<std::string>& WorkloadNames();
 
+// kMaxThreads
+//
+// The most threads a workload runs: beyond any machine the course expects,
+// and a bound on what a mistyped flag can start.
+inline constexpr int kMaxThreads = 1024;
+
 // WorkloadParams
 //
-// `threads` >= 1 (churn runs on one thread whatever it says); `iterations`:
-// per thread for treemap and scalability_*, messages in all for msgsend,
-// allocations for churn.
+// `threads` 1..kMaxThreads (churn runs on one thread whatever it says);
+// `iterations`: per thread for treemap and scalability_*, messages in all for
+// msgsend, allocations for churn.
 struct WorkloadParams {
   int threads = 1;
   uint64_t iterations = 0;
   uint64_t seed = 1;
 };
+
+// CheckWorkloadName()
+//
+// OK for a name of WorkloadNames(); InvalidArgument listing them otherwise.
+absl::Status CheckWorkloadName(absl::string_view workload);
 
 // DefaultIterations()
 //
@@ -74,8 +86,9 @@ inline constexpr uint64_t kChurnScale = 1024;
 // RunWorkload()
 //
 // Runs `workload` and returns a checksum of its work (the same for every
-// allocator, given the same params). InvalidArgument for an unknown name,
-// threads < 1 or iterations < 1; Internal when an allocation fails.
+// allocator, given the same params). InvalidArgument for an unknown name
+// (CheckWorkloadName()), threads outside 1..kMaxThreads or iterations < 1;
+// Internal when an allocation fails.
 absl::StatusOr<uint64_t> RunWorkload(absl::string_view workload,
                                      const WorkloadParams& params);
 
