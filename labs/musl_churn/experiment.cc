@@ -213,8 +213,9 @@ absl::Status CheckFlags(const alloclab::LabOptions&) {
                            " (after the fill run) to 10^12");
   } else if (k != 0 && (k < 1024 || k > 1'000'000'000)) {
     problem = "--trace_iterations must be 0 or 1024 to 10^9";
-  } else if (absl::GetFlag(FLAGS_recycle_bound_mib) < 1) {
-    problem = "--recycle_bound_mib must be at least 1";
+  } else if (const int64_t mib = absl::GetFlag(FLAGS_recycle_bound_mib);
+             mib < 1 || mib > (int64_t{1} << 20)) {  // past 2^44 MiB, bytes wrap
+    problem = "--recycle_bound_mib must be 1 to 1048576 (1 TiB)";
   }
   return problem.empty() ? absl::OkStatus()
                          : absl::InvalidArgumentError(problem);
