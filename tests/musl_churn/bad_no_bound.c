@@ -11,7 +11,7 @@
 /* Classes of 4 KiB from 0, rounded up: a kept block fits every request of
  * its class. */
 static long class_of(const struct recycler* r, size_t size) {
-  if (size < r->config.min_size || size < sizeof(void*)) return -1;
+  if (size < r->config.min_size || size < KEPT_MIN_BYTES) return -1;
   const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
   return c < KEPT_CLASSES ? (long)c : -1;
 }

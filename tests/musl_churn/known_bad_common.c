@@ -5,20 +5,36 @@
 #include "tests/musl_churn/known_bad_common.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* A kept block: its first bytes, while it is kept. */
+struct kept_header {
+  void* next;
+  size_t bytes;
+};
 
 void kept_push(struct recycler* r, long c, void* block, size_t bytes) {
-  *(void**)block = r->heads[c];
+  const struct kept_header header = {r->heads[c], bytes};
+  memcpy(block, &header, sizeof(header));
   r->heads[c] = block;
-  r->sizes[c] = bytes;
   r->held_bytes += bytes;
 }
 
 void* kept_pop(struct recycler* r, long c) {
   void* block = r->heads[c];
   if (block == NULL) return NULL;
-  r->heads[c] = *(void**)block;
-  r->held_bytes -= r->sizes[c];
+  struct kept_header header;
+  memcpy(&header, block, sizeof(header));
+  r->heads[c] = header.next;
+  r->held_bytes -= header.bytes;
   return block;
+}
+
+/* The backend size of a kept block. */
+static size_t kept_bytes(const void* block) {
+  struct kept_header header;
+  memcpy(&header, block, sizeof(header));
+  return header.bytes;
 }
 
 void* backend_allocate(struct recycler* r, size_t size) {
@@ -45,9 +61,9 @@ size_t recycler_held_bytes(const struct recycler* r) { return r->held_bytes; }
 void recycler_destroy(struct recycler* r) {
   if (r == NULL) return;
   for (long c = 0; c < KEPT_CLASSES; ++c) {
-    void* block;
-    while ((block = kept_pop(r, c)) != NULL) {
-      backend_release(r, block, r->sizes[c]);
+    while (r->heads[c] != NULL) {
+      const size_t bytes = kept_bytes(r->heads[c]);
+      backend_release(r, kept_pop(r, c), bytes);
     }
   }
   free(r);

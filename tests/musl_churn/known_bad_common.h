@@ -6,8 +6,9 @@
  *
  * What the known-bad recyclers share, so that each bad_*.c keeps only its
  * own mistake: a recycler struct with per-class lists of kept blocks (the
- * pointer to the next block stored in the block), and the parts that are
- * right in both (create, held bytes, destroy).
+ * pointer to the next block and the block's own backend size stored in the
+ * block, so that blocks of different sizes may share a class), and the parts
+ * that are right in both (create, held bytes, destroy).
  *
  * Example (a bad_*.c):
  *
@@ -29,20 +30,39 @@
 extern "C" {
 #endif
 
+/* KEPT_CLASS_BYTES, KEPT_CLASSES: the width and number of size classes. */
 #define KEPT_CLASS_BYTES 4096
 #define KEPT_CLASSES 1024
 
+/* KEPT_MIN_BYTES: the smallest block that can be kept (it holds the link to
+ * the next kept block and its own size). */
+#define KEPT_MIN_BYTES (sizeof(void*) + sizeof(size_t))
+
+/* struct recycler
+ *
+ * `heads[c]`: the kept blocks of class c, a list linked through the blocks;
+ * `held_bytes`: the backend sizes of all kept blocks, added up. */
 struct recycler {
   struct recycler_config config;
   size_t held_bytes;
   void* heads[KEPT_CLASSES];
-  size_t sizes[KEPT_CLASSES]; /* the backend size of the blocks of a class */
 };
 
-/* kept_push(), kept_pop(): class `c`'s list; held_bytes follows. */
+/* kept_push()
+ *
+ * Keeps `block`, allocated from the backend with `bytes` bytes, in class
+ * `c`'s list; held_bytes grows by `bytes`. */
 void kept_push(struct recycler* r, long c, void* block, size_t bytes);
+
+/* kept_pop()
+ *
+ * The last block kept in class `c`, taken off its list (held_bytes shrinks
+ * by its backend size), or NULL when the class has none. */
 void* kept_pop(struct recycler* r, long c);
 
+/* backend_allocate(), backend_release()
+ *
+ * The backend of `r`'s config, called with its context. */
 void* backend_allocate(struct recycler* r, size_t size);
 void backend_release(struct recycler* r, void* block, size_t size);
 
