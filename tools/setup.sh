@@ -23,6 +23,7 @@ DEBIAN_PACKAGES=(
   libmimalloc-dev          # mimalloc      (lab jemalloc_adoption)
   musl-tools               # musl-gcc      (lab musl_churn)
   strace                   # syscall counts to compare with the labs' own
+  time                     # GNU /usr/bin/time: elapsed time and peak RSS by hand (labs 6, 7)
   python3                  # the checker of the experiments' results JSON
   python3-matplotlib       # //:report --plot and the tour's pictures (/usr/bin/python3)
 )
