@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "common/fresh_process.h"
 #include "common/lab_main.h"
 #include "common/report.h"
+#include "common/scoped_env.h"
 #include "common/stats.h"
 
 namespace alloclab {
@@ -176,6 +178,13 @@ std::optional<double> Samples::Median(absl::string_view key,
   return summary->median / divisor;
 }
 
+std::optional<double> Samples::Mad(absl::string_view key,
+                                   double divisor) const {
+  absl::StatusOr<Summary> summary = Summarize(key);
+  if (!summary.ok()) return std::nullopt;
+  return summary->mad / divisor;
+}
+
 absl::StatusOr<Samples> RunFreshCalls(absl::string_view variant,
                                       absl::string_view call, int processes,
                                       absl::string_view arg) {
@@ -194,11 +203,39 @@ absl::StatusOr<Samples> RunFreshCalls(absl::string_view variant,
   return samples;
 }
 
-Samples RunFreshCallsOrNote(Results& results, absl::string_view variant,
-                            absl::string_view call, int processes,
-                            absl::string_view arg) {
-  absl::StatusOr<Samples> samples =
-      RunFreshCalls(variant, call, processes, arg);
+std::vector<absl::StatusOr<Samples>> RunFreshInterleaved(
+    const std::vector<FreshVariant>& variants, int processes) {
+  std::vector<absl::StatusOr<Samples>> results(variants.size(), Samples());
+  for (int round = 0; round < processes; ++round) {
+    for (size_t v = 0; v < variants.size(); ++v) {
+      if (!results[v].ok()) continue;
+      const FreshVariant& variant = variants[v];
+      // Set for this start only: the next variant's process must not see it.
+      std::vector<std::unique_ptr<ScopedEnv>> env;
+      absl::Status status;
+      for (const auto& [name, value] : variant.env) {
+        env.push_back(std::make_unique<ScopedEnv>(name, value));
+        if (status.ok()) status = env.back()->status();
+      }
+      absl::StatusOr<FreshCallResult> result =
+          status.ok() ? RunFreshCall(variant.call, variant.arg)
+                      : absl::StatusOr<FreshCallResult>(status);
+      if (!result.ok()) {
+        results[v] = VariantError(
+            variant.name,
+            absl::Status(result.status().code(),
+                         absl::StrCat("fresh process ", round + 1, " of ",
+                                      processes, ": ",
+                                      result.status().message())));
+        continue;
+      }
+      results[v]->AddRun(result->values);
+    }
+  }
+  return results;
+}
+
+Samples SamplesOrNote(absl::StatusOr<Samples> samples, Results& results) {
   if (samples.ok()) return *std::move(samples);
   results.AddNote(samples.status().message());
   return Samples();

@@ -24,9 +24,10 @@
 //     and page faults per call.
 //   - `RunFreshCalls()`: N fresh processes of one registered call
 //     (fresh_process.h), their values gathered key by key in `Samples`;
-//     `AddFreshRow()` makes their row. `RunFreshCallsOrNote()` is for rows
-//     whose failure belongs in the table (the learner's code refused a
-//     setting): a note and n/a cells instead of the end of the run.
+//     `RunFreshInterleaved()` takes several rows' processes in turn;
+//     `AddFreshRow()` makes a row. `SamplesOrNote()` is for rows whose
+//     failure belongs in the table (the learner's code refused a setting):
+//     a note and n/a cells instead of the end of the run.
 //   - `DifferenceNote()`: "one malloc+free ≈ 13.2 ns" only when the two rows'
 //     ranges (median ± spread) do not overlap; otherwise it says the
 //     difference is within noise.
@@ -93,6 +94,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -280,6 +282,8 @@ class Samples {
   // The median of `key` divided by `divisor` (a per-call figure from a
   // per-run total); nullopt when no run gave it.
   std::optional<double> Median(absl::string_view key, double divisor = 1) const;
+  // Their median absolute deviation, likewise.
+  std::optional<double> Mad(absl::string_view key, double divisor = 1) const;
 
  private:
   int runs_ = 0;
@@ -294,15 +298,36 @@ absl::StatusOr<Samples> RunFreshCalls(absl::string_view variant,
                                       absl::string_view call, int processes,
                                       absl::string_view arg = "");
 
-// RunFreshCallsOrNote()
+// FreshVariant
 //
-// `RunFreshCalls()` for a row whose failure is part of what the table shows
-// (the learner's code refused a policy, a probe failed): the error becomes a
-// note of `results` (it names the variant) and the samples are empty, so the
-// row's cells read n/a.
-Samples RunFreshCallsOrNote(Results& results, absl::string_view variant,
-                            absl::string_view call, int processes,
-                            absl::string_view arg = "");
+// One row's fresh call: `call` registered with ALLOCLAB_FRESH_CALL, its
+// `arg`, and environment variables ("NAME", "value") set for this row's
+// processes only (e.g. GLIBC_TUNABLES, which glibc reads at start-up).
+struct FreshVariant {
+  std::string name = {};
+  std::string call = {};
+  std::string arg = {};
+  std::vector<std::pair<std::string, std::string>> env = {};
+};
+
+// RunFreshInterleaved()
+//
+// `processes` rounds, each starting one fresh process of every variant in
+// order (a0 b0 c0 a1 b1 c1 ...), so that a machine that slows down between
+// minutes slows every row alike, as MeasureInterleaved() does in process.
+// Returns one result per variant, in order: its samples, or the error of
+// its first failed process (naming the variant), after which that variant
+// is not started again while the others go on.
+std::vector<absl::StatusOr<Samples>> RunFreshInterleaved(
+    const std::vector<FreshVariant>& variants, int processes);
+
+// SamplesOrNote()
+//
+// For a row whose failure belongs in the table (the learner's code refused
+// a setting, a probe failed): the samples, or, when `samples` is an error,
+// a note of `results` with its message (which names the variant) and empty
+// samples, so that the row's cells read n/a and the run goes on.
+Samples SamplesOrNote(absl::StatusOr<Samples> samples, Results& results);
 
 // FreshRow
 //

@@ -3,6 +3,7 @@
 #include "common/experiment.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "common/counting_pass.h"
 #include "common/faults.h"
 #include "common/fresh_process.h"
@@ -166,6 +168,7 @@ TEST(SamplesTest, SummarisesKeyByKeyAndNamesAMissingKey) {
   EXPECT_EQ(samples.Summarize("x_ns")->median, 2);
   EXPECT_EQ(samples.Median("x_minor_faults", 5), 13);
   EXPECT_FALSE(samples.Median("nothing").has_value());
+  EXPECT_EQ(samples.Mad("x_ns", 2), 0.5);  // |3-2|, |1-2|, |2-2|: MAD 1
 
   Results results("test");
   absl::StatusOr<FreshRow> row = AddFreshRow("v", "x", samples, results);
@@ -189,6 +192,50 @@ void Touch(FreshCall& call) {
 }
 ALLOCLAB_FRESH_CALL("experiment_test_touch", Touch);
 
+// Records when it ran (CLOCK_MONOTONIC is one clock for every process) and
+// whether ALLOCLAB_TEST_MARK was set.
+void WhenAndMark(FreshCall& call) {
+  call.Record("t", static_cast<double>(NowNs()));
+  call.Record("marked", getenv("ALLOCLAB_TEST_MARK") != nullptr ? 1 : 0);
+}
+ALLOCLAB_FRESH_CALL("experiment_test_when", WhenAndMark);
+
+TEST(RunFreshInterleavedTest, TakesTheVariantsInTurnWithTheirOwnEnvironment) {
+  std::vector<absl::StatusOr<Samples>> s = RunFreshInterleaved(
+      {{.name = "a", .call = "experiment_test_when"},
+       {.name = "b",
+        .call = "experiment_test_when",
+        .env = {{"ALLOCLAB_TEST_MARK", "1"}}}},
+      3);
+  ASSERT_EQ(s.size(), 2u);
+  ASSERT_TRUE(s[0].ok()) << s[0].status();
+  ASSERT_TRUE(s[1].ok()) << s[1].status();
+  const std::vector<double>& a = s[0]->Values("t");
+  const std::vector<double>& b = s[1]->Values("t");
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(b.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_LT(a[i], b[i]) << "round " << i;
+    if (i + 1 < 3) {
+      EXPECT_LT(b[i], a[i + 1]) << "round " << i;
+    }
+  }
+  EXPECT_THAT(s[0]->Values("marked"), ElementsAre(0, 0, 0));
+  EXPECT_THAT(s[1]->Values("marked"), ElementsAre(1, 1, 1));
+  EXPECT_EQ(getenv("ALLOCLAB_TEST_MARK"), nullptr);
+}
+
+TEST(RunFreshInterleavedTest, AFailedVariantStopsAloneAndIsNamed) {
+  std::vector<absl::StatusOr<Samples>> s = RunFreshInterleaved(
+      {{.name = "broken", .call = "no_such_fresh_call"},
+       {.name = "fine", .call = "experiment_test_when"}},
+      2);
+  ASSERT_FALSE(s[0].ok());
+  EXPECT_THAT(s[0].status().message(), HasSubstr("variant 'broken'"));
+  ASSERT_TRUE(s[1].ok()) << s[1].status();
+  EXPECT_EQ(s[1]->runs(), 2);
+}
+
 TEST(RunFreshCallsTest, GathersEveryProcess) {
   absl::StatusOr<Samples> samples =
       RunFreshCalls("touch_row", "experiment_test_touch", 2);
@@ -204,10 +251,10 @@ TEST(RunFreshCallsTest, AnErrorNamesTheVariant) {
   EXPECT_THAT(samples.status().message(), HasSubstr("variant 'cold_row'"));
 }
 
-TEST(RunFreshCallsTest, OrNoteTurnsTheErrorIntoANote) {
+TEST(SamplesOrNoteTest, TurnsTheErrorIntoANote) {
   Results results("test");
-  Samples samples =
-      RunFreshCallsOrNote(results, "cold_row", "no_such_fresh_call", 1);
+  Samples samples = SamplesOrNote(
+      RunFreshCalls("cold_row", "no_such_fresh_call", 1), results);
   EXPECT_EQ(samples.runs(), 0);
   ASSERT_EQ(results.notes().size(), 1u);
   EXPECT_THAT(results.notes()[0], HasSubstr("variant 'cold_row'"));

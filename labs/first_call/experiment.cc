@@ -4,20 +4,16 @@
 // cost more than every later one, and can a program pay that cost before it
 // matters? The call is always Work() on a 256 KiB buffer (baseline.h):
 //
-//   cold_first_call        the first Work() in a fresh process, on memory
-//                          that was only mapped: one fault per page
-//   warm                   Work() on the same buffer again and again, after
-//                          a warm-up: what a benchmark shows
-//   prefault_cost          your PrepareBuffer() at start-up, in a fresh
-//                          process: the faults, paid ahead of time
-//   prefaulted_first_call  the first Work() right after it, same process
-//   hugepage_first_call    the first Work() on memory advised MADV_HUGEPAGE,
-//                          where transparent huge pages are on
+//   cold_first_call        the first Work() on memory only mapped
+//   warm                   Work() again and again: what a benchmark shows
+//   prefault_cost          your PrepareBuffer() at start-up
+//   prefaulted_first_call  the first Work() right after it
+//   hugepage_first_call    the first Work() on memory advised MADV_HUGEPAGE
 //
 // Fresh-process rows (processes.h: what each process runs) give the median,
-// minimum and maximum over N processes (common/experiment.h). Page faults
-// come from getrusage(RUSAGE_THREAD) everywhere: perf's event misses faults
-// taken inside a system call.
+// minimum and maximum over N processes, taken in turn (common/experiment.h).
+// Page faults come from getrusage(RUSAGE_THREAD) everywhere: perf's event
+// misses faults taken inside a system call.
 
 #include <cstdint>
 #include <optional>
@@ -39,17 +35,15 @@
 namespace first_call {
 namespace {
 
-// The reference run (the allocator article, docs/references.md: a 256 KiB
-// buffer filled in a new vector, three runs, each a fresh process pinned to
-// one core of a 4-core desktop). The first call took 324076 ns in run 1 and
-// 100 and 114 µs in runs 2 and 3, with 68 page faults each time; every
-// later call took about 66 µs.
+// The reference run (the allocator article, docs/references.md): a new
+// 256 KiB vector filled in fresh processes pinned to one core of a 4-core
+// desktop; the first call took 324076, 100000 and 114000 ns in three runs,
+// 68 page faults each time; every later call about 66 µs.
 constexpr double kReferenceFirstCallNs[] = {324076, 100000, 114000};
 constexpr double kReferenceSteadyNs = 66000;
 constexpr int kReferenceFirstCallFaults = 68;
 
-// Keeps Work()'s result observable.
-volatile uint64_t g_sink;
+volatile uint64_t g_sink;  // keeps Work()'s result observable
 
 // The huge page size when one can hold the buffer here, else why not.
 absl::StatusOr<size_t> HugePageBytes() {
@@ -67,18 +61,17 @@ absl::StatusOr<size_t> HugePageBytes() {
   return thp->pmd_bytes;
 }
 
-// The hugepage_first_call row; returns the note that says what it means.
-absl::StatusOr<std::string> MeasureHugePage(int processes,
-                                            alloclab::Results& results) {
+// The hugepage_first_call row from its processes (`huge`: the huge page
+// size, or why there is none); returns the note that says what it means.
+absl::StatusOr<std::string> AddHugePageRow(
+    const absl::StatusOr<size_t>& huge,
+    const absl::StatusOr<alloclab::Samples>& s, alloclab::Results& results) {
   const char* kRow = "hugepage_first_call";
-  absl::StatusOr<size_t> huge = HugePageBytes();
   if (!huge.ok()) {
     results.AddRow(kRow).Set("ns_per_call", std::nullopt).SetText(
         "method", "n/a (see note)");
     return absl::StrCat(kRow, " not measured: ", huge.status().message());
   }
-  absl::StatusOr<alloclab::Samples> s = alloclab::RunFreshCalls(
-      kRow, "first_call_hugepage", processes, absl::StrCat(*huge));
   if (!s.ok()) return s.status();
   absl::StatusOr<alloclab::FreshRow> row =
       alloclab::AddFreshRow(kRow, "first_call", *s, results);
@@ -96,7 +89,7 @@ absl::StatusOr<std::string> MeasureHugePage(int processes,
   return absl::StrFormat(
       "%s: in %s of %d processes the kernel gave base pages despite "
       "MADV_HUGEPAGE (no free %.0f KiB page at fault time?)",
-      kRow, got->max >= huge_kib ? "some" : "all", processes, huge_kib);
+      kRow, got->max >= huge_kib ? "some" : "all", s->runs(), huge_kib);
 }
 
 absl::Status Experiment(alloclab::Lab& lab) {
@@ -105,9 +98,20 @@ absl::Status Experiment(alloclab::Lab& lab) {
   const int processes = alloclab::FreshProcesses(lab.options(), 5, 15);
   const int64_t warm_calls = lab.options().quick ? 20 : 100;
 
-  absl::StatusOr<alloclab::Samples> cold =
-      alloclab::RunFreshCalls("cold_first_call", "first_call_cold", processes);
+  // The fresh-process rows, their processes taken in turn.
+  const absl::StatusOr<size_t> huge = HugePageBytes();
+  std::vector<alloclab::FreshVariant> fresh = {
+      {"cold_first_call", "first_call_cold"},
+      {"prefaulted_first_call", "first_call_prefaulted"}};
+  if (huge.ok()) {
+    fresh.push_back(
+        {"hugepage_first_call", "first_call_hugepage", absl::StrCat(*huge)});
+  }
+  std::vector<absl::StatusOr<alloclab::Samples>> s =
+      alloclab::RunFreshInterleaved(fresh, processes);
+  const absl::StatusOr<alloclab::Samples> &cold = s[0], &pre = s[1];
   if (!cold.ok()) return cold.status();
+  if (!pre.ok()) return pre.status();
   absl::StatusOr<alloclab::FreshRow> c =
       alloclab::AddFreshRow("cold_first_call", "first_call", *cold, results);
   if (!c.ok()) return c.status();
@@ -132,9 +136,6 @@ absl::Status Experiment(alloclab::Lab& lab) {
                                         warm_calls, " calls"))
       .SetText("method", "none (written before)");
 
-  absl::StatusOr<alloclab::Samples> pre = alloclab::RunFreshCalls(
-      "prefaulted_first_call", "first_call_prefaulted", processes);
-  if (!pre.ok()) return pre.status();
   std::string method;
   for (double code : pre->Values("method")) {
     const std::string name(PrefaultMethodName(static_cast<PrefaultMethod>(code)));
@@ -151,7 +152,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
   if (!p.ok()) return p.status();
   p->row->SetText("method", method);
 
-  absl::StatusOr<std::string> hugepage_note = MeasureHugePage(processes, results);
+  absl::StatusOr<std::string> hugepage_note = AddHugePageRow(
+      huge, huge.ok() ? s[2] : absl::StatusOr<alloclab::Samples>(), results);
   if (!hugepage_note.ok()) return hugepage_note.status();
 
   // The numbers to take away, first the reference run's line.
@@ -194,11 +196,13 @@ absl::Status Experiment(alloclab::Lab& lab) {
   }
   results.AddNote(absl::StrFormat(
       cold_faults >= pages
-          ? "cold_first_call: %.0f page faults, %.0f of them for the buffer; "
-            "the rest are code and stack used for the first time"
-          : "cold_first_call: only %.0f page faults for %.0f pages: something "
-            "else made the buffer's pages present (huge pages set to always?)",
-      cold_faults, pages));
+          ? "cold_first_call: %.0f page faults, %.0f of them for the buffer "
+            "(%.0f-byte pages); the rest are code and stack used for the first "
+            "time"
+          : "cold_first_call: only %.0f page faults for %.0f pages of %.0f "
+            "bytes: something else made the buffer's pages present (huge "
+            "pages set to always?)",
+      cold_faults, pages, static_cast<double>(PageBytes())));
   results.AddNote(*hugepage_note);
   // The tour's summary figure, and the lab's pictures (docs/adding_a_lab.md).
   results.SetHeadline(
@@ -213,11 +217,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
   results.AddPlot({.y = "page_faults_per_call", .title = "page faults per call"});
   results.AddPlot(
       {.y = "ns_per_call", .title = "ns per call (median)", .log_y = true});
-  results.AddNote(absl::StrFormat(
-      "%.0f-byte pages: the %d KiB buffer is %.0f of them. perf's page-fault "
-      "event would miss the faults that MADV_POPULATE_WRITE and MAP_POPULATE "
-      "take for the program, so faults come from getrusage",
-      static_cast<double>(PageBytes()), kBufferBytes / 1024, pages));
+  results.AddNote("faults come from getrusage: perf's page-fault event "
+                  "misses those MADV_POPULATE_WRITE and MAP_POPULATE take");
   return absl::OkStatus();
 }
 

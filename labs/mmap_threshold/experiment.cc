@@ -22,16 +22,14 @@
 #include "absl/strings/string_view.h"
 #include "common/experiment.h"
 #include "common/memory.h"
-#include "common/scoped_env.h"
 #include "common/syscalls.h"
 #include "labs/mmap_threshold/processes.h"
 #include "labs/mmap_threshold/task.h"
 
 ABSL_FLAG(int64_t, calls, 1000, "calls of the 256 KiB loop per process");
 ABSL_FLAG(std::string, loop, "",
-          "run only the 256 KiB loop under this policy and exit, for "
-          "`strace -c -f`: dynamic, fixed (128 KiB) or tunables (no policy "
-          "call; set GLIBC_TUNABLES yourself)");
+          "only run the loop under this policy, for `strace -c -f`: dynamic, "
+          "fixed (128 KiB) or tunables (set GLIBC_TUNABLES yourself)");
 
 namespace mmap_threshold {
 namespace {
@@ -50,66 +48,52 @@ constexpr Loop kLoops[] = {{"dynamic", "dynamic", false, false},
                            {"tunables", "tunables", true, false},
                            {"dynamic_malloc_trim", "dynamic", false, true}};
 enum { kDynamic, kFixed, kTunablesRow, kTrim };
-// Each probe row and the bytes it frees first.
-constexpr std::pair<const char*, size_t> kProbes[] = {{"probe_initial", 0},
+constexpr std::pair<const char*, size_t> kProbes[] = {  // bytes freed first
+               {"probe_initial", 0},
                {"probe_after_256k_free", kBlockBytes},
                {"probe_after_1m_free", size_t{1} << 20},
                {"probe_after_64m_free", size_t{64} << 20}};  // above 32 MiB
 
-// What a loop row's processes reported, kept for the notes.
-struct LoopRun {
-  alloclab::Samples counted, timed;
-};
+// What a loop row's processes reported: counted (ptrace), timed.
+using LoopRun = std::pair<alloclab::Samples, alloclab::Samples>;
 
-// A failure of the learner's code (a policy refused, a probe that fails)
-// is the table's content, not the end of the run (RunFreshCallsOrNote).
-LoopRun MeasureLoop(const Loop& v, int64_t calls, int repetitions,
-                    alloclab::Results& results) {
-  std::optional<alloclab::ScopedEnv> env;  // reaches the fresh processes
-  if (v.tunables) env.emplace(kTunables, TunablesValue());
-  const std::string arg = absl::StrCat(calls, " ", v.trim ? 1 : 0);
+// A loop row from its counted and timed processes.
+void AddLoopRow(const Loop& v, int64_t calls, const LoopRun& run,
+                alloclab::Results& results) {
+  const auto& [counted, timed] = run;
   const double n = static_cast<double>(calls);
-  const auto fresh = [&](const char* mode, int processes) {
-    return alloclab::RunFreshCallsOrNote(
-        results, v.name, "mmap_threshold_loop", processes,
-        absl::StrCat(v.policy, " ", mode, " ", arg));
-  };
-  LoopRun run{fresh("count", 1), fresh("time", repetitions)};
   alloclab::Row& row = results.AddRow(v.name).Set("calls", n);
   for (const char* name : kSyscalls) {
-    row.Set(absl::StrCat(name, "_calls"), run.counted.Median(name))
-        .Set(absl::StrCat(name, "_per_call"), run.counted.Median(name, n));
+    row.Set(absl::StrCat(name, "_calls"), counted.Median(name))
+        .Set(absl::StrCat(name, "_per_call"), counted.Median(name, n));
   }
-  row.Set("ns_per_call", run.timed.Median("loop_ns", n))
-      .Set("page_faults_per_call", run.timed.Median("loop_minor_faults", n));
+  row.Set("ns_per_call", timed.Median("loop_ns", n))
+      .Set("page_faults_per_call", timed.Median("loop_minor_faults", n));
   for (const char* key : {"threshold_bytes", "malloc_free_kib", "heap_top_kib",
                           "top_resident_kib", "trim_ns"}) {
-    row.Set(key, run.timed.Median(key));
+    row.Set(key, timed.Median(key));
   }
-  absl::StatusOr<alloclab::Summary> ns = run.timed.Summarize("loop_ns");
-  row.Set("ns_mad", ns.ok() ? std::optional(ns->mad / n) : std::nullopt);
-  if (v.trim || !run.counted.Has("mmap")) return run;  // the loop alone
+  row.Set("ns_mad", timed.Mad("loop_ns", n));
+  if (v.trim || !counted.Has("mmap")) return;  // the loop alone
   absl::StatusOr<alloclab::SyscallCounts> c =
       CountWholeProgram(v.policy, calls, v.tunables);
   if (c.ok()) {
-    row.Set("process_mmap", static_cast<double>(c->mmap))
-        .Set("process_munmap", static_cast<double>(c->munmap))
-        .Set("process_brk", static_cast<double>(c->brk));
+    row.Set("process_mmap", c->mmap).Set("process_munmap", c->munmap)
+        .Set("process_brk", c->brk);
   }
-  results.AddNote(absl::StrFormat(
-      "%s: %d calls made %.0f mmap, %.0f munmap, %.0f brk; the whole process "
-      "(as strace -c -f counts it) %s", v.name, calls,
-      *run.counted.Median("mmap"), *run.counted.Median("munmap"),
-      *run.counted.Median("brk"),
-      c.ok() ? absl::StrFormat("%d mmap, %d munmap, %d brk", c->mmap,
-                               c->munmap, c->brk)
-             : absl::StrCat("could not be counted: ", c.status().message())));
-  return run;
+  const auto words = [](double mmap, double munmap, double brk) {
+    return absl::StrFormat("%.0f mmap, %.0f munmap, %.0f brk", mmap, munmap, brk);
+  };
+  results.AddNote(absl::StrCat(
+      v.name, ": ", calls, " calls made ", words(*counted.Median("mmap"),
+      *counted.Median("munmap"), *counted.Median("brk")), "; the whole "
+      "process (as strace -c -f counts it) ", c.ok()
+          ? words(c->mmap, c->munmap, c->brk)
+          : absl::StrCat("could not be counted: ", c.status().message())));
 }
 
 void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
               int64_t calls, alloclab::Results& results) {
-  const double n = static_cast<double>(calls);
   results.AddNote(absl::StrFormat(
       "the reference run (the allocator article, a Rust program on glibc, "
       "strace -c of the whole process, %d calls): %d mmap, %d munmap, %d brk",
@@ -125,7 +109,8 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
                                     "call, measured side by side here", r));
   }
   // The tour's summary figure, and the lab's pictures (docs/adding_a_lab.md).
-  const double dyn_mmap = get(dyn_n, "mmap") / n, fix_mmap = get(fix_n, "mmap") / n;
+  const double dyn_mmap = get(dyn_n, "mmap") / static_cast<double>(calls),
+               fix_mmap = get(fix_n, "mmap") / static_cast<double>(calls);
   results.SetHeadline(
       {.label = "mmap per call, dynamic vs fixed threshold",
        .value = std::isnan(dyn_mmap) ? std::nullopt : std::optional(dyn_mmap),
@@ -134,8 +119,8 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
                    : absl::StrFormat("%.3f vs %.3f", dyn_mmap, fix_mmap),
        .reference = absl::StrFormat(
            "%.3f (dynamic; %d mmap in %d calls, whole process)",
-           static_cast<double>(kReferenceMmap) / kReferenceCalls,
-           kReferenceMmap, kReferenceCalls)});
+           kReferenceMmap / double{kReferenceCalls}, kReferenceMmap,
+           kReferenceCalls)});
   for (const char* y : {"mmap_per_call", "ns_per_call", "top_resident_kib"}) {
     results.AddPlot({.y = y, .variants = {"dynamic", "fixed", "tunables",
                                           "dynamic_malloc_trim"}});
@@ -150,8 +135,7 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
          "threshold move"}}) {
     if (off) results.AddNote(absl::StrCat(why, " (task.cc not done yet?)"));
   }
-  // The memory side: what the raised threshold keeps resident, and what
-  // giving it back costs, beside the system calls it saves.
+  // The memory side: what the raised threshold keeps, what giving it back costs.
   const auto kept = [&](const alloclab::Samples& s) {
     return absl::StrFormat("%.0f KiB unused (%.0f KiB of pages resident at "
                            "the top of the heap)", get(s, "malloc_free_kib"),
@@ -180,8 +164,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
   const int repetitions = lab.options().Repetitions(3, 9);
   alloclab::Results& results = lab.results();
   results.SetInstrumentText("syscalls_source", "ptrace, as strace -c counts");
-  // The effect is glibc's: with another malloc (musl's, a sanitizer's, one
-  // preloaded), there is nothing to show.
+  // The effect is glibc's malloc's: musl's or a sanitizer's has none.
   if (auto glibc = alloclab::ReadMallinfo(); !glibc.ok()) {
     results.AddNote(absl::StrCat("nothing to show: ", glibc.status().message()));
     lab.SetColumns({});
@@ -190,28 +173,44 @@ absl::Status Experiment(alloclab::Lab& lab) {
   if (const char* t = getenv(kTunables)) {
     results.AddNote(absl::StrCat(kTunables, "=", t, " is set: every row has it"));
   }
+  // Counted once under ptrace, timed untraced, the loops in turn; a policy
+  // the learner's code refuses is the table's content, not the run's end.
+  const auto loops = [&](const char* mode) {
+    std::vector<alloclab::FreshVariant> list;
+    for (const Loop& v : kLoops) {
+      list.push_back({v.name, "mmap_threshold_loop",
+                      absl::StrCat(v.policy, " ", mode, " ", calls, " ",
+                                   v.trim ? 1 : 0)});
+      if (v.tunables) list.back().env = {{kTunables, TunablesValue()}};
+    }
+    return list;
+  };
+  auto c = alloclab::RunFreshInterleaved(loops("count"), 1);
+  auto t = alloclab::RunFreshInterleaved(loops("time"), repetitions);
   LoopRun runs[4];
   for (int i : {kDynamic, kFixed, kTunablesRow, kTrim}) {
-    runs[i] = MeasureLoop(kLoops[i], calls, repetitions, results);
+    runs[i] = {alloclab::SamplesOrNote(c[i], results),
+               alloclab::SamplesOrNote(t[i], results)};
+    AddLoopRow(kLoops[i], calls, runs[i], results);
   }
   std::optional<double> probed[4];
   for (int i = 0; i < 4; ++i) {
     const auto& [name, freed] = kProbes[i];
-    const alloclab::Samples r = alloclab::RunFreshCallsOrNote(
-        results, name, "mmap_threshold_probe", 1, absl::StrCat(freed));
+    const alloclab::Samples r = alloclab::SamplesOrNote(
+        alloclab::RunFreshCalls(name, "mmap_threshold_probe", 1,
+                                absl::StrCat(freed)),
+        results);
     probed[i] = r.Median("threshold_bytes");
-    results.AddRow(name)
-        .Set("freed_bytes", static_cast<double>(freed))
-        .Set("threshold_bytes", probed[i])
-        .Set("ns_per_call", r.Median("probe_ns"));
+    results.AddRow(name).Set("freed_bytes", freed).Set("ns_per_call",
+        r.Median("probe_ns")).Set("threshold_bytes", probed[i]);
   }
   AddNotes(runs, probed[1], calls, results);
   results.AddNote(absl::StrCat(
       "loop rows: ", calls, " calls, first call included; ns, faults, memory: "
-      "medians of ", repetitions, " fresh processes; system calls: one more, "
-      "traced; unused: mallinfo2's free bytes; top resident: the pages of "
-      "its top chunk mincore(2) finds resident; tunables: ", kTunables, "=",
-      TunablesValue()));
+      "medians of ", repetitions, " fresh processes, the loops in turn; system "
+      "calls: one more, traced; unused: mallinfo2's free bytes; top resident: "
+      "its top chunk's pages that mincore(2) finds resident; tunables: ",
+      kTunables, "=", TunablesValue()));
   return absl::OkStatus();
 }
 
