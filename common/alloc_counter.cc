@@ -244,6 +244,13 @@ inline void CountDeallocation() {
   }
 }
 
+
+// -----------------------------------------------------------------------------
+// The next allocator
+// -----------------------------------------------------------------------------
+
+#if ALLOCLAB_COUNT_MALLOC
+
 // Writes `message` to stderr and exits: for a process whose malloc cannot
 // work, where nothing that allocates (stdio, absl) may be used.
 [[noreturn]] void Die(const char* message) {
@@ -251,12 +258,6 @@ inline void CountDeallocation() {
   (void)ignored;
   _exit(127);
 }
-
-// -----------------------------------------------------------------------------
-// The next allocator
-// -----------------------------------------------------------------------------
-
-#if ALLOCLAB_COUNT_MALLOC
 
 using MallocFn = void* (*)(size_t);
 using CallocFn = void* (*)(size_t, size_t);
