@@ -201,7 +201,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
   std::vector<std::string> plotted;  // the new_ rows: where counting shows
   for (const Mode& mode : kModes) plotted.push_back(absl::StrCat("new_", mode.name));
   results.AddPlot({.kind = alloclab::PlotKind::kLines, .y = "ns_per_call",
-                   .x = "threads", .series = "variant",
+                   .x = "threads", .series = "mode",
                    .title = "new: ns per call by counting mode",
                    .variants = plotted});
   return absl::OkStatus();
