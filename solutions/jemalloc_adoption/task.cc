@@ -173,12 +173,19 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
                         budget_ratio, baseline));
     return rec;
   }
+  auto clear_win = [](const Candidate& c) {
+    return c.faster > 0 && c.slower_on.empty();
+  };
   const bool baseline_fits =
       std::any_of(candidates.begin(), candidates.end(),
                   [&](const Candidate& c) { return c.allocator == baseline; });
+  const bool any_clear_win =
+      std::any_of(candidates.begin(), candidates.end(), clear_win);
+  // The baseline and the clear wins; every candidate only when the baseline
+  // is over the budget and nothing clearly wins.
   auto eligible = [&](const Candidate& c) {
-    const bool clear_win = c.faster > 0 && c.slower_on.empty();
-    return c.allocator == baseline || clear_win || !baseline_fits;
+    return c.allocator == baseline || clear_win(c) ||
+           (!baseline_fits && !any_clear_win);
   };
   const Candidate* chosen = nullptr;
   for (const Candidate& c : candidates) {

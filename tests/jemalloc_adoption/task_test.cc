@@ -239,6 +239,23 @@ TEST(RecommendTest, SkipsAFastestThatIsClearlySlowerSomewhere) {
   EXPECT_EQ(*rec->allocator, "mimalloc");
 }
 
+// glibc itself is over a budget below 1: the clear win is chosen over a
+// candidate with a smaller geometric mean that is slower somewhere.
+TEST(RecommendTest, PrefersAClearWinWhenTheBaselineIsOverTheBudget) {
+  std::vector<Measurement> table = {
+      Row("treemap", "glibc", 1.0, 100000),
+      Row("treemap", "jemalloc", 0.8, 90000),
+      Row("treemap", "tcmalloc", 0.3, 90000),
+      Row("churn", "glibc", 1.0, 100000),
+      Row("churn", "jemalloc", 0.8, 90000),
+      Row("churn", "tcmalloc", 1.3, 90000),  // geomean 0.62, but slower
+  };
+  absl::StatusOr<Recommendation> rec = Recommend(table, 0.95);
+  ASSERT_TRUE(rec.ok()) << rec.status();
+  ASSERT_TRUE(rec->allocator.has_value());
+  EXPECT_EQ(*rec->allocator, "jemalloc");
+}
+
 TEST(RecommendTest, BadTablesAreErrors) {
   std::vector<Measurement> no_baseline = {Row("treemap", "jemalloc", 1, 1)};
   EXPECT_EQ(Recommend(no_baseline).status().code(),
