@@ -6,18 +6,17 @@
 
 #include "labs/jemalloc_adoption/workloads.h"
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
 #include "gtest/gtest.h"
+#include "labs/jemalloc_adoption/runs.h"
 
 namespace jemalloc_adoption {
 namespace {
@@ -27,14 +26,6 @@ constexpr bool kSanitizer = true;
 #else
 constexpr bool kSanitizer = false;
 #endif
-
-std::string WorkloadBinary() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  const std::string rel = "labs/jemalloc_adoption/workload";
-  if (srcdir == nullptr || workspace == nullptr) return rel;
-  return absl::StrCat(srcdir, "/", workspace, "/", rel);
-}
 
 // The "checksum: N" line of a run.
 std::string Checksum(const std::string& output) {
@@ -49,6 +40,8 @@ TEST(WorkloadsTest, SameChecksumUnderEveryAllocator) {
     GTEST_SKIP() << "built with a sanitizer: its runtime serves malloc and "
                     "refuses a preloaded allocator";
   }
+  absl::StatusOr<std::string> binary = WorkloadBinary();
+  ASSERT_TRUE(binary.ok()) << binary.status();
   for (const std::string& workload : WorkloadNames()) {
     std::string expected;
     for (const alloclab::AllocatorSpec& spec : alloclab::KnownAllocators()) {
@@ -56,7 +49,7 @@ TEST(WorkloadsTest, SameChecksumUnderEveryAllocator) {
           alloclab::LocateAllocator(spec.name);
       ASSERT_TRUE(located.ok()) << located.status();
       alloclab::ChildCommand command;
-      command.argv = {WorkloadBinary(), "--workload=" + workload,
+      command.argv = {*binary, "--workload=" + workload,
                       "--threads=2", "--iterations=2000"};
       if (!located->path.empty()) {
         command.env = {{"LD_PRELOAD", located->path}};
@@ -93,6 +86,12 @@ TEST(WorkloadsTest, BadParamsAreErrors) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(RunWorkload("treemap", {1, 0, 1}).status().code(),
             absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RunWorkload("treemap", {kMaxThreads + 1, 10, 1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // An unknown name is reported as such, whatever else is wrong.
+  EXPECT_TRUE(absl::StrContains(
+      RunWorkload("mandelbrot", {1, 0, 1}).status().message(),
+      "unknown workload 'mandelbrot'"));
 }
 
 TEST(WorkloadsTest, MsgsendDeliversEveryMessageOnce) {
