@@ -199,17 +199,13 @@ absl::Status CheckFlags(const alloclab::LabOptions& options) {
       "allocators", absl::GetFlag(FLAGS_allocators),
       [](absl::string_view a) { return alloclab::FindAllocator(a).status(); });
   if (!allocators.ok()) return allocators.status();
-  if (std::find(allocators->begin(), allocators->end(), ja::kBaseline) ==
-      allocators->end()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--allocators must include ", ja::kBaseline, ", the baseline"));
-  }
   absl::StatusOr<std::vector<std::string>> workloads = ja::ParseNames(
       "workloads", absl::GetFlag(FLAGS_workloads), ja::CheckWorkloadName);
   if (!workloads.ok()) return workloads.status();
-  const std::string tuning = absl::GetFlag(FLAGS_tuning_workload);
-  if (!tuning.empty() && !ja::CheckWorkloadName(tuning).ok()) {
-    return ja::ParseNames("tuning_workload", tuning, ja::CheckWorkloadName).status();
+  if (absl::Status s = ja::CheckRowChoice(*allocators, *workloads,
+                                          absl::GetFlag(FLAGS_tuning_workload));
+      !s.ok()) {
+    return s;
   }
   // A NaN scale would pass a `<= 0` test and a huge one overflow the counts.
   const double scale = absl::GetFlag(FLAGS_iterations_scale);

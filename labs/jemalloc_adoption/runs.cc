@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -19,6 +20,8 @@
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
 #include "common/experiment.h"
+#include "labs/jemalloc_adoption/task.h"
+#include "labs/jemalloc_adoption/workloads.h"
 
 namespace jemalloc_adoption {
 
@@ -62,6 +65,30 @@ absl::StatusOr<std::vector<std::string>> ParseNames(
     }
   }
   return names;
+}
+
+absl::Status CheckRowChoice(const std::vector<std::string>& allocators,
+                            const std::vector<std::string>& workloads,
+                            absl::string_view tuning_workload) {
+  auto has = [](const std::vector<std::string>& names, absl::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  if (!has(allocators, kBaseline)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--allocators must include ", kBaseline, ", the baseline"));
+  }
+  if (tuning_workload.empty()) return absl::OkStatus();
+  if (absl::Status s = CheckWorkloadName(tuning_workload); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tuning_workload: ", s.message()));
+  }
+  if (!has(workloads, tuning_workload) || !has(allocators, "jemalloc")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--tuning_workload=", tuning_workload, " needs '", tuning_workload,
+        "' in --workloads and jemalloc in --allocators: its rows are compared "
+        "with that default jemalloc row (--tuning_workload= for none)"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RunOnce(AllocatorRun& s) {

@@ -64,6 +64,16 @@ absl::StatusOr<std::vector<std::string>> ParseNames(
     absl::string_view flag, absl::string_view value,
     const std::function<absl::Status(absl::string_view)>& check);
 
+// CheckRowChoice()
+//
+// The rows asked for can be compared: `allocators` include kBaseline, and a
+// non-empty `tuning_workload` (jemalloc's MALLOC_CONF rows) is one of
+// `workloads` and "jemalloc" one of `allocators`, whose default row the
+// tuning rows are compared with. InvalidArgument saying what to change.
+absl::Status CheckRowChoice(const std::vector<std::string>& allocators,
+                            const std::vector<std::string>& workloads,
+                            absl::string_view tuning_workload);
+
 // RunOnce()
 //
 // Runs `row.command` once and adds its values; prints one progress line to
