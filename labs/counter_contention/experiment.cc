@@ -200,10 +200,12 @@ absl::Status Experiment(alloclab::Lab& lab) {
        .reference = kReference});
   std::vector<std::string> plotted;  // the new_ rows: where counting shows
   for (const Mode& mode : kModes) plotted.push_back(absl::StrCat("new_", mode.name));
-  results.AddPlot({.kind = alloclab::PlotKind::kLines, .y = "ns_per_call",
-                   .x = "threads", .series = "mode",
-                   .title = "new: ns per call by counting mode",
-                   .variants = plotted});
+  for (const char* y : {"ns_per_call", "cpu_ns_per_call"}) {
+    results.AddPlot({.kind = alloclab::PlotKind::kLines, .y = y,
+                     .x = "threads", .series = "mode",
+                     .title = absl::StrCat("new: ", y, " by counting mode"),
+                     .variants = plotted});
+  }
   return absl::OkStatus();
 }
 
