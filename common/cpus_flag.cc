@@ -39,4 +39,10 @@ absl::StatusOr<std::vector<int>> UsableCpus(const Topology& topology) {
   return cpus;
 }
 
+absl::Status CheckCpusFlag(const LabOptions&) {
+  absl::StatusOr<Topology> topology = ReadTopology();
+  if (!topology.ok()) return topology.status();
+  return UsableCpus(*topology).status();
+}
+
 }  // namespace alloclab

@@ -24,7 +24,9 @@
 
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/lab_main.h"
 #include "common/topology.h"
 
 namespace alloclab {
@@ -36,6 +38,12 @@ namespace alloclab {
 // default), the online CPUs of that mask. InvalidArgument, prefixed
 // "--cpus=<value>: ", when a CPU cannot be used.
 absl::StatusOr<std::vector<int>> UsableCpus(const Topology& topology);
+
+// CheckCpusFlag()
+//
+// For a lab's `LabSpec::check_flags` (experiment.h): reads this machine's
+// topology and checks --cpus against it, as UsableCpus() does.
+absl::Status CheckCpusFlag(const LabOptions& options);
 
 }  // namespace alloclab
 

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
@@ -332,7 +333,13 @@ int RunLabWithOptions(const LabOptions& options, const LabSpec& spec,
 }  // namespace internal
 
 int RunLab(int argc, char** argv, const LabSpec& spec, LabBody body) {
-  const LabOptions options = InitLab(argc, argv, spec.usage);
+  // Every lab runs the same way: the line that says how is written here.
+  const std::string usage =
+      absl::StrContains(spec.usage, "Usage:")
+          ? spec.usage
+          : absl::StrCat(spec.usage, "\nUsage: bazel run //labs/", spec.lab,
+                         " -- [--quick] [--json=out.json]");
+  const LabOptions options = InitLab(argc, argv, usage);
   return internal::RunLabWithOptions(options, spec, body);
 }
 

@@ -115,7 +115,8 @@ namespace alloclab {
 struct LabSpec {
   // The lab's name, the JSON's "lab".
   std::string lab = {};
-  // The --help text: what the lab asks, and how to run it.
+  // The --help text: what the lab asks. RunLab() adds the line that says
+  // how to run it ("Usage: bazel run //labs/<lab> -- ...") unless it has one.
   std::string usage = {};
   // The table's columns (`Lab::SetColumns()` changes them at run time).
   std::vector<Column> columns = {};

@@ -119,6 +119,28 @@ const char* PlotKindName(PlotKind kind) {
 
 }  // namespace
 
+std::string KnownHeader(absl::string_view key) {
+  // Only keys whose header is not the key itself, spaced.
+  static constexpr std::pair<absl::string_view, absl::string_view> kHeaders[] = {
+      {"ns_mad", "± ns (MAD)"},
+      {"threshold_bytes", "threshold (bytes)"},
+      {"cpu_ns_per_call", "CPU ns per call"},
+      {"effective_ghz", "GHz"},
+      {"peak_rss_kib", "peak RSS KiB"},
+  };
+  for (const auto& [known, header] : kHeaders) {
+    if (key == known) return std::string(header);
+  }
+  std::string header(key);
+  std::replace(header.begin(), header.end(), '_', ' ');
+  return header;
+}
+
+Column::Column(std::string key, int precision)
+    : key(std::move(key)), precision(precision) {
+  header = KnownHeader(this->key);
+}
+
 Row& Row::Set(absl::string_view key, std::optional<double> value) {
   ErasePair(text, key);  // one key, one value in the JSON
   ErasePair(samples, key);

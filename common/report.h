@@ -63,12 +63,25 @@ struct Row {
 // Column
 //
 // How `RenderTable()` shows one metric: its key, header (with its unit) and
-// digits after the point.
+// digits after the point. `{"ns_per_call", 1}` takes the course's header for
+// a key every lab shares (`KnownHeader()`), so that "page faults per call"
+// reads the same in every table; `{"vs_off", "x off", 2}` names its own.
 struct Column {
+  Column(std::string key, int precision = 1);
+  Column(std::string key, std::string header, int precision = 1)
+      : key(std::move(key)), header(std::move(header)), precision(precision) {}
+
   std::string key;
   std::string header;
   int precision = 1;
 };
+
+// KnownHeader()
+//
+// The header of a metric key the labs share ("ns_per_call" -> "ns per
+// call", "ns_mad" -> "± ns (MAD)", "threshold_bytes" -> "threshold
+// (bytes)"), else the key with its underscores as spaces.
+std::string KnownHeader(absl::string_view key);
 
 // Headline
 //

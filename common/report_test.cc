@@ -309,5 +309,13 @@ TEST(WriteJsonTest, ErrorNamesThePathAndTheReason) {
                                       HasSubstr("No such file or directory")));
 }
 
+TEST(ColumnTest, KnownKeysGetTheCoursesHeader) {
+  EXPECT_EQ(Column("ns_mad", 1).header, "± ns (MAD)");
+  EXPECT_EQ(Column("page_faults_per_call", 2).header, "page faults per call");
+  EXPECT_EQ(Column("threshold_bytes", 0).header, "threshold (bytes)");
+  EXPECT_EQ(Column("vs_off", "x off", 2).header, "x off");
+  EXPECT_EQ(Column("method").precision, 1);
+}
+
 }  // namespace
 }  // namespace alloclab

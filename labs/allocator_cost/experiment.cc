@@ -223,13 +223,9 @@ int main(int argc, char** argv) {
       argc, argv,
       {.lab = "allocator_cost",
        .usage = "Lab allocator_cost: what one small malloc+free costs, and "
-                "when a benchmark includes it by mistake.\n"
-                "Usage: bazel run //labs/allocator_cost -- [--quick] "
-                "[--json=out.json]",
-       .columns = {{"ns_per_call", "ns per call", 1},
-                   {"ns_mad", "± ns (MAD)", 1},
-                   {"allocs_per_call", "allocs per call", 2},
-                   {"page_faults_per_call", "page faults per call", 2}},
+                "when a benchmark includes it by mistake.",
+       .columns = {{"ns_per_call", 1}, {"ns_mad", 1}, {"allocs_per_call", 2},
+                   {"page_faults_per_call", 2}},
        .check_flags = allocator_cost::CheckFlags},
       allocator_cost::Experiment);
 }

@@ -220,20 +220,10 @@ int main(int argc, char** argv) {
                 "allocation look several times dearer than it is?\n"
                 "Usage: bazel run //labs/counter_contention -- [--quick] "
                 "[--cpus=0-3] [--json=out.json]",
-       .columns = {{"cpus", "cpus", 0},
-                   {"ns_per_call", "ns per call", 1},
-                   {"ns_mad", "± ns (MAD)", 1},
-                   {"vs_off", "x off", 2},
-                   {"cpu_ns_per_call", "CPU ns per call", 1},
-                   {"allocs_per_call", "allocs per call", 2},
-                   {"concurrency", "at once", 2},
-                   {"rounds_together", "rounds together", 0},
-                   {"effective_ghz", "GHz", 2}},
-       .check_flags =
-           [](const alloclab::LabOptions&) -> absl::Status {
-             absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
-             if (!topo.ok()) return topo.status();
-             return alloclab::UsableCpus(*topo).status();
-           }},
+       .columns = {{"cpus", 0}, {"ns_per_call", 1}, {"ns_mad", 1},
+                   {"vs_off", "x off", 2}, {"cpu_ns_per_call", 1},
+                   {"allocs_per_call", 2}, {"concurrency", "at once", 2},
+                   {"rounds_together", 0}, {"effective_ghz", 2}},
+       .check_flags = alloclab::CheckCpusFlag},
       counter_contention::Experiment);
 }

@@ -230,13 +230,9 @@ int main(int argc, char** argv) {
       argc, argv,
       {.lab = "first_call",
        .usage = "Lab first_call: why the first call in a fresh process costs "
-                "more, and how to pay for it at start-up.\n"
-                "Usage: bazel run //labs/first_call -- [--quick] "
-                "[--json=out.json]",
-       .columns = {{"ns_per_call", "ns (median)", 0},
-                   {"ns_min", "ns min", 0},
-                   {"ns_max", "ns max", 0},
-                   {"page_faults_per_call", "page faults per call", 2},
+                "more, and how to pay for it at start-up.",
+       .columns = {{"ns_per_call", "ns (median)", 0}, {"ns_min", 0},
+                   {"ns_max", 0}, {"page_faults_per_call", 2},
                    {"method", "prefault method", 0},
                    {"measured", "measured over", 0}},
        // getrusage, not perf_event: the faults that MADV_POPULATE_WRITE and

@@ -226,12 +226,11 @@ int main(int argc, char** argv) {
       {.lab = "jemalloc_adoption",
        .usage = "Lab jemalloc_adoption: glibc, jemalloc, tcmalloc and mimalloc "
                 "on five workloads; time, peak memory, and a decision.",
-       .columns = {{"wall_s", "wall s", 3},       {"wall_min_s", "min", 3},
-                   {"wall_max_s", "max", 3},      {"user_s", "user s", 2},
-                   {"sys_s", "sys s", 2},         {"peak_rss_kib", "peak RSS KiB", 0},
-                   {"vs", "vs", 0},               {"time_ratio", "time x", 2},
-                   {"ci_low", "CI low", 2},       {"ci_high", "CI high", 2},
-                   {"verdict", "verdict", 0},     {"rss_ratio", "RSS x", 2},
+       .columns = {{"wall_s", 3}, {"wall_min_s", "min", 3},
+                   {"wall_max_s", "max", 3}, {"user_s", 2}, {"sys_s", 2},
+                   {"peak_rss_kib", 0}, {"vs", 0}, {"time_ratio", "time x", 2},
+                   {"ci_low", "CI low", 2}, {"ci_high", "CI high", 2},
+                   {"verdict", 0}, {"rss_ratio", "RSS x", 2},
                    {"allocator_verified", "verified", 0}},
        .check_flags = CheckFlags},
       Experiment);

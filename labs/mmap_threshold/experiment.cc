@@ -222,16 +222,10 @@ int main(int argc, char** argv) {
       argc, argv,
       {.lab = "mmap_threshold",
        .usage = "Lab mmap_threshold: why 1,000 allocations of 256 KiB make "
-                "almost no system call, and what that keeps resident.\n"
-                "Usage: bazel run //labs/mmap_threshold -- [--quick] "
-                "[--json=out.json]",
-       .columns = {{"ns_per_call", "ns per call", 0},
-                   {"ns_mad", "± ns (MAD)", 0},
-                   {"mmap_per_call", "mmap per call", 3},
-                   {"munmap_per_call", "munmap per call", 3},
-                   {"brk_per_call", "brk per call", 3},
-                   {"page_faults_per_call", "page faults per call", 2},
-                   {"threshold_bytes", "threshold (bytes)", 0},
+                "almost no system call, and what that keeps resident.",
+       .columns = {{"ns_per_call", 0}, {"ns_mad", 0}, {"mmap_per_call", 3},
+                   {"munmap_per_call", 3}, {"brk_per_call", 3},
+                   {"page_faults_per_call", 2}, {"threshold_bytes", 0},
                    {"malloc_free_kib", "unused KiB", 0},
                    {"top_resident_kib", "top resident KiB", 0}},
        .check_flags =

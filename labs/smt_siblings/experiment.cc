@@ -61,12 +61,6 @@ double Median(const std::vector<double>& v) {
   return alloclab::Summarize(v).median;
 }
 
-absl::Status CheckFlags(const alloclab::LabOptions&) {
-  absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
-  if (!topo.ok()) return topo.status();
-  return alloclab::UsableCpus(*topo).status();
-}
-
 // The rows this machine can show, and a note for each it cannot.
 absl::StatusOr<std::vector<Placement>> Place(alloclab::Results& results) {
   absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
@@ -228,14 +222,9 @@ int main(int argc, char** argv) {
                 "waiting, a slower clock, or a shared core?\n"
                 "Usage: bazel run //labs/smt_siblings -- [--quick] "
                 "[--cpus=0-3] [--json=out.json]",
-       .columns = {{"cpus", "cpus", 0},
-                   {"ns_per_call", "ns per call", 1},
-                   {"ns_mad", "± ns (MAD)", 1},
-                   {"cpu_ns_per_call", "CPU ns per call", 1},
-                   {"effective_ghz", "GHz", 2},
-                   {"time_ratio", "time ratio", 2},
-                   {"clock_ratio", "clock ratio", 2},
-                   {"slowdown", "slowdown", 0}},
-       .check_flags = smt_siblings::CheckFlags},
+       .columns = {{"cpus", 0}, {"ns_per_call", 1}, {"ns_mad", 1},
+                   {"cpu_ns_per_call", 1}, {"effective_ghz", 2},
+                   {"time_ratio", 2}, {"clock_ratio", 2}, {"slowdown", 0}},
+       .check_flags = alloclab::CheckCpusFlag},
       smt_siblings::Experiment);
 }
