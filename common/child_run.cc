@@ -233,7 +233,7 @@ absl::StatusOr<std::string> ProgramBesideSelf(absl::string_view name) {
       absl::StrCat(self.substr(0, self.rfind('/') + 1), name);
   if (access(path.c_str(), X_OK) != 0) {
     return absl::NotFoundError(absl::StrCat(
-        "no program ", path, " (", std::strerror(errno),
+        "no program ", path, " (", internal::ErrnoText(errno),
         "): it must be a data dependency of ", self, "'s BUILD target"));
   }
   return path;

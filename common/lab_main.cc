@@ -25,6 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "common/fresh_process.h"
 #include "common/report.h"
+#include "common/subprocess.h"
 #include "common/topology.h"
 
 ABSL_FLAG(bool, quick, false,
@@ -107,7 +108,7 @@ absl::Status CheckWritable(const std::string& path) {
   if (fd < 0) {
     const int error = errno;
     return absl::FailedPreconditionError(
-        absl::StrCat("cannot write ", path, ": ", strerror(error)));
+        absl::StrCat("cannot write ", path, ": ", internal::ErrnoText(error)));
   }
   close(fd);
   if (!existed) unlink(path.c_str());

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/subprocess.h"
 
 namespace alloclab {
 
@@ -34,7 +35,7 @@ ScopedEnv::ScopedEnv(absl::string_view name, absl::string_view value)
   if (const char* old = getenv(name_.c_str())) old_value_ = old;
   if (setenv(name_.c_str(), std::string(value).c_str(), 1) != 0) {
     status_ = absl::InternalError(
-        absl::StrCat("setenv(", name, "): ", std::strerror(errno)));
+        absl::StrCat("setenv(", name, "): ", internal::ErrnoText(errno)));
   }
 }
 
