@@ -9,11 +9,11 @@
  *
  * musl's mallocng gives a block of CHURN_MUSL_MMAP_THRESHOLD bytes or more
  * back to the kernel (munmap) the moment it is freed, and the next such
- * request maps fresh memory again: two system calls and a page fault per
- * block. The recycler sits between the workload and malloc and keeps freed
- * blocks of at least `min_size` bytes, by size class, to hand them out
- * again, as long as everything it keeps adds up to no more than
- * `bound_bytes`. A block it cannot keep goes back to the backend at once.
+ * request maps fresh memory again: two system calls per block, and the page
+ * faults of its fresh pages. The recycler sits between the workload and
+ * malloc and keeps freed blocks of at least `min_size` bytes, by size class,
+ * to hand them out again, as long as everything it keeps adds up to no more
+ * than `bound_bytes`. A block it cannot keep goes back to the backend at once.
  * That is Rich Felker's trade, under your control: memory kept against
  * kernel work saved. The experiment's `_recycled` rows show both sides.
  *
