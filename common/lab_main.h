@@ -4,24 +4,22 @@
 // File: lab_main.h
 // -----------------------------------------------------------------------------
 //
-// What every experiment's main() shares: the common flags (Abseil flags, so
-// `--help` works and an unknown flag is an error), the fresh-process hook,
-// and the ending (notes, machine line, JSON).
+// The command line every experiment shares: the common flags (Abseil
+// flags, so `--help` works and an unknown flag is an error), the
+// fresh-process hook, and the ending (notes, machine line, JSON). Labs do
+// not call it directly: `alloclab::RunLab()` (experiment.h) is built on it.
 //
 //   --quick           CI scale: a few seconds in all
 //   --json=PATH       also write the results JSON to PATH
 //   --repetitions=N   timed repetitions per variant (0: the lab's default)
 //   --cpu=N           pin to one online CPU (-1, the default: unpinned)
 //
-// Example:
+// Example (what RunLab() does around a lab's body):
 //
-//   int main(int argc, char** argv) {
-//     alloclab::LabOptions options =
-//         alloclab::InitLab(argc, argv, "Lab 1: what one malloc+free costs.");
-//     alloclab::Results results("allocator_cost");
-//     ...
-//     return alloclab::FinishLab(results, options, columns);
-//   }
+//   alloclab::LabOptions options = alloclab::InitLab(argc, argv, usage);
+//   alloclab::Results results("allocator_cost");
+//   ...
+//   return alloclab::FinishLab(results, options, columns);
 
 #ifndef ALLOCLAB_COMMON_LAB_MAIN_H_
 #define ALLOCLAB_COMMON_LAB_MAIN_H_
