@@ -53,6 +53,29 @@ absl::StatusOr<ChurnRun> RunChurn(const std::string& program,
   return run;
 }
 
+absl::Status RunUntraced(const std::string& program, const ChurnRunSpec& spec,
+                         int64_t iterations, UntracedRuns& out) {
+  absl::StatusOr<ChurnRun> run = RunChurn(program, spec, iterations);
+  if (!run.ok()) return run.status();
+  const alloclab::ChildRun& c = run->child;
+  if (iterations == kFillRun) {
+    out.fill_faults = c.minor_faults;
+    return absl::OkStatus();
+  }
+  out.checksum = run->checksum;
+  out.samples.AddRun(
+      {{"wall_s", c.wall_s},
+       {"user_s", c.user_s},
+       {"sys_s", c.sys_s},
+       {"peak_rss_kib", static_cast<double>(c.peak_rss_kib)},
+       {"page_faults_per_call",
+        static_cast<double>(c.minor_faults - out.fill_faults) /
+            static_cast<double>(iterations - kFillRun)},
+       {"checksum_ok", run->checksum_ok ? 1.0 : 0.0},
+       {"launcher_rss_kib", static_cast<double>(c.launcher_rss_kib)}});
+  return absl::OkStatus();
+}
+
 absl::StatusOr<SteadyCounts> CountSteadySyscalls(const std::string& program,
                                                  const ChurnRunSpec& spec,
                                                  int64_t k) {

@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/child_run.h"
+#include "common/experiment.h"
 #include "common/syscalls.h"
 #include "labs/musl_churn/churn.h"
 
@@ -80,6 +81,26 @@ struct ChurnRun {
 // Runs `program` untraced. Errors: RunChild()'s, or no checksum printed.
 absl::StatusOr<ChurnRun> RunChurn(const std::string& program,
                                   const ChurnRunSpec& spec, int64_t iterations);
+
+// UntracedRuns
+//
+// The untraced runs of one variant, one sample per run (RunUntraced()):
+// "wall_s", "user_s", "sys_s", "peak_rss_kib", "page_faults_per_call"
+// (steady state: the fill run's faults taken off), "checksum_ok" and
+// "launcher_rss_kib"; and the fill run's faults, the base of that count.
+struct UntracedRuns {
+  alloclab::Samples samples;
+  int64_t fill_faults = 0;
+  uint64_t checksum = 0;
+};
+
+// RunUntraced()
+//
+// Runs `program` untraced for `iterations` and adds the run to `out`; a run
+// of kFillRun iterations only records the fill's faults (run it first).
+// Errors: RunChurn()'s.
+absl::Status RunUntraced(const std::string& program, const ChurnRunSpec& spec,
+                         int64_t iterations, UntracedRuns& out);
 
 // SteadyCounts
 //
