@@ -338,7 +338,9 @@ int RunLab(int argc, char** argv, const LabSpec& spec, LabBody body) {
       absl::StrContains(spec.usage, "Usage:")
           ? spec.usage
           : absl::StrCat(spec.usage, "\nUsage: bazel run //labs/", spec.lab,
-                         " -- [--quick] [--json=out.json]");
+                         " -- [--quick] ", spec.usage_flags,
+                         spec.usage_flags.empty() ? "" : " ",
+                         "[--json=out.json]");
   const LabOptions options = InitLab(argc, argv, usage);
   return internal::RunLabWithOptions(options, spec, body);
 }

@@ -66,21 +66,19 @@
 //         "one malloc+free", (*rows)[kNew], (*rows)[kReuse], "ns"));
 //     return absl::OkStatus();
 //   }
+//
+//   alloclab::LabSpec Spec() {
+//     return {.lab = "my_lab",
+//             .usage = "Lab my_lab: what one call costs.",
+//             .columns = {{"ns_per_call", "ns per call", 1}},
+//             .check_flags = [](const alloclab::LabOptions&) {
+//               return alloclab::CheckRange(
+//                   "size_kib", absl::GetFlag(FLAGS_size_kib), 1);
+//             }};
+//   }
 //   }  // namespace
 //
-//   int main(int argc, char** argv) {
-//     return alloclab::RunLab(argc, argv,
-//                             {.lab = "my_lab",
-//                              .usage = "Lab my_lab: what one call costs.",
-//                              .columns = {{"ns_per_call", "ns per call", 1}},
-//                              .check_flags =
-//                                  [](const alloclab::LabOptions&) {
-//                                    return alloclab::CheckRange(
-//                                        "size_kib",
-//                                        absl::GetFlag(FLAGS_size_kib), 1);
-//                                  }},
-//                             Experiment);
-//   }
+//   ALLOCLAB_EXPERIMENT_MAIN(Spec, Experiment)
 //
 // The BUILD target lists "//common:experiment" (and "//common:counting_pass"
 // for `CountAllocations`) in `experiment_deps`.
@@ -118,6 +116,8 @@ struct LabSpec {
   // The --help text: what the lab asks. RunLab() adds the line that says
   // how to run it ("Usage: bazel run //labs/<lab> -- ...") unless it has one.
   std::string usage = {};
+  // The lab's own flags worth naming in that line, e.g. "[--cpus=0-3]".
+  std::string usage_flags = {};
   // The table's columns (`Lab::SetColumns()` changes them at run time).
   std::vector<Column> columns = {};
   // Checks the lab's own flags, after the common ones and before any work;
@@ -187,6 +187,18 @@ using LabBody = absl::FunctionRef<absl::Status(Lab&)>;
 // stderr when a check or the body fails (the table is not printed: half a
 // table would read as a result).
 int RunLab(int argc, char** argv, const LabSpec& spec, LabBody body);
+
+// ALLOCLAB_EXPERIMENT_MAIN()
+//
+// Defines an experiment's main(): `RunLab()` with the lab's spec and body,
+// each returned by a function of the lab's, as BENCHMARK_MAIN() defines
+// Google Benchmark's. A lab's experiment.cc then ends with one line:
+//
+//   ALLOCLAB_EXPERIMENT_MAIN(my_lab::Spec, my_lab::Experiment)
+#define ALLOCLAB_EXPERIMENT_MAIN(spec, body)               \
+  int main(int argc, char** argv) {                        \
+    return ::alloclab::RunLab(argc, argv, (spec)(), body); \
+  }
 
 // CheckRange()
 //

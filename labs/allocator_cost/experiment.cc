@@ -72,6 +72,19 @@ absl::Status CheckFlags(const alloclab::LabOptions&) {
                               2, kMaxLiveStrings);
 }
 
+// Spec()
+//
+// The lab as RunLab() shows it: its name, its question (--help), its
+// columns and its flag checks.
+alloclab::LabSpec Spec() {
+  return {.lab = "allocator_cost",
+          .usage = "Lab allocator_cost: what one small malloc+free costs, and "
+                   "when a benchmark includes it by mistake.",
+          .columns = {{"ns_per_call", 1}, {"ns_mad", 1}, {"allocs_per_call", 2},
+                      {"page_faults_per_call", 2}},
+          .check_flags = CheckFlags};
+}
+
 absl::Status Experiment(alloclab::Lab& lab) {
   const alloclab::LabOptions& options = lab.options();
   alloclab::Results& results = lab.results();
@@ -218,14 +231,4 @@ absl::Status Experiment(alloclab::Lab& lab) {
 }  // namespace
 }  // namespace allocator_cost
 
-int main(int argc, char** argv) {
-  return alloclab::RunLab(
-      argc, argv,
-      {.lab = "allocator_cost",
-       .usage = "Lab allocator_cost: what one small malloc+free costs, and "
-                "when a benchmark includes it by mistake.",
-       .columns = {{"ns_per_call", 1}, {"ns_mad", 1}, {"allocs_per_call", 2},
-                   {"page_faults_per_call", 2}},
-       .check_flags = allocator_cost::CheckFlags},
-      allocator_cost::Experiment);
-}
+ALLOCLAB_EXPERIMENT_MAIN(allocator_cost::Spec, allocator_cost::Experiment)

@@ -70,6 +70,22 @@ struct Cell {
   std::string cpus;
 };
 
+// Spec()
+//
+// The lab as RunLab() shows it: its name, its question (--help), its
+// columns and its flag checks.
+alloclab::LabSpec Spec() {
+  return {.lab = "counter_contention",
+          .usage = "Lab counter_contention: how can a counting allocator make "
+                   "one allocation look several times dearer than it is?",
+          .usage_flags = "[--cpus=0-3]",
+          .columns = {{"cpus", 0}, {"ns_per_call", 1}, {"ns_mad", 1},
+                      {"vs_off", "x off", 2}, {"cpu_ns_per_call", 1},
+                      {"allocs_per_call", 2}, {"concurrency", "at once", 2},
+                      {"rounds_together", 0}, {"effective_ghz", 2}},
+          .check_flags = alloclab::CheckCpusFlag};
+}
+
 absl::Status Experiment(alloclab::Lab& lab) {
   alloclab::Results& results = lab.results();
   absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
@@ -212,18 +228,4 @@ absl::Status Experiment(alloclab::Lab& lab) {
 }  // namespace
 }  // namespace counter_contention
 
-int main(int argc, char** argv) {
-  return alloclab::RunLab(
-      argc, argv,
-      {.lab = "counter_contention",
-       .usage = "Lab counter_contention: how can a counting allocator make one "
-                "allocation look several times dearer than it is?\n"
-                "Usage: bazel run //labs/counter_contention -- [--quick] "
-                "[--cpus=0-3] [--json=out.json]",
-       .columns = {{"cpus", 0}, {"ns_per_call", 1}, {"ns_mad", 1},
-                   {"vs_off", "x off", 2}, {"cpu_ns_per_call", 1},
-                   {"allocs_per_call", 2}, {"concurrency", "at once", 2},
-                   {"rounds_together", 0}, {"effective_ghz", 2}},
-       .check_flags = alloclab::CheckCpusFlag},
-      counter_contention::Experiment);
-}
+ALLOCLAB_EXPERIMENT_MAIN(counter_contention::Spec, counter_contention::Experiment)

@@ -92,6 +92,23 @@ absl::StatusOr<std::string> AddHugePageRow(
       kRow, got->max >= huge_kib ? "some" : "all", s->runs(), huge_kib);
 }
 
+// Spec()
+//
+// The lab as RunLab() shows it: its name, its question (--help), its
+// columns and its flag checks.
+alloclab::LabSpec Spec() {
+  return {.lab = "first_call",
+          .usage = "Lab first_call: why the first call in a fresh process "
+                   "costs more, and how to pay for it at start-up.",
+          .columns = {{"ns_per_call", "ns (median)", 0}, {"ns_min", 0},
+                      {"ns_max", 0}, {"page_faults_per_call", 2},
+                      {"method", "prefault method", 0},
+                      {"measured", "measured over", 0}},
+          // getrusage, not perf_event: the faults that MADV_POPULATE_WRITE and
+          // MAP_POPULATE take on the program's behalf count in getrusage only.
+          .fault_source = alloclab::FaultSource::kGetrusage};
+}
+
 absl::Status Experiment(alloclab::Lab& lab) {
   alloclab::Results& results = lab.results();
   const int repetitions = lab.options().Repetitions(5, 15);
@@ -225,18 +242,4 @@ absl::Status Experiment(alloclab::Lab& lab) {
 }  // namespace
 }  // namespace first_call
 
-int main(int argc, char** argv) {
-  return alloclab::RunLab(
-      argc, argv,
-      {.lab = "first_call",
-       .usage = "Lab first_call: why the first call in a fresh process costs "
-                "more, and how to pay for it at start-up.",
-       .columns = {{"ns_per_call", "ns (median)", 0}, {"ns_min", 0},
-                   {"ns_max", 0}, {"page_faults_per_call", 2},
-                   {"method", "prefault method", 0},
-                   {"measured", "measured over", 0}},
-       // getrusage, not perf_event: the faults that MADV_POPULATE_WRITE and
-       // MAP_POPULATE take on the program's behalf count in getrusage only.
-       .fault_source = alloclab::FaultSource::kGetrusage},
-      first_call::Experiment);
-}
+ALLOCLAB_EXPERIMENT_MAIN(first_call::Spec, first_call::Experiment)

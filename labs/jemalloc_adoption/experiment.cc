@@ -218,20 +218,24 @@ absl::Status CheckFlags(const alloclab::LabOptions& options) {
   return absl::OkStatus();
 }
 
+// Spec()
+//
+// The lab as RunLab() shows it: its name, its question (--help), its
+// columns and its flag checks.
+alloclab::LabSpec Spec() {
+  return {.lab = "jemalloc_adoption",
+          .usage = "Lab jemalloc_adoption: glibc, jemalloc, tcmalloc and "
+                   "mimalloc on five workloads; time, peak memory, and a "
+                   "decision.",
+          .columns = {{"wall_s", 3}, {"wall_min_s", "min", 3},
+                      {"wall_max_s", "max", 3}, {"user_s", 2}, {"sys_s", 2},
+                      {"peak_rss_kib", 0}, {"vs", 0}, {"time_ratio", "time x", 2},
+                      {"ci_low", "CI low", 2}, {"ci_high", "CI high", 2},
+                      {"verdict", 0}, {"rss_ratio", "RSS x", 2},
+                      {"allocator_verified", "verified", 0}},
+          .check_flags = CheckFlags};
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  return alloclab::RunLab(
-      argc, argv,
-      {.lab = "jemalloc_adoption",
-       .usage = "Lab jemalloc_adoption: glibc, jemalloc, tcmalloc and mimalloc "
-                "on five workloads; time, peak memory, and a decision.",
-       .columns = {{"wall_s", 3}, {"wall_min_s", "min", 3},
-                   {"wall_max_s", "max", 3}, {"user_s", 2}, {"sys_s", 2},
-                   {"peak_rss_kib", 0}, {"vs", 0}, {"time_ratio", "time x", 2},
-                   {"ci_low", "CI low", 2}, {"ci_high", "CI high", 2},
-                   {"verdict", 0}, {"rss_ratio", "RSS x", 2},
-                   {"allocator_verified", "verified", 0}},
-       .check_flags = CheckFlags},
-      Experiment);
-}
+ALLOCLAB_EXPERIMENT_MAIN(Spec, Experiment)

@@ -159,6 +159,33 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
           get(dyn_n, "munmap")));
 }
 
+// Spec()
+//
+// The lab as RunLab() shows it: its name, its question (--help), its
+// columns and its flag checks.
+alloclab::LabSpec Spec() {
+  return {.lab = "mmap_threshold",
+          .usage = "Lab mmap_threshold: why 1,000 allocations of 256 KiB make "
+                   "almost no system call, and what that keeps resident.",
+          .columns = {{"ns_per_call", 0}, {"ns_mad", 0}, {"mmap_per_call", 3},
+                      {"munmap_per_call", 3}, {"brk_per_call", 3},
+                      {"page_faults_per_call", 2}, {"threshold_bytes", 0},
+                      {"malloc_free_kib", "unused KiB", 0},
+                      {"top_resident_kib", "top resident KiB", 0}},
+          .check_flags =
+              [](const alloclab::LabOptions&) {
+                return alloclab::CheckRange("calls",
+                                            absl::GetFlag(FLAGS_calls), 1);
+              },
+          // --loop=POLICY: the loop alone, for `strace -c -f`.
+          .instead = [](const alloclab::LabOptions&) -> std::optional<int> {
+            const std::string policy = absl::GetFlag(FLAGS_loop);
+            if (policy.empty()) return std::nullopt;
+            return RunLoopOnly(policy, absl::GetFlag(FLAGS_calls));
+          },
+          .faults_from = "getrusage(RUSAGE_THREAD) in the fresh process"};
+}
+
 absl::Status Experiment(alloclab::Lab& lab) {
   const int64_t calls = absl::GetFlag(FLAGS_calls);
   const int repetitions = lab.options().Repetitions(3, 9);
@@ -217,27 +244,4 @@ absl::Status Experiment(alloclab::Lab& lab) {
 }  // namespace
 }  // namespace mmap_threshold
 
-int main(int argc, char** argv) {
-  return alloclab::RunLab(
-      argc, argv,
-      {.lab = "mmap_threshold",
-       .usage = "Lab mmap_threshold: why 1,000 allocations of 256 KiB make "
-                "almost no system call, and what that keeps resident.",
-       .columns = {{"ns_per_call", 0}, {"ns_mad", 0}, {"mmap_per_call", 3},
-                   {"munmap_per_call", 3}, {"brk_per_call", 3},
-                   {"page_faults_per_call", 2}, {"threshold_bytes", 0},
-                   {"malloc_free_kib", "unused KiB", 0},
-                   {"top_resident_kib", "top resident KiB", 0}},
-       .check_flags =
-           [](const alloclab::LabOptions&) {
-             return alloclab::CheckRange("calls", absl::GetFlag(FLAGS_calls), 1);
-           },
-       // --loop=POLICY: the loop alone, for `strace -c -f`.
-       .instead = [](const alloclab::LabOptions&) -> std::optional<int> {
-         const std::string policy = absl::GetFlag(FLAGS_loop);
-         if (policy.empty()) return std::nullopt;
-         return mmap_threshold::RunLoopOnly(policy, absl::GetFlag(FLAGS_calls));
-       },
-       .faults_from = "getrusage(RUSAGE_THREAD) in the fresh process"},
-      mmap_threshold::Experiment);
-}
+ALLOCLAB_EXPERIMENT_MAIN(mmap_threshold::Spec, mmap_threshold::Experiment)

@@ -210,24 +210,27 @@ absl::Status CheckFlags(const alloclab::LabOptions&) {
                          : absl::InvalidArgumentError(problem);
 }
 
+// Spec()
+//
+// The lab as RunLab() shows it: its name, its question (--help), its
+// columns and its flag checks.
+alloclab::LabSpec Spec() {
+  return {.lab = "musl_churn",
+          .usage = "Lab musl_churn: one churn under glibc and musl, where the "
+                   "time goes and the memory it buys.",
+          .columns = {{"wall_s", 2}, {"user_s", 2}, {"sys_s", 2},
+                      {"page_faults_per_call", "faults/call", 2},
+                      {"mmap_per_call", "mmap/call", 3},
+                      {"munmap_per_call", "munmap/call", 3},
+                      {"madvise_per_call", "madvise/call", 3},
+                      {"brk_per_call", "brk/call", 4}, {"peak_rss_kib", 0},
+                      {"share_at_or_above_threshold", "share >= thr", 3},
+                      {"checksum", 0}},
+          .check_flags = CheckFlags,
+          .faults_from = "wait4's ru_minflt of each churn process"};
+}
+
 }  // namespace
 }  // namespace musl_churn
 
-int main(int argc, char** argv) {
-  return alloclab::RunLab(
-      argc, argv,
-      {.lab = "musl_churn",
-       .usage = "Lab musl_churn: one churn under glibc and musl, where the "
-                "time goes and the memory it buys.",
-       .columns = {{"wall_s", 2}, {"user_s", 2}, {"sys_s", 2},
-                   {"page_faults_per_call", "faults/call", 2},
-                   {"mmap_per_call", "mmap/call", 3},
-                   {"munmap_per_call", "munmap/call", 3},
-                   {"madvise_per_call", "madvise/call", 3},
-                   {"brk_per_call", "brk/call", 4}, {"peak_rss_kib", 0},
-                   {"share_at_or_above_threshold", "share >= thr", 3},
-                   {"checksum", 0}},
-       .check_flags = musl_churn::CheckFlags,
-       .faults_from = "wait4's ru_minflt of each churn process"},
-      musl_churn::Experiment);
-}
+ALLOCLAB_EXPERIMENT_MAIN(musl_churn::Spec, musl_churn::Experiment)

@@ -95,6 +95,22 @@ absl::StatusOr<std::vector<Placement>> Place(alloclab::Results& results) {
   return rows;
 }
 
+// Spec()
+//
+// The lab as RunLab() shows it: its name, its question (--help), its
+// columns and its flag checks.
+alloclab::LabSpec Spec() {
+  return {.lab = "smt_siblings",
+          .usage = "Lab smt_siblings: when threads slow each other down, is it "
+                   "waiting, a slower clock, or a shared core? Distinct cores, "
+                   "SMT siblings and one shared CPU, side by side.",
+          .usage_flags = "[--cpus=0-3]",
+          .columns = {{"cpus", 0}, {"ns_per_call", 1}, {"ns_mad", 1},
+                      {"cpu_ns_per_call", 1}, {"effective_ghz", 2},
+                      {"time_ratio", 2}, {"clock_ratio", 2}, {"slowdown", 0}},
+          .check_flags = alloclab::CheckCpusFlag};
+}
+
 absl::Status Experiment(alloclab::Lab& lab) {
   alloclab::Results& results = lab.results();
   const int repetitions = lab.options().Repetitions(3, 9);
@@ -214,17 +230,4 @@ absl::Status Experiment(alloclab::Lab& lab) {
 }  // namespace
 }  // namespace smt_siblings
 
-int main(int argc, char** argv) {
-  return alloclab::RunLab(
-      argc, argv,
-      {.lab = "smt_siblings",
-       .usage = "Lab smt_siblings: when threads slow each other down, is it "
-                "waiting, a slower clock, or a shared core?\n"
-                "Usage: bazel run //labs/smt_siblings -- [--quick] "
-                "[--cpus=0-3] [--json=out.json]",
-       .columns = {{"cpus", 0}, {"ns_per_call", 1}, {"ns_mad", 1},
-                   {"cpu_ns_per_call", 1}, {"effective_ghz", 2},
-                   {"time_ratio", 2}, {"clock_ratio", 2}, {"slowdown", 0}},
-       .check_flags = alloclab::CheckCpusFlag},
-      smt_siblings::Experiment);
-}
+ALLOCLAB_EXPERIMENT_MAIN(smt_siblings::Spec, smt_siblings::Experiment)
