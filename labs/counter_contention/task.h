@@ -8,10 +8,13 @@
 // lie. The counting allocator (//common:alloc_counter) calls your
 // CountAllocation() on every allocation of every thread, from inside malloc
 // and operator new, once the experiment plugs your counter in
-// (`kYourCounter`). The starter counts with one shared atomic: correct, and
-// on more than one core it makes every allocation look several times dearer
-// than it is, because every thread's every allocation writes the same cache
-// line. Yours must keep four promises:
+// (`kYourCounter`). The starter counts with one shared atomic: correct, but
+// every thread's every allocation writes the same cache line, so on more
+// than one core each count waits for that line to come over from the core
+// that wrote it last. In the reference run that made one allocation look
+// 8-10x dearer at four threads; how much it costs on your machine depends on
+// how far apart its cores are (docs/labs/counter_contention.md). Yours must
+// keep four promises:
 //
 //   1. The fast path writes no cache line that another thread writes: each
 //      thread counts in a slot of its own.
