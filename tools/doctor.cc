@@ -276,7 +276,9 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
                            "): cannot tell whether two threads run at once");
     } else if (facts.topology->physical_cores() >= 2) {
       v.why = absl::StrFormat("%d cores: threads on different cores contend for "
-                              "the counter's cache line",
+                              "the counter's cache line (how much that costs "
+                              "depends on how far apart the cores are; on a "
+                              "VM it varies from run to run)",
                               facts.topology->physical_cores());
     } else if (facts.topology->logical_cpus() >= 2) {
       v.verdict = Verdict::kPartly;
