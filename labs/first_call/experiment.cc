@@ -173,7 +173,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
       huge, huge.ok() ? s[2] : absl::StatusOr<alloclab::Samples>(), results);
   if (!hugepage_note.ok()) return hugepage_note.status();
 
-  // The numbers to take away, first the reference run's line.
+  // The numbers to take away: this run's in one line, then the notes.
   const double cold_ns = c->ns.median, warm_ns = w.ns.median;
   const double cold_faults = c->page_faults.median;
   const double pages = static_cast<double>(PagesIn(kBufferBytes));

@@ -108,7 +108,9 @@ TEST_F(AllocatorCostTest, LargeReuseAllocatesNothingOnceWarm) {
   FillBlockInto(0, block);
   const uint64_t before = alloclab::ThreadAllocations();
   for (uint64_t seed = 1; seed <= 20; ++seed) FillBlockInto(seed, block);
-  EXPECT_EQ(alloclab::ThreadAllocations() - before, 0u);
+  EXPECT_EQ(alloclab::ThreadAllocations() - before, 0u)
+      << "FillBlockInto allocated in 20 calls although `out` already held a "
+         "block";
 }
 
 // Ten warm calls after two that set the block up, in a program of their own:
@@ -133,7 +135,8 @@ TEST_F(AllocatorCostTest, LargeReuseTouchesNoNewPageOnceWarm) {
   EXPECT_EQ(fresh->values["warm_minor_faults"], 0)
       << "page faults in 10 warm calls in a fresh process "
          "(getrusage(RUSAGE_THREAD))";
-  EXPECT_EQ(fresh->values["bytes_match"], 1);
+  EXPECT_EQ(fresh->values["bytes_match"], 1)
+      << "after 12 calls the block is not FillBlockNew(11)";
 }
 
 }  // namespace
