@@ -116,7 +116,8 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
        .value = std::isnan(dyn_mmap) ? std::nullopt : std::optional(dyn_mmap),
        .text = std::isnan(dyn_mmap + fix_mmap)
                    ? "n/a: no system call counts (ptrace refused?)"
-                   : absl::StrFormat("%.3f vs %.3f", dyn_mmap, fix_mmap),
+                   : absl::StrFormat("%.3f vs %.3f%s", dyn_mmap, fix_mmap,
+                                     fix_mmap < 0.5 ? " (task.cc not done?)" : ""),
        .reference = absl::StrFormat(
            "%.3f (dynamic; %d mmap in %d calls, whole process)",
            kReferenceMmap / double{kReferenceCalls}, kReferenceMmap,
