@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # //common:has_two_cpus answers for the CPUs it may run on, not for the
 # machine: pinned to one CPU (taskset, as a container with one CPU would be)
 # it says 1 and exits 1; given every CPU it exits 0 exactly when there are

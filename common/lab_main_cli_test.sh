@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # The command line every experiment shares, checked on //common:lab_main_demo:
 # help, bad input, and where --json lands.
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # Counts the fixture's memory system calls twice, with `strace -c -f` and
 # with count_syscalls (common/syscalls.h), and fails unless they agree on
 # every one. The two tracers run one after the other: a process can have only

@@ -1,3 +1,4 @@
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """Debian's rules_cc, adapted to the Bazel 4.2.3 that Debian ships.
 
 Debian packages rules_cc 0.0.4 (bazel-rules-cc, at /usr/share/bazel/rules/cc).

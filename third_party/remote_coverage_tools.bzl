@@ -1,3 +1,4 @@
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """A local `@remote_coverage_tools`, so that tests build offline.
 
 Every test target depends on `@remote_coverage_tools//:coverage_report_generator`

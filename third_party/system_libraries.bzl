@@ -1,3 +1,4 @@
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """Debian's C++ libraries under the labels upstream projects use.
 
 The course links against the system packages (libabsl-dev, libgtest-dev,

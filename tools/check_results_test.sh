@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # The checker's own test: check_results.py must pass what holds and fail, with
 # a message that says why, what does not. Without this, an experiment test
 # whose checker always said PASS would look green forever.

@@ -1,3 +1,4 @@
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """Compiler flags shared by every target of the course.
 
 One constant, passed as `copts` on every cc_* target (the habit of

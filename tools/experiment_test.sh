@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # A lab's experiment, run as a test: it must refuse an unknown flag, run to
 # the end in quick mode, write the results JSON (docs/results_json.md), and
 # show the

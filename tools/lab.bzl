@@ -1,3 +1,4 @@
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """The lab pattern: the targets every lab has, declared in one place.
 
 A lab lives in three packages, and each calls one macro of this file:

@@ -1,3 +1,4 @@
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """musl_binary: a static C program built against musl with musl-gcc.
 
 Debian's musl-tools ships musl-gcc, a wrapper that points GCC at musl's

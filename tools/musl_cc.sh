@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # Compiles and links a static C program against musl with musl-gcc: the
 # action of musl_binary (tools/musl.bzl). A missing musl-gcc stops the build
 # with the Debian package to install, not with "command not found".

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # tools/musl_cc.sh: a missing musl-gcc is a clear error that names Debian's
 # musl-tools; with musl-gcc, a C file becomes a static executable that runs.
 set -u

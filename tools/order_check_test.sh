@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # order_check.py's own test: it must fail a suite whose verdict depends on
 # the order (naming the test and the runs that disagree) and a suite that
 # crashes, and pass a suite whose verdicts, failures included, hold in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # A Python check of tools/ run as a Bazel sh_test: tools/xfail.py (a starter
 # or known-bad solution is rejected by its suite for the right reason) and
 # tools/order_check.py (a suite's verdicts do not depend on test order).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # A lab's experiment refuses what it cannot measure, before any run: each
 # flag given must stop it with exit 1..127 (not 0, not a signal) and a message
 # that contains the wanted text. For a lab's own flags, beyond the unknown

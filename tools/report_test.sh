@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # //:report on fixtures: one file, two files of one lab, and the refusals.
 set -u
 report="$1"

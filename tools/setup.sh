@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # Allocator Labs set-up: installs every Debian package the seven labs need,
 # and buildifier from the npm registry. Idempotent: run it again any time.
 #

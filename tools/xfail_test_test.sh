@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # xfail.py's own test: on a fixture suite built as a reference and as a bad
 # implementation, it must pass a rejection by the named tests and fail, with
 # a message that says why, every other outcome (a named test that passes, a
