@@ -11,8 +11,10 @@ one summary table of each lab's headline figure beside the reference run's.
                                                # starter beside its reference
 
 Every lab's results JSON and its picture (tools/plot.py) go into one folder,
-which the tour names at the end. Other flags (e.g. --repetitions=3) go to
-every experiment.
+which the tour names at the end. The flags every experiment takes
+(--repetitions=N, --cpu=N; common/lab_main.cc) go to every experiment; any
+other flag is refused before the first run, since a lab's own flag would
+stop the six labs that do not know it.
 
 A lab plugs in by declaring its headline in its JSON (Results::SetHeadline
 in common/report.h: a label, this run's figure as text, the reference run's
@@ -35,8 +37,13 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from check_results import UnusableInput, load_results  # noqa: E402
 from plot import PlotError, draw  # noqa: E402
 
-USAGE = ("usage: tour.py [--out=DIR] [--reference] [EXPERIMENT_FLAG...] "
+USAGE = ("usage: tour.py [--out=DIR] [--reference] [--repetitions=N] [--cpu=N] "
          "LAB=STARTER[,SOLUTION]...")
+
+
+# The flags of common/lab_main.cc that every experiment takes (with a value);
+# --quick the tour passes itself.
+SHARED_FLAGS = ("--repetitions=", "--cpu=")
 
 
 def resolve(path):
@@ -58,8 +65,15 @@ def parse_args(argv):
         elif arg.startswith("--json"):
             raise ValueError("--json: the tour writes each lab's JSON itself, "
                              "into its folder (--out=DIR)")
-        elif arg.startswith("-"):
+        elif arg == "--quick":
+            pass  # every run of the tour is quick
+        elif arg.startswith(SHARED_FLAGS):
             flags.append(arg)
+        elif arg.startswith("-"):
+            raise ValueError(
+                "%s: the tour passes on only the flags every experiment takes "
+                "(--repetitions=N, --cpu=N); give a lab's own flag to that lab: "
+                "bazel run //labs/<lab> -- %s" % (arg, arg))
         elif "=" in arg:
             lab, binaries = arg.split("=", 1)
             labs.append((lab, binaries.split(",")))

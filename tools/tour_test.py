@@ -56,7 +56,7 @@ class TourTest(unittest.TestCase):
         adoption, _ = self.experiment("adoption", "plots/jemalloc_adoption.json")
         out = os.path.join(self.tmp, "out")
         status, stdout, stderr = self.tour(
-            "--out=" + out, "--repetitions=3",
+            "--out=" + out, "--repetitions=3", "--quick", "--cpu=0",
             "counter_contention=" + counter, "jemalloc_adoption=" + adoption)
         self.assertEqual(status, 0, stderr)
         lines = stdout.splitlines()
@@ -76,8 +76,8 @@ class TourTest(unittest.TestCase):
             self.assertIn("4.6x", f.read())
         with open(counter_log) as f:
             args = f.read().split()
-        self.assertEqual(args[:2], ["--quick", "--repetitions=3"])
-        self.assertEqual(args[2], "--json=" + os.path.join(out, "counter_contention.json"))
+        self.assertEqual(args[:3], ["--quick", "--repetitions=3", "--cpu=0"])
+        self.assertEqual(args[3], "--json=" + os.path.join(out, "counter_contention.json"))
 
     def test_default_folder_is_new_and_named(self):
         counter, _ = self.experiment("counter", "plots/counter_contention.json")
@@ -124,10 +124,16 @@ class TourTest(unittest.TestCase):
                 (["--json=x.json", "counter_contention=" + counter], "--json"),
                 ([], "no lab given"),
                 (["--reference", "counter_contention=" + counter], "no reference"),
-                (["stray"], "is not LAB=STARTER")]:
-            status, _, stderr = self.tour(*args)
+                (["stray"], "is not LAB=STARTER"),
+                # A lab's own flag (or a typo) would stop every other lab:
+                # refused before the first run.
+                (["--cpus=0", "counter_contention=" + counter],
+                 "--cpus=0: the tour passes on only the flags every experiment takes"),
+                (["--bogus", "counter_contention=" + counter], "--bogus: ")]:
+            status, stdout, stderr = self.tour(*args)
             self.assertEqual(status, 2, args)
             self.assertIn(message, stderr)
+            self.assertNotIn("counter ran", stdout, args)
 
 
 if __name__ == "__main__":
