@@ -149,6 +149,13 @@ def main(argv):
         print("report: --plot=%s: the picture is an SVG file; name it *.svg" %
               plot_path, file=sys.stderr)
         return 2
+    if plot_path is not None:
+        # Refused before the table, as a lab refuses an unwritable --json.
+        folder = os.path.dirname(resolve(plot_path)) or "."
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            print("report: --plot=%s: cannot write into %s" % (plot_path, folder),
+                  file=sys.stderr)
+            return 2
     try:
         loaded = [load_results(resolve(p), None) for p in paths]
     except UnusableInput as e:

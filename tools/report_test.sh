@@ -36,6 +36,12 @@ grep -q "cannot read" "${TEST_TMPDIR}/err" || fail "missing: $(cat "${TEST_TMPDI
 "${report}" >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "no argument did not exit 2"
 
+# A picture that cannot be written is refused before the table is printed.
+out="$("${report}" --plot="${TEST_TMPDIR}/no/such/dir/out.svg" "${fixture}" 2>"${TEST_TMPDIR}/err")"
+[[ $? -eq 2 ]] || fail "an unwritable --plot did not exit 2"
+[[ -z "${out}" ]] || fail "an unwritable --plot printed the table first: ${out}"
+grep -q "cannot write into" "${TEST_TMPDIR}/err" || fail "unwritable --plot: $(cat "${TEST_TMPDIR}/err")"
+
 if ((failures)); then
   echo "${failures} failures" >&2
   exit 1
