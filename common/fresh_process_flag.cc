@@ -2,6 +2,8 @@
 
 #include "common/fresh_process_flag.h"
 
+#include <errno.h>  // program_invocation_short_name (glibc)
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -17,8 +19,11 @@ int FreshProcesses(const LabOptions& options, int quick_default,
                    int full_default) {
   const int value = absl::GetFlag(FLAGS_fresh_processes);
   if (value < 0) {
-    std::fprintf(stderr, "--fresh_processes must be 0 or more, got %d\n",
-                 value);
+    // The format of lab_main's flag refusals: program, flag, reason.
+    std::fprintf(stderr,
+                 "%s: --fresh_processes=%d: must be 0 or more, 0 for the "
+                 "lab's default (see --help)\n",
+                 program_invocation_short_name, value);
     std::exit(1);
   }
   if (value > 0) return value;

@@ -120,7 +120,10 @@ absl::Status CheckWritable(const std::string& path) {
 LabOptions InitLab(int argc, char** argv, absl::string_view usage) {
   MaybeRunFreshCall();
   absl::SetProgramUsageMessage(usage);
-  const absl::string_view program = argc > 0 ? argv[0] : "lab";
+  // The program's name without its directory: under `bazel run` argv[0] is
+  // a long path into Bazel's output tree, which says nothing to a learner.
+  absl::string_view program = argc > 0 ? argv[0] : "lab";
+  program.remove_prefix(program.rfind('/') + 1);  // npos + 1 == 0
   for (int i = 1; i < argc; ++i) {
     const absl::string_view arg = argv[i];
     if (arg == "--") break;
