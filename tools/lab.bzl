@@ -284,7 +284,7 @@ def lab_tests(
         ],
     )
 
-    xfail_data = ["//tools:xfail.py"]
+    xfail_data = ["//tools:xfail.py", "//tools:gtest_env.py"]
     xfail_script = "$(rootpath //tools:xfail.py)"
 
     # The starter: the whole suite must fail, cleanly.
@@ -379,7 +379,7 @@ def lab_tests(
                 "--seeds=1,2,random",
                 "$(rootpath {})".format(binary),
             ],
-            data = ["//tools:order_check.py", binary],
+            data = ["//tools:order_check.py", "//tools:gtest_env.py", binary],
         )
         order_tests.append(":{}_order_test".format(impl))
 

@@ -31,20 +31,8 @@ import sys
 import tempfile
 import time
 
-# Variables of the outer Bazel test the inner runs must not obey (see
-# tools/xfail.py for why each matters).
-_OUTER_TEST_VARIABLES = (
-    "XML_OUTPUT_FILE",
-    "TESTBRIDGE_TEST_ONLY",
-    "TEST_PREMATURE_EXIT_FILE",
-    "TEST_SHARD_INDEX",
-    "TEST_TOTAL_SHARDS",
-    "TEST_SHARD_STATUS_FILE",
-    "GTEST_OUTPUT",
-    "GTEST_FILTER",
-    "GTEST_SHUFFLE",
-    "GTEST_RANDOM_SEED",
-)
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from gtest_env import inner_suite_environment  # noqa: E402
 
 
 def run(binary, flags, workdir):
@@ -52,7 +40,7 @@ def run(binary, flags, workdir):
     fd, report = tempfile.mkstemp(dir=workdir, prefix="order_", suffix=".json")
     os.close(fd)
     os.unlink(report)
-    env = {k: v for k, v in os.environ.items() if k not in _OUTER_TEST_VARIABLES}
+    env = inner_suite_environment()
     proc = subprocess.run(
         [binary, "--gtest_output=json:" + report] + flags,
         env=env,

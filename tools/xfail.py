@@ -41,21 +41,8 @@ import subprocess
 import sys
 import tempfile
 
-# Variables of the outer Bazel test that the inner suite must not obey: it
-# would write this test's XML report, run only this test's --test_filter, or
-# take part in this test's sharding and premature-exit protocol.
-_OUTER_TEST_VARIABLES = (
-    "XML_OUTPUT_FILE",
-    "TESTBRIDGE_TEST_ONLY",
-    "TEST_PREMATURE_EXIT_FILE",
-    "TEST_SHARD_INDEX",
-    "TEST_TOTAL_SHARDS",
-    "TEST_SHARD_STATUS_FILE",
-    "GTEST_OUTPUT",
-    "GTEST_FILTER",
-    "GTEST_SHUFFLE",
-    "GTEST_RANDOM_SEED",
-)
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from gtest_env import inner_suite_environment  # noqa: E402
 
 
 class Run:
@@ -66,7 +53,7 @@ class Run:
             dir=workdir, prefix="xfail_", suffix=".json", delete=False
         ).name
         os.unlink(report)  # written by the suite only if it runs to the end
-        env = {k: v for k, v in os.environ.items() if k not in _OUTER_TEST_VARIABLES}
+        env = inner_suite_environment()
         argv = [binary, "--gtest_output=json:" + report]
         if gtest_filter is not None:
             argv.append("--gtest_filter=" + gtest_filter)
