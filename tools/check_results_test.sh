@@ -20,22 +20,10 @@ if ! command -v python3 >/dev/null; then
 fi
 echo "python3: $(command -v python3)"
 
-# expect NAME STATUS PATTERN -- ARGS...: runs the checker on ARGS and wants
-# exit STATUS and a line of its output matching the regular expression.
-expect() {
-  local name="$1" want_status="$2" pattern="$3"
-  shift 4
-  local output status
-  output="$(python3 "${checker}" "$@" 2>&1)"
-  status=$?
-  if [[ ${status} -ne ${want_status} ]] || ! grep -qE -- "${pattern}" <<<"${output}"; then
-    echo "FAIL ${name}: want exit ${want_status} and /${pattern}/, got exit ${status}:"
-    while IFS= read -r line; do echo "    ${line}"; done <<<"${output}"
-    failures=$((failures + 1))
-  else
-    echo "ok   ${name}"
-  fi
-}
+# The program under test, for expect (tools/expect.sh).
+subject() { python3 "${checker}" "$@"; }
+# shellcheck source=tools/expect.sh
+source tools/expect.sh
 
 # What holds passes, for every operator.
 expect all_pass 0 '^check_results: all 7 checks passed \(lab fixture\)$' -- \

@@ -12,22 +12,10 @@ order_fixture="$2"
 consistent="$3"
 failures=0
 
-# expect NAME STATUS PATTERN -- ARGS...: runs the checker on ARGS and wants
-# exit STATUS and a line of its output matching the regular expression.
-expect() {
-  local name="$1" want_status="$2" pattern="$3"
-  shift 4
-  local output status
-  output="$(python3 "${checker}" "$@" 2>&1)"
-  status=$?
-  if [[ ${status} -ne ${want_status} ]] || ! grep -qE -- "${pattern}" <<<"${output}"; then
-    echo "FAIL ${name}: want exit ${want_status} and /${pattern}/, got exit ${status}:"
-    while IFS= read -r line; do echo "    ${line}"; done <<<"${output}"
-    failures=$((failures + 1))
-  else
-    echo "ok   ${name}"
-  fi
-}
+# The program under test, for expect (tools/expect.sh).
+subject() { python3 "${checker}" "$@"; }
+# shellcheck source=tools/expect.sh
+source tools/expect.sh
 
 expect order_dependent 1 '^order_check: Order.NeedsWarm: passed in the suite, but .*failed alone' -- \
   --seeds=1 "${order_fixture}"

@@ -19,22 +19,10 @@ absent="$6"
 unknown="$7"
 failures=0
 
-# expect NAME STATUS PATTERN -- ARGS...: runs the xfail test on ARGS and wants
-# exit STATUS and a line of its output matching the regular expression.
-expect() {
-  local name="$1" want_status="$2" pattern="$3"
-  shift 4
-  local output status
-  output="$("${runner}" "${script}" "$@" 2>&1)"
-  status=$?
-  if [[ ${status} -ne ${want_status} ]] || ! grep -qE -- "${pattern}" <<<"${output}"; then
-    echo "FAIL ${name}: want exit ${want_status} and /${pattern}/, got exit ${status}:"
-    while IFS= read -r line; do echo "    ${line}"; done <<<"${output}"
-    failures=$((failures + 1))
-  else
-    echo "ok   ${name}"
-  fi
-}
+# The program under test, for expect (tools/expect.sh).
+subject() { "${runner}" "${script}" "$@"; }
+# shellcheck source=tools/expect.sh
+source tools/expect.sh
 
 named=(--suite="${bad}" --reference="${reference}")
 
