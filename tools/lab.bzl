@@ -191,7 +191,8 @@ def lab_tests(
         experiment_checks = [],
         experiment_args = [],
         experiment_size = "small",
-        experiment_tags = []):
+        experiment_tags = [],
+        tags = []):
     """Declares a lab's checks (tests/<name>/).
 
     Args:
@@ -235,8 +236,20 @@ def lab_tests(
       experiment_args: flags for that run besides --quick and --json, to keep
         it short (e.g. "--repetitions=1").
       experiment_size: test size of :solution_experiment_test.
-      experiment_tags: its tags, e.g. "no_asan" for an experiment whose
-        facts are about glibc's malloc, which a sanitizer replaces.
+      experiment_tags: its tags besides `tags`, e.g. "no_asan" for an
+        experiment whose facts are about glibc's malloc, which a sanitizer
+        replaces, while the suite's are not.
+      tags: tags of every test of the lab (suites, known-bad, order and
+        experiment tests). The sanitizer tags: .ci/run runs `bazel test
+        //...` again under --config=asan --config=ubsan with
+        --test_tag_filters=-no_asan, and under --config=tsan with
+        -no_tsan. A lab whose checks are about what a sanitizer changes
+        (glibc's malloc, which ASan and TSan replace; page faults, which
+        ASan's shadow memory adds to) tags them, with a comment that says
+        why, e.g.
+            # Measures glibc's malloc; ASan and TSan replace it.
+            tags = ["no_asan", "no_tsan"],
+        Everything else must pass under both.
     """
     starter = _pkg("labs", name)
     impls = ["solution", "starter"] + ["known_bad_" + bad for bad in known_bad]
@@ -265,6 +278,7 @@ def lab_tests(
         name = "solution_test",
         size = size,
         copts = ALLOCLAB_TEST_COPTS,
+        tags = tags,
         data = implementation_data.get("solution", []),
         deps = [
             ":suite",
@@ -277,7 +291,7 @@ def lab_tests(
         size = size,
         copts = ALLOCLAB_TEST_COPTS,
         data = implementation_data.get("starter", []),
-        tags = ["manual"],  # fails until the learner is done
+        tags = ["manual"] + tags,  # fails until the learner is done
         deps = [
             ":suite",
             starter + ":task",
@@ -308,7 +322,7 @@ def lab_tests(
         tags = [
             "course_integrity",
             "manual",
-        ],
+        ] + tags,
         srcs = ["//tools:python_test.sh"],
         args = [xfail_script, "--suite=$(rootpath :starter_suite)"],
         data = xfail_data + [":starter_suite"],
@@ -355,6 +369,7 @@ def lab_tests(
             size = size,
             srcs = ["//tools:python_test.sh"],
             args = args + ["'{}'".format(test) for test in tests],
+            tags = tags,
             data = data,
         )
         xfails.append(":{}_test".format(impl))
@@ -372,7 +387,7 @@ def lab_tests(
         native.sh_test(
             name = impl + "_order_test",
             size = "medium",
-            tags = order_tags,
+            tags = order_tags + tags,
             srcs = ["//tools:python_test.sh"],
             args = [
                 "$(rootpath //tools:order_check.py)",
@@ -389,7 +404,7 @@ def lab_tests(
         native.sh_test(
             name = "solution_experiment_test",
             size = experiment_size,
-            tags = experiment_tags,
+            tags = experiment_tags + tags,
             srcs = ["//tools:experiment_test.sh"],
             args = [
                 name,

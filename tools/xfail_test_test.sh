@@ -36,7 +36,14 @@ XFAIL_FIXTURE_CRASH=1 expect crash 1 'Fixture.Crashes: the suite did not run to 
   "${named[@]}" Fixture.Crashes
 XFAIL_FIXTURE_BROKEN_MACHINE=1 expect reference_fails_too 1 'Fixture.FailsOnBoth fails on the reference solution too' -- \
   "${named[@]}" Fixture.FailsOnBoth
-expect skip 1 'Fixture.Skips was skipped' -- "${named[@]}" Fixture.Skips
+# A test skipped on both builds is a check this build cannot make: set
+# aside, with the rejection resting on the others; alone it rejects nothing.
+expect skip_alone 1 'no named test could run here \(1 skipped on both\)' -- \
+  "${named[@]}" Fixture.Skips
+expect skip_set_aside 0 'rejected as expected by 1 named tests \(1 set aside\)' -- \
+  "${named[@]}" Fixture.Rejects Fixture.Skips
+expect skip_on_bad_only 1 'Fixture.SkipsOnBadOnly was skipped on this implementation but not on the reference' -- \
+  "${named[@]}" Fixture.Rejects Fixture.SkipsOnBadOnly
 expect typo 1 'Fixture.Rejetcs matches no test of the suite' -- \
   "${named[@]}" Fixture.Rejetcs
 expect not_a_pattern 1 "'Fixture.Rejects:Fixture.Passes' is not one test name" -- \

@@ -129,6 +129,11 @@ void LargeReuseWarmCalls(alloclab::FreshCall& call) {
 ALLOCLAB_FRESH_CALL("allocator_cost_large_reuse_warm", LargeReuseWarmCalls);
 
 TEST_F(AllocatorCostTest, LargeReuseTouchesNoNewPageOnceWarm) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer's own buffers take page faults as the "
+                  "program runs (over a hundred in these ten calls): a count "
+                  "of faults says nothing about the code here";
+#endif
   absl::StatusOr<alloclab::FreshCallResult> fresh =
       alloclab::RunFreshCall("allocator_cost_large_reuse_warm");
   ASSERT_TRUE(fresh.ok()) << fresh.status();

@@ -37,8 +37,12 @@ TEST(Fixture, FailsOnBoth) {
   }
 }
 
-// A skip rejects nothing.
+// A skip rejects nothing: on both builds (a check this build cannot make),
+// or on the bad one only.
 TEST(Fixture, Skips) { GTEST_SKIP() << "not here"; }
+TEST(Fixture, SkipsOnBadOnly) {
+  if (kBad) GTEST_SKIP() << "only the bad build skips";
+}
 
 // Parameterized: every instance fails on the bad build.
 class FixtureParam : public testing::TestWithParam<int> {};
