@@ -228,6 +228,13 @@ std::vector<ThpSize> ThpSettings::EnabledSizes() const {
   return enabled;
 }
 
+bool ThpSettings::PmdEnabled() const {
+  for (const ThpSize& size : sizes) {
+    if (size.bytes == pmd_bytes) return size.mode != "never";
+  }
+  return pmd_bytes > 0 && mode != "never";
+}
+
 std::vector<ThpSize> ThpSettings::MultiSize() const {
   std::vector<ThpSize> small;
   for (const ThpSize& size : EnabledSizes()) {

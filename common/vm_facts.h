@@ -132,6 +132,13 @@ struct ThpSettings {
   // global mode is "never".
   std::vector<ThpSize> EnabledSizes() const;
 
+  // PmdEnabled()
+  //
+  // Whether memory advised MADV_HUGEPAGE can get a PMD-size huge page: the
+  // PMD size's own control on 6.8+ kernels (it may say "never" while the
+  // global mode says "madvise"), else the global mode.
+  bool PmdEnabled() const;
+
   // MultiSize()
   //
   // The enabled sizes below the PMD size: the mTHP sizes that make one

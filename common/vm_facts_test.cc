@@ -161,6 +161,7 @@ TEST(ReadThpSettingsTest, KernelWithMultiSizeThp) {
   EXPECT_EQ(Bytes(thp->EnabledSizes()),
             (std::vector<size_t>{32 << 10, 64 << 10, 2 << 20}));
   EXPECT_EQ(Bytes(thp->MultiSize()), (std::vector<size_t>{32 << 10, 64 << 10}));
+  EXPECT_TRUE(thp->PmdEnabled());
   EXPECT_EQ(DescribeThp(thp),
             "THP madvise (2048 KiB inherit=madvise), mTHP 32 KiB madvise, "
             "64 KiB always");
@@ -184,6 +185,7 @@ TEST(ReadThpSettingsTest, KernelBeforePerSizeControls) {
   EXPECT_TRUE(thp->sizes.empty());
   EXPECT_EQ(Bytes(thp->EnabledSizes()), (std::vector<size_t>{2 << 20}));
   EXPECT_TRUE(thp->MultiSize().empty());
+  EXPECT_TRUE(thp->PmdEnabled());
   EXPECT_EQ(DescribeThp(thp),
             "THP always (2048 KiB inherit=always), no mTHP controls (kernel "
             "before 6.8)");
@@ -197,7 +199,19 @@ TEST(ReadThpSettingsTest, Arm64With64KiBPages) {
   // The PMD size inherits "never"; 2 MiB (contiguous PTEs) is on by itself.
   EXPECT_EQ(Bytes(thp->EnabledSizes()), (std::vector<size_t>{2 << 20}));
   EXPECT_EQ(Bytes(thp->MultiSize()), (std::vector<size_t>{2 << 20}));
+  EXPECT_FALSE(thp->PmdEnabled()) << "512 MiB inherits never";
   EXPECT_EQ(DescribeThp(thp), "THP never, mTHP 2048 KiB always");
+}
+
+// The global mode says madvise, the PMD size's own control says never: a
+// MADV_HUGEPAGE region gets no 2 MiB page, only the 64 KiB folios.
+TEST(ReadThpSettingsTest, PmdSizeOffWhileTheGlobalModeIsOn) {
+  absl::StatusOr<ThpSettings> thp = ReadThpSettings(Fixture("pmd_off_6_8"));
+  ASSERT_TRUE(thp.ok()) << thp.status();
+  EXPECT_EQ(thp->mode, "madvise");
+  EXPECT_FALSE(thp->PmdEnabled());
+  EXPECT_EQ(Bytes(thp->EnabledSizes()), (std::vector<size_t>{64 << 10}));
+  EXPECT_EQ(DescribeThp(thp), "THP madvise, mTHP 64 KiB always");
 }
 
 TEST(ReadThpSettingsTest, KernelWithoutThpIsNotFound) {
