@@ -49,9 +49,9 @@ volatile uint64_t g_sink;  // keeps Work()'s result observable
 absl::StatusOr<size_t> HugePageBytes() {
   absl::StatusOr<alloclab::ThpSettings> thp = alloclab::ReadThpSettings();
   if (!thp.ok()) return thp.status();
-  if (thp->mode != "always" && thp->mode != "madvise") {
+  if (!thp->PmdEnabled()) {  // the PMD size's own control, on 6.8+
     return absl::UnavailableError(
-        absl::StrCat("transparent huge pages are ", thp->mode, " here"));
+        absl::StrCat("huge pages are off here: ", alloclab::DescribeThp(thp)));
   }
   if (thp->pmd_bytes < kBufferBytes || thp->pmd_bytes > (size_t{1} << 30)) {
     return absl::UnavailableError(absl::StrFormat(
