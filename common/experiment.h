@@ -87,6 +87,7 @@
 #define ALLOCLAB_COMMON_EXPERIMENT_H_
 
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -365,13 +366,18 @@ absl::StatusOr<FreshRow> AddFreshRow(absl::string_view variant,
 
 // Estimate
 //
-// A measured value and its spread (median and MAD of a row).
+// A measured value and its spread (median and MAD of a row), and how many
+// measurements made them: one measurement has a spread of 0 that says
+// nothing about the noise (0: not said).
 struct Estimate {
   double value = 0;
   double spread = 0;
+  size_t samples = 0;
 };
 
-inline Estimate EstimateOf(const Summary& s) { return {s.median, s.mad}; }
+inline Estimate EstimateOf(const Summary& s) {
+  return {s.median, s.mad, s.n};
+}
 
 // DifferenceNote()
 //
@@ -379,8 +385,10 @@ inline Estimate EstimateOf(const Summary& s) { return {s.median, s.mad}; }
 // "one malloc+free ≈ 13.2 ns here (small_new - small_reuse)" when the
 // difference exceeds the sum of the two spreads (the rows' median ± spread
 // ranges do not overlap), else "one malloc+free: small_new - small_reuse =
-// 0.4 ns is within noise (± 1.1 ns and ± 0.9 ns)". `unit` follows the
-// numbers; `precision` is the digits after the point.
+// 0.4 ns is within noise (± 1.1 ns and ± 0.9 ns)". Where a row is a single
+// measurement (--repetitions=1), its spread is unknown, and the note says
+// the run cannot tell. `unit` follows the numbers; `precision` is the
+// digits after the point.
 std::string DifferenceNote(absl::string_view what, absl::string_view a_name,
                            Estimate a, absl::string_view b_name, Estimate b,
                            absl::string_view unit, int precision = 1);
@@ -390,7 +398,8 @@ std::string DifferenceNote(absl::string_view what, const VariantSummary& a,
 
 // DifferenceExceedsNoise()
 //
-// The rule of `DifferenceNote()`: |a - b| > a.spread + b.spread.
+// The rule of `DifferenceNote()`: |a - b| > a.spread + b.spread, and
+// neither is a single measurement.
 bool DifferenceExceedsNoise(Estimate a, Estimate b);
 
 namespace internal {

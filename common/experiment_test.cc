@@ -156,6 +156,23 @@ TEST(DifferenceNoteTest, EqualToTheSpreadIsStillNoise) {
   EXPECT_TRUE(DifferenceExceedsNoise({10.0, 1.0}, {7.9, 1.0}));
 }
 
+// One batch has a MAD of 0, which is no evidence of a quiet machine: a
+// difference of one measurement against anything is not stated.
+TEST(DifferenceNoteTest, ASingleMeasurementCannotTell) {
+  const Estimate one{20.0, 0.0, 1};
+  const Estimate many{7.0, 0.5, 5};
+  EXPECT_FALSE(DifferenceExceedsNoise(one, many));
+  EXPECT_FALSE(DifferenceExceedsNoise(many, one));
+  const std::string note =
+      DifferenceNote("one malloc+free", "new", one, "reuse", many, "ns");
+  EXPECT_THAT(note, HasSubstr("new - reuse = 13.0 ns from a single measurement"));
+  EXPECT_THAT(note, HasSubstr("cannot tell"));
+  EXPECT_THAT(note, Not(HasSubstr("≈")));
+  EXPECT_TRUE(DifferenceExceedsNoise({20.0, 0.5, 2}, many));
+  const std::vector<double> single = {3.0};
+  EXPECT_EQ(EstimateOf(Summarize(single)).samples, 1u);
+}
+
 TEST(SamplesTest, SummarisesKeyByKeyAndNamesAMissingKey) {
   Samples samples;
   samples.AddRun({{"x_ns", 3}, {"x_minor_faults", 64}});
