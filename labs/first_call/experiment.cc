@@ -213,9 +213,12 @@ absl::Status Experiment(alloclab::Lab& lab) {
   }
   results.AddNote(absl::StrFormat(
       cold_faults >= pages
-          ? "cold_first_call: %.0f page faults, %.0f of them for the buffer "
-            "(%.0f-byte pages); the rest are code and stack used for the first "
-            "time"
+          ? (cold_faults > pages
+                 ? "cold_first_call: %.0f page faults, %.0f of them for the "
+                   "buffer (%.0f-byte pages); the rest are code and stack used "
+                   "for the first time"
+                 : "cold_first_call: %.0f page faults, one for each of the "
+                   "buffer's %.0f pages of %.0f bytes")
           : "cold_first_call: only %.0f page faults for %.0f pages of %.0f "
             "bytes: something else made the buffer's pages present (huge "
             "pages set to always?)",
