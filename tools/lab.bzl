@@ -125,7 +125,8 @@ def lab_starter(
         name = name,
         copts = ALLOCLAB_COPTS,
         data = experiment_data,
-        visibility = ["//:__pkg__"],  # for //:tour
+        # For //:tour, and for a lab's tests that run the starter.
+        visibility = ["//:__pkg__", _pkg("tests", name) + ":__pkg__"],
         deps = [
             ":experiment",
             ":task",

@@ -7,9 +7,13 @@ checks (tools/check_results.py) cannot say it. Here: one_thread first and
 same_cpu last, always; smt_siblings only where machine.smt is true, and
 where it is missing, a note that says why and what the reference run saw;
 every row with its thread count, its CPUs, and a diagnosis in the table's
-words.
+words; no row marked misplaced (placement_check.h).
 
-Usage: check_rows.py RESULTS_JSON   (exit 0 when all hold, 1 otherwise)
+With --starter, the results are the starter's, which picks CPUs 0 and 1
+as siblings: on a machine without SMT its smt_siblings row must be there,
+marked "(not siblings)" in the cpus column, with a note saying so.
+
+Usage: check_rows.py [--starter] RESULTS_JSON   (exit 0 when all hold)
 """
 
 import json
@@ -20,7 +24,10 @@ THREADS = {"one_thread": 1, "distinct_cores": 2, "smt_siblings": 2,
            "same_cpu": 2}
 
 
-def problems(results):
+MARKS = ("(not allowed)", "(not siblings)", "(one core)")
+
+
+def problems(results, starter=False):
     rows = results["rows"]
     names = [r["variant"] for r in rows]
     notes = results["notes"]
@@ -41,6 +48,20 @@ def problems(results):
                          (name, row.get("slowdown"), sorted(WORDS)))
         if not row.get("cpus"):
             found.append("%s: no cpus" % name)
+    if starter and smt is False:
+        sib = [r for r in rows if r["variant"] == "smt_siblings"]
+        if not sib or "(not siblings)" not in sib[0].get("cpus", ""):
+            found.append("the starter's smt_siblings row is missing or not "
+                         "marked (not siblings): %s" % sib)
+        if not [n for n in notes
+                if n.startswith("smt_siblings is misplaced")]:
+            found.append("no note says the starter's smt_siblings row is "
+                         "misplaced")
+        return found
+    for row in rows:
+        if any(mark in row.get("cpus", "") for mark in MARKS):
+            found.append("%s is marked misplaced: %s" %
+                         (row["variant"], row["cpus"]))
     if "smt_siblings" in names and smt is not True:
         found.append("an smt_siblings row, but machine.smt is %s" % smt)
     if "smt_siblings" not in names:
@@ -56,12 +77,13 @@ def problems(results):
 
 
 def main(argv):
-    if len(argv) != 2:
+    starter = len(argv) == 3 and argv[1] == "--starter"
+    if len(argv) != 2 and not starter:
         print(__doc__, file=sys.stderr)
         return 2
-    with open(argv[1], encoding="utf-8") as f:
+    with open(argv[-1], encoding="utf-8") as f:
         results = json.load(f)
-    found = problems(results)
+    found = problems(results, starter)
     for p in found:
         print("FAIL  %s" % p)
     if not found:

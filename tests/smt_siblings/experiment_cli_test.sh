@@ -3,10 +3,14 @@
 # message naming the problem, before any work; and its quick run shows the
 # rows this machine can show (check_rows.py).
 #
-# Usage: experiment_cli_test.sh EXPERIMENT CHECK_ROWS
+# The starter's quick run too: on a machine without SMT its smt_siblings
+# row (CPUs 0 and 1) must be marked as not siblings.
+#
+# Usage: experiment_cli_test.sh EXPERIMENT CHECK_ROWS STARTER
 set -u
 experiment="$1"
 check_rows="$2"
+starter="$3"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 
@@ -58,6 +62,14 @@ if ! "${experiment}" --quick --repetitions=1 --json="${json}" >"${tmp}/run" 2>&1
 fi
 cat "${tmp}/run"
 python3 "${check_rows}" "${json}" || failures=$((failures + 1))
+
+if ! "${starter}" --quick --repetitions=1 --json="${json}" >"${tmp}/run" 2>&1; then
+  echo "FAIL: the starter's quick run failed:"
+  cat "${tmp}/run"
+  exit 1
+fi
+cat "${tmp}/run"
+python3 "${check_rows}" --starter "${json}" || failures=$((failures + 1))
 
 if [[ ${failures} -gt 0 ]]; then
   echo "experiment_cli_test: ${failures} failure(s)"
