@@ -33,7 +33,8 @@ std::optional<Misplacement> CheckPlacement(const alloclab::Topology& topology,
                                            absl::string_view row,
                                            const std::vector<int>& cpus) {
   const std::string chose =
-      absl::StrCat(row, " is misplaced: your task.cc chose CPUs ",
+      absl::StrCat(row, " is misplaced: your task.cc chose ",
+                   cpus.front() == cpus.back() ? "CPU " : "CPUs ",
                    alloclab::FormatCpuList(cpus), ", but ");
   for (int cpu : cpus) {
     if (!Contains(usable, cpu) || FindCpu(topology, cpu) == nullptr) {
