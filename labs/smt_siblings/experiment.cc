@@ -188,12 +188,14 @@ absl::Status Experiment(alloclab::Lab& lab) {
   }
   const Placement& same = rows->back();
   const double same_ratio = Median(same.ns) / Median(base.ns);
+  const double same_cpu_ratio = Median(same.cpu_ns) / Median(base.cpu_ns);
+  const bool ran_slower = same_cpu_ratio > 1 + kRatioTolerance;
   results.AddNote(absl::StrFormat(
       "same_cpu: two threads on CPU %d ran %.2fx one_thread's time per call "
-      "(time-sharing one CPU costs each at most %.0fx), but %.2fx its CPU "
-      "time per call: they waited for the CPU, they did not run slower%s",
-      same.cpus[0], same_ratio, kSharingBound,
-      Median(same.cpu_ns) / Median(base.cpu_ns),
+      "(time-sharing one CPU costs each at most %.0fx), %s %.2fx its CPU "
+      "time per call: they waited for the CPU, %s%s",
+      same.cpus[0], same_ratio, kSharingBound, ran_slower ? "and" : "but",
+      same_cpu_ratio, ran_slower ? "and ran slower" : "they did not run slower",
       same_ratio > kSharingBound * (1 + kRatioTolerance)
           ? "; beyond that bound, other programs took turns on the CPU too"
           : ""));
