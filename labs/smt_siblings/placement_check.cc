@@ -32,6 +32,12 @@ std::optional<Misplacement> CheckPlacement(const alloclab::Topology& topology,
                                            const std::vector<int>& usable,
                                            absl::string_view row,
                                            const std::vector<int>& cpus) {
+  if (cpus.empty()) {
+    return Misplacement{"no CPU",
+                        absl::StrCat(row,
+                                     " is misplaced: your task.cc chose "
+                                     "no CPU for it")};
+  }
   const std::string chose =
       absl::StrCat(row, " is misplaced: your task.cc chose ",
                    cpus.front() == cpus.back() ? "CPU " : "CPUs ",

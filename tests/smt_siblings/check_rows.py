@@ -24,7 +24,7 @@ THREADS = {"one_thread": 1, "distinct_cores": 2, "smt_siblings": 2,
            "same_cpu": 2}
 
 
-MARKS = ("(not allowed)", "(not siblings)", "(one core)")
+MARKS = ("(not allowed)", "(not siblings)", "(one core)", "(no CPU)")
 
 
 def problems(results, starter=False):

@@ -101,5 +101,15 @@ TEST(PlacementCheckTest, CpuOutsideTheUsableOnesIsNotAllowed) {
   EXPECT_FALSE(CheckPlacement(desk, {1, 2}, "same_cpu", {1, 1}));
 }
 
+// A pick with no CPU at all (a task.cc that returns an empty list) is
+// marked, not read past its end.
+TEST(PlacementCheckTest, NoCpuIsMarked) {
+  const alloclab::Topology vm = Fixture("vm_2c");
+  std::optional<Misplacement> bad =
+      CheckPlacement(vm, AllOnline(vm), "distinct_cores", {});
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->mark, "no CPU");
+}
+
 }  // namespace
 }  // namespace smt_siblings
