@@ -23,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "common/debian_packages.h"
 
 namespace alloclab {
 namespace {
@@ -101,15 +102,21 @@ const std::vector<AllocatorSpec>& KnownAllocators() {
   static const auto* const kAllocators = new std::vector<AllocatorSpec>{
       {"glibc", {}, "glibc's ptmalloc2, the default: no preload"},
       {"jemalloc",
-       {{"libjemalloc.so.2", "libjemalloc2"}},
-       "jemalloc, the allocator Rust shipped with for years"},
+       {{"libjemalloc.so.2", {"libjemalloc2"}}},
+       "jemalloc, the allocator Rust shipped with for years",
+       "libjemalloc-dev"},
       {"tcmalloc",
-       {{"libtcmalloc_minimal.so.4", "libtcmalloc-minimal4"},
-        {"libtcmalloc.so.4", "libgoogle-perftools4"}},
-       "gperftools' tcmalloc"},
+       {{"libtcmalloc_minimal.so.4",
+         {"libtcmalloc-minimal4t64", "libtcmalloc-minimal4"}},
+        {"libtcmalloc.so.4",
+         {"libgoogle-perftools4t64", "libgoogle-perftools4"}}},
+       "gperftools' tcmalloc",
+       "libgoogle-perftools-dev"},
       {"mimalloc",
-       {{"libmimalloc.so.2", "libmimalloc2.0"}},
-       "Microsoft's mimalloc"},
+       {{"libmimalloc.so.3", {"libmimalloc3"}},
+        {"libmimalloc.so.2", {"libmimalloc2.0"}}},
+       "Microsoft's mimalloc",
+       "libmimalloc-dev"},
   };
   return *kAllocators;
 }
@@ -225,7 +232,7 @@ absl::StatusOr<LocatedAllocator> LocateAllocator(absl::string_view name,
           (!own_abi.has_value() || entry.flags == *own_abi) &&
           FileExists(entry.path)) {
         located.path = entry.path;
-        located.debian_package = library.debian_package;
+        located.debian_package = FirstInstalledPackage(library.debian_packages);
         return located;
       }
     }
@@ -233,7 +240,7 @@ absl::StatusOr<LocatedAllocator> LocateAllocator(absl::string_view name,
       std::string candidate = absl::StrCat(dir, "/", library.soname);
       if (FileExists(candidate)) {
         located.path = std::move(candidate);
-        located.debian_package = library.debian_package;
+        located.debian_package = FirstInstalledPackage(library.debian_packages);
         return located;
       }
     }
@@ -241,8 +248,9 @@ absl::StatusOr<LocatedAllocator> LocateAllocator(absl::string_view name,
 
   std::vector<std::string> wanted;
   for (const AllocatorLibrary& library : (*spec)->libraries) {
-    wanted.push_back(absl::StrCat(library.soname, " (Debian package ",
-                                  library.debian_package, ")"));
+    wanted.push_back(absl::StrCat(
+        library.soname, " (Debian package ",
+        absl::StrJoin(library.debian_packages, " or "), ")"));
   }
   std::vector<std::string> places;
   if (!search.ld_cache.empty()) places.push_back(search.ld_cache);
@@ -250,9 +258,9 @@ absl::StatusOr<LocatedAllocator> LocateAllocator(absl::string_view name,
   return absl::NotFoundError(absl::StrCat(
       "allocator ", name, " is not installed: no ",
       absl::StrJoin(wanted, " or "), " in ", absl::StrJoin(places, ", "),
-      ". Install it with `sudo apt-get install ",
-      (*spec)->libraries.front().debian_package,
-      "` (or run `sudo tools/setup.sh`, which installs every allocator)"));
+      ". Install it with `sudo apt-get install ", (*spec)->dev_package,
+      "`, which brings this release's library (or run `sudo tools/setup.sh`, "
+      "which installs every allocator)"));
 }
 
 std::string IdentifyAllocatorFile(absl::string_view path) {

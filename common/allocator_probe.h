@@ -48,11 +48,13 @@ namespace alloclab {
 
 // AllocatorLibrary
 //
-// One shared library that provides an allocator, and the Debian package
-// that ships it.
+// One shared library that provides an allocator, and the Debian packages
+// that ship it: one name per release where the name changed (Debian 13's
+// libtcmalloc-minimal4t64 is Debian 12's libtcmalloc-minimal4), newest
+// first.
 struct AllocatorLibrary {
-  std::string soname;          // e.g. "libjemalloc.so.2"
-  std::string debian_package;  // e.g. "libjemalloc2"
+  std::string soname;                         // e.g. "libjemalloc.so.2"
+  std::vector<std::string> debian_packages;  // e.g. {"libjemalloc2"}
 };
 
 // AllocatorSpec
@@ -61,16 +63,20 @@ struct AllocatorLibrary {
 // default that needs no preload; otherwise the first one found is used, in
 // the order given (tcmalloc: the minimal library first, without the heap
 // profiler's hooks).
+// `dev_package` is the package tools/setup.sh installs for it, the same
+// name on Debian 12 and 13, which pulls in the release's library.
 struct AllocatorSpec {
   std::string name;  // "glibc", "jemalloc", "tcmalloc", "mimalloc"
   std::vector<AllocatorLibrary> libraries;
   std::string description;
+  std::string dev_package = {};
 };
 
 // KnownAllocators()
 //
-// glibc, jemalloc, tcmalloc (gperftools) and mimalloc, with their Debian
-// sonames and packages.
+// glibc, jemalloc, tcmalloc (gperftools) and mimalloc, with the sonames
+// and packages of Debian 12 and 13 (mimalloc 3's libmimalloc.so.3 first,
+// then mimalloc 2's libmimalloc.so.2).
 const std::vector<AllocatorSpec>& KnownAllocators();
 
 // FindAllocator()
@@ -115,7 +121,8 @@ absl::StatusOr<std::vector<LdCacheEntry>> ReadLdCache(const std::string& path);
 // LocatedAllocator
 //
 // An allocator ready to preload. For glibc, `path` is empty: nothing to
-// preload.
+// preload. `debian_package` is the installed package of the library found
+// (dpkg's status file), or its newest name where dpkg does not know it.
 struct LocatedAllocator {
   const AllocatorSpec* spec = nullptr;
   std::string path;  // the library's file, absolute
@@ -126,8 +133,9 @@ struct LocatedAllocator {
 //
 // The library of allocator `name`, found through `search`. Errors:
 // InvalidArgument for an unknown name; NotFound when no library of it is
-// installed, naming each soname and the Debian package that provides it
-// (and tools/setup.sh, which installs them all).
+// installed, naming each soname with the packages that provide it, the
+// command that installs it on Debian 12 and 13 alike (its dev_package), and
+// tools/setup.sh, which installs them all.
 absl::StatusOr<LocatedAllocator> LocateAllocator(
     absl::string_view name, const LibrarySearch& search = DefaultLibrarySearch());
 

@@ -76,8 +76,9 @@ TEST(KnownAllocatorsTest, EveryAllocatorButGlibcNamesItsLibraryAndPackage) {
     ASSERT_FALSE(spec.libraries.empty()) << spec.name;
     for (const AllocatorLibrary& library : spec.libraries) {
       EXPECT_THAT(library.soname, HasSubstr(".so.")) << spec.name;
-      EXPECT_FALSE(library.debian_package.empty()) << spec.name;
+      EXPECT_FALSE(library.debian_packages.empty()) << spec.name;
     }
+    EXPECT_THAT(spec.dev_package, ::testing::EndsWith("-dev")) << spec.name;
   }
   EXPECT_THAT(names, ::testing::ElementsAre("glibc", "jemalloc", "tcmalloc",
                                             "mimalloc"));
@@ -132,7 +133,27 @@ TEST(LocateAllocatorTest, TakesTcmallocsSecondLibraryWhenTheFirstIsMissing) {
       LocateAllocator("tcmalloc", LibrarySearch{"", {dir}});
   ASSERT_TRUE(located.ok()) << located.status();
   EXPECT_EQ(located->path, dir + "/libtcmalloc.so.4");
-  EXPECT_EQ(located->debian_package, "libgoogle-perftools4");
+  // Debian 13 renamed the package (64-bit time_t); the installed name wins.
+  EXPECT_THAT(located->debian_package,
+              ::testing::AnyOf("libgoogle-perftools4t64", "libgoogle-perftools4"));
+}
+
+// Debian 13 ships mimalloc 3 (libmimalloc.so.3), Debian 12 mimalloc 2.
+TEST(LocateAllocatorTest, FindsMimalloc3AndMimalloc2) {
+  const std::string three = TempDir("fake_lib_mimalloc3");
+  WriteFile(three + "/libmimalloc.so.3", "");
+  absl::StatusOr<LocatedAllocator> located =
+      LocateAllocator("mimalloc", LibrarySearch{"", {three}});
+  ASSERT_TRUE(located.ok()) << located.status();
+  EXPECT_EQ(located->path, three + "/libmimalloc.so.3");
+  EXPECT_EQ(located->debian_package, "libmimalloc3");
+
+  const std::string two = TempDir("fake_lib_mimalloc2");
+  WriteFile(two + "/libmimalloc.so.2", "");
+  located = LocateAllocator("mimalloc", LibrarySearch{"", {two}});
+  ASSERT_TRUE(located.ok()) << located.status();
+  EXPECT_EQ(located->path, two + "/libmimalloc.so.2");
+  EXPECT_EQ(located->debian_package, "libmimalloc2.0");
 }
 
 TEST(LocateAllocatorTest, MissingLibraryNamesTheDebianPackage) {
@@ -140,8 +161,10 @@ TEST(LocateAllocatorTest, MissingLibraryNamesTheDebianPackage) {
   absl::StatusOr<LocatedAllocator> located = LocateAllocator(
       "mimalloc", LibrarySearch{dir + "/no_ld.so.cache", {dir}});
   ASSERT_EQ(located.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(located.status().message(), HasSubstr("libmimalloc.so.2"));
-  EXPECT_THAT(located.status().message(), HasSubstr("apt-get install libmimalloc2.0"));
+  EXPECT_THAT(located.status().message(), HasSubstr("libmimalloc.so.3 (Debian package libmimalloc3)"));
+  EXPECT_THAT(located.status().message(), HasSubstr("libmimalloc.so.2 (Debian package libmimalloc2.0)"));
+  // The command that works on both releases.
+  EXPECT_THAT(located.status().message(), HasSubstr("apt-get install libmimalloc-dev"));
   EXPECT_THAT(located.status().message(), HasSubstr(dir));
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,12 +16,14 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/effective_clock.h"
 #include "common/faults.h"
 #include "common/subprocess.h"
 #include "common/topology.h"
+#include "common/versions.h"
 #include "common/vm_facts.h"
 
 #ifdef __GLIBC__
@@ -128,6 +131,9 @@ MachineInfo DescribeMachine(bool measure_clock,
   machine.page_bytes = PageBytes();
   machine.zero_page = DescribeZeroPage(ProbeZeroPage());
   machine.thp = DescribeThp(ReadThpSettings());
+  double load[3];
+  if (getloadavg(load, 3) == 3) machine.load_average.assign(load, load + 3);
+  machine.versions = SoftwareVersions();
   return machine;
 }
 
@@ -162,6 +168,15 @@ std::string MachineLine(const MachineInfo& machine) {
   for (const std::string* fact : {&machine.zero_page, &machine.thp}) {
     if (!fact->empty()) absl::StrAppend(&line, ", ", *fact);
   }
+  absl::StrAppend(&line, ", load average ",
+                  machine.load_average.empty()
+                      ? std::string("n/a")
+                      : absl::StrFormat("%.2f", machine.load_average[0]));
+  std::vector<std::string> versions;
+  for (const SoftwareVersion& v : machine.versions) {
+    if (v.name != "glibc") versions.push_back(absl::StrCat(v.name, " ", v.version));
+  }
+  if (!versions.empty()) absl::StrAppend(&line, "; ", absl::StrJoin(versions, ", "));
   return line;
 }
 

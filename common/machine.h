@@ -23,8 +23,10 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
+#include "common/versions.h"
 
 namespace alloclab {
 
@@ -53,12 +55,17 @@ struct MachineInfo {
   std::string thp;
   std::string effective_ghz_note;  // why `effective_ghz` is missing
   std::string topology_note;       // why `physical_cores` is unknown
+  // How busy the machine was: the 1, 5 and 15-minute load averages when
+  // the run began (empty: unavailable). A reference run wants them under 1.
+  std::vector<double> load_average;
+  // The versions of what the labs measure (versions.h); empty: not probed.
+  std::vector<SoftwareVersion> versions;
 };
 
 // DescribeMachine()
 //
-// Reads /proc/cpuinfo, /sys topology, uname(2), gnu_get_libc_version() and
-// the THP settings; probes the zero page (64 pages, a fraction of a
+// Reads /proc/cpuinfo, /sys topology, uname(2), gnu_get_libc_version(),
+// the load average, the software versions (versions.h) and the THP settings; probes the zero page (64 pages, a fraction of a
 // millisecond); measures the effective clock when `measure_clock`.
 // `faults_source` names the page-fault source the caller counts with (the
 // harness passes its counter's); empty, a thread counter is created to
@@ -71,7 +78,9 @@ MachineInfo DescribeMachine(bool measure_clock = true,
 // One line: "machine: <cpu>, 2 logical CPUs on 2 cores (no SMT), Linux 6.1,
 // glibc 2.36, effective clock 3.10 GHz, faults from getrusage(RUSAGE_THREAD),
 // 4 KiB pages, no zero page, THP madvise (2048 KiB inherit=madvise), no mTHP size
-// enabled".
+// enabled, load average 0.12; musl 1.2.3, GCC 12.2.0, jemalloc 5.3.0,
+// gperftools 2.10, mimalloc 2.0.9, Benchmark 1.7.1, Bazel 4.2.3" (glibc's
+// version is already in it).
 // What is unknown says so, with the reason: "effective clock n/a (not
 // measured)".
 std::string MachineLine(const MachineInfo& machine);

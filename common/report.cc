@@ -246,6 +246,27 @@ std::string Results::RenderTable(const std::vector<Column>& columns) const {
   return table;
 }
 
+namespace {
+
+// [1, 5, 15-minute load averages], or null where unavailable.
+std::string JsonLoadAverage(const std::vector<double>& load) {
+  if (load.empty()) return "null";
+  std::vector<std::string> parts;
+  for (double v : load) parts.push_back(absl::StrFormat("%.2f", v));
+  return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
+}
+
+// {"glibc": "2.36", "musl": "1.2.3", ...}: versions.h's names and answers.
+std::string JsonVersions(const std::vector<SoftwareVersion>& versions) {
+  std::vector<std::string> parts;
+  for (const SoftwareVersion& v : versions) {
+    parts.push_back(absl::StrCat(JsonEscape(v.name), ": ", JsonEscape(v.version)));
+  }
+  return absl::StrCat("{", absl::StrJoin(parts, ", "), "}");
+}
+
+}  // namespace
+
 std::string Results::ToJson() const {
   const MachineInfo& m = machine_;
   const bool cores_known = m.physical_cores > 0;
@@ -262,7 +283,9 @@ std::string Results::ToJson() const {
       ", \"page_bytes\": ",
       m.page_bytes > 0 ? absl::StrCat(m.page_bytes) : std::string("null"),
       ", \"zero_page\": ", m.zero_page.empty() ? "null" : JsonEscape(m.zero_page),
-      ", \"thp\": ", m.thp.empty() ? "null" : JsonEscape(m.thp), "},\n");
+      ", \"thp\": ", m.thp.empty() ? "null" : JsonEscape(m.thp),
+      ", \"load_average\": ", JsonLoadAverage(m.load_average),
+      ", \"versions\": ", JsonVersions(m.versions), "},\n");
   absl::StrAppend(&json, "  \"instruments\": {",
                   JsonFields(instruments_, instrument_text_), "},\n");
   if (rows_.empty()) {

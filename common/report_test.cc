@@ -41,6 +41,8 @@ MachineInfo TestMachine() {
   machine.page_bytes = 16384;
   machine.zero_page = "no zero page";
   machine.thp = "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always";
+  machine.load_average = {0.25, 0.5, 1.0};
+  machine.versions = {{"glibc", "2.36"}, {"musl", "1.2.3"}, {"Bazel", "4.2.3"}};
   return machine;
 }
 
@@ -67,7 +69,7 @@ TEST(ResultsTest, JsonMatchesTheDesignFormat) {
   EXPECT_EQ(SmallResults().ToJson(),
             R"json({
   "lab": "allocator_cost",
-  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": 2, "smt": false, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": 3.1, "faults_source": "getrusage(RUSAGE_THREAD)", "page_bytes": 16384, "zero_page": "no zero page", "thp": "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always"},
+  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": 2, "smt": false, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": 3.1, "faults_source": "getrusage(RUSAGE_THREAD)", "page_bytes": 16384, "zero_page": "no zero page", "thp": "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always", "load_average": [0.25, 0.50, 1.00], "versions": {"glibc": "2.36", "musl": "1.2.3", "Bazel": "4.2.3"}},
   "instruments": {"timer_overhead_ns": 19.5, "shared_counter_cost_ns": null, "clock": "CLOCK_MONOTONIC"},
   "rows": [
     {"variant": "small_new", "threads": 1, "ns_per_call": 51.6, "allocs_per_call": 1, "page_faults_per_call": 0},
@@ -88,11 +90,13 @@ TEST(ResultsTest, JsonOfEmptyResultsWritesNullForUnknownMachineFacts) {
   machine.page_bytes = 0;
   machine.zero_page.clear();
   machine.thp.clear();
+  machine.load_average.clear();
+  machine.versions.clear();
   results.SetMachine(machine);
   EXPECT_EQ(results.ToJson(),
             R"json({
   "lab": "empty",
-  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": null, "smt": null, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": null, "faults_source": "getrusage(RUSAGE_THREAD)", "page_bytes": null, "zero_page": null, "thp": null},
+  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": null, "smt": null, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": null, "faults_source": "getrusage(RUSAGE_THREAD)", "page_bytes": null, "zero_page": null, "thp": null, "load_average": null, "versions": {}},
   "instruments": {},
   "rows": [],
   "notes": []
@@ -236,7 +240,8 @@ TEST(MachineLineTest, SaysEverythingOnOneLine) {
             "machine: Test CPU \"X\" @ 3.00GHz, 2 logical CPUs on 2 cores "
             "(no SMT), Linux 6.1.0, glibc 2.36, effective clock 3.10 GHz, "
             "faults from getrusage(RUSAGE_THREAD), 16 KiB pages, no zero page, "
-            "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always");
+            "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always, "
+            "load average 0.25; musl 1.2.3, Bazel 4.2.3");
 }
 
 TEST(MachineLineTest, SaysWhatIsUnknownAndWhy) {

@@ -152,6 +152,48 @@ std::vector<int> Topology::OnePerCore() const {
   return chosen;
 }
 
+std::vector<int> Topology::SpreadAcrossCores(
+    const std::vector<int>& wanted) const {
+  // Each core's CPUs among `wanted`, by id; cores by their lowest such CPU.
+  std::vector<Cpu> by_id = cpus;
+  std::sort(by_id.begin(), by_id.end(),
+            [](const Cpu& a, const Cpu& b) { return a.id < b.id; });
+  std::vector<std::pair<int, int>> keys;
+  std::vector<std::vector<int>> cores;
+  size_t total = 0;
+  for (const Cpu& cpu : by_id) {
+    if (std::find(wanted.begin(), wanted.end(), cpu.id) == wanted.end()) {
+      continue;
+    }
+    const std::pair<int, int> key(cpu.package_id, cpu.core_id);
+    const auto at = std::find(keys.begin(), keys.end(), key);
+    if (at == keys.end()) {
+      keys.push_back(key);
+      cores.push_back({cpu.id});
+    } else {
+      cores[static_cast<size_t>(at - keys.begin())].push_back(cpu.id);
+    }
+    ++total;
+  }
+  std::vector<int> order;
+  for (size_t round = 0; order.size() < total; ++round) {
+    for (const std::vector<int>& core : cores) {
+      if (round < core.size()) order.push_back(core[round]);
+    }
+  }
+  return order;
+}
+
+int Topology::CoresOf(const std::vector<int>& ids) const {
+  std::set<std::pair<int, int>> cores;
+  for (const Cpu& cpu : cpus) {
+    if (std::find(ids.begin(), ids.end(), cpu.id) != ids.end()) {
+      cores.emplace(cpu.package_id, cpu.core_id);
+    }
+  }
+  return static_cast<int>(cores.size());
+}
+
 absl::StatusOr<Topology> ReadTopology(absl::string_view sys_root) {
   const std::string cpu_dir = absl::StrCat(sys_root, "/devices/system/cpu");
   absl::StatusOr<std::vector<int>> online =
@@ -179,6 +221,13 @@ absl::StatusOr<Topology> ReadTopology(absl::string_view sys_root) {
     cpu.package_id = *package;
     cpu.siblings = *std::move(siblings);
     topology.cpus.push_back(std::move(cpu));
+  }
+  // A hybrid CPU's E-cores; the file is absent on every other machine.
+  const std::string atom = absl::StrCat(sys_root, "/devices/cpu_atom/cpus");
+  if (access(atom.c_str(), F_OK) == 0) {
+    absl::StatusOr<std::vector<int>> efficiency = ReadCpuListFile(atom);
+    if (!efficiency.ok()) return efficiency.status();
+    topology.efficiency_cpus = *std::move(efficiency);
   }
   return topology;
 }

@@ -62,12 +62,29 @@ struct Topology {
   // One CPU per core, lowest id first: where to put threads that must not
   // share a core.
   std::vector<int> OnePerCore() const;
+
+  // The CPUs of `wanted` in the order that spreads threads widest: one CPU
+  // of each core first (cores in the order of their lowest CPU), then each
+  // core's second thread, and so on. The first k threads of a team placed
+  // in this order share a core only when k exceeds the cores. CPUs not in
+  // this topology are left out.
+  std::vector<int> SpreadAcrossCores(const std::vector<int>& wanted) const;
+
+  // How many distinct cores the CPUs `ids` are on (CPUs not in this
+  // topology do not count).
+  int CoresOf(const std::vector<int>& ids) const;
+
+  // Efficiency cores, on a hybrid CPU (Intel's E-cores): the kernel lists
+  // them in /sys/devices/cpu_atom/cpus and the performance cores in
+  // /sys/devices/cpu_core/cpus. Empty elsewhere. A thread on an E-core runs
+  // slower for that reason alone.
+  std::vector<int> efficiency_cpus;
 };
 
 // ReadTopology()
 //
-// Reads `<sys_root>/devices/system/cpu/online` and each online CPU's
-// topology/ files. NotFound or InvalidArgument, with the path, on a tree that
+// Reads `<sys_root>/devices/system/cpu/online`, each online CPU's
+// topology/ files, and `<sys_root>/devices/cpu_atom/cpus` where it exists. NotFound or InvalidArgument, with the path, on a tree that
 // lacks or garbles them.
 absl::StatusOr<Topology> ReadTopology(absl::string_view sys_root = "/sys");
 

@@ -65,10 +65,17 @@ const Expected kMachines[] = {
     // desktop_4c8t with CPU 5 offline: CPU 1 is alone on core 1, and the
     // kernel drops CPU 5 from its siblings.
     {"desktop_4c8t_cpu5_offline", 7, 4, 1, true, {0, 1, 2, 3}},
+    // A hybrid desktop: 2 P-cores with two threads each (adjacent
+    // numbering), 4 E-cores with one.
+    {"desktop_hybrid_2p4e", 8, 6, 1, true, {0, 2, 4, 5, 6, 7}},
     // Core ids 0,1,4,5 in both packages: 8 cores, not 4.
     {"server_2s", 16, 8, 2, true, {0, 1, 2, 3, 4, 5, 6, 7}},
+    // The usual 2-vCPU x86 cloud instance: one core's two threads.
+    {"vm_1c2t", 2, 1, 1, true, {0}},
     // CPUs 2-3 exist but are offline, without topology/.
     {"vm_2c", 2, 2, 1, false, {0, 1}},
+    // A 4-vCPU cloud instance: two cores, numbered n and n+2.
+    {"vm_2c4t", 4, 2, 1, true, {0, 1}},
 };
 
 INSTANTIATE_TEST_SUITE_P(Machines, FixtureTest, ::testing::ValuesIn(kMachines),
@@ -113,6 +120,54 @@ TEST(ReadTopologyTest, ServerCoreIdsRepeatAcrossPackages) {
   EXPECT_NE(topo->cpus[0].package_id, topo->cpus[4].package_id);
   EXPECT_THAT(topo->cpus[13].siblings, ElementsAre(5, 13));
   EXPECT_EQ(topo->cpus[13].package_id, 1);
+}
+
+TEST(ReadTopologyTest, HybridDesktopListsItsECores) {
+  absl::StatusOr<Topology> topo =
+      ReadTopology(TopologyFixtureRoot("desktop_hybrid_2p4e"));
+  ASSERT_TRUE(topo.ok()) << topo.status();
+  EXPECT_THAT(topo->efficiency_cpus, ElementsAre(4, 5, 6, 7));
+  absl::StatusOr<Topology> vm = ReadTopology(TopologyFixtureRoot("vm_2c4t"));
+  ASSERT_TRUE(vm.ok()) << vm.status();
+  EXPECT_TRUE(vm->efficiency_cpus.empty()) << "no cpu_atom/: no E-cores";
+}
+
+// Threads placed in this order share a core only when there are more
+// threads than cores: on every fixture, the first k CPUs are on
+// min(k, cores) cores.
+TEST(SpreadAcrossCoresTest, FirstKThreadsShareACoreOnlyPastTheCores) {
+  for (const std::string& machine : TopologyFixtures()) {
+    absl::StatusOr<Topology> topo = ReadTopology(TopologyFixtureRoot(machine));
+    ASSERT_TRUE(topo.ok()) << machine << ": " << topo.status();
+    std::vector<int> all;
+    for (const Cpu& cpu : topo->cpus) all.push_back(cpu.id);
+    const std::vector<int> order = topo->SpreadAcrossCores(all);
+    ASSERT_EQ(order.size(), all.size()) << machine;
+    for (size_t k = 1; k <= order.size(); ++k) {
+      const std::vector<int> first(order.begin(), order.begin() + k);
+      EXPECT_EQ(topo->CoresOf(first),
+                std::min(static_cast<int>(k), topo->physical_cores()))
+          << machine << ", first " << k << " CPUs: " << FormatCpuList(first);
+    }
+  }
+}
+
+TEST(SpreadAcrossCoresTest, CloudVmsAndAdjacentNumbering) {
+  absl::StatusOr<Topology> vm = ReadTopology(TopologyFixtureRoot("vm_2c4t"));
+  ASSERT_TRUE(vm.ok()) << vm.status();
+  EXPECT_THAT(vm->SpreadAcrossCores({0, 1, 2, 3}), ElementsAre(0, 1, 2, 3));
+  absl::StatusOr<Topology> one = ReadTopology(TopologyFixtureRoot("vm_1c2t"));
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_THAT(one->SpreadAcrossCores({0, 1}), ElementsAre(0, 1));
+  EXPECT_EQ(one->CoresOf({0, 1}), 1) << "two vCPUs, one core";
+  absl::StatusOr<Topology> adjacent =
+      ReadTopology(TopologyFixtureRoot("desktop_4c8t_adjacent"));
+  ASSERT_TRUE(adjacent.ok()) << adjacent.status();
+  EXPECT_THAT(adjacent->SpreadAcrossCores({0, 1, 2, 3, 4, 5, 6, 7}),
+              ElementsAre(0, 2, 4, 6, 1, 3, 5, 7));
+  // Only the CPUs asked for, e.g. an affinity mask of 1-3.
+  EXPECT_THAT(adjacent->SpreadAcrossCores({1, 2, 3}), ElementsAre(1, 2, 3));
+  EXPECT_THAT(adjacent->SpreadAcrossCores({1, 2, 3, 99}), ElementsAre(1, 2, 3));
 }
 
 TEST(ReadTopologyTest, RealSysAgreesWithSysconf) {

@@ -19,6 +19,18 @@ and "0.5*pages(262144)" a fraction of that. A check fails when its row or
 metric is missing or null (not measured): a fact the experiment did not
 measure is not a fact it showed.
 
+A fact that holds only on some machines (a version's behaviour) is stated
+with its condition, in the same form:
+
+    CHECK where VARIANT METRIC OPERATOR NUMBER
+    e.g. "musl_256 madvise_per_call >= 0.5 where musl_256 musl_madv_free == 1"
+
+Where the condition is false the check is shown as "N/A" with the value
+that made it so, and neither passes nor fails; where the condition cannot
+be judged (its row or metric missing or null), the check fails. A lab states
+each such fact once per answer of its condition, so that every machine is
+held to one of them.
+
 Usage:
     check_results.py [--lab=NAME] RESULTS_JSON CHECK [CHECK...]
 
@@ -119,12 +131,24 @@ def parse_bound(text, number):
 
 
 def parse_check(text):
-    """Splits one check into (variant, metric, operator, Bound)."""
+    """Splits one check into ((variant, metric, operator, Bound), condition),
+    where condition is a parsed check too, or None."""
     words = text.split()
+    if len(words) == 9 and words[4] == "where":
+        fact, _ = parse_check(" ".join(words[:4]))
+        condition, _ = parse_check(" ".join(words[5:]))
+        return fact, condition
+    return parse_fact(text, words), None
+
+
+def parse_fact(text, words):
+    """Splits the four words of a check into (variant, metric, operator,
+    Bound)."""
     if len(words) != 4:
         raise UnusableInput(
-            "malformed check '%s': want 'VARIANT METRIC OPERATOR NUMBER', "
-            "e.g. 'small_new allocs_per_call == 1'" % text,
+            "malformed check '%s': want 'VARIANT METRIC OPERATOR NUMBER' "
+            "[where VARIANT METRIC OPERATOR NUMBER], e.g. "
+            "'small_new allocs_per_call == 1'" % text,
         )
     variant, metric, op, number = words
     name, at, threads = variant.partition("@")
@@ -244,8 +268,21 @@ def main(argv):
         print("check_results: %s" % e, file=sys.stderr)
         return 2
     failed = 0
-    for text, check in zip(texts, checks):
-        passed, message = evaluate(results, check)
+    not_applicable = 0
+    for text, (check, condition) in zip(texts, checks):
+        if condition is not None:
+            holds, why = evaluate(results, condition)
+            if not holds and not why.startswith("actual "):
+                passed, message = False, "its condition cannot be judged: " + why
+            elif not holds:
+                print("N/A   %s  (condition false: %s)" %
+                      (" ".join(text.split()), why))
+                not_applicable += 1
+                continue
+            else:
+                passed, message = evaluate(results, check)
+        else:
+            passed, message = evaluate(results, check)
         verdict = "PASS" if passed else "FAIL"
         print("%s  %s  (%s)" % (verdict, " ".join(text.split()), message))
         if not passed:
@@ -256,8 +293,14 @@ def main(argv):
         for note in results["notes"]:
             print("  note: %s" % note)
         return 1
-    print("check_results: all %d checks passed (lab %s)" %
-          (len(checks), results["lab"]))
+    if not_applicable == len(checks):
+        print("check_results: no check applies to this machine; a test that "
+              "checks nothing cannot fail (lab %s)" % results["lab"])
+        return 1
+    print("check_results: all %d checks passed%s (lab %s)" %
+          (len(checks) - not_applicable,
+           ", %d not applicable here" % not_applicable if not_applicable else "",
+           results["lab"]))
     return 0
 
 

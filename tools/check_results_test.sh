@@ -85,6 +85,25 @@ expect null_metric 1 "'ns_per_call' of row 'unmeasured' is null: the experiment 
 expect text_metric 1 "'method' of row 'unmeasured' is \"none\", not a number" -- \
   "${fixture}" "unmeasured method == 0"
 
+# A fact with a condition: judged where the condition holds, N/A (neither
+# pass nor fail) where it does not, a failure where it cannot be judged.
+expect where_holds_pass 0 '^PASS  fixed mmap_per_call < 1 where small_new allocs_per_call == 1  \(actual 0.999\)$' -- \
+  "${fixture}" "fixed mmap_per_call < 1 where small_new allocs_per_call == 1"
+expect where_holds_fail 1 '^FAIL  fixed mmap_per_call > 1 where small_new allocs_per_call == 1  \(actual 0.999\)$' -- \
+  "${fixture}" "fixed mmap_per_call > 1 where small_new allocs_per_call == 1"
+expect where_false_na 0 '^N/A   fixed mmap_per_call > 1 where small_new allocs_per_call == 0  \(condition false: actual 1\)$' -- \
+  "${fixture}" "fixed mmap_per_call > 1 where small_new allocs_per_call == 0" \
+  "small_new allocs_per_call == 1"
+expect where_counts_na 0 '^check_results: all 1 checks passed, 1 not applicable here \(lab fixture\)$' -- \
+  "${fixture}" "fixed mmap_per_call > 1 where small_new allocs_per_call == 0" \
+  "small_new allocs_per_call == 1"
+expect where_only_na 1 'no check applies to this machine' -- \
+  "${fixture}" "fixed mmap_per_call > 1 where small_new allocs_per_call == 0"
+expect where_unjudged 1 "^FAIL  .*its condition cannot be judged: row 'small_new' has no metric 'musl_madv_free'" -- \
+  "${fixture}" "fixed mmap_per_call < 1 where small_new musl_madv_free == 1"
+expect where_malformed 2 "malformed check 'fixed mmap_per_call < 1 where small_new allocs_per_call 1'" -- \
+  "${fixture}" "fixed mmap_per_call < 1 where small_new allocs_per_call 1"
+
 # Unusable input: exit 2, with the reason.
 expect no_checks 2 'no checks given' -- "${fixture}"
 expect three_words 2 "malformed check 'small_new allocs_per_call 1': want 'VARIANT METRIC OPERATOR NUMBER'" -- \

@@ -205,6 +205,9 @@ MachineFacts GatherFacts(const ProbeRoots& roots) {
     }
     facts.allocators.push_back(std::move(fact));
   }
+  // Runs musl's loader and reads dpkg's status: this machine's, not a
+  // fixture's.
+  if (roots.live_probes) facts.versions = SoftwareVersions();
   return facts;
 }
 
@@ -267,7 +270,9 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
     labs.push_back(v);
   }
 
-  // 4. counter_contention: two threads running at once need two cores.
+  // 4. counter_contention: two threads running at once need two CPUs, and
+  // the counter's cache line moves between cores only when they are two
+  // cores (SMT siblings share L1 and L2: the line never leaves the core).
   {
     LabVerdict v{"counter_contention", Verdict::kYes, "", ""};
     if (!facts.topology.ok()) {
@@ -275,16 +280,19 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
       v.why = absl::StrCat("topology unknown (", facts.topology.status().message(),
                            "): cannot tell whether two threads run at once");
     } else if (facts.topology->physical_cores() >= 2) {
-      v.why = absl::StrFormat("%d cores: threads on different cores contend for "
-                              "the counter's cache line (how much that costs "
-                              "depends on how far apart the cores are; on a "
-                              "VM it varies from run to run)",
-                              facts.topology->physical_cores());
+      v.why = absl::StrFormat(
+          "%d cores: the rows up to %d threads run on distinct cores and "
+          "contend for the counter's cache line (how much that costs depends "
+          "on how far apart the cores are; on a VM it varies from run to run)%s",
+          facts.topology->physical_cores(), facts.topology->physical_cores(),
+          facts.topology->smt() ? "; rows with more threads add SMT siblings"
+                                : "");
     } else if (facts.topology->logical_cpus() >= 2) {
       v.verdict = Verdict::kPartly;
-      v.why = "one core with SMT: the threads also share the core, which the "
-              "smt_siblings lab separates";
-      v.fix = "a machine with 2+ cores";
+      v.why = "one core with SMT (the usual 2-vCPU cloud VM): the threads are "
+              "siblings that share L1 and L2, so the shared counter's cache "
+              "line never leaves the core; expect little inflation";
+      v.fix = "a machine with 2+ cores (a cloud VM of 4+ vCPUs)";
     } else {
       v.verdict = Verdict::kNo;
       v.why = "one CPU: threads only take turns (the oversubscribed rows)";
@@ -293,22 +301,42 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
     labs.push_back(v);
   }
 
-  // 5. smt_siblings: the siblings row needs SMT; the same-CPU row runs anywhere.
+  // 5. smt_siblings: distinct_cores needs two cores, smt_siblings a core
+  // with two threads; one_thread and same_cpu run anywhere.
   {
     LabVerdict v{"smt_siblings", Verdict::kYes, "", ""};
-    if (facts.topology.ok() && facts.topology->smt()) {
-      v.why = absl::StrFormat("SMT on: %d logical CPUs on %d cores",
-                              facts.topology->logical_cpus(),
-                              facts.topology->physical_cores());
-    } else {
+    if (!facts.topology.ok()) {
       v.verdict = Verdict::kPartly;
-      v.why = facts.topology.ok()
-                  ? "no SMT: only the same-CPU row (two threads time-sharing one "
-                    "CPU) shows; the siblings row is absent"
-                  : absl::StrCat("topology unknown (",
-                                 facts.topology.status().message(), ")");
-      v.fix = "a CPU with SMT (Hyper-Threading) switched on; a VM shows it only "
-              "if its vCPUs are sibling threads";
+      v.why = absl::StrCat("topology unknown (",
+                           facts.topology.status().message(), ")");
+    } else {
+      const Topology& t = *facts.topology;
+      const bool distinct = t.physical_cores() >= 2, siblings = t.smt();
+      std::vector<std::string> rows = {"one_thread"};
+      if (distinct) rows.push_back("distinct_cores");
+      if (siblings) rows.push_back("smt_siblings");
+      rows.push_back("same_cpu");
+      v.why = absl::StrFormat(
+          "%d logical CPUs on %d cores (%s): rows %s", t.logical_cpus(),
+          t.physical_cores(), siblings ? "SMT" : "no SMT",
+          absl::StrJoin(rows, ", "));
+      if (!distinct || !siblings) {
+        v.verdict = Verdict::kPartly;
+        absl::StrAppend(&v.why, "; no ",
+                        !distinct ? "distinct_cores row (one core)"
+                                  : "smt_siblings row (no core has two threads)");
+        v.fix = !distinct
+                    ? "a machine with 2+ cores (a cloud VM of 4+ vCPUs)"
+                    : "a CPU with SMT switched on; on a cloud VM, an instance "
+                      "whose vCPUs are sibling threads (/sys lists them as "
+                      "thread siblings)";
+      }
+      if (!t.efficiency_cpus.empty()) {
+        absl::StrAppend(
+            &v.why, "; E-cores ", FormatCpuList(t.efficiency_cpus),
+            ": a row placed on an E-core is slower for that reason alone "
+            "(keep rows on P-cores with --cpus)");
+      }
     }
     labs.push_back(v);
   }
@@ -394,6 +422,16 @@ std::string RenderFacts(const MachineFacts& f) {
         "%-13s %s", absl::StrCat(a.name, ":"),
         a.library.ok() ? *a.library
                        : absl::StrCat("missing: ", a.library.status().message())));
+  }
+  if (!f.versions.empty()) {
+    std::vector<std::string> versions;
+    for (const SoftwareVersion& v : f.versions) {
+      versions.push_back(absl::StrCat(v.name, " ", v.version));
+    }
+    lines.push_back(absl::StrCat("versions:     ", absl::StrJoin(versions, ", ")));
+    for (const std::string& note : VersionNotes(f.versions)) {
+      lines.push_back(absl::StrCat("              ", note));
+    }
   }
   return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
 }

@@ -33,6 +33,7 @@
 #include "absl/strings/string_view.h"
 #include "common/allocator_probe.h"
 #include "common/topology.h"
+#include "common/versions.h"
 
 namespace alloclab {
 
@@ -92,6 +93,9 @@ struct MachineFacts {
   std::string libc;                 // "glibc 2.36", "musl", ...
   absl::StatusOr<std::string> musl_gcc = absl::UnknownError("not probed");
   std::vector<AllocatorFact> allocators;
+  // The versions of what the labs measure (common/versions.h); empty when
+  // live probes are off.
+  std::vector<SoftwareVersion> versions;
 };
 
 // GatherFacts()

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/refuse_syscall.h"
 #include "common/topology.h"
+#include "common/topology_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -218,6 +219,8 @@ TEST(JudgeLabsTest, SmtDecidesTheSiblingsLab) {
   const LabVerdict no_smt = Find(JudgeLabs(HandMadeFacts(2, 2)), "smt_siblings");
   EXPECT_EQ(no_smt.verdict, Verdict::kPartly);
   EXPECT_THAT(no_smt.why, HasSubstr("no SMT"));
+  EXPECT_THAT(no_smt.why, HasSubstr("distinct_cores"))
+      << "two cores without SMT show the distinct-cores row too";
   EXPECT_THAT(no_smt.fix, HasSubstr("SMT"));
 }
 
@@ -226,6 +229,68 @@ TEST(JudgeLabsTest, CoresDecideTheCounterLab) {
   EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(2, 1)), "counter_contention").verdict,
             Verdict::kPartly);
   EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(1, 1)), "counter_contention").verdict, Verdict::kNo);
+}
+
+// The machines learners have, from the topology fixtures: which rows of
+// counter_contention and smt_siblings each one shows, and what the doctor
+// says there.
+MachineFacts FixtureMachine(const std::string& machine) {
+  MachineFacts facts = HandMadeFacts(2, 2);
+  facts.topology = ReadTopology(TopologyFixtureRoot(machine));
+  EXPECT_TRUE(facts.topology.ok()) << machine << ": " << facts.topology.status();
+  return facts;
+}
+
+TEST(JudgeLabsTest, VmWithoutSmtShowsDistinctCoresAndSameCpu) {
+  const LabVerdict v = Find(JudgeLabs(FixtureMachine("vm_2c")), "smt_siblings");
+  EXPECT_EQ(v.verdict, Verdict::kPartly);
+  EXPECT_THAT(v.why, HasSubstr("rows one_thread, distinct_cores, same_cpu"));
+  EXPECT_THAT(v.why, HasSubstr("no smt_siblings row"));
+  EXPECT_EQ(Find(JudgeLabs(FixtureMachine("vm_2c")), "counter_contention").verdict,
+            Verdict::kYes);
+}
+
+// The usual 2-vCPU cloud VM is one core's two hardware threads.
+TEST(JudgeLabsTest, CloudVmOfTwoVcpusIsOneCoreWithTwoThreads) {
+  const MachineFacts facts = FixtureMachine("vm_1c2t");
+  const LabVerdict siblings = Find(JudgeLabs(facts), "smt_siblings");
+  EXPECT_EQ(siblings.verdict, Verdict::kPartly);
+  EXPECT_THAT(siblings.why, HasSubstr("rows one_thread, smt_siblings, same_cpu"));
+  EXPECT_THAT(siblings.why, HasSubstr("no distinct_cores row (one core)"));
+  EXPECT_THAT(siblings.fix, HasSubstr("4+ vCPUs"));
+  const LabVerdict counter = Find(JudgeLabs(facts), "counter_contention");
+  EXPECT_EQ(counter.verdict, Verdict::kPartly);
+  EXPECT_THAT(counter.why, HasSubstr("never leaves the core"));
+}
+
+TEST(JudgeLabsTest, CloudVmOfFourVcpusShowsEveryRow) {
+  const MachineFacts facts = FixtureMachine("vm_2c4t");
+  const LabVerdict siblings = Find(JudgeLabs(facts), "smt_siblings");
+  EXPECT_EQ(siblings.verdict, Verdict::kYes);
+  EXPECT_THAT(siblings.why,
+              HasSubstr("rows one_thread, distinct_cores, smt_siblings, same_cpu"));
+  const LabVerdict counter = Find(JudgeLabs(facts), "counter_contention");
+  EXPECT_EQ(counter.verdict, Verdict::kYes);
+  EXPECT_THAT(counter.why, HasSubstr("up to 2 threads run on distinct cores"));
+  EXPECT_THAT(counter.why, HasSubstr("add SMT siblings"));
+}
+
+TEST(JudgeLabsTest, HybridDesktopWarnsOfECores) {
+  const LabVerdict v =
+      Find(JudgeLabs(FixtureMachine("desktop_hybrid_2p4e")), "smt_siblings");
+  EXPECT_EQ(v.verdict, Verdict::kYes);
+  EXPECT_THAT(v.why, HasSubstr("E-cores 4-7"));
+  EXPECT_THAT(v.why, HasSubstr("--cpus"));
+}
+
+TEST(RenderFactsTest, VersionsAndWhatTheyChange) {
+  MachineFacts facts = HandMadeFacts(2, 2);
+  facts.versions = {{"glibc", "2.41"}, {"musl", "1.2.5"}, {"mimalloc", "3.0.1"}};
+  const std::string text = RenderFacts(facts);
+  EXPECT_THAT(text, HasSubstr("versions:     glibc 2.41, musl 1.2.5, mimalloc 3.0.1"));
+  EXPECT_THAT(text, HasSubstr("musl 1.2.5: free() makes no madvise call"));
+  facts.versions.clear();
+  EXPECT_THAT(RenderFacts(facts), Not(HasSubstr("versions:")));
 }
 
 TEST(JudgeLabsTest, MissingMuslGccNamesThePackage) {
@@ -239,10 +304,10 @@ TEST(JudgeLabsTest, MissingMuslGccNamesThePackage) {
 TEST(JudgeLabsTest, MissingAllocatorsArePartlyWithTheirFix) {
   MachineFacts facts = HandMadeFacts(2, 2);
   facts.allocators[2].library =
-      absl::NotFoundError("mimalloc: apt-get install libmimalloc2.0");
+      absl::NotFoundError("mimalloc: apt-get install libmimalloc-dev");
   const LabVerdict v = Find(JudgeLabs(facts), "jemalloc_adoption");
   EXPECT_EQ(v.verdict, Verdict::kPartly);
-  EXPECT_THAT(v.fix, HasSubstr("libmimalloc2.0"));
+  EXPECT_THAT(v.fix, HasSubstr("libmimalloc-dev"));
   for (AllocatorFact& a : facts.allocators) a.library = absl::NotFoundError("gone");
   EXPECT_EQ(Find(JudgeLabs(facts), "jemalloc_adoption").verdict, Verdict::kNo);
 }

@@ -52,8 +52,12 @@ def _check_arg(lab, check):
     them is named, rather than in the test log.
     """
     words = [word for word in check.split(" ") if word]
-    if len(words) != 4 or words[2] not in _CHECK_OPERATORS or "'" in check:
-        fail("lab_tests({}): experiment check '{}' is not 'VARIANT METRIC OPERATOR NUMBER' with OPERATOR one of {}".format(
+
+    # A fact that holds only where a condition does (a version's behaviour):
+    # "VARIANT METRIC OPERATOR NUMBER where VARIANT METRIC OPERATOR NUMBER".
+    conditional = len(words) == 9 and words[4] == "where" and words[7] in _CHECK_OPERATORS
+    if (len(words) != 4 and not conditional) or words[2] not in _CHECK_OPERATORS or "'" in check:
+        fail("lab_tests({}): experiment check '{}' is not 'VARIANT METRIC OPERATOR NUMBER' (optionally followed by 'where VARIANT METRIC OPERATOR NUMBER') with OPERATOR one of {}".format(
             lab,
             check,
             " ".join(_CHECK_OPERATORS),

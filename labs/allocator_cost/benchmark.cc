@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -24,12 +26,34 @@
 namespace allocator_cost {
 namespace {
 
+// MemoryManagerWithPointerStop
+//
+// Google Benchmark changed MemoryManager::Stop: 1.7 declares
+// `Stop(Result*)` pure virtual (deprecated) beside `Stop(Result&)`, and 1.9
+// has only `Stop(Result&)`. Probed from the installed header, not from a
+// version number: where the pointer form exists, this base implements it by
+// forwarding to the reference form; where it does not, it adds nothing.
+template <typename Base, typename = void>
+class MemoryManagerWithPointerStop : public Base {};
+
+template <typename Base>
+class MemoryManagerWithPointerStop<
+    Base, std::void_t<decltype(std::declval<Base&>().Stop(
+              std::declval<typename Base::Result*>()))>> : public Base {
+ public:
+  using Base::Stop;
+  void Stop(typename Base::Result* result) override { this->Stop(*result); }
+};
+
 // CountingMemoryManager
 //
 // Reports the allocations of the memory-measurement run, counted by
 // //common:alloc_counter in per-thread mode; bytes are not tracked.
-class CountingMemoryManager : public benchmark::MemoryManager {
+class CountingMemoryManager
+    : public MemoryManagerWithPointerStop<benchmark::MemoryManager> {
  public:
+  using MemoryManagerWithPointerStop::Stop;
+
   void Start() override {
     alloclab::SetCountingMode(alloclab::CountingMode::kPerThread);
     start_ = alloclab::TotalAllocations();
@@ -40,9 +64,6 @@ class CountingMemoryManager : public benchmark::MemoryManager {
         static_cast<int64_t>(alloclab::TotalAllocations() - start_);
     alloclab::SetCountingMode(alloclab::CountingMode::kOff);
   }
-
-  // Google Benchmark 1.7.1 still declares the pointer form pure virtual.
-  void Stop(Result* result) override { Stop(*result); }
 
  private:
   uint64_t start_ = 0;

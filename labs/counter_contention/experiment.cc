@@ -29,6 +29,7 @@
 #include "common/topology.h"
 #include "labs/counter_contention/counters.h"
 #include "labs/counter_contention/task.h"
+#include "labs/counter_contention/teams.h"
 #include "labs/counter_contention/workloads.h"
 
 namespace counter_contention {
@@ -93,9 +94,9 @@ absl::Status Experiment(alloclab::Lab& lab) {
   absl::StatusOr<std::vector<int>> usable = alloclab::UsableCpus(*topo);
   if (!usable.ok()) return usable.status();
   const int n = static_cast<int>(usable->size());
+  const std::vector<Team> teams = PlanTeams(*topo, *usable);
   std::vector<int> counts;  // 1, 2, 4 ... n, and n + 1 (oversubscribed)
-  for (int t = 1; t < n; t *= 2) counts.push_back(t);
-  counts.insert(counts.end(), {n, n + 1});
+  for (const Team& t : teams) counts.push_back(t.threads);
   std::vector<Line> lines(static_cast<size_t>(n + 1));
   for (Line& line : lines) line.text.reserve(256);
 
@@ -110,8 +111,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
   std::vector<Cell> cells(2 * counts.size() * kModeCount);
   for (int rep = 0; rep < repetitions; ++rep) {
     for (size_t c = 0; c < counts.size(); ++c) {
-      team.cpus.clear();
-      for (int t = 0; t < counts[c]; ++t) team.cpus.push_back((*usable)[t % n]);
+      team.cpus = teams[c].cpus;
       for (int w = 0; w < 2; ++w) {
         for (int m = 0; m < kModeCount; ++m) {
           Use(kModes[m]);
@@ -134,8 +134,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
           cell.together += together;
           if (r->median_effective_ghz) cell.ghz.push_back(*r->median_effective_ghz);
           cell.concurrency.push_back(r->concurrency);
-          cell.cpus = alloclab::FormatCpuList(team.cpus) +
-                      (r->oversubscribed ? " (oversubscribed)" : "");
+          cell.cpus = CpusColumn(teams[c]);
         }
       }
     }
@@ -196,6 +195,17 @@ absl::Status Experiment(alloclab::Lab& lab) {
         "this machine was busy: %d of %d rows never ran together, so their "
         "times (of all rounds) include turns, and turns cannot contend",
         apart, static_cast<int>(cells.size())));
+  }
+  for (const Team& t : teams) {
+    if (t.mark != "SMT siblings") continue;
+    results.AddNote(absl::StrFormat(
+        "from %d threads on, some threads are SMT siblings (this machine has "
+        "%d core%s for %d usable CPUs): siblings share L1 and L2, so the "
+        "shared counter's cache line does not travel between them and those "
+        "rows show less contention than the same count on distinct cores",
+        t.threads, topo->CoresOf(*usable), topo->CoresOf(*usable) == 1 ? "" : "s",
+        n));
+    break;
   }
   results.AddNote(absl::StrCat(
       "the reference run (the allocator article): a shared atomic counter "

@@ -5,7 +5,10 @@
 // thread's sizes) and 256 (Rich Felker's), with the recycler of task.h, and
 // glibc with its mmap threshold fixed at 128 KiB (glibc acting like musl).
 // Times, faults and peak RSS come from untraced runs (wait4); system calls
-// from separate runs under ptrace, steady-state (churn_runs.h).
+// from separate runs under ptrace, steady-state (churn_runs.h). What musl's
+// free() does with a freed slot's pages is its version's: the musl rows say
+// which musl ran and whether its free() uses madvise(MADV_FREE)
+// (common/versions.h).
 
 #include <cstdint>
 #include <optional>
@@ -19,6 +22,7 @@
 #include "common/child_run.h"
 #include "common/experiment.h"
 #include "common/syscalls.h"
+#include "common/versions.h"
 #include "labs/musl_churn/churn.h"
 #include "labs/musl_churn/churn_runs.h"
 #include "labs/musl_churn/task.h"
@@ -75,6 +79,9 @@ absl::Status Experiment(alloclab::Lab& lab) {
   int64_t k = absl::GetFlag(FLAGS_trace_iterations);
   if (k == 0) k = quick ? 4'096 : 65'536;
   const int repetitions = lab.options().Repetitions(1, 3);
+  // The musl that musl-gcc linked in: Debian's musl-dev and musl (whose
+  // loader says its version) come from one source at one version.
+  const absl::StatusOr<std::string> musl = alloclab::MuslVersion();
   std::string programs[kCount];
   for (int i = 0; i < kCount; ++i) {
     absl::StatusOr<std::string> p =
@@ -131,6 +138,17 @@ absl::Status Experiment(alloclab::Lab& lab) {
              churn_classes_at_or_above(v.scale, CHURN_MUSL_MMAP_THRESHOLD) /
                  double(CHURN_SIZE_CLASSES))
         .SetText("checksum", absl::StrFormat("%016x", untraced[i].checksum));
+    if (absl::string_view(v.program) == "churn_musl") {
+      row.SetText("musl_version", musl.ok() ? *musl : "unknown");
+      row.Set("musl_madv_free",
+              musl.ok() ? std::optional<double>(
+                              alloclab::MuslFreeUsesMadvFree(*musl) ? 1 : 0)
+                        : std::nullopt);
+    }
+  }
+  if (!musl.ok()) {
+    lab.results().AddNote(absl::StrCat("musl's version: unknown (",
+                                       musl.status().message(), ")"));
   }
 
   const auto& rows = lab.results().rows();
@@ -155,12 +173,27 @@ absl::Status Experiment(alloclab::Lab& lab) {
     lab.results().AddNote(absl::StrFormat(
         "scale 1024: %d of %d size classes reach musl's mmap threshold of %d "
         "bytes; scale 256: %d. musl_1024 made %.2f munmap per call, glibc_1024 "
-        "%.4f; musl_256 makes its system calls as madvise (%.2f per call)",
+        "%.4f",
         churn_classes_at_or_above(1024, CHURN_MUSL_MMAP_THRESHOLD),
         CHURN_SIZE_CLASSES, CHURN_MUSL_MMAP_THRESHOLD,
         churn_classes_at_or_above(256, CHURN_MUSL_MMAP_THRESHOLD),
-        get(kMusl1024, "munmap_per_call"), get(kGlibc1024, "munmap_per_call"),
-        get(kMusl256, "madvise_per_call")));
+        get(kMusl1024, "munmap_per_call"), get(kGlibc1024, "munmap_per_call")));
+    if (musl.ok()) {
+      lab.results().AddNote(
+          alloclab::MuslFreeUsesMadvFree(*musl)
+              ? absl::StrFormat(
+                    "musl %s (before %s) frees the whole pages inside each "
+                    "freed slot of a multi-slot group with madvise(MADV_FREE): "
+                    "musl_256 made %.2f madvise per call",
+                    *musl, alloclab::kMuslFirstWithoutMadvFree,
+                    get(kMusl256, "madvise_per_call"))
+              : absl::StrFormat(
+                    "musl %s (%s or later) no longer calls madvise(MADV_FREE) "
+                    "in free(): musl_256 made %.2f madvise per call, where "
+                    "musl 1.2.3 makes about one",
+                    *musl, alloclab::kMuslFirstWithoutMadvFree,
+                    get(kMusl256, "madvise_per_call")));
+    }
   }
   lab.results().AddNote(absl::StrFormat(
       "the trade: glibc_1024 took %.2f s in the kernel and peaked at %.0f MiB "
@@ -225,7 +258,7 @@ alloclab::LabSpec Spec() {
                       {"madvise_per_call", "madvise/call", 3},
                       {"brk_per_call", "brk/call", 4}, {"peak_rss_kib", 0},
                       {"share_at_or_above_threshold", "share >= thr", 3},
-                      {"checksum", 0}},
+                      {"checksum", 0}, {"musl_version", "musl", 0}},
           .check_flags = CheckFlags,
           .faults_from = "wait4's ru_minflt of each churn process"};
 }

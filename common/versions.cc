@@ -1,0 +1,218 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "common/versions.h"
+
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "build_facts.h"
+#include "common/allocator_probe.h"
+#include "common/debian_packages.h"
+#include "common/subprocess.h"
+
+namespace alloclab {
+namespace {
+
+// The leading number of one dotted part: "3-1" -> 3; nullopt for "x".
+std::optional<int> LeadingNumber(absl::string_view part) {
+  size_t digits = 0;
+  while (digits < part.size() && absl::ascii_isdigit(part[digits])) ++digits;
+  int n = 0;
+  if (digits == 0 || !absl::SimpleAtoi(part.substr(0, digits), &n)) {
+    return std::nullopt;
+  }
+  return n;
+}
+
+std::optional<std::vector<int>> Parts(absl::string_view version) {
+  std::vector<int> parts;
+  for (absl::string_view part : absl::StrSplit(version, '.')) {
+    std::optional<int> n = LeadingNumber(part);
+    if (!n.has_value()) break;
+    parts.push_back(*n);
+    // "0-1": the rest is a Debian revision, not another part.
+    if (part.size() > absl::StrCat(*n).size()) break;
+  }
+  if (parts.empty()) return std::nullopt;
+  return parts;
+}
+
+bool AtLeast(absl::string_view version, absl::string_view first) {
+  std::optional<int> c = CompareVersions(version, first);
+  return c.has_value() && *c >= 0;
+}
+
+std::string Unavailable(const absl::Status& status) {
+  return absl::StrCat("unavailable (", status.message(), ")");
+}
+
+std::string OrUnavailable(const absl::StatusOr<std::string>& version) {
+  return version.ok() ? *version : Unavailable(version.status());
+}
+
+}  // namespace
+
+std::optional<int> CompareVersions(absl::string_view a, absl::string_view b) {
+  std::optional<std::vector<int>> pa = Parts(a), pb = Parts(b);
+  if (!pa.has_value() || !pb.has_value()) return std::nullopt;
+  const size_t n = std::max(pa->size(), pb->size());
+  for (size_t i = 0; i < n; ++i) {
+    const int x = i < pa->size() ? (*pa)[i] : 0;
+    const int y = i < pb->size() ? (*pb)[i] : 0;
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+absl::StatusOr<std::string> GlibcVersion() {
+#ifdef __GLIBC__
+  return std::string(gnu_get_libc_version());
+#else
+  return absl::NotFoundError("this program does not run on glibc");
+#endif
+}
+
+std::string MuslLoaderPath() {
+  struct utsname names;
+  std::string arch = uname(&names) == 0 ? names.machine : "x86_64";
+  // musl names its loader after its own architecture names.
+  if (arch == "i686" || arch == "i586" || arch == "i486") arch = "i386";
+  if (arch == "armv7l" || arch == "armv6l") arch = "armhf";
+  return absl::StrCat("/lib/ld-musl-", arch, ".so.1");
+}
+
+absl::StatusOr<std::string> ParseMuslLoaderBanner(absl::string_view output) {
+  for (absl::string_view line : absl::StrSplit(output, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (absl::ConsumePrefix(&line, "Version ") && !line.empty()) {
+      return std::string(line);
+    }
+  }
+  return absl::NotFoundError(
+      absl::StrCat("no 'Version' line in what musl's loader printed: '",
+                   absl::StripAsciiWhitespace(output.substr(0, 200)), "'"));
+}
+
+absl::StatusOr<std::string> MuslVersion(absl::string_view loader) {
+  const std::string path =
+      loader.empty() ? MuslLoaderPath() : std::string(loader);
+  if (access(path.c_str(), X_OK) != 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "no musl loader at ", path,
+        "; Debian's musl-tools installs it: sudo apt-get install musl-tools"));
+  }
+  // Run alone, the loader prints its banner on stderr and exits 1.
+  const char* const argv[] = {path.c_str(), nullptr};
+  absl::StatusOr<internal::ChildOutput> out =
+      internal::ForkAndRead([&argv](int fd) {
+        const int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+        dup2(fd, STDERR_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        execv(argv[0], const_cast<char* const*>(argv));
+        return 127;
+      });
+  if (!out.ok()) return out.status();
+  return ParseMuslLoaderBanner(out->data);
+}
+
+std::string CompilerVersion() {
+#if defined(__clang__)
+  return absl::StrCat("Clang ", __clang_major__, ".", __clang_minor__, ".",
+                      __clang_patchlevel__);
+#elif defined(__GNUC__)
+  return absl::StrCat("GCC ", __GNUC__, ".", __GNUC_MINOR__, ".",
+                      __GNUC_PATCHLEVEL__);
+#else
+  return "unknown compiler";
+#endif
+}
+
+absl::StatusOr<std::string> AllocatorVersion(absl::string_view name) {
+  if (name == "glibc") return GlibcVersion();
+  absl::StatusOr<LocatedAllocator> located = LocateAllocator(name);
+  if (!located.ok()) {
+    return absl::NotFoundError(absl::StrCat(name, " is not installed"));
+  }
+  return DebianPackageVersion(located->debian_package);
+}
+
+std::vector<SoftwareVersion> SoftwareVersions() {
+  return {
+      {"glibc", OrUnavailable(GlibcVersion())},
+      {"musl", OrUnavailable(MuslVersion())},
+      {"GCC", absl::StrCat(absl::StripPrefix(CompilerVersion(), "GCC "))},
+      {"jemalloc", OrUnavailable(AllocatorVersion("jemalloc"))},
+      {"gperftools", OrUnavailable(AllocatorVersion("tcmalloc"))},
+      {"mimalloc", OrUnavailable(AllocatorVersion("mimalloc"))},
+      {"Benchmark", alloclab_build::kBenchmarkVersion},
+      {"Bazel", alloclab_build::kBazelVersion},
+  };
+}
+
+bool MuslFreeUsesMadvFree(absl::string_view version) {
+  std::optional<int> c = CompareVersions(version, kMuslFirstWithoutMadvFree);
+  return c.has_value() && *c < 0;
+}
+
+bool GlibcAcceptsFixedThresholdAbove32MiB(absl::string_view version) {
+  return AtLeast(version, kGlibcFirstWithLargeFixedThreshold);
+}
+
+bool GlibcHasTcache(absl::string_view version) {
+  return AtLeast(version, kGlibcFirstWithTcache);
+}
+
+std::vector<std::string> VersionNotes(
+    const std::vector<SoftwareVersion>& versions) {
+  std::vector<std::string> notes;
+  for (const SoftwareVersion& v : versions) {
+    if (!CompareVersions(v.version, "0").has_value()) continue;  // unavailable
+    if (v.name == "glibc") {
+      notes.push_back(absl::StrCat(
+          "glibc ", v.version, ": ",
+          GlibcHasTcache(v.version)
+              ? "per-thread cache (tcache, 2.26+) in front of the arenas"
+              : "no per-thread cache (tcache came in 2.26)",
+          "; a fixed mmap threshold above 32 MiB is ",
+          GlibcAcceptsFixedThresholdAbove32MiB(v.version)
+              ? "accepted (2.35+), as mmap_threshold shows"
+              : "refused (before 2.35): mmap_threshold's probe stops at 32 MiB"));
+    } else if (v.name == "musl") {
+      notes.push_back(absl::StrCat(
+          "musl ", v.version, ": ",
+          MuslFreeUsesMadvFree(v.version)
+              ? "free() returns the pages inside freed slots with "
+                "madvise(MADV_FREE) (before 1.2.4): musl_churn's scale-256 "
+                "row makes madvise calls"
+              : "free() makes no madvise call (1.2.4 dropped MADV_FREE): "
+                "musl_churn's scale-256 row shows none"));
+    } else if (v.name == "mimalloc") {
+      std::optional<int> major = LeadingNumber(v.version);
+      notes.push_back(absl::StrCat(
+          "mimalloc ", v.version, ": ",
+          major.has_value() && *major >= 3
+              ? "version 3, a redesign of 2.x; jemalloc_adoption's reference "
+                "run used 2.0.9, so its mimalloc row may differ more than "
+                "the others"
+              : "version 2, as in jemalloc_adoption's reference run"));
+    }
+  }
+  return notes;
+}
+
+}  // namespace alloclab
