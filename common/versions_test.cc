@@ -93,7 +93,9 @@ TEST(MuslTest, InstalledMuslAnswersAVersion) {
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_THAT(*v, MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+"));
   absl::StatusOr<std::string> package = DebianPackageVersion("musl");
-  if (package.ok()) EXPECT_EQ(*v, *package);
+  if (package.ok()) {
+    EXPECT_EQ(*v, *package);
+  }
 }
 
 TEST(VersionRulesTest, MuslMadvFreeEndsAt124) {

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # Allocator Labs set-up: installs every Debian package the seven labs need,
-# and buildifier from the npm registry. Idempotent: run it again any time.
+# and buildifier from the npm registry, on Debian 12 (bookworm) or 13
+# (trixie). Idempotent: run it again any time. Every package below has the
+# same name on both releases; the libraries they pull in differ (Debian 13:
+# mimalloc 3's libmimalloc3, the t64 names of gperftools' libraries), and the
+# course probes what is installed (common/versions.h).
 #
 #   sudo tools/setup.sh          # or as root, without sudo
 #
@@ -13,16 +17,16 @@ DEBIAN_PACKAGES=(
   bazel-bootstrap          # Bazel 4.2.3, WORKSPACE mode
   bazel-rules-cc           # @rules_cc (patched for Bazel 4.2.3 in third_party/)
   bazel-rules-java         # @rules_java, needed by toolchain resolution
-  g++                      # GCC 12, C++20
+  g++                      # GCC 12 (Debian 12) or 14 (Debian 13), C++20
   pkg-config               # link flags of the system libraries
   libabsl-dev              # Abseil: flags, status, strings
   libgtest-dev             # GoogleTest
   libgmock-dev             # GoogleMock (GoogleTest's matchers)
-  libbenchmark-dev         # Google Benchmark 1.7.1
+  libbenchmark-dev         # Google Benchmark 1.7 (Debian 12) or 1.9 (Debian 13)
   libjemalloc-dev          # jemalloc      (lab jemalloc_adoption)
   libgoogle-perftools-dev  # tcmalloc      (lab jemalloc_adoption)
-  libmimalloc-dev          # mimalloc      (lab jemalloc_adoption)
-  musl-tools               # musl-gcc      (lab musl_churn)
+  libmimalloc-dev          # mimalloc 2 or 3 (lab jemalloc_adoption)
+  musl-tools               # musl-gcc, musl 1.2.3 or 1.2.5 (lab musl_churn)
   strace                   # syscall counts to compare with the labs' own
   time                     # GNU /usr/bin/time: elapsed time and peak RSS by hand (labs 6, 7)
   python3                  # the checker of the experiments' results JSON
@@ -36,7 +40,7 @@ die() {
 }
 
 if [[ ! -r /etc/os-release ]]; then
-  die "cannot read /etc/os-release; this script supports Debian 12 (bookworm) and Ubuntu with apt-get."
+  die "cannot read /etc/os-release; this script supports Debian 12 (bookworm), Debian 13 (trixie) and Ubuntu with apt-get."
 fi
 # shellcheck disable=SC1091
 . /etc/os-release

@@ -33,6 +33,10 @@ namespace {
 // has only `Stop(Result&)`. Probed from the installed header, not from a
 // version number: where the pointer form exists, this base implements it by
 // forwarding to the reference form; where it does not, it adds nothing.
+// (Naming the deprecated form to probe for it, and overriding it, warn on
+// 1.7: the warning is the point of the probe, not a mistake.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 template <typename Base, typename = void>
 class MemoryManagerWithPointerStop : public Base {};
 
@@ -44,6 +48,7 @@ class MemoryManagerWithPointerStop<
   using Base::Stop;
   void Stop(typename Base::Result* result) override { this->Stop(*result); }
 };
+#pragma GCC diagnostic pop
 
 // CountingMemoryManager
 //

@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/cpus_flag.h"
@@ -26,7 +27,7 @@
 #include "common/thread_team.h"
 #include "common/topology.h"
 #include "labs/allocator_cost/baseline.h"
-#include "labs/smt_siblings/placement_check.h"
+#include "labs/smt_siblings/rows.h"
 #include "labs/smt_siblings/task.h"
 
 namespace smt_siblings {
@@ -63,42 +64,35 @@ double Median(const std::vector<double>& v) {
   return alloclab::Summarize(v).median;
 }
 
-// The rows this machine can show, and a note for each it cannot.
+// The rows this machine can show (rows.h), and a note for each it cannot.
 absl::StatusOr<std::vector<Placement>> Place(alloclab::Results& results) {
   absl::StatusOr<alloclab::Topology> topo = alloclab::ReadTopology();
   if (!topo.ok()) return topo.status();
   absl::StatusOr<std::vector<int>> usable = alloclab::UsableCpus(*topo);
   if (!usable.ok()) return usable.status();
-  absl::StatusOr<std::vector<int>> one = PickDistinctCores(*topo, *usable, 1);
-  if (!one.ok()) return alloclab::VariantError("one_thread", one.status());
-  std::vector<Placement> rows = {{"one_thread", {one->at(0)}}};
-
-  absl::StatusOr<std::vector<int>> two = PickDistinctCores(*topo, *usable, 2);
-  if (two.ok()) {
-    rows.push_back({"distinct_cores", *two});
-  } else {
-    results.AddNote(
-        absl::StrCat("no distinct_cores row: ", two.status().message()));
+  absl::StatusOr<RowPlan> plan = PlanRows(*topo, *usable);
+  if (!plan.ok()) return plan.status();
+  std::vector<Placement> rows;
+  for (const PlannedRow& row : plan->rows) {
+    Placement p;
+    p.name = row.name;
+    p.cpus = row.cpus;
+    if (!row.mark.empty()) p.misplaced = absl::StrCat(" (", row.mark, ")");
+    rows.push_back(std::move(p));
   }
-  absl::StatusOr<std::vector<std::pair<int, int>>> pair =
-      PickSiblingPairs(*topo, *usable, 1);
-  if (pair.ok()) {
-    rows.push_back({"smt_siblings", {pair->at(0).first, pair->at(0).second}});
-  } else {
-    results.AddNote(absl::StrFormat(
-        "no smt_siblings row: %s. The reference run (the allocator article) "
-        "saw two hardware threads of one core run the same loop %.1fx slower "
-        "than one thread per core, on the same %.1f GHz clock: between the "
-        "1x of distinct cores and the %.0fx of one CPU",
-        pair.status().message(), kReferenceSiblingSlowdown,
-        kReferenceSiblingGhz, kSharingBound));
-  }
-  rows.push_back({"same_cpu", {one->at(0), one->at(0)}});
-  for (Placement& row : rows) {  // your picks, checked against /sys
-    std::optional<Misplacement> bad =
-        CheckPlacement(*topo, *usable, row.name, row.cpus);
-    if (bad) row.misplaced = absl::StrCat(" (", bad->mark, ")");
-    if (bad) results.AddNote(bad->note);
+  for (const std::string& note : plan->notes) {
+    if (!plan->has_siblings_row &&
+        absl::StartsWith(note, "no smt_siblings row: ")) {
+      results.AddNote(absl::StrFormat(
+          "%s. The reference run (the allocator article) saw two hardware "
+          "threads of one core run the same loop %.1fx slower than one thread "
+          "per core, on the same %.1f GHz clock: between the 1x of distinct "
+          "cores and the %.0fx of one CPU",
+          note, kReferenceSiblingSlowdown, kReferenceSiblingGhz,
+          kSharingBound));
+    } else {
+      results.AddNote(note);
+    }
   }
   return rows;
 }
