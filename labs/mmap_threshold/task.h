@@ -54,10 +54,12 @@ inline constexpr size_t kDefaultMmapThreshold = 128 * 1024;
 //
 // The ceiling of glibc's dynamic adjustment on 64-bit systems (glibc's
 // DEFAULT_MMAP_THRESHOLD_MAX, 32 MiB): freeing a mapped block larger than
-// this leaves the threshold where it was. It is not a limit on a fixed
-// threshold: glibc 2.36 accepts mallopt(M_MMAP_THRESHOLD) well above it
-// (64 MiB and 1 GiB take effect), although mallopt(3) still calls it the
-// upper limit.
+// this leaves the threshold where it was. From glibc 2.35 on it is not a
+// limit on a fixed threshold: 2.35+ accepts mallopt(M_MMAP_THRESHOLD) well
+// above it (64 MiB and 1 GiB take effect), although mallopt(3) still calls
+// it the upper limit. glibc 2.34 and earlier refuse a fixed threshold above
+// it (HEAP_MAX_SIZE / 2), through mallopt() and the tunable alike
+// (glibc_version.h keeps that rule for the tests).
 inline constexpr size_t kMmapThresholdMax = 32 * 1024 * 1024;
 
 // kFixedThresholdMax
@@ -75,7 +77,7 @@ inline constexpr size_t kFixedThresholdMax =
 // malloc(s) gets a mapping of its own when the heap has no free memory left
 // to serve it from. In a fresh process that is kDefaultMmapThreshold; a
 // fixed threshold can be anything up to what the machine can allocate
-// (a test fixes 100 MiB and expects to find it).
+// (glibc 2.35+; a test fixes 100 MiB there and expects to find it).
 //
 // Only what malloc does may be observed (mallinfo2(3) is allowed); no glibc
 // internal structure or symbol may be read.
@@ -106,7 +108,8 @@ absl::StatusOr<size_t> ProbeMmapThreshold();
 //               than the threshold (up to kMmapThresholdMax) raises it to
 //               that block's size, and the trim threshold to twice that.
 //   Fixed(t)    the threshold stays at `t` bytes, whatever is freed; `t`
-//               may be above kMmapThresholdMax (up to kFixedThresholdMax).
+//               may be above kMmapThresholdMax (up to kFixedThresholdMax)
+//               where glibc is 2.35 or later; 2.34 and earlier refuse it.
 struct MallocPolicy {
   enum class Kind { kDynamic, kFixed };
 

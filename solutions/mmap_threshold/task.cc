@@ -224,8 +224,9 @@ absl::Status SetMallocPolicy(const MallocPolicy& policy) {
       return absl::OkStatus();  // glibc's default: nothing to do
     }
     case MallocPolicy::Kind::kFixed: {
-      // Above kMmapThresholdMax is fine: that is only the ceiling of the
-      // dynamic adjustment. mallopt() takes an int, though.
+      // Above kMmapThresholdMax is fine on glibc 2.35+: that is only the
+      // ceiling of the dynamic adjustment (2.34 and earlier refuse it, and
+      // mallopt()'s 0 is reported below). mallopt() takes an int, though.
       if (policy.threshold_bytes > kFixedThresholdMax) {
         return absl::InvalidArgumentError(absl::StrCat(
             "a fixed mmap threshold of ", policy.threshold_bytes,

@@ -17,6 +17,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,7 @@
 #include "common/sink.h"
 #include "common/syscalls.h"
 #include "gtest/gtest.h"
+#include "labs/mmap_threshold/glibc_version.h"
 #include "labs/mmap_threshold/task.h"
 
 namespace mmap_threshold {
@@ -442,9 +444,20 @@ TEST(ProbeTest, SeesThroughFreeChunksInTheHeap) {
 // ---------------------------------------------------------------------------
 // The policy.
 
+// The largest threshold the installed glibc lets mallopt() fix
+// (glibc_version.h: 2.35 and later, far above 32 MiB; 2.34 and earlier, the
+// 32 MiB ceiling itself).
+size_t LargestFixed() {
+  const absl::StatusOr<size_t> largest =
+      LargestFixedThreshold(InstalledGlibcVersion());
+  return largest.ok() ? *largest : kMmapThresholdMax;
+}
+
 // A fixed threshold is found where it was fixed, and freeing a mapped block
 // twice its size does not move it: 1 MiB, and 100 MiB, above the 32 MiB
-// ceiling of the dynamic adjustment, which is no limit on a fixed one.
+// ceiling of the dynamic adjustment, which is no limit on a fixed one from
+// glibc 2.35 on (on 2.34 and earlier, which refuse 100 MiB, the largest
+// they take: 32 MiB).
 class FixedHoldsTest : public testing::TestWithParam<size_t> {};
 
 TEST_P(FixedHoldsTest, FixedThresholdIsFoundAndDoesNotMove) {
@@ -462,7 +475,9 @@ TEST_P(FixedHoldsTest, FixedThresholdIsFoundAndDoesNotMove) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Thresholds, FixedHoldsTest,
-                         testing::Values(size_t{1} << 20, size_t{100} << 20),
+                         testing::Values(size_t{1} << 20,
+                                         std::min(size_t{100} << 20,
+                                                  LargestFixed())),
                          [](const testing::TestParamInfo<size_t>& info) {
                            return absl::StrCat(info.param >> 20, "MiB");
                          });
@@ -510,6 +525,16 @@ void ExpectThresholdAfterFree(int64_t threshold, size_t expected) {
   }
 }
 
+// What Fixed(`bytes`), above kMmapThresholdMax, must return on the
+// installed glibc: OK and held where it accepts `bytes`, Internal (glibc
+// refused the setting) and the threshold still dynamic where it does not.
+StatusCase AboveTheCeiling(const char* scenario, size_t bytes) {
+  if (bytes <= LargestFixed()) {
+    return StatusCase{scenario, absl::StatusCode::kOk, bytes};
+  }
+  return StatusCase{scenario, absl::StatusCode::kInternal, 0};
+}
+
 class PolicyStatusTest : public testing::TestWithParam<StatusCase> {};
 
 TEST_P(PolicyStatusTest, ReturnsTheDocumentedStatus) {
@@ -528,9 +553,11 @@ INSTANTIATE_TEST_SUITE_P(
         // Fixed at the dynamic ceiling: nothing below 32 MiB maps any more.
         StatusCase{"fixed_at_dynamic_max", absl::StatusCode::kOk,
                    kMmapThresholdMax},
-        // Above it too: glibc 2.36 takes these, and they hold.
-        StatusCase{"fixed_64m", absl::StatusCode::kOk, size_t{64} << 20},
-        StatusCase{"fixed_1g", absl::StatusCode::kOk, size_t{1} << 30},
+        // Above it too: glibc 2.35 and later take these, and they hold;
+        // 2.34 and earlier refuse them (Internal), and the policy is still
+        // the dynamic one.
+        AboveTheCeiling("fixed_64m", size_t{64} << 20),
+        AboveTheCeiling("fixed_1g", size_t{1} << 30),
         // mallopt() takes an int: refused, and nothing changed, the policy
         // is still glibc's.
         StatusCase{"fixed_above_int", absl::StatusCode::kInvalidArgument, 0},
