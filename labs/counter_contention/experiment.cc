@@ -9,6 +9,9 @@
 // one more, oversubscribed. Rounds take every row in turn. allocs_per_call
 // comes from a separate counting pass, never timed; "at once" says how many
 // threads really ran at once (threads that take turns never contend).
+// The pingpong_ rows measure what one count of a shared counter can cost:
+// one cache line bounced between two pinned threads (ping_pong.h), on each
+// kind of CPU pair the machine has.
 
 #include <algorithm>
 #include <cstdint>
@@ -28,6 +31,7 @@
 #include "common/thread_team.h"
 #include "common/topology.h"
 #include "labs/counter_contention/counters.h"
+#include "labs/counter_contention/ping_pong.h"
 #include "labs/counter_contention/task.h"
 #include "labs/counter_contention/teams.h"
 #include "labs/counter_contention/workloads.h"
@@ -71,6 +75,70 @@ struct Cell {
   std::string cpus;
 };
 
+// kPingPongBatches
+//
+// Each round of a ping-pong row is this many teams of a few thousand round
+// trips, not one long one: on a busy machine the scheduler takes a thread
+// away now and then for a whole slice (milliseconds), and the median batch
+// leaves those out where one long loop would average them in.
+constexpr int kPingPongBatches = 10;
+
+// kSameCpuShare
+//
+// The same_cpu row makes this many times fewer round trips than the others.
+constexpr int kSameCpuShare = 20;
+
+// PingPongRows()
+//
+// The cache-line ping-pong (ping_pong.h): `repetitions` rounds of each CPU
+// pair kind among `usable`, one row per kind ("pingpong_<kind>", 2
+// threads), the median of every round's batches. Returns each pair with its
+// ns per transfer, for the note that predicts the shared counter's cost.
+absl::StatusOr<std::vector<std::pair<CpuPair, double>>> PingPongRows(
+    alloclab::Results& results, const alloclab::Topology& topo,
+    const std::vector<int>& usable, int repetitions, int64_t round_trips) {
+  std::vector<std::pair<CpuPair, double>> measured;
+  for (const CpuPair& pair : PingPongPairs(topo, usable)) {
+    const std::string variant =
+        absl::StrCat("pingpong_", PairKindName(pair.kind));
+    std::vector<double> round_trip_ns, concurrency;
+    uint64_t transfers = 0;  // counted by the line, all batches
+    // On one CPU every handoff is a switch by the scheduler (microseconds,
+    // not nanoseconds): fewer of them tell as much.
+    const int64_t trips = pair.kind == PairKind::kSameCpu
+                              ? round_trips / kSameCpuShare
+                              : round_trips;
+    const int64_t batch = std::max<int64_t>(1, trips / kPingPongBatches);
+    for (int rep = 0; rep < repetitions; ++rep) {
+      for (int b = 0; b < kPingPongBatches; ++b) {
+        absl::StatusOr<PingPongRun> run =
+            MeasurePingPong(pair, batch, batch / 10);
+        if (!run.ok()) return alloclab::VariantError(variant, run.status());
+        round_trip_ns.push_back(run->ns_per_round_trip);
+        concurrency.push_back(run->team.concurrency);
+        transfers += run->transfers;
+      }
+    }
+    const double ns = alloclab::Summarize(round_trip_ns).median;
+    const int64_t round_trips_made = batch * kPingPongBatches * repetitions;
+    results.AddRow(variant, 2)
+        .SetText("mode", "ping-pong")
+        .SetText("cpus",
+                 alloclab::FormatCpuList({pair.first, pair.second}) +
+                     (pair.first == pair.second ? " (oversubscribed)" : ""))
+        .Set("ns_per_round_trip", ns)
+        .Set("ns_per_transfer", ns / 2)
+        .Set("transfers", static_cast<double>(transfers))
+        .Set("round_trips", static_cast<double>(round_trips_made))
+        .Set("transfers_per_round_trip",
+             static_cast<double>(transfers) /
+                 static_cast<double>(round_trips_made))
+        .Set("concurrency", alloclab::Summarize(concurrency).median);
+    measured.push_back({pair, ns / 2});
+  }
+  return measured;
+}
+
 // Spec()
 //
 // The lab as RunLab() shows it: its name, its question (--help), its
@@ -83,7 +151,8 @@ alloclab::LabSpec Spec() {
           .columns = {{"cpus", 0}, {"ns_per_call", 1}, {"ns_mad", 1},
                       {"vs_off", "x off", 2}, {"cpu_ns_per_call", 1},
                       {"allocs_per_call", 2}, {"concurrency", "at once", 2},
-                      {"rounds_together", 0}, {"effective_ghz", 2}},
+                      {"rounds_together", 0}, {"effective_ghz", 2},
+                      {"ns_per_transfer", 1}, {"transfers", 0}},
           .check_flags = alloclab::CheckCpusFlag};
 }
 
@@ -186,6 +255,26 @@ absl::Status Experiment(alloclab::Lab& lab) {
       headline = {believed[1], believed[0]};
       headline_real = real;
     }
+  }
+  // The line's own cost, bounced between two threads and nothing else, on
+  // the kind of pair the 2-thread rows ran on.
+  absl::StatusOr<std::vector<std::pair<CpuPair, double>>> transfers =
+      PingPongRows(results, *topo, *usable, repetitions, team.iterations);
+  if (!transfers.ok()) return transfers.status();
+  const std::optional<PairKind> team_kind =
+      PairKindOf(*topo, (*usable)[0], (*usable)[1 % n]);
+  for (const auto& [pair, ns_per_transfer] : *transfers) {
+    if (!team_kind || pair.kind != *team_kind) continue;
+    const double shared_adds = ns[index(kNew, 1, kSharedMode)].median -
+                               ns[index(kNew, 1, kOffMode)].median;
+    results.AddNote(absl::StrFormat(
+        "ping-pong: one transfer of a cache line between CPUs %d and %d (%s, "
+        "as the %d-thread rows) costs %.1f ns; two threads counting in one "
+        "shared atomic pay up to one transfer per count (N threads: up to "
+        "N-1 each), so shared could add up to about %.1f ns per new call at "
+        "%d threads: it added %.1f",
+        pair.first, pair.second, PairKindName(pair.kind), counts[1],
+        ns_per_transfer, ns_per_transfer, counts[1], shared_adds));
   }
   alloclab::SetCountingMode(alloclab::CountingMode::kPerThread);
   int apart = 0;  // rows none of whose rounds ran together

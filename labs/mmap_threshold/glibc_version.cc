@@ -47,7 +47,7 @@ absl::string_view InstalledGlibcVersion() { return gnu_get_libc_version(); }
 absl::StatusOr<size_t> LargestFixedThreshold(absl::string_view version) {
   const absl::StatusOr<GlibcRelease> release = ParseGlibcVersion(version);
   if (!release.ok()) return release.status();
-  const GlibcRelease& first = kFirstReleaseAboveDynamicMax;
+  const GlibcRelease &first = kFirstReleaseAboveDynamicMax;
   const bool lifted =
       release->major > first.major ||
       (release->major == first.major && release->minor >= first.minor);

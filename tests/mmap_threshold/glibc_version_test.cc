@@ -17,14 +17,14 @@ namespace mmap_threshold {
 namespace {
 
 TEST(LargestFixedThresholdTest, ReleasesUpTo234StopAtTheDynamicCeiling) {
-  for (const char* version : {"2.17", "2.28", "2.31", "2.34", "1.99"}) {
+  for (const char *version : {"2.17", "2.28", "2.31", "2.34", "1.99"}) {
     EXPECT_EQ(LargestFixedThreshold(version).value(), kMmapThresholdMax)
         << "glibc " << version << " refuses a threshold above HEAP_MAX_SIZE/2";
   }
 }
 
 TEST(LargestFixedThresholdTest, ReleasesFrom235TakeMalloptsInt) {
-  for (const char* version : {"2.35", "2.36", "2.41", "2.40.9000", "3.0"}) {
+  for (const char *version : {"2.35", "2.36", "2.41", "2.40.9000", "3.0"}) {
     EXPECT_EQ(LargestFixedThreshold(version).value(), kFixedThresholdMax)
         << "glibc " << version << " lifted the 32 MiB limit (BZ #27801)";
   }
@@ -45,8 +45,8 @@ TEST(ParseGlibcVersionTest, ReadsMajorAndMinor) {
 }
 
 TEST(ParseGlibcVersionTest, RefusesWhatIsNotAVersion) {
-  for (const char* bad : {"", "2", "2.", ".36", "two.36", "2.+36", " 2.36",
-                          "2.36beta"}) {
+  for (const char *bad :
+       {"", "2", "2.", ".36", "two.36", "2.+36", " 2.36", "2.36beta"}) {
     const absl::StatusOr<GlibcRelease> r = ParseGlibcVersion(bad);
     EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument)
         << "\"" << bad << "\"";
