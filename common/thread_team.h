@@ -24,8 +24,12 @@
 // The clock is measured before the loop, not during it, so that the loop's
 // time is the loop's alone. Every CPU of the team is busy while it is
 // measured, as during the loop: the clock a core gets depends on how many
-// cores are busy, and a chain of dependent adds runs one add per cycle even
-// beside a busy SMT sibling, so it reads the clock, not the sharing.
+// cores are busy. The design assumes that a chain of dependent adds runs one
+// add per cycle even beside a busy SMT sibling, so that it reads the clock,
+// not the sharing. That is an assumption, not a measurement: the course's
+// machines have had no SMT, so it was never measured here. On a machine
+// with SMT, compare the smt_siblings row's clock with the distinct-cores
+// row's before trusting it.
 //
 // A CPU may be given to several threads: they time-share it, and the team
 // says "oversubscribed". A CPU that is not online, or outside the calling

@@ -55,10 +55,14 @@ inline constexpr double kRatioTolerance = 0.15;
 
 // kSharingBound
 //
-// The most that sharing one core between two threads can slow each of them:
-// 2x, when each gets half the core (two threads time-sharing one logical
-// CPU reach it; SMT siblings, which share a core's execution units but keep
-// their own registers, land between 1x and 2x).
+// The model's assumption of how much sharing one core between two threads
+// can slow each of them: 2x, each getting half the core. That is a fact for
+// two threads time-sharing one logical CPU (each runs half the time, at full
+// speed). For SMT siblings it is an assumption, not a law: they share the
+// core's execution units, and usually land between 1x and 2x, but siblings
+// that thrash the L1D, L2 or TLB they also share can each run more than 2x
+// slower. The classification takes the assumption; a slowdown beyond it is
+// read as waiting, which on such a pair it may not be.
 inline constexpr double kSharingBound = 2.0;
 
 // PickDistinctCores()
