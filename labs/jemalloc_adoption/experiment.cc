@@ -147,7 +147,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
       lab.results().SetHeadline({"msgsend, jemalloc / glibc time", c->ratio,
                                  absl::StrFormat("%.2fx [%.2f, %.2f]", c->ratio,
                                                  c->ci_low, c->ci_high),
-                                 "0.59x (7.7 s / 13.1 s)"});
+                                 "0.59x (7.80 s / 13.30 s)"});
     }
   }
 

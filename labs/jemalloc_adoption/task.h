@@ -26,12 +26,12 @@
 //
 // Example:
 //
-//   // msgsend in the jemalloc thread, seconds: after and before the switch.
-//   jemalloc_adoption::Timings jemalloc = {7.96, 7.75, 7.63};
-//   jemalloc_adoption::Timings glibc = {12.40, 14.63, 12.58};
+//   // msgsend in the jemalloc thread, real seconds: after and before.
+//   jemalloc_adoption::Timings jemalloc = {7.98, 7.77, 7.65};
+//   jemalloc_adoption::Timings glibc = {12.50, 14.72, 12.68};
 //   absl::StatusOr<jemalloc_adoption::Comparison> c =
 //       jemalloc_adoption::CompareTimings(jemalloc, glibc, /*seed=*/1);
-//   // c->ratio == 7.75 / 12.58; c->verdict == Verdict::kFaster when the
+//   // c->ratio == 7.77 / 12.68; c->verdict == Verdict::kFaster when the
 //   // whole interval [c->ci_low, c->ci_high] lies below 1.
 
 #ifndef ALLOCLAB_LABS_JEMALLOC_ADOPTION_TASK_H_

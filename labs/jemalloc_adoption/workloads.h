@@ -19,7 +19,7 @@
 //   msgsend           producers allocate messages, consumers free them,
 //                     through a bounded queue: every free is made by a
 //                     thread other than the one that allocated (the
-//                     thread's msgsend-pipes: 13.1 s -> 7.7 s)
+//                     thread's msgsend-pipes: 13.30 s -> 7.80 s real)
 //   churn             large blocks of random sizes, single-threaded (lab
 //                     musl_churn's workload, labs/musl_churn/churn.h)
 //
