@@ -8,7 +8,10 @@
  * against glibc (gcc) and against musl (musl-gcc) and both binaries do the
  * same work: up to CHURN_MAX_LIVE live blocks of random sizes
  * ((draw % 256) + 1) * scale bytes; each new block has its last byte written
- * (a touch, so that the block is really backed by memory); once the table is
+ * (a touch, so that the block is really backed by memory; the thread's
+ * program wrote p[1023] instead, a byte on the block's first page, which
+ * its header's page already is, so there a mapped block touched one page
+ * and here two); once the table is
  * full, every new block first frees a random live one; everything is freed at
  * the end.
  *
