@@ -262,7 +262,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
       PingPongRows(results, *topo, *usable, repetitions, team.iterations);
   if (!transfers.ok()) return transfers.status();
   const std::optional<PairKind> team_kind =
-      PairKindOf(*topo, (*usable)[0], (*usable)[1 % n]);
+      PairKindOf(*topo, teams[1].cpus[0], teams[1].cpus[1]);
   for (const auto& [pair, ns_per_transfer] : *transfers) {
     if (!team_kind || pair.kind != *team_kind) continue;
     const double shared_adds = ns[index(kNew, 1, kSharedMode)].median -

@@ -96,6 +96,21 @@ INSTANTIATE_TEST_SUITE_P(
                   "desktop_4c8t_cpu5_offline",
                   {1, 5},
                   {{kSame, 1, 1}}},
+        // The usual 2-vCPU cloud VM: one core, two threads of it.
+        PairsCase{"vm_1c2t", "vm_1c2t", {0, 1}, {{kSame, 0, 0}, {kSmt, 0, 1}}},
+        PairsCase{"vm_2c4t",
+                  "vm_2c4t",
+                  {0, 1, 2, 3},
+                  {{kSame, 0, 0}, {kSmt, 0, 2}, {kCore, 0, 1}}},
+        // P-cores with SMT (0-1, 2-3), E-cores without (4-7).
+        PairsCase{"desktop_hybrid_2p4e",
+                  "desktop_hybrid_2p4e",
+                  {0, 1, 2, 3, 4, 5, 6, 7},
+                  {{kSame, 0, 0}, {kSmt, 0, 1}, {kCore, 0, 2}}},
+        PairsCase{"desktop_hybrid_e_cores_only",
+                  "desktop_hybrid_2p4e",
+                  {4, 5, 6, 7},
+                  {{kSame, 4, 4}, {kCore, 4, 5}}},
         PairsCase{"no_usable_cpu", "vm_2c", {}, {}}),
     [](const testing::TestParamInfo<PairsCase>& info) {
       return std::string(info.param.name);

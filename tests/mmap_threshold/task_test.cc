@@ -37,8 +37,8 @@
 #include "common/scoped_env.h"
 #include "common/sink.h"
 #include "common/syscalls.h"
+#include "common/versions.h"
 #include "gtest/gtest.h"
-#include "labs/mmap_threshold/glibc_version.h"
 #include "labs/mmap_threshold/task.h"
 
 namespace mmap_threshold {
@@ -444,13 +444,14 @@ TEST(ProbeTest, SeesThroughFreeChunksInTheHeap) {
 // ---------------------------------------------------------------------------
 // The policy.
 
-// The largest threshold the installed glibc lets mallopt() fix
-// (glibc_version.h: 2.35 and later, far above 32 MiB; 2.34 and earlier, the
-// 32 MiB ceiling itself).
+// The largest threshold the installed glibc lets mallopt() fix, by the
+// course's one version rule (common/versions.h: 2.35 and later, anything
+// mallopt()'s int holds; 2.34 and earlier, the 32 MiB ceiling itself).
 size_t LargestFixed() {
-  const absl::StatusOr<size_t> largest =
-      LargestFixedThreshold(InstalledGlibcVersion());
-  return largest.ok() ? *largest : kMmapThresholdMax;
+  const absl::StatusOr<std::string> glibc = alloclab::GlibcVersion();
+  return glibc.ok() && alloclab::GlibcAcceptsFixedThresholdAbove32MiB(*glibc)
+             ? kFixedThresholdMax
+             : kMmapThresholdMax;
 }
 
 // A fixed threshold is found where it was fixed, and freeing a mapped block
