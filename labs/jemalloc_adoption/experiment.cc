@@ -25,6 +25,7 @@
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
 #include "common/experiment.h"
+#include "common/rank_interval.h"
 #include "labs/jemalloc_adoption/runs.h"
 #include "labs/jemalloc_adoption/task.h"
 #include "labs/jemalloc_adoption/workloads.h"
@@ -110,6 +111,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
   std::map<std::string, const ja::AllocatorRun*> by_variant;
   for (const ja::AllocatorRun& s : setups) by_variant[s.variant] = &s;
   std::vector<ja::Measurement> table;
+  double hl_coverage = 0;  // of the rows' exact intervals (same n and m)
+  int compared = 0;        // rows with a verdict against their baseline
   for (const ja::AllocatorRun& s : setups) {
     alloclab::Row& row = lab.results().AddRow(s.variant, s.threads);
     const std::vector<double>& wall = s.samples.Values("wall_s");
@@ -140,6 +143,16 @@ absl::Status Experiment(alloclab::Lab& lab) {
     if (!c.ok()) return alloclab::VariantError(s.variant, c.status());
     const double base_peak =
         alloclab::Summarize(base->samples.Values("peak_rss_kib")).max;
+    // The course's comparison for the learner's interval: exact, no seed.
+    absl::StatusOr<alloclab::RatioInterval> hl =
+        alloclab::HodgesLehmannRatio(wall, base->samples.Values("wall_s"));
+    if (hl.ok()) {
+      row.Set("hl_ratio", hl->estimate)
+          .Set("hl_low", hl->low)
+          .Set("hl_high", hl->high);
+      hl_coverage = hl->coverage;
+      ++compared;
+    }
     row.SetText("vs", s.vs).Set("time_ratio", c->ratio).Set("ci_low", c->ci_low)
         .Set("ci_high", c->ci_high).SetText("verdict", ja::VerdictName(c->verdict))
         .Set("rss_ratio", peak / base_peak);
@@ -181,6 +194,15 @@ absl::Status Experiment(alloclab::Lab& lab) {
   lab.results().AddNote(
       "peak_rss_kib is the child's own VmHWM; ru_maxrss_kib is wait4's, which "
       "also counts the launcher's pages at the fork (child_run.h)");
+  if (compared > 0) {
+    lab.results().AddNote(absl::StrFormat(
+        "HL low/high: the course's exact interval for the same ratio "
+        "(Hodges-Lehmann on the log-ratios of every pair of runs, "
+        "rank_interval.h), coverage %.1f%% with %d runs each; %d verdicts "
+        "at that level: where no allocator differs at all, about %.1f of "
+        "them would still exclude 1 by chance",
+        100 * hl_coverage, reps, compared, compared * (1 - hl_coverage)));
+  }
   lab.results().AddPlot({.kind = alloclab::PlotKind::kScatter, .y = "wall_s",
                          .x = "peak_rss_kib", .series = "variant", .title = ""});
   lab.results().AddPlot(
@@ -231,7 +253,8 @@ alloclab::LabSpec Spec() {
                       {"wall_max_s", "max", 3}, {"user_s", 2}, {"sys_s", 2},
                       {"peak_rss_kib", 0}, {"vs", 0}, {"time_ratio", "time x", 2},
                       {"ci_low", "CI low", 2}, {"ci_high", "CI high", 2},
-                      {"verdict", 0}, {"rss_ratio", "RSS x", 2},
+                      {"verdict", 0}, {"hl_low", "HL low", 2},
+                      {"hl_high", "HL high", 2}, {"rss_ratio", "RSS x", 2},
                       {"allocator_verified", "verified", 0}},
           .check_flags = CheckFlags};
 }
