@@ -116,7 +116,11 @@ MachineInfo DescribeMachine(bool measure_clock,
       machine.effective_ghz_note = std::string(ghz.status().message());
     }
   } else {
-    machine.effective_ghz_note = "not measured";
+    // A --quick run: the GHz column of a lab that has one is measured by
+    // its own threads, and that is not this line's clock.
+    machine.effective_ghz_note =
+        "not measured for this line in a quick run; a GHz column, where the "
+        "table has one, is its threads' own";
   }
   if (!faults_source.empty()) {
     machine.faults_source = std::string(faults_source);
