@@ -276,7 +276,8 @@ TEST(DescribeMachineTest, DescribesThisMachine) {
   EXPECT_THAT(machine.kernel, StartsWith("Linux "));
   EXPECT_FALSE(machine.cpu_model.empty());
   EXPECT_EQ(machine.effective_ghz, std::nullopt);
-  EXPECT_EQ(machine.effective_ghz_note, "not measured");
+  EXPECT_EQ(machine.effective_ghz_note, "not measured for this line in a quick run; a GHz column, where the "
+            "table has one, is its threads' own");
   EXPECT_THAT(machine.faults_source,
               testing::AnyOf(StartsWith("getrusage"), StartsWith("perf_event")));
   EXPECT_THAT(machine.zero_page,
