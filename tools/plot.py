@@ -1,42 +1,121 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
-"""Draws a lab's natural picture from its results JSON, as an SVG file.
+"""Draws a lab's picture from its results JSON, as an SVG file: one picture
+per lab, made to answer the chapter's question at a glance.
 
-The lab chooses the picture: its JSON's "plots" list (common/report.h,
-`Results::AddPlot`) names, for each panel, a kind and the keys to draw:
+Each picture has the chapter's question as its title, panels titled by what
+they show in words, units a person reads (ns, µs or ms by magnitude; KiB,
+MiB or GiB; "x glibc" for a ratio), values as plain numbers, and one legend
+of a few entries. Colours come from tools/palette.py: one per allocator and
+per counting mode in every picture of the course. Two runs of one lab (a
+learner's and the reference solution's) draw into the same panels, the
+first solid and the second light and hatched, and the legend says which is
+which in words.
 
-    bars     one bar per row: "y" per variant (e.g. allocations per call)
+Two labs have a picture of their own: counter_contention (one line per
+counting mode against the thread count, the learner's mode thicker, a
+column per run) and jemalloc_adoption (small multiples: one row per
+workload, time as a ratio to glibc with its interval beside the peak-RSS
+ratio, the memory budget as a line, the recommendation named). Every other
+lab, and a new one, is drawn from the panels its JSON chose ("plots",
+common/report.h `Results::AddPlot`):
+
+    bars     one horizontal bar per row and run: "y" per variant
     lines    "y" against "x" (a metric, or "threads"), one line per value of
              "series" (a text field such as "mode", or "variant")
     scatter  one point per row at ("x", "y"), named by "series"
     samples  each row's "y" samples over time; "x" is the sample array of
-             their times, or a metric holding the time between two samples
+             their times, or a metric holding the time between two samples;
+             left out, with the reason on the picture, where a run has too
+             few samples to be a curve
 
-Optional in each: "title", "variants" (the rows to draw, by variant; all
-when absent) and "log_y" (a logarithmic y axis).
-
-Without "plots", one panel of bars of "ns_per_call" (or of the first metric
-of the rows). Two runs of one lab draw into the same panels: the first solid
-and the second hatched or dashed, named in the legend.
+Optional in each: "variants" (the rows to draw; all when absent) and
+"log_y" (a logarithmic value axis). Without "plots", bars of "ns_per_call"
+(or of the first metric of the rows).
 
 Every drawn series carries an SVG id "series-<run>-<name>", so a test (and a
 curious learner) can find it in the file.
 
+Example:
+
+    import plot
+    fig = plot.figure([("starter task.cc", mine), ("reference solution", ref)])
+    plot.draw([("mine.json", mine)], "mine.svg")
+
 matplotlib comes from Debian's python3-matplotlib, which tools/setup.sh
-installs; it is imported only when a plot is asked for.
+installs; it is imported only when a picture is asked for.
 """
 
 import math
+import os
 import re
+import sys
+import textwrap
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+
+import palette  # noqa: E402
 
 # The interpreter Debian's python3-matplotlib serves.
 DEBIAN_PYTHON = "/usr/bin/python3"
 
 KINDS = ("bars", "lines", "scatter", "samples")
 
-# Beyond this many points a scatter names them in its legend only; beyond
-# this many series the legend moves beside the panel.
-MAX_NAMED_POINTS = 12
-MAX_LEGEND_INSIDE = 10
+# Each chapter's question (docs/labs/<lab>.md, "The question"), the title
+# of its picture.
+QUESTIONS = {
+    "allocator_cost": "What does one malloc+free cost?",
+    "mmap_threshold": "How many mmap did 1,000 allocations of 256 KiB make?",
+    "first_call": "Why does the first call in a fresh process cost 1.5–5x "
+                  "more, and how can a program pay that cost before it matters?",
+    "counter_contention": "How can a counting allocator make one allocation "
+                          "look several times dearer than it is?",
+    "smt_siblings": "When threads slow each other down, is it waiting, a "
+                    "slower clock, or a shared core?",
+    "musl_churn": "Where does musl's time go, and what does glibc's speed cost?",
+    "jemalloc_adoption": "How do you decide on an allocator?",
+}
+
+# What a metric is, in words; its unit comes from its key (_ns, _s, _kib).
+LABELS = {
+    "ns_per_call": "time per call",
+    "cpu_ns_per_call": "CPU time per call",
+    "allocs_per_call": "allocations per call",
+    "page_faults_per_call": "page faults per call",
+    "mmap_per_call": "mmap system calls per call",
+    "munmap_per_call": "munmap system calls per call",
+    "madvise_per_call": "madvise system calls per call",
+    "brk_per_call": "brk system calls per call",
+    "top_resident_kib": "resident memory at the top of the heap",
+    "peak_rss_kib": "peak resident memory (RSS)",
+    "rss_kib": "resident memory (RSS)",
+    "wall_s": "wall time",
+    "user_s": "user (CPU) time",
+    "sys_s": "system (kernel) time",
+    "time_ratio": "time relative to the baseline",
+    "rss_ratio": "peak RSS relative to the baseline",
+    "threads": "number of threads",
+    "rss_t_s": "time since the start",
+    "rss_t_ms": "time since the start",
+}
+
+# A lab's own words for a metric, where the course-wide ones say too little.
+LAB_LABELS = {
+    ("smt_siblings", "time_ratio"): "wall time per call",
+    ("smt_siblings", "cpu_ns_per_call"): "CPU time per call",
+}
+
+# What a ratio of a lab is relative to, for its axis ("x one_thread").
+RATIO_BASE = {"smt_siblings": "one_thread", "jemalloc_adoption": "glibc"}
+
+# Where a run's samples are too few to be a curve: fewer than this many in
+# any row, and the panel is left out with the reason.
+MIN_CURVE_SAMPLES = 20
+
+# Figure width, inches: the width of a chapter's column.
+WIDTH = 9.0
+
+# How wide a title line may be, in characters.
+TITLE_CHARS = 72
 
 
 class PlotError(Exception):
@@ -44,13 +123,17 @@ class PlotError(Exception):
 
 
 def load_matplotlib():
-    """pyplot on the headless backend, or a PlotError naming the package."""
+    """The matplotlib module, set up for files, or a PlotError naming the
+    package."""
     try:
         import matplotlib  # noqa: PLC0415
         matplotlib.use("svg")
-        import matplotlib.pyplot as pyplot  # noqa: PLC0415
+        import matplotlib.figure  # noqa: PLC0415,F401
+        import matplotlib.ticker  # noqa: PLC0415,F401
+        import matplotlib.patches  # noqa: PLC0415,F401
+        import matplotlib.lines  # noqa: PLC0415,F401
+        from matplotlib.backends import backend_agg  # noqa: PLC0415,F401
     except ImportError as e:
-        import sys  # noqa: PLC0415
         raise PlotError(
             "plots need matplotlib (%s) in the Python that runs this, %s: "
             "install Debian's python3-matplotlib (sudo tools/setup.sh does) "
@@ -58,12 +141,97 @@ def load_matplotlib():
     # Same input, same file: no random ids or dates in the SVG.
     matplotlib.rcParams["svg.hashsalt"] = "alloclab"
     matplotlib.rcParams["svg.fonttype"] = "none"
-    return pyplot
+    matplotlib.rcParams["font.family"] = "DejaVu Sans"
+    return matplotlib
 
+
+# ----------------------------------------------------------------------------
+# Numbers and units.
 
 def _number(value):
     return (isinstance(value, (int, float)) and not isinstance(value, bool)
             and math.isfinite(value))
+
+
+def plain(value):
+    """A number as a person writes it: "52,100", "37.9", "0.014", "0"; three
+    significant digits, never e-notation."""
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if magnitude >= 100:
+        return "{:,.0f}".format(value)
+    digits = max(0, 2 - int(math.floor(math.log10(magnitude))))
+    text = "%.*f" % (digits, value)
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def quantity(key):
+    """What a metric key measures, from its unit token: "time" with its
+    base unit in ns, "size" in KiB, "ratio", or "count"."""
+    tokens = str(key).split("_")
+    if "ns" in tokens:
+        return "time", 1.0
+    if "ms" in tokens:
+        return "time", 1e6
+    if tokens[-1] == "s" or "s" in tokens[1:]:
+        return "time", 1e9
+    if "kib" in tokens:
+        return "size", 1.0
+    if "bytes" in tokens:
+        return "size", 1.0 / 1024
+    if "ratio" in tokens:
+        return "ratio", 1.0
+    return "count", 1.0
+
+
+def unit_for(key, values):
+    """(factor, unit) to show `values` of `key` in: the unit chosen by the
+    largest magnitude, and the factor that turns a value into it."""
+    kind, base = quantity(key)
+    biggest = max([abs(v) for v in values if _number(v)] or [0])
+    if kind == "time":
+        ns = biggest * base
+        for limit, unit, size in ((1e3, "ns", 1), (1e6, "µs", 1e3),
+                                  (1e9, "ms", 1e6)):
+            if ns < limit:
+                return base / size, unit
+        return base / 1e9, "s"
+    if kind == "size":
+        kib = biggest * base
+        for limit, unit, size in ((1024, "KiB", 1), (1024 ** 2, "MiB", 1024)):
+            if kib < limit:
+                return base / size, unit
+        return base / 1024 ** 2, "GiB"
+    return 1.0, None
+
+
+def label_of(lab, key):
+    """A metric's name in words: the lab's, the course's, or the key's
+    words without the unit."""
+    if (lab, key) in LAB_LABELS:
+        return LAB_LABELS[(lab, key)]
+    if key in LABELS:
+        return LABELS[key]
+    words = [w for w in str(key).split("_") if w not in ("ns", "ms", "s", "kib",
+                                                          "bytes")]
+    return " ".join(words) or str(key)
+
+
+def axis_label(lab, key, unit, log=False):
+    """An axis label: the metric in words and its unit."""
+    kind, _ = quantity(key)
+    text = label_of(lab, key)
+    if kind == "ratio":
+        base = RATIO_BASE.get(lab)
+        unit = "x %s" % base if base else "x"
+    if unit:
+        text += " (%s%s)" % (unit, ", log scale" if log else "")
+    elif log:
+        text += " (log scale)"
+    return text
 
 
 def gid(run, name):
@@ -71,16 +239,28 @@ def gid(run, name):
     return "series-%d-%s" % (run, re.sub(r"[^A-Za-z0-9_.-]", "_", str(name)))
 
 
-def color(colors, label):
-    """One colour per series name, the same in both runs."""
-    return colors.setdefault(label, "C%d" % (len(colors) % 10))
+def wrap(text, width=TITLE_CHARS):
+    return "\n".join(textwrap.wrap(text, width)) if text else text
 
 
-def row_label(row):
-    threads = row.get("threads", 1)
-    if threads not in (None, 1):
-        return "%s x%s" % (row["variant"], threads)
-    return str(row["variant"])
+# ----------------------------------------------------------------------------
+# Rows.
+
+def _value(row, key):
+    if key == "threads":
+        return row.get("threads", 1)
+    return row.get(key)
+
+
+def row_labels(rows):
+    """The name of each row: its variant, with its thread count where one
+    variant runs at several."""
+    counts = {}
+    for row in rows:
+        counts.setdefault(row.get("variant"), set()).add(row.get("threads", 1))
+    return lambda row: (str(row.get("variant")) if len(counts.get(
+        row.get("variant"), ())) <= 1 else "%s, %s threads" % (
+            row.get("variant"), row.get("threads", 1)))
 
 
 def default_spec(rows):
@@ -120,14 +300,6 @@ def specs_of(results, path):
     return specs
 
 
-def _value(row, key):
-    if key == "threads":
-        return row.get("threads", 1)
-    if key == "variant":
-        return row.get("variant")
-    return row.get(key)
-
-
 def _check_has(runs, key, what, spec):
     for _, results in runs:
         if any(_value(row, key) is not None for row in results["rows"]):
@@ -135,89 +307,231 @@ def _check_has(runs, key, what, spec):
     raise PlotError("plot %s: no row has %s \"%s\"" % (spec["kind"], what, key))
 
 
-def draw_bars(ax, runs, spec):
+def _chosen(runs, spec):
+    wanted = spec.get("variants")
+    if not wanted:
+        return runs
+    return [(name, dict(results, rows=[r for r in results["rows"]
+                                       if r.get("variant") in wanted]))
+            for name, results in runs]
+
+
+# ----------------------------------------------------------------------------
+# The figure: the question on top, then the legend (and notes), the panels,
+# and the machine line at the foot.
+
+class Canvas:
+    """A figure of `rows` x `cols` panels under a legend row."""
+
+    def __init__(self, mpl, lab, runs, rows, cols, panel_height, sharey=False):
+        self.mpl = mpl
+        self.lab = lab
+        self.runs = runs
+        height = 1.6 + rows * panel_height
+        self.fig = mpl.figure.Figure(figsize=(WIDTH, height), layout="constrained")
+        mpl.backends.backend_agg.FigureCanvasAgg(self.fig)
+        grid = self.fig.add_gridspec(rows + 1, cols,
+                                     height_ratios=[0.05] + [1] * rows)
+        self.legend_ax = self.fig.add_subplot(grid[0, :])
+        self.legend_ax.axis("off")
+        self.axes = [[None] * cols for _ in range(rows)]
+        for r in range(rows):
+            for c in range(cols):
+                share = self.axes[r][0] if sharey and c else None
+                self.axes[r][c] = self.fig.add_subplot(grid[r + 1, c], sharey=share)
+        self.handles = []
+        self.notes = []
+        self.fig.suptitle(wrap(QUESTIONS.get(lab) or "lab %s" % lab),
+                          fontsize="large", fontweight="bold")
+
+    def add_entry(self, artist, label):
+        if label not in [entry[1] for entry in self.handles]:
+            self.handles.append((artist, label))
+
+    def run_entries(self, color=palette.NEUTRAL):
+        """One legend entry per run, in words, in the runs' fill."""
+        for i, (name, _) in enumerate(self.runs):
+            style = palette.RUN_STYLES[i % 2]
+            self.add_entry(self.mpl.patches.Patch(
+                facecolor=color, alpha=style["alpha"], hatch=style["hatch"],
+                edgecolor="white" if style["hatch"] else color),
+                run_words(i, name, len(self.runs)))
+
+    def finish(self):
+        # The notes head the legend, inside its box: nothing can overlap.
+        notes = "\n".join(wrap(n, 100) for n in self.notes) or None
+        if self.handles or notes:
+            self.legend_ax.legend([h for h, _ in self.handles],
+                                  [label for _, label in self.handles],
+                                  loc="center", ncol=min(4, len(self.handles) or 1),
+                                  fontsize="small", frameon=False, title=notes,
+                                  title_fontsize="small", alignment="left")
+        machines = []
+        for name, results in self.runs:
+            m = results.get("machine") or {}
+            line = "%s, %s" % (m.get("cpu_model", "?"), m.get("kernel", "?"))
+            if line not in [entry[1] for entry in machines]:
+                machines.append((name, line))
+        self.fig.supxlabel(wrap("; ".join(
+            ("%s: %s" % (n, line)) if len(machines) > 1 else line
+            for n, line in machines), 120), fontsize="x-small", color="gray")
+        return self.fig
+
+
+def run_words(i, name, count):
+    """How the legend names run `i` of `count`, fill included."""
+    if count == 1:
+        return name
+    return "%s (%s)" % (name, "solid" if i % 2 == 0 else "light, hatched")
+
+
+def set_plain_ticks(mpl, axis, log):
+    """Plain-number tick labels: "1,000", not 10^3; no labelled minor
+    ticks on a log axis."""
+    axis.set_major_formatter(mpl.ticker.FuncFormatter(lambda v, _: plain(v)))
+    if log:
+        axis.set_minor_formatter(mpl.ticker.NullFormatter())
+
+
+# ----------------------------------------------------------------------------
+# Panels.
+
+def draw_bars(canvas, ax, runs, spec, colors=None):
+    """Horizontal bars, one per row and run, each with its value."""
+    mpl, lab = canvas.mpl, canvas.lab
     y = spec["y"]
     _check_has(runs, y, "the metric", spec)
+    name_of = row_labels([r for _, res in runs for r in res["rows"]])
     labels = []
     for _, results in runs:
         for row in results["rows"]:
-            if row_label(row) not in labels and _number(row.get(y)):
-                labels.append(row_label(row))
-    width = 0.8 / len(runs)
+            if name_of(row) not in labels and _number(row.get(y)):
+                labels.append(name_of(row))
+    if not labels:
+        raise PlotError("plot bars: no row has a number \"%s\"" % y)
+    every = [r.get(y) for _, res in runs for r in res["rows"]]
+    factor, unit = unit_for(y, every)
+    log = bool(spec.get("log_y")) and all(
+        v > 0 for v in every if _number(v))
+    n = len(runs)
+    height = 0.8 / n
+    shown = []
     for i, (name, results) in enumerate(runs):
-        values = {row_label(r): r.get(y) for r in results["rows"]}
-        xs = [j + (i - (len(runs) - 1) / 2) * width for j in range(len(labels))]
-        heights = [values.get(label) if _number(values.get(label)) else 0
-                   for label in labels]
-        bars = ax.bar(xs, heights, width, label=name,
-                      hatch=None if i == 0 else "//", alpha=1 if i == 0 else 0.7)
-        for patch, label in zip(bars, labels):
-            patch.set_gid(gid(i, label))
-        ax.bar_label(bars, labels=[("%.3g" % values[label]) if _number(values.get(label))
-                                   else "" for label in labels], fontsize="x-small")
-        for x, label in zip(xs, labels):
-            if not _number(values.get(label)):
-                ax.annotate("n/a", (x, 0), ha="center", va="bottom")
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, rotation=30, ha="right")
-    ax.set_ylabel(y)
+        values = {name_of(r): r.get(y) for r in results["rows"]}
+        style = palette.RUN_STYLES[i % 2]
+        for j, label in enumerate(labels):
+            pos = j + (i - (n - 1) / 2) * height
+            value = values.get(label)
+            color = colors(label) if colors else palette.NEUTRAL
+            if not _number(value):
+                ax.annotate("n/a", (0, pos), xycoords=("axes fraction", "data"),
+                            xytext=(3, 0), textcoords="offset points",
+                            va="center", fontsize="small")
+                continue
+            bar = ax.barh([pos], [value * factor], height, color=color,
+                          alpha=style["alpha"], hatch=style["hatch"],
+                          edgecolor="white" if style["hatch"] else color)
+            bar.patches[0].set_gid(gid(i, label))
+            shown.append(value * factor)
+            ax.annotate(plain(value * factor), (value * factor, pos),
+                        xytext=(3, 0), textcoords="offset points", va="center",
+                        fontsize="small")
+    ax.set_yticks(range(len(labels)))
+    ax.set_yticklabels(labels)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    if log:
+        ax.set_xscale("log")
+        low = min(shown)
+        ax.set_xlim(low / 3, max(shown) * 6)
+    else:
+        ax.set_xlim(0, max(shown + [0]) * 1.25 or 1)
+    set_plain_ticks(mpl, ax.xaxis, log)
+    ax.set_xlabel(axis_label(lab, y, unit, log))
+    ax.set_title(spec_title(lab, y), loc="left", fontsize="medium")
+    ax.grid(True, axis="x", alpha=0.3)
 
 
-def _series_of(row, key):
-    return _value(row, key) if key else row.get("variant")
+def spec_title(lab, key):
+    words = label_of(lab, key)
+    return words[:1].upper() + words[1:]
 
 
-def draw_lines(ax, runs, spec):
+def draw_lines(canvas, ax, runs, spec):
+    mpl, lab = canvas.mpl, canvas.lab
     x, y, series = spec["x"], spec["y"], spec.get("series") or "variant"
     _check_has(runs, x, "the x metric", spec)
     _check_has(runs, y, "the metric", spec)
-    colors = {}
+    every = [r.get(y) for _, res in runs for r in res["rows"]]
+    factor, unit = unit_for(y, every)
+    xfactor, xunit = unit_for(x, [_value(r, x) for _, res in runs for r in res["rows"]])
     for i, (name, results) in enumerate(runs):
         groups = {}
         for row in results["rows"]:
             if _number(_value(row, x)) and _number(row.get(y)):
-                groups.setdefault(str(_series_of(row, series)), []).append(
-                    (_value(row, x), row[y]))
+                groups.setdefault(str(_value(row, series)), []).append(
+                    (_value(row, x) * xfactor, row[y] * factor))
         for label, points in groups.items():
             points.sort()
+            color = series_color(series, label)
             line, = ax.plot([p[0] for p in points], [p[1] for p in points],
-                            marker="o", linestyle="-" if i == 0 else "--",
-                            color=color(colors, label),
-                            label="%s (%s)" % (label, name) if len(runs) > 1 else label)
+                            marker=palette.RUN_MARKERS[i % 2],
+                            linestyle=palette.RUN_LINESTYLES[i % 2], color=color)
             line.set_gid(gid(i, label))
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+            canvas.add_entry(mpl.lines.Line2D([], [], color=color), label)
+    if len(runs) > 1:
+        for i, (name, _) in enumerate(runs):
+            canvas.add_entry(mpl.lines.Line2D(
+                [], [], color="gray", linestyle=palette.RUN_LINESTYLES[i % 2],
+                marker=palette.RUN_MARKERS[i % 2]), "%s (%s)" % (
+                    name, "solid" if i % 2 == 0 else "dashed"))
+    ax.set_xlabel(axis_label(lab, x, xunit))
+    ax.set_ylabel(axis_label(lab, y, unit))
+    ax.set_title(spec_title(lab, y), loc="left", fontsize="medium")
     if x == "threads":
         ax.xaxis.get_major_locator().set_params(integer=True)
+    set_plain_ticks(mpl, ax.yaxis, False)
+    ax.grid(True, alpha=0.3)
 
 
-def draw_scatter(ax, runs, spec):
+def series_color(series, label):
+    if series == "mode":
+        return palette.mode_color(label)
+    if palette.allocator_of(label):
+        return palette.allocator_color(palette.allocator_of(label))
+    return palette.mode_color(label)  # a spare colour per name
+
+
+def draw_scatter(canvas, ax, runs, spec):
+    mpl, lab = canvas.mpl, canvas.lab
     x, y, series = spec["x"], spec["y"], spec.get("series") or "variant"
     _check_has(runs, x, "the x metric", spec)
     _check_has(runs, y, "the metric", spec)
-    markers = ["o", "s"]
-    colors = {}
+    factor, unit = unit_for(y, [r.get(y) for _, res in runs for r in res["rows"]])
+    xfactor, xunit = unit_for(x, [r.get(x) for _, res in runs for r in res["rows"]])
     for i, (name, results) in enumerate(runs):
         for row in results["rows"]:
             if not (_number(_value(row, x)) and _number(row.get(y))):
                 continue
-            label = str(_series_of(row, series))
-            point = ax.scatter([_value(row, x)], [row[y]], marker=markers[i % 2],
-                               color=color(colors, label),
-                               label="%s (%s)" % (label, name) if len(runs) > 1 else label)
+            label = str(_value(row, series))
+            color = series_color(series, label)
+            point = ax.scatter([_value(row, x) * xfactor], [row[y] * factor],
+                               marker=palette.RUN_MARKERS[i % 2], color=color,
+                               alpha=palette.RUN_STYLES[i % 2]["alpha"])
             point.set_gid(gid(i, label))
-            if len(results["rows"]) <= MAX_NAMED_POINTS:
-                ax.annotate(label, (_value(row, x), row[y]), textcoords="offset points",
-                            xytext=(5, 5), fontsize="small")
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+            canvas.add_entry(mpl.lines.Line2D([], [], color=color, marker="o",
+                                              linestyle=""), label)
+    ax.set_xlabel(axis_label(lab, x, xunit))
+    ax.set_ylabel(axis_label(lab, y, unit))
+    ax.set_title(spec_title(lab, y), loc="left", fontsize="medium")
+    ax.grid(True, alpha=0.3)
 
 
-def draw_samples(ax, runs, spec):
+def sample_rows(runs, spec):
+    """(run, row, times, values) of every row with samples of "y"."""
     x, y = spec.get("x"), spec["y"]
-    drawn = 0
-    colors = {}
-    for i, (name, results) in enumerate(runs):
+    out = []
+    for i, (_, results) in enumerate(runs):
+        name_of = row_labels(results["rows"])
         for row in results["rows"]:
             values = row.get(y)
             if not isinstance(values, list) or not values:
@@ -226,65 +540,316 @@ def draw_samples(ax, runs, spec):
             if isinstance(times, list):
                 if len(times) != len(values):
                     raise PlotError("plot samples: row %s has %d \"%s\" but %d \"%s\"" %
-                                    (row_label(row), len(values), y, len(times), x))
+                                    (name_of(row), len(values), y, len(times), x))
             elif _number(times):
                 times = [k * times for k in range(len(values))]
             else:
                 times = list(range(len(values)))
             pairs = [(t, v) for t, v in zip(times, values) if _number(t) and _number(v)]
-            label = row_label(row)
-            line, = ax.plot([p[0] for p in pairs], [p[1] for p in pairs],
-                            linestyle="-" if i == 0 else "--",
-                            color=color(colors, label),
-                            label="%s (%s)" % (label, name) if len(runs) > 1 else label)
-            line.set_gid(gid(i, label))
-            drawn += 1
-    if not drawn:
+            out.append((i, name_of(row), pairs))
+    if not out:
         raise PlotError("plot samples: no row has samples \"%s\"" % y)
-    ax.set_xlabel(x if x else "sample")
-    ax.set_ylabel(y)
+    return out
+
+
+def samples_too_few(runs, spec):
+    """Why the samples of `spec` are no curve, or None when they are one."""
+    rows = sample_rows(runs, spec)
+    fewest = min(len(pairs) for _, _, pairs in rows)
+    if fewest >= MIN_CURVE_SAMPLES:
+        return None
+    return ("%s over time is left out: a row of these runs has only %d "
+            "sample%s, "
+            "too few for a curve (at least %d); the table has the peak." % (
+                spec_title(canvas_lab(runs), spec["y"]), fewest,
+                "" if fewest == 1 else "s", MIN_CURVE_SAMPLES))
+
+
+def canvas_lab(runs):
+    return runs[0][1].get("lab")
+
+
+def draw_samples(canvas, ax, runs, spec):
+    mpl, lab = canvas.mpl, canvas.lab
+    x, y = spec.get("x"), spec["y"]
+    rows = sample_rows(runs, spec)
+    factor, unit = unit_for(y, [v for _, _, p in rows for _, v in p])
+    tfactor, tunit = unit_for(x or "", [t for _, _, p in rows for t, _ in p])
+    for i, label, pairs in rows:
+        color = series_color("variant", label)
+        line, = ax.plot([p[0] * tfactor for p in pairs], [p[1] * factor for p in pairs],
+                        linestyle=palette.RUN_LINESTYLES[i % 2], color=color)
+        line.set_gid(gid(i, label))
+        canvas.add_entry(mpl.lines.Line2D([], [], color=color), label)
+    ax.set_xlabel(axis_label(lab, x, tunit) if x else "sample number")
+    ax.set_ylabel(axis_label(lab, y, unit))
+    ax.set_title(spec_title(lab, y) + " over time", loc="left", fontsize="medium")
+    ax.grid(True, alpha=0.3)
 
 
 DRAW = {"bars": draw_bars, "lines": draw_lines, "scatter": draw_scatter,
         "samples": draw_samples}
 
 
-def draw(runs, out_path):
-    """Writes the SVG of `runs`, a list of (name, results) of one lab.
+def allocator_colors(runs):
+    """A colour function by allocator when the rows name allocators (a field
+    "allocator", or a variant such as "musl_1024"), else None."""
+    names = [r.get("allocator") or palette.allocator_of(r.get("variant"))
+             for _, res in runs for r in res["rows"]]
+    if not any(names):
+        return None
+    by_label = {}
+    for _, res in runs:
+        name_of = row_labels(res["rows"])
+        for r in res["rows"]:
+            by_label[name_of(r)] = (r.get("allocator") or
+                                    palette.allocator_of(r.get("variant")))
+    return lambda label: (palette.allocator_color(by_label[label])
+                          if by_label.get(label) else palette.NEUTRAL)
 
-    The panels are those of the first run's JSON.
-    """
+
+def from_specs(mpl, runs):
+    """The generic picture: the panels the lab's JSON chose."""
     lab = runs[0][1]["lab"]
     specs = specs_of(runs[0][1], runs[0][0])
-    pyplot = load_matplotlib()
-    figure, axes = pyplot.subplots(len(specs), 1, squeeze=False,
-                                   figsize=(8, 4.5 * len(specs)))
-    for ax, spec in zip(axes[:, 0], specs):
-        wanted = spec.get("variants")
-        shown = runs if not wanted else [
-            (name, dict(results, rows=[r for r in results["rows"]
-                                       if r.get("variant") in wanted]))
-            for name, results in runs]
-        DRAW[spec["kind"]](ax, shown, spec)
-        if spec.get("log_y"):
-            ax.set_yscale("log")
-        ax.set_title(spec.get("title") or lab)
-        ax.grid(True, alpha=0.3)
-        entries = len(ax.get_legend_handles_labels()[1])
-        if entries > MAX_LEGEND_INSIDE:
-            ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1),
-                      ncol=1 + entries // 30)
+    panels, notes = [], []
+    for spec in specs:
+        shown = _chosen(runs, spec)
+        if spec["kind"] == "samples":
+            why = samples_too_few(shown, spec)
+            if why:
+                notes.append(why)
+                continue
+        panels.append((spec, shown))
+    if not panels:
+        raise PlotError("lab %s: nothing to draw: %s" % (lab, " ".join(notes)))
+    bar_rows = max([len(s[1][0][1]["rows"]) for s in panels if s[0]["kind"] == "bars"]
+                   or [0])
+    height = max(2.6, 0.55 + bar_rows * 0.28 * len(runs))
+    canvas = Canvas(mpl, lab, runs, len(panels), 1, height)
+    canvas.notes.extend(notes)
+    colors = allocator_colors(runs)
+    for (spec, shown), row in zip(panels, canvas.axes):
+        if spec["kind"] == "bars":
+            draw_bars(canvas, row[0], shown, spec, colors)
         else:
-            ax.legend(fontsize="small")
-    machine = runs[0][1].get("machine", {})
-    figure.text(0.01, 0.005, "%s: %s, %s" % (runs[0][0], machine.get("cpu_model", "?"),
-                                            machine.get("kernel", "?")),
-                fontsize="x-small", color="gray")
+            DRAW[spec["kind"]](canvas, row[0], shown, spec)
+    if any(s["kind"] == "bars" for s, _ in panels):
+        if colors:
+            present = []
+            for _, res in runs:
+                for r in res["rows"]:
+                    a = r.get("allocator") or palette.allocator_of(r.get("variant"))
+                    if a and a not in present:
+                        present.append(a)
+            for a in present:
+                canvas.add_entry(mpl.patches.Patch(color=palette.allocator_color(a)), a)
+            if len(runs) > 1:
+                canvas.run_entries(color="gray")
+        elif len(runs) > 1:
+            canvas.run_entries()
+    return canvas.finish()
+
+
+# ----------------------------------------------------------------------------
+# counter_contention: one line per counting mode, a column per run.
+
+def counter_contention(mpl, runs):
+    lab = "counter_contention"
+    specs = [s for s in specs_of(runs[0][1], runs[0][0]) if s["kind"] == "lines"]
+    if not specs:
+        return from_specs(mpl, runs)
+    canvas = Canvas(mpl, lab, runs, len(specs), len(runs), 2.9)
+    for r, spec in enumerate(specs):
+        y = spec["y"]
+        _check_has(runs, y, "the metric", spec)
+        shown = _chosen(runs, spec)
+        factor, unit = unit_for(y, [row.get(y) for _, res in shown for row in res["rows"]])
+        top = 0
+        for c, (name, results) in enumerate(shown):
+            ax = canvas.axes[r][c]
+            groups = {}
+            for row in results["rows"]:
+                mode = row.get("mode") or row.get("variant")
+                if _number(row.get("threads", 1)) and _number(row.get(y)):
+                    groups.setdefault(str(mode), []).append(
+                        (row.get("threads", 1), row[y] * factor))
+            for mode, points in groups.items():
+                points.sort()
+                learner = mode == palette.LEARNER_MODE
+                line, = ax.plot([p[0] for p in points], [p[1] for p in points],
+                                marker="o", color=palette.mode_color(mode),
+                                linewidth=3.2 if learner else 1.4,
+                                markersize=6 if learner else 4,
+                                zorder=3 if learner else 2)
+                line.set_gid(gid(c, mode))
+                top = max([top] + [p[1] for p in points])
+                canvas.add_entry(mpl.lines.Line2D(
+                    [], [], color=palette.mode_color(mode), marker="o",
+                    linewidth=3.2 if learner else 1.4),
+                    mode + (" (your task.cc)" if learner else ""))
+            ax.set_title("%s: %s" % (spec_title(lab, y), name), loc="left",
+                         fontsize="medium")
+            ax.set_xlabel("number of threads")
+            if c == 0:
+                ax.set_ylabel(axis_label(lab, y, unit))
+            ax.xaxis.get_major_locator().set_params(integer=True)
+            set_plain_ticks(mpl, ax.yaxis, False)
+            ax.grid(True, alpha=0.3)
+        for ax in canvas.axes[r]:
+            ax.set_ylim(0, top * 1.1 or 1)
+    canvas.notes.append("Allocating calls (the new rows); every mode counts the "
+                        "same allocations, so any gap between a mode and off is "
+                        "the counter's own cost.")
+    return canvas.finish()
+
+
+# ----------------------------------------------------------------------------
+# jemalloc_adoption: small multiples, one row per workload.
+
+def _budget(results):
+    for note in results.get("notes", []):
+        m = re.search(r"budget:? (?:peak RSS at most )?([0-9]+(?:\.[0-9]+)?)x", note)
+        if m:
+            return float(m.group(1))
+    return None
+
+
+def _recommended(results):
+    for note in results.get("notes", []):
+        m = re.match(r"memo: recommended: (.+)$", note)
+        if m:
+            return m.group(1).strip()
+    return None
+
+
+def jemalloc_adoption(mpl, runs):
+    lab = "jemalloc_adoption"
+    workloads = []
+    for _, results in runs:
+        for row in results["rows"]:
+            w = row.get("workload")
+            if w and w not in workloads and _number(row.get("time_ratio")) and (
+                    row.get("vs") in (None, "glibc")) and not row.get("malloc_conf"):
+                workloads.append(w)
+    if not workloads:
+        return from_specs(mpl, runs)
+    base = "glibc"
+    allocators = []
+    for _, results in runs:
+        for row in results["rows"]:
+            a = row.get("allocator")
+            if a and a != base and a not in allocators and _number(row.get("time_ratio")):
+                allocators.append(a)
+    n = len(runs)
+    canvas = Canvas(mpl, lab, runs, len(workloads), 2,
+                    max(1.15, 0.35 + 0.24 * len(allocators) * n))
+    budget = _budget(runs[-1][1])
+    height = 0.8 / n
+    tuned = False
+    for w, workload in enumerate(workloads):
+        for c, key in enumerate(("time_ratio", "rss_ratio")):
+            ax = canvas.axes[w][c]
+            for i, (name, results) in enumerate(runs):
+                style = palette.RUN_STYLES[i % 2]
+                rec = _recommended(results)
+                for j, a in enumerate(allocators):
+                    rows = [r for r in results["rows"] if r.get("workload") == workload
+                            and r.get("allocator") == a and not r.get("malloc_conf")
+                            and r.get("vs") in (None, base)]
+                    tuned = tuned or any(r.get("malloc_conf") and r.get("workload") == workload
+                                         for r in results["rows"])
+                    pos = j + (i - (n - 1) / 2) * height
+                    value = rows[0].get(key) if rows else None
+                    if not _number(value):
+                        ax.annotate("n/a", (0.02, pos), xycoords=("axes fraction", "data"),
+                                    va="center", fontsize="x-small")
+                        continue
+                    color = palette.allocator_color(a)
+                    bar = ax.barh([pos], [value - 1], height, left=1, color=color,
+                                  alpha=style["alpha"], hatch=style["hatch"],
+                                  edgecolor=("black" if rec == a else
+                                             "white" if style["hatch"] else color),
+                                  linewidth=1.6 if rec == a else 0.5)
+                    bar.patches[0].set_gid(gid(i, "%s_%s_%s" % (workload, a, key)))
+                    if key == "time_ratio":
+                        low, high = rows[0].get("ci_low"), rows[0].get("ci_high")
+                        if _number(low) and _number(high):
+                            ax.errorbar([value], [pos], xerr=[[value - low], [high - value]],
+                                        fmt="none", ecolor="black", elinewidth=0.9,
+                                        capsize=2)
+            ax.axvline(1, color=palette.allocator_color(base), linewidth=1.2)
+            if key == "rss_ratio" and budget:
+                ax.axvline(budget, color="#B22222", linestyle="--", linewidth=1.2)
+            ax.set_yticks(range(len(allocators)))
+            ax.set_yticklabels(allocators)
+            ax.set_ylim(len(allocators) - 0.5, -0.5)
+            set_plain_ticks(mpl, ax.xaxis, False)
+            ax.grid(True, axis="x", alpha=0.3)
+            if c == 0:
+                ax.set_title(workload, loc="left", fontsize="medium",
+                             fontweight="bold")
+            if w == len(workloads) - 1:
+                ax.set_xlabel("wall time (x glibc)" if key == "time_ratio"
+                              else "peak RSS (x glibc)")
+            else:
+                ax.tick_params(axis="x", labelbottom=False)
+        # One x range per column, so that rows compare.
+    for c in range(2):
+        lows, highs = [], []
+        for w in range(len(workloads)):
+            lo, hi = canvas.axes[w][c].get_xlim()
+            lows.append(lo)
+            highs.append(hi)
+        span = [min(lows + [0.9]), max(highs + [1.1, (budget or 0) * 1.05 if c else 0])]
+        for w in range(len(workloads)):
+            canvas.axes[w][c].set_xlim(*span)
+    for a in allocators:
+        canvas.add_entry(mpl.patches.Patch(color=palette.allocator_color(a)), a)
+    canvas.add_entry(mpl.lines.Line2D([], [], color=palette.allocator_color(base)),
+                     "glibc = 1")
+    if budget:
+        canvas.add_entry(mpl.lines.Line2D([], [], color="#B22222", linestyle="--"),
+                         "memory budget %sx" % plain(budget))
+    canvas.add_entry(mpl.lines.Line2D([], [], color="black", marker="|",
+                                      linestyle="-", linewidth=0.9), "interval")
+    if n > 1:
+        canvas.run_entries(color="gray")
+    recs = []
+    for name, results in runs:
+        rec = _recommended(results)
+        recs.append("%s%s" % ("%s: " % name if n > 1 else "",
+                              rec or "none stated"))
+    canvas.notes.append("Recommended (black outline): " + "; ".join(recs) + ".")
+    if tuned:
+        canvas.notes.append("churn's jemalloc settings (malloc_conf) compare with "
+                            "plain jemalloc, not glibc: see the table.")
+    for spec in specs_of(runs[0][1], runs[0][0]):
+        if spec["kind"] == "samples":
+            try:
+                canvas.notes.append(samples_too_few(runs, spec) or
+                                    "RSS over time: see each run's samples in its JSON.")
+            except PlotError:
+                pass
+    return canvas.finish()
+
+
+DESIGNS = {"counter_contention": counter_contention,
+           "jemalloc_adoption": jemalloc_adoption}
+
+
+def figure(runs):
+    """The picture of `runs`, a list of (name, results) of one lab, as a
+    matplotlib Figure drawn on an Agg canvas (for a test's layout checks)."""
+    mpl = load_matplotlib()
+    lab = runs[0][1]["lab"]
+    return DESIGNS.get(lab, from_specs)(mpl, runs)
+
+
+def draw(runs, out_path):
+    """Writes the SVG of `runs`, a list of (name, results) of one lab."""
+    fig = figure(runs)
     try:
-        # "tight": the file grows to hold a legend beside its panel.
-        figure.savefig(out_path, format="svg", metadata={"Date": None},
-                       bbox_inches="tight")
+        fig.savefig(out_path, format="svg", metadata={"Date": None})
     except OSError as e:
         raise PlotError("cannot write %s: %s" % (out_path, e.strerror)) from None
-    finally:
-        pyplot.close(figure)

@@ -9,12 +9,21 @@ each plot must be a real SVG holding exactly the expected series, the two
 runs' series when given two files, and every unusable input a clear error
 with exit status 2.
 
+Then each lab's picture as a picture: drawn from a real run of the lab
+beside its reference (testdata/plots/labs/), and checked from matplotlib's
+own layout after drawing: no two texts overlap, every text lies inside the
+figure, the title is the chapter's question, every axis label and panel
+title is words (not a JSON key, no snake_case but a row's own name), the
+legend has at most MAX_LEGEND entries, and the expected series are drawn.
+
 Usage (//tools:plot_test writes the arguments):
     plot_test.py REPORT TESTDATA_RESULTS_JSON   (its directory holds plots/)
 """
 
+import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +35,13 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 REPORT = None
 FIXTURES = None
+plot = None  # tools/plot.py, imported in main
+
+# At most this many entries in a picture's legend.
+MAX_LEGEND = 8
+
+LABS = ["allocator_cost", "mmap_threshold", "first_call", "counter_contention",
+        "smt_siblings", "musl_churn", "jemalloc_adoption"]
 
 
 def run(*args, env=None):
@@ -71,12 +87,13 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(self.plot(self.fixture("plots/counter_contention.json")), [
             "series-0-off", "series-0-per_thread", "series-0-shared"])
 
-    def test_scatter_one_point_per_allocator_and_rss_over_time(self):
-        # mimalloc's row is unmeasured (null): no point, no samples.
+    def test_scatter_one_point_per_allocator_and_too_few_samples_left_out(self):
+        # mimalloc's row is unmeasured (null): no point. Three or four RSS
+        # samples a row make no curve: that panel is left out, and says so.
         self.assertEqual(self.plot(self.fixture("plots/jemalloc_adoption.json")), [
-            "series-0-churn_glibc", "series-0-churn_jemalloc",
-            "series-0-churn_tcmalloc",
             "series-0-glibc", "series-0-jemalloc", "series-0-tcmalloc"])
+        with open(os.path.join(self.tmp, "out.svg")) as f:
+            self.assertIn("too few for a curve", f.read())
 
     def test_two_runs_side_by_side(self):
         with open(self.fixture("plots/counter_contention.json")) as f:
@@ -166,12 +183,243 @@ class PlotTest(unittest.TestCase):
         self.assertIn("small_new", stdout)
 
 
+# ----------------------------------------------------------------------------
+# The pictures as pictures.
+
+def drawn_texts(fig):
+    """(where, text, bbox in pixels) of every text the drawn figure shows:
+    titles, axis labels, tick labels in view, annotations, legends."""
+    import matplotlib.text  # noqa: PLC0415
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    found = []
+    seen = set()
+
+    def add(where, t):
+        if t is None or not t.get_visible() or not t.get_text().strip():
+            return
+        if id(t) in seen:  # the suptitle is also one of fig.texts
+            return
+        seen.add(id(t))
+        found.append((where, t.get_text(), t.get_window_extent(renderer)))
+
+    for t in [fig._suptitle, fig._supxlabel, fig._supylabel] + list(fig.texts):
+        add("figure", t)
+    for n, ax in enumerate(fig.axes):
+        where = "panel %d" % n
+        for t in (ax.title, ax._left_title, ax._right_title):
+            add(where + " title", t)
+        for axis, lim in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+            add(where + " axis label", axis.label)
+            add(where + " offset", axis.get_offset_text())
+            low, high = sorted(lim)
+            span = (high - low) * 1e-6
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if low - span <= tick.get_loc() <= high + span and tick.label1.get_visible():
+                    add(where + " tick", tick.label1)
+        for t in ax.texts:
+            add(where + " annotation", t)
+        legend = ax.get_legend()
+        if legend is not None:
+            for t in legend.get_texts() + [legend.get_title()]:
+                add(where + " legend", t)
+        for child in ax.get_children():
+            if isinstance(child, matplotlib.text.Annotation) and child not in ax.texts:
+                add(where + " annotation", child)
+    return found
+
+
+def layout_problems(fig, allowed_words=()):
+    """Every way the drawn figure breaks the course's rules, in words."""
+    problems = []
+    texts = drawn_texts(fig)
+    box = fig.bbox
+    for where, text, b in texts:
+        if (b.x0 < box.x0 - 0.5 or b.y0 < box.y0 - 0.5 or
+                b.x1 > box.x1 + 0.5 or b.y1 > box.y1 + 0.5):
+            problems.append("%s %r lies outside the figure" % (where, text))
+    for (wa, ta, a), (wb, tb, b) in itertools.combinations(texts, 2):
+        # Touching edges are no overlap: a pixel of slack.
+        if (min(a.x1, b.x1) - max(a.x0, b.x0) > 1 and
+                min(a.y1, b.y1) - max(a.y0, b.y0) > 1):
+            problems.append("%s %r overlaps %s %r" % (wa, ta, wb, tb))
+    for where, text, _ in texts:
+        if not (where.endswith("axis label") or where.endswith("title")):
+            continue
+        for word in re.findall(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+", text):
+            if word not in allowed_words:
+                problems.append("%s %r: %r is a key, not words" % (where, text, word))
+    return problems
+
+
+def legend_entries(fig):
+    return [len(ax.get_legend().get_texts()) for ax in fig.axes if ax.get_legend()]
+
+
+def series_gids(fig):
+    return sorted(set(a.get_gid() for a in fig.findobj()
+                      if (a.get_gid() or "").startswith("series-")))
+
+
+class PictureTest(unittest.TestCase):
+    """Each lab's picture, from a real run and its reference, as a learner
+    sees it."""
+
+    def load(self, lab):
+        runs = []
+        for name, suffix in (("starter task.cc", ""), ("reference solution", "_reference")):
+            with open(os.path.join(FIXTURES, "plots", "labs", lab + suffix + ".json")) as f:
+                runs.append((name, json.load(f)))
+        return runs
+
+    def allowed(self, runs):
+        """A row's own name (variant, workload, mode) may appear: the table
+        names it so."""
+        words = set()
+        for _, results in runs:
+            for row in results["rows"]:
+                for key, value in row.items():
+                    if isinstance(value, str) and key not in ("cpus",):
+                        words.add(value)
+        keys = set(k for _, r in runs for row in r["rows"] for k in row)
+        return words - keys
+
+    def check(self, lab, runs=None):
+        runs = runs or self.load(lab)
+        fig = plot.figure(runs)
+        self.assertEqual(layout_problems(fig, self.allowed(runs)), [])
+        self.assertEqual(" ".join(fig._suptitle.get_text().split()), plot.QUESTIONS[lab])
+        for entries in legend_entries(fig):
+            self.assertLessEqual(entries, MAX_LEGEND)
+        labels = [ax.get_xlabel() for ax in fig.axes] + [ax.get_ylabel() for ax in fig.axes]
+        keys = set(k for _, r in runs for row in r["rows"] for k in row)
+        for label in labels:
+            self.assertNotIn(label, keys)
+        return fig, series_gids(fig)
+
+    def bars_of(self, gids, run):
+        return sorted(g[len("series-%d-" % run):] for g in gids
+                      if g.startswith("series-%d-" % run))
+
+    def test_allocator_cost(self):
+        _, gids = self.check("allocator_cost")
+        self.assertEqual(self.bars_of(gids, 0), [
+            "large_new", "large_new_first_call", "large_reuse", "small_new",
+            "small_new_live_set", "small_reuse"])
+        self.assertEqual(self.bars_of(gids, 0), self.bars_of(gids, 1))
+
+    def test_mmap_threshold(self):
+        _, gids = self.check("mmap_threshold")
+        self.assertEqual(self.bars_of(gids, 1), [
+            "dynamic", "dynamic_malloc_trim", "fixed", "tunables"])
+
+    def test_first_call(self):
+        _, gids = self.check("first_call")
+        self.assertEqual(self.bars_of(gids, 0), [
+            "cold_first_call", "hugepage_first_call", "prefault_cost",
+            "prefaulted_first_call", "warm"])
+
+    def test_smt_siblings(self):
+        # The reference ran on a machine without SMT: no smt_siblings row.
+        _, gids = self.check("smt_siblings")
+        self.assertEqual(self.bars_of(gids, 0), [
+            "distinct_cores", "one_thread", "same_cpu", "smt_siblings"])
+        self.assertEqual(self.bars_of(gids, 1), ["distinct_cores", "one_thread", "same_cpu"])
+
+    def test_musl_churn_colours_follow_the_c_library(self):
+        fig, gids = self.check("musl_churn")
+        self.assertIn("musl_1024", self.bars_of(gids, 0))
+        colours = {a.get_gid(): a.get_facecolor()[:3] for a in fig.findobj()
+                   if (a.get_gid() or "").startswith("series-0-")}
+        import matplotlib.colors  # noqa: PLC0415
+        self.assertEqual(colours["series-0-musl_1024"],
+                         matplotlib.colors.to_rgb(plot.palette.ALLOCATORS["musl"]))
+        self.assertEqual(colours["series-0-glibc_256"],
+                         matplotlib.colors.to_rgb(plot.palette.ALLOCATORS["glibc"]))
+
+    def test_counter_contention_one_line_per_mode_learners_thicker(self):
+        fig, gids = self.check("counter_contention")
+        modes = ["off", "per_thread", "per_thread_packed", "per_thread_padded", "shared"]
+        self.assertEqual(gids, ["series-%d-%s" % (r, m) for r in (0, 1) for m in modes])
+        widths = {a.get_gid(): a.get_linewidth() for a in fig.findobj()
+                  if (a.get_gid() or "").startswith("series-0-")}
+        self.assertGreater(widths["series-0-per_thread"], widths["series-0-shared"])
+
+    def test_counter_contention_tolerates_new_rows(self):
+        # Rows of a workload and a mode the picture does not know (another
+        # experiment's, e.g. a ping-pong of one cache line) are drawn or left
+        # out, never a crash or a broken layout.
+        runs = self.load("counter_contention")
+        for _, results in runs:
+            extra = []
+            for row in results["rows"]:
+                if row["variant"] == "new_shared":
+                    extra.append(dict(row, variant="new_ping_pong", mode="ping_pong",
+                                      ns_per_call=row["ns_per_call"] * 2))
+                    extra.append(dict(row, variant="pingpong_shared", mode="shared"))
+            results["rows"].extend(extra)
+            for spec in results["plots"]:
+                spec["variants"] = spec["variants"] + ["new_ping_pong"]
+        _, gids = self.check("counter_contention", runs)
+        self.assertIn("series-0-ping_pong", gids)
+
+    def test_jemalloc_adoption_small_multiples(self):
+        fig, gids = self.check("jemalloc_adoption")
+        workloads = ["churn", "msgsend", "scalability_1024", "scalability_8", "treemap"]
+        titles = sorted(ax.get_title(loc="left") for ax in fig.axes if ax.get_title(loc="left"))
+        self.assertEqual(titles, workloads)
+        for run in (0, 1):
+            for w in workloads:
+                for a in ("jemalloc", "tcmalloc", "mimalloc"):
+                    for key in ("time_ratio", "rss_ratio"):
+                        self.assertIn("series-%d-%s_%s_%s" % (run, w, a, key), gids)
+        # The budget, one line per RSS panel, at the memo's 1.25x.
+        budget = [line for ax in fig.axes for line in ax.get_lines()
+                  if line.get_linestyle() == "--" and list(line.get_xdata()) == [1.25, 1.25]]
+        self.assertEqual(len(budget), len(workloads))
+        notes = [ax.get_legend().get_title().get_text() for ax in fig.axes
+                 if not ax.axison]
+        self.assertIn("reference solution: glibc", " ".join(notes[0].split()))
+
+    def test_every_lab_has_its_question(self):
+        for lab in LABS:
+            self.assertIn(lab, plot.QUESTIONS)
+
+    def test_a_broken_picture_fails_these_checks(self):
+        # The checks can fail: texts on top of each other, one outside the
+        # figure, and a JSON key as an axis label.
+        import matplotlib.figure  # noqa: PLC0415
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
+        fig = matplotlib.figure.Figure(figsize=(4, 3))
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        ax.set_xlabel("peak_rss_kib")
+        ax.text(0.5, 0.5, "5.21e+04", transform=ax.transAxes)
+        ax.text(0.5, 0.5, "5.92e+04", transform=ax.transAxes)
+        ax.text(1.2, 0.5, "far out", transform=ax.transAxes)
+        problems = layout_problems(fig)
+        self.assertTrue(any("'5.21e+04' overlaps" in p for p in problems), problems)
+        self.assertTrue(any("'far out' lies outside" in p for p in problems), problems)
+        self.assertTrue(any("'peak_rss_kib' is a key" in p for p in problems), problems)
+
+    def test_plain_numbers_and_human_units(self):
+        self.assertEqual([plot.plain(v) for v in (52100, 37.94, 0.014, 0, 1.0, 1e-5)],
+                         ["52,100", "37.9", "0.014", "0", "1", "0.00001"])
+        self.assertEqual(plot.unit_for("ns_per_call", [59200]), (1e-3, "µs"))
+        self.assertEqual(plot.unit_for("peak_rss_kib", [52124]), (1 / 1024, "MiB"))
+        self.assertEqual(plot.unit_for("sys_s", [0.23])[1], "ms")
+        self.assertEqual(plot.axis_label("jemalloc_adoption", "rss_ratio", None),
+                         "peak RSS relative to the baseline (x glibc)")
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         print("usage: plot_test.py REPORT TESTDATA_RESULTS_JSON", file=sys.stderr)
         sys.exit(2)
     REPORT = os.path.abspath(sys.argv[1])
     FIXTURES = os.path.dirname(os.path.abspath(sys.argv[2]))
+    sys.path.insert(0, os.path.dirname(os.path.realpath(REPORT)))
+    import plot  # noqa: E402,F811
     # One font cache for every run of the report, not one each (seconds).
     os.environ["MPLCONFIGDIR"] = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
     unittest.main(argv=sys.argv[:1], verbosity=2)

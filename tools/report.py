@@ -24,6 +24,7 @@ plots (a python3 earlier on PATH, e.g. pyenv's, does not see Debian's
 modules).
 """
 
+import argparse
 import os
 import sys
 
@@ -31,67 +32,33 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 
 from check_results import UnusableInput, load_results  # noqa: E402
 from plot import PlotError, draw  # noqa: E402
+from results import fmt, machine_line, metric_keys, resolve, table  # noqa: E402
 
-USAGE = "usage: report.py [--plot=OUT.svg] RESULTS_JSON [OTHER_RESULTS_JSON]"
-
-
-def resolve(path):
-    """A relative path means the directory `bazel run` was typed in."""
-    base = os.environ.get("BUILD_WORKING_DIRECTORY")
-    if base and not os.path.isabs(path):
-        return os.path.join(base, path)
-    return path
+# The command a learner types, for the usage line: `bazel run //:report`
+# sets BUILD_WORKING_DIRECTORY; run directly, it is this file.
+COMMAND = "bazel run //:report --"
 
 
-def fmt(value):
-    if value is None:
-        return "n/a"
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return str(value)
-    if value == int(value) and abs(value) < 1e15:
-        return str(int(value))
-    return "%.4g" % value if abs(value) < 1e4 else "%.0f" % value
+def parse_args(argv):
+    """The flags and files, or exit 2 with the usage line and why."""
+    parser = argparse.ArgumentParser(
+        prog=COMMAND if os.environ.get("BUILD_WORKING_DIRECTORY") else
+        os.path.basename(argv[0]),
+        usage="%(prog)s [--plot=OUT.svg] RESULTS_JSON [OTHER_RESULTS_JSON]",
+        description="Results JSON as tables; two runs of one lab side by side; "
+                    "the lab's picture.")
+    parser.add_argument("--plot", metavar="OUT.svg",
+                        help="also draw the lab's picture into this SVG file")
+    parser.add_argument("paths", nargs="+", metavar="RESULTS_JSON",
+                        help="one run, or two runs of one lab (A, then B)")
+    args = parser.parse_args(argv[1:])
+    if len(args.paths) > 2:
+        parser.error("at most two results JSON files (A and B), not %d" %
+                     len(args.paths))
+    if args.plot is not None and not args.plot:
+        parser.error("--plot= names no file")
+    return args
 
-
-def metric_keys(rows):
-    """Every key but the variant, in order of first appearance.
-
-    Sample arrays (RSS over time, ...) are left to --plot: a table cell of
-    hundreds of numbers reads as nothing.
-    """
-    keys = []
-    for row in rows:
-        for key, value in row.items():
-            if isinstance(value, list):
-                continue
-            if key not in ("variant", "threads") and key not in keys:
-                keys.append(key)
-    return keys
-
-
-def table(header, lines, text_columns=1):
-    """Aligned columns: the first `text_columns` left, numbers right."""
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *lines)]
-    out = []
-    for line in [header] + lines:
-        cells = [str(c).ljust(w) if i < text_columns else str(c).rjust(w)
-                 for i, (c, w) in enumerate(zip(line, widths))]
-        out.append("  ".join(cells).rstrip())
-    return "\n".join(out)
-
-
-def machine_line(results):
-    m = results["machine"]
-    ghz = m.get("effective_ghz")
-    line = "%s, %s logical CPUs on %s cores, %s, %s, effective clock %s" % (
-        m.get("cpu_model", "?"), fmt(m.get("logical_cpus")),
-        fmt(m.get("physical_cores")), m.get("kernel", "?"),
-        m.get("libc", "?"), "%.2f GHz" % ghz if ghz else "n/a")
-    # What a fault count means on that machine; older results lack them.
-    for fact in ("zero_page", "thp"):
-        if m.get(fact):
-            line += ", " + m[fact]
-    return line
 
 
 def show_one(path, results):
@@ -132,19 +99,8 @@ def show_two(paths, a, b):
 
 
 def main(argv):
-    plot_path = None
-    paths = []
-    for arg in argv[1:]:
-        if arg.startswith("--plot="):
-            plot_path = arg[len("--plot="):]
-        elif arg.startswith("-"):
-            print("report: unknown flag %s\n%s" % (arg, USAGE), file=sys.stderr)
-            return 2
-        else:
-            paths.append(arg)
-    if not 1 <= len(paths) <= 2 or plot_path == "":
-        print(USAGE, file=sys.stderr)
-        return 2
+    args = parse_args(argv)  # exits 2, with the usage line, on bad arguments
+    plot_path, paths = args.plot, args.paths
     if plot_path is not None and not plot_path.endswith(".svg"):
         print("report: --plot=%s: the picture is an SVG file; name it *.svg" %
               plot_path, file=sys.stderr)

@@ -36,6 +36,15 @@ grep -q "cannot read" "${TEST_TMPDIR}/err" || fail "missing: $(cat "${TEST_TMPDI
 "${report}" >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "no argument did not exit 2"
 
+# The usage line names the command a learner types, not the script.
+BUILD_WORKING_DIRECTORY="${TEST_TMPDIR}" "${report}" >/dev/null 2>"${TEST_TMPDIR}/err"
+[[ $? -eq 2 ]] || fail "no argument under bazel run did not exit 2"
+grep -qF "usage: bazel run //:report -- [--plot=OUT.svg] RESULTS_JSON [OTHER_RESULTS_JSON]" "${TEST_TMPDIR}/err" ||
+  fail "usage line: $(cat "${TEST_TMPDIR}/err")"
+"${report}" --bogus "${fixture}" >/dev/null 2>"${TEST_TMPDIR}/err"
+[[ $? -eq 2 ]] || fail "an unknown flag did not exit 2"
+grep -q "unrecognized arguments: --bogus" "${TEST_TMPDIR}/err" || fail "unknown flag: $(cat "${TEST_TMPDIR}/err")"
+
 # A picture that cannot be written is refused before the table is printed.
 out="$("${report}" --plot="${TEST_TMPDIR}/no/such/dir/out.svg" "${fixture}" 2>"${TEST_TMPDIR}/err")"
 [[ $? -eq 2 ]] || fail "an unwritable --plot did not exit 2"

@@ -27,7 +27,9 @@ otherwise (the table still shows what ran), 2 for bad arguments.
 Arguments (//:tour writes them before yours): LAB=STARTER[,SOLUTION] ...
 """
 
+import argparse
 import datetime
+import html
 import os
 import subprocess
 import sys
@@ -36,54 +38,55 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 
 from check_results import UnusableInput, load_results  # noqa: E402
 from plot import PlotError, draw  # noqa: E402
+from results import (fmt, headline_of, machine_line, metric_keys,  # noqa: E402
+                     resolve, table)
 
-USAGE = ("usage: tour.py [--out=DIR] [--reference] [--repetitions=N] [--cpu=N] "
-         "LAB=STARTER[,SOLUTION]...")
+USAGE = ("usage: bazel run //:tour -- [--out=DIR] [--reference] "
+         "[--repetitions=N] [--cpu=N]")
 
-
-# The flags of common/lab_main.cc that every experiment takes (with a value);
-# --quick the tour passes itself.
-SHARED_FLAGS = ("--repetitions=", "--cpu=")
-
-
-def resolve(path):
-    """A relative path means the directory `bazel run` was typed in."""
-    base = os.environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd()
-    return path if os.path.isabs(path) else os.path.join(base, path)
+# How the runs are named in the summary, the pictures and the page.
+YOURS, STARTER, REFERENCE = "your task.cc", "starter task.cc", "reference solution"
 
 
 def parse_args(argv):
-    labs, flags = [], []
-    out, reference = None, False
-    for arg in argv:
-        if arg.startswith("--out="):
-            out = arg[len("--out="):]
-            if not out:
-                raise ValueError("--out= names no folder")
-        elif arg == "--reference":
-            reference = True
-        elif arg.startswith("--json"):
-            raise ValueError("--json: the tour writes each lab's JSON itself, "
-                             "into its folder (--out=DIR)")
-        elif arg == "--quick":
-            pass  # every run of the tour is quick
-        elif arg.startswith(SHARED_FLAGS):
-            flags.append(arg)
-        elif arg.startswith("-"):
+    """(labs, flags for every experiment, out, reference), or ValueError."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--out")
+    parser.add_argument("--reference", action="store_true")
+    parser.add_argument("--quick", action="store_true")  # every run is quick
+    parser.add_argument("--json")
+    # The flags of common/lab_main.cc that every experiment takes.
+    parser.add_argument("--repetitions")
+    parser.add_argument("--cpu")
+    parser.add_argument("labs", nargs="*")
+    args, unknown = parser.parse_known_args(argv)
+    for arg in unknown:
+        if arg.startswith("-"):
             raise ValueError(
                 "%s: the tour passes on only the flags every experiment takes "
                 "(--repetitions=N, --cpu=N); give a lab's own flag to that lab: "
                 "bazel run //labs/<lab> -- %s" % (arg, arg))
-        elif "=" in arg:
-            lab, binaries = arg.split("=", 1)
-            labs.append((lab, binaries.split(",")))
-        else:
+    if args.json is not None:
+        raise ValueError("--json: the tour writes each lab's JSON itself, "
+                         "into its folder (--out=DIR)")
+    if args.out == "":
+        raise ValueError("--out= names no folder")
+    flags = []
+    # In the order given, as the experiments' own flags.
+    for arg in argv:
+        if arg.startswith(("--repetitions=", "--cpu=")):
+            flags.append(arg)
+    labs = []
+    for arg in args.labs + [a for a in unknown if not a.startswith("-")]:
+        if "=" not in arg:
             raise ValueError("'%s' is not LAB=STARTER[,SOLUTION] or a flag" % arg)
+        lab, binaries = arg.split("=", 1)
+        labs.append((lab, binaries.split(",")))
     if not labs:
         raise ValueError("no lab given")
-    if reference and any(len(b) < 2 for _, b in labs):
+    if args.reference and any(len(b) < 2 for _, b in labs):
         raise ValueError("--reference: a lab has no reference experiment")
-    return labs, flags, out, reference
+    return labs, flags, args.out, args.reference
 
 
 def run_experiment(binary, flags, json_path, log):
@@ -100,21 +103,6 @@ def run_experiment(binary, flags, json_path, log):
     return None
 
 
-def headline_of(results):
-    h = results.get("headline")
-    if not isinstance(h, dict):
-        return ("n/a", "n/a (the lab declares no headline)", "n/a")
-    return (str(h.get("label") or "?"), str(h.get("text") or "n/a"),
-            str(h.get("reference") or "n/a"))
-
-
-def table(rows):
-    header = ["lab", "headline", "this machine", "reference run"]
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(4)]
-    lines = []
-    for row in [header] + rows:
-        lines.append("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
-    return "\n".join(lines)
 
 
 def main(argv):
@@ -132,14 +120,14 @@ def main(argv):
         print("tour: cannot create %s: %s" % (folder, e.strerror), file=sys.stderr)
         return 2
 
-    summary, problems = [], []
+    summary, problems, pages = [], [], []
     for lab, binaries in labs:
         print("\n=== %s: bazel run //%s/%s -- --quick" %
               (lab, "labs", lab), flush=True)
-        runs = [("your task.cc" if not reference else "starter", binaries[0],
+        runs = [(YOURS if not reference else STARTER, binaries[0],
                  os.path.join(folder, lab + ".json"))]
         if reference:
-            runs.append(("reference", binaries[1],
+            runs.append((REFERENCE, binaries[1],
                          os.path.join(folder, lab + "_reference.json")))
         loaded = []
         for name, binary, json_path in runs:
@@ -153,6 +141,7 @@ def main(argv):
                 problems.append("%s (%s): %s" % (lab, name, problem))
         if len(loaded) < len(runs):
             summary.append([lab, "-", "failed: see above", "-"])
+            pages.append((lab, None, loaded, "failed: see the tour's output"))
             continue
         label, text, ref = headline_of(loaded[-1][1])
         summary.append([lab, label, text, ref])
@@ -161,17 +150,96 @@ def main(argv):
             draw(loaded, svg)
         except PlotError as e:
             problems.append("%s: no picture: %s" % (lab, e))
+            svg = None
+        pages.append((lab, svg and os.path.basename(svg), loaded, None))
 
     print("\n=== summary: each lab's headline figure%s, beside the reference run's\n" %
           (" (the reference solution)" if reference else " on your task.cc"))
-    print(table(summary))
+    header = ["lab", "headline", "this machine", "reference run"]
+    print(table(header, summary, text_columns=4))
     with open(os.path.join(folder, "summary.txt"), "w") as f:
-        f.write(table(summary) + "\n")
+        f.write(table(header, summary, text_columns=4) + "\n")
+    page = os.path.join(folder, "index.html")
+    with open(page, "w", encoding="utf-8") as f:
+        f.write(html_page(header, summary, pages, reference))
     files = sorted(f for f in os.listdir(folder) if f.endswith((".json", ".svg")))
     print("\ntour: %d files (results JSON and pictures) in %s" % (len(files), folder))
+    print("tour: the tour as one page, to open in a browser: %s" % page)
     for problem in problems:
         print("tour: %s" % problem, file=sys.stderr)
     return 1 if problems else 0
+
+
+STYLE = """
+body { font-family: "DejaVu Sans", sans-serif; max-width: 60rem; margin: 1rem auto;
+       padding: 0 1rem; color: #222; }
+.machine { color: #555; font-size: 0.9rem; }
+table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.85rem; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.15rem 0.5rem; text-align: left; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+img { max-width: 100%; height: auto; border: 1px solid #eee; }
+.tables { overflow-x: auto; }
+.note { font-size: 0.9rem; }
+"""
+
+
+def html_table(header, lines, numeric_from=None):
+    """An HTML table; cells from column `numeric_from` on align right."""
+    out = ["<table><tr>%s</tr>" % "".join("<th>%s</th>" % html.escape(str(h))
+                                           for h in header)]
+    for line in lines:
+        out.append("<tr>%s</tr>" % "".join(
+            "<td%s>%s</td>" % (' class="n"' if numeric_from is not None and
+                               i >= numeric_from else "", html.escape(str(c)))
+            for i, c in enumerate(line)))
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def html_page(header, summary, pages, reference):
+    """The tour as one self-contained page: the machine line, the summary,
+    then each lab's headline, picture, table and notes. The pictures are
+    the SVG files beside it; nothing comes from the network."""
+    esc = html.escape
+    first = next((loaded[0][1] for _, _, loaded, _ in pages if loaded), None)
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             "<title>Allocator Labs: the tour</title>",
+             "<style>%s</style></head><body>" % STYLE,
+             "<h1>Allocator Labs: the tour</h1>"]
+    if first is not None:
+        parts.append('<p class="machine">machine: %s</p>' % esc(machine_line(first)))
+    parts.append("<h2>Summary</h2><p>Each lab's headline figure%s, beside the "
+                 "reference run's.</p>" % (" (the reference solution)" if reference
+                                           else " on your task.cc"))
+    parts.append(html_table(header, [[('<a href="#%s">%s</a>' % (r[0], r[0]))] + r[1:]
+                                     for r in summary]).replace(
+        "&lt;a href=&quot;#", '<a href="#').replace("&quot;&gt;", '">').replace(
+            "&lt;/a&gt;", "</a>"))
+    for lab, svg, loaded, failure in pages:
+        parts.append('<h2 id="%s">%s</h2>' % (esc(lab), esc(lab)))
+        if failure:
+            parts.append("<p><strong>%s</strong></p>" % esc(failure))
+            continue
+        label, text, ref = headline_of(loaded[-1][1])
+        parts.append("<p><strong>%s</strong>: %s (the reference run: %s)</p>" % (
+            esc(label), esc(text), esc(ref)))
+        if svg:
+            parts.append('<p><img src="%s" alt="%s: the picture of %s"></p>' % (
+                esc(svg), esc(lab), " beside ".join(esc(n) for n, _ in loaded)))
+        else:
+            parts.append("<p>No picture: see the tour's output.</p>")
+        for name, results in loaded:
+            rows = results["rows"]
+            keys = metric_keys(rows)
+            parts.append("<h3>%s</h3>" % esc(name))
+            parts.append('<div class="tables">%s</div>' % html_table(
+                ["variant", "threads"] + keys,
+                [[r.get("variant"), fmt(r.get("threads", 1))] +
+                 [fmt(r.get(k)) for k in keys] for r in rows], numeric_from=1))
+            for note in results.get("notes", []):
+                parts.append('<p class="note">note: %s</p>' % esc(note))
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ Usage (//tools:tour_test writes the arguments): tour_test.py TOUR RESULTS_JSON
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,14 +71,39 @@ class TourTest(unittest.TestCase):
                             for l in lines), stdout)
         self.assertIn("tour: 4 files (results JSON and pictures) in %s" % out, stdout)
         self.assertEqual(sorted(os.listdir(out)), [
-            "counter_contention.json", "counter_contention.svg",
+            "counter_contention.json", "counter_contention.svg", "index.html",
             "jemalloc_adoption.json", "jemalloc_adoption.svg", "summary.txt"])
+        self.assertIn("tour: the tour as one page, to open in a browser: %s" %
+                      os.path.join(out, "index.html"), stdout)
         with open(os.path.join(out, "summary.txt")) as f:
             self.assertIn("4.6x", f.read())
         with open(counter_log) as f:
             args = f.read().split()
         self.assertEqual(args[:3], ["--quick", "--repetitions=3", "--cpu=0"])
         self.assertEqual(args[3], "--json=" + os.path.join(out, "counter_contention.json"))
+
+    def test_the_page_holds_the_tour(self):
+        counter, _ = self.experiment("counter", "plots/counter_contention.json")
+        broken, _ = self.experiment("broken", "plots/allocator_cost.json", status=3)
+        out = os.path.join(self.tmp, "page")
+        status, _, _ = self.tour("--out=" + out, "counter_contention=" + counter,
+                                 "allocator_cost=" + broken)
+        self.assertEqual(status, 1)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            page = f.read()
+        # In order: the machine line, the summary, then each lab's headline,
+        # picture, table and notes.
+        order = [page.index(s) for s in (
+            "machine: fixture CPU", "<h2>Summary</h2>", '<a href="#counter_contention">',
+            '<h2 id="counter_contention">', "shared-counter inflation at 2 threads</strong>: 4.6x",
+            '<img src="counter_contention.svg"', "<th>variant</th><th>threads</th>",
+            "<td>new_shared</td>", '<p class="note">note: ', '<h2 id="allocator_cost">',
+            "failed: see the tour")]
+        self.assertEqual(order, sorted(order), page)
+        # Self-contained: every picture beside it, nothing from a network.
+        for src in re.findall(r'src="([^"]+)"', page):
+            self.assertTrue(os.path.isfile(os.path.join(out, src)), src)
+        self.assertNotRegex(page, r"(?i)(https?:)?//[a-z]")
 
     def test_default_folder_is_new_and_named(self):
         counter, _ = self.experiment("counter", "plots/counter_contention.json")

@@ -1,0 +1,89 @@
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+"""What //:report and //:tour share about results JSON: where a path on the
+command line points, how a number and a table are written, the machine line
+and a lab's headline.
+
+One module, so that the report and the tour cannot disagree about the
+directory a relative path means or how a column is aligned.
+
+Example:
+
+    from results import resolve, table, fmt
+    path = resolve("mine.json")    # the directory `bazel run` was typed in
+    print(table(["variant", "ns_per_call"], [["small_new", fmt(51.6)]]))
+"""
+
+import os
+
+
+def resolve(path):
+    """`path` as an absolute path; a relative one means the directory
+    `bazel run` was typed in (BUILD_WORKING_DIRECTORY), else this one's."""
+    if os.path.isabs(path):
+        return path
+    base = os.environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd()
+    return os.path.join(base, path)
+
+
+def fmt(value):
+    """A table cell: null as n/a, integers without a point, at most four
+    significant digits, never e-notation below 10^15."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return "%.4g" % value if abs(value) < 1e4 else "%.0f" % value
+
+
+def metric_keys(rows):
+    """Every key but the variant, in order of first appearance.
+
+    Sample arrays (RSS over time, ...) are left to the pictures: a table
+    cell of hundreds of numbers reads as nothing.
+    """
+    keys = []
+    for row in rows:
+        for key, value in row.items():
+            if isinstance(value, list):
+                continue
+            if key not in ("variant", "threads") and key not in keys:
+                keys.append(key)
+    return keys
+
+
+def table(header, lines, text_columns=1):
+    """Aligned columns: the first `text_columns` left, the others (numbers)
+    right."""
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *lines)]
+    out = []
+    for line in [header] + lines:
+        cells = [str(c).ljust(w) if i < text_columns else str(c).rjust(w)
+                 for i, (c, w) in enumerate(zip(line, widths))]
+        out.append("  ".join(cells).rstrip())
+    return "\n".join(out)
+
+
+def machine_line(results):
+    """The machine a run ran on, in one line."""
+    m = results.get("machine") or {}
+    ghz = m.get("effective_ghz")
+    line = "%s, %s logical CPUs on %s cores, %s, %s, effective clock %s" % (
+        m.get("cpu_model", "?"), fmt(m.get("logical_cpus")),
+        fmt(m.get("physical_cores")), m.get("kernel", "?"),
+        m.get("libc", "?"), "%.2f GHz" % ghz if ghz else "n/a")
+    # What a fault count means on that machine; older results lack them.
+    for fact in ("zero_page", "thp"):
+        if m.get(fact):
+            line += ", " + m[fact]
+    return line
+
+
+def headline_of(results):
+    """(label, this run's figure, the reference run's), "n/a" where absent."""
+    h = results.get("headline")
+    if not isinstance(h, dict):
+        return ("n/a", "n/a (the lab declares no headline)", "n/a")
+    return (str(h.get("label") or "?"), str(h.get("text") or "n/a"),
+            str(h.get("reference") or "n/a"))
