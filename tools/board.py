@@ -214,8 +214,18 @@ def main(argv):
         print("board: %s\n%s" % (e, USAGE), file=sys.stderr)
         return 2
     print("Your labs/<lab>/task.cc against each lab's suite:\n")
+    # A suite takes seconds to a minute (lab 4's threads, lab 7's children):
+    # say what runs, so that a first board is not minutes of silence.
+    print("Running %d suites one after the other; each line below is one "
+          "starting, the board comes when all have run." % len(labs),
+          file=sys.stderr, flush=True)
+    results = []
     with tempfile.TemporaryDirectory(prefix="alloclab_board_") as tmp:
-        results = [run_suite(lab, binary, tmp) for lab, binary in labs]
+        for n, (lab, binary) in enumerate(labs, 1):
+            print("  [%d/%d] %s: running its suite on your task.cc ..." %
+                  (n, len(labs), lab), file=sys.stderr, flush=True)
+            results.append(run_suite(lab, binary, tmp))
+    print("", file=sys.stderr, flush=True)
     print(render(results))
     return 1 if any(r.problem for r in results) else 0
 

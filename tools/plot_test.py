@@ -93,7 +93,7 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(self.plot(self.fixture("plots/jemalloc_adoption.json")), [
             "series-0-glibc", "series-0-jemalloc", "series-0-tcmalloc"])
         with open(os.path.join(self.tmp, "out.svg")) as f:
-            self.assertIn("too few for a curve", f.read())
+            self.assertIn("over time is left out", f.read())
 
     def test_two_runs_side_by_side(self):
         with open(self.fixture("plots/counter_contention.json")) as f:
