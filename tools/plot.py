@@ -698,9 +698,9 @@ def counter_contention(mpl, runs):
             ax.grid(True, alpha=0.3)
         for ax in canvas.axes[r]:
             ax.set_ylim(0, top * 1.1 or 1)
-    canvas.notes.append("Allocating calls (the new rows); every mode counts the "
-                        "same allocations, so any gap between a mode and off is "
-                        "the counter's own cost.")
+    canvas.notes.append("Allocating calls (the new rows). Every counting mode "
+                        "counts the same allocations: a gap between a mode and "
+                        "off, beyond the noise, is that counter's own cost.")
     return canvas.finish()
 
 
