@@ -366,15 +366,17 @@ class Canvas:
                                   loc="center", ncol=min(4, len(self.handles) or 1),
                                   fontsize="small", frameon=False, title=notes,
                                   title_fontsize="small", alignment="left")
-        machines = []
+        # Which run ran where: "starter task.cc and reference solution: CPU,
+        # kernel".
+        machines = {}
         for name, results in self.runs:
             m = results.get("machine") or {}
             line = "%s, %s" % (m.get("cpu_model", "?"), m.get("kernel", "?"))
-            if line not in [entry[1] for entry in machines]:
-                machines.append((name, line))
+            machines.setdefault(line, []).append(name)
         self.fig.supxlabel(wrap("; ".join(
-            ("%s: %s" % (n, line)) if len(machines) > 1 else line
-            for n, line in machines), 120), fontsize="x-small", color="gray")
+            "%s: %s" % (" and ".join(names), line)
+            for line, names in machines.items()), 120),
+            fontsize="x-small", color="gray")
         return self.fig
 
 

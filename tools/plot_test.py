@@ -381,6 +381,16 @@ class PictureTest(unittest.TestCase):
                  if not ax.axison]
         self.assertIn("reference solution: glibc", " ".join(notes[0].split()))
 
+    def test_every_lab_alone(self):
+        # The tour without --reference draws one run: the same rules hold,
+        # and the picture names whose run it is.
+        for lab in LABS:
+            with self.subTest(lab=lab):
+                fig, gids = self.check(lab, self.load(lab)[:1])
+                self.assertTrue(gids)
+                self.assertFalse([g for g in gids if g.startswith("series-1-")])
+                self.assertTrue(fig._supxlabel.get_text().startswith("starter task.cc: "))
+
     def test_every_lab_has_its_question(self):
         for lab in LABS:
             self.assertIn(lab, plot.QUESTIONS)

@@ -11,7 +11,11 @@ one summary table of each lab's headline figure beside the reference run's.
                                                # starter beside its reference
 
 Every lab's results JSON and its picture (tools/plot.py) go into one folder,
-which the tour names at the end. The flags every experiment takes
+which the tour names at the end, with index.html: the tour as one page to
+open in a browser (the machine line, the summary table, then each lab's
+headline, picture, table and notes), self-contained, its pictures the SVG
+files beside it. The chapters' pictures (docs/img/) are redrawn by the one
+command above, `--reference --out=docs/img`. The flags every experiment takes
 (--repetitions=N, --cpu=N; common/lab_main.cc) go to every experiment; any
 other flag is refused before the first run, since a lab's own flag would
 stop the six labs that do not know it.
