@@ -454,8 +454,9 @@ def draw_bars(canvas, ax, runs, spec, colors=None):
 
 
 def spec_title(lab, key):
-    words = label_of(lab, key)
-    return words[:1].upper() + words[1:]
+    """A panel's title: the metric in words, as written ("mmap", not
+    "Mmap")."""
+    return label_of(lab, key)
 
 
 def draw_lines(canvas, ax, runs, spec):
