@@ -160,7 +160,8 @@ def plain(value):
         return "0"
     magnitude = abs(value)
     if magnitude >= 100:
-        return "{:,.0f}".format(value)
+        places = int(math.floor(math.log10(magnitude))) - 2
+        return "{:,.0f}".format(round(value, -places))
     digits = max(0, 2 - int(math.floor(math.log10(magnitude))))
     text = "%.*f" % (digits, value)
     if "." in text:
@@ -187,11 +188,13 @@ def quantity(key):
     return "count", 1.0
 
 
-def unit_for(key, values):
+def unit_for(key, values, log=False):
     """(factor, unit) to show `values` of `key` in: the unit chosen by the
-    largest magnitude, and the factor that turns a value into it."""
+    largest magnitude (on a log axis, by the middle one: values there span
+    decades), and the factor that turns a value into it."""
     kind, base = quantity(key)
-    biggest = max([abs(v) for v in values if _number(v)] or [0])
+    magnitudes = sorted(abs(v) for v in values if _number(v)) or [0]
+    biggest = magnitudes[(len(magnitudes) - 1) // 2] if log else magnitudes[-1]
     if kind == "time":
         ns = biggest * base
         for limit, unit, size in ((1e3, "ns", 1), (1e6, "µs", 1e3),
@@ -372,6 +375,11 @@ class Canvas:
         for name, results in self.runs:
             m = results.get("machine") or {}
             line = "%s, %s" % (m.get("cpu_model", "?"), m.get("kernel", "?"))
+            load = m.get("load_average")
+            if isinstance(load, list) and load and _number(load[0]):
+                # A busy machine's timings are noisy: the picture says so.
+                line += ", load average %s on %s CPUs" % (
+                    plain(load[0]), m.get("logical_cpus", "?"))
             machines.setdefault(line, []).append(name)
         self.fig.supxlabel(wrap("; ".join(
             "%s: %s" % (" and ".join(names), line)
@@ -412,9 +420,9 @@ def draw_bars(canvas, ax, runs, spec, colors=None):
     if not labels:
         raise PlotError("plot bars: no row has a number \"%s\"" % y)
     every = [r.get(y) for _, res in runs for r in res["rows"]]
-    factor, unit = unit_for(y, every)
     log = bool(spec.get("log_y")) and all(
         v > 0 for v in every if _number(v))
+    factor, unit = unit_for(y, every, log)
     n = len(runs)
     height = 0.8 / n
     shown = []

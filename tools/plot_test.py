@@ -391,6 +391,16 @@ class PictureTest(unittest.TestCase):
                 self.assertFalse([g for g in gids if g.startswith("series-1-")])
                 self.assertTrue(fig._supxlabel.get_text().startswith("starter task.cc: "))
 
+    def test_the_machine_line_says_how_busy_the_machine_was(self):
+        runs = self.load("first_call")
+        runs[0][1]["machine"]["load_average"] = [11.24, 10.92, 7.94]
+        runs[1][1]["machine"]["load_average"] = [0.31, 0.5, 0.6]
+        fig, _ = self.check("first_call", runs)
+        self.assertEqual(" ".join(fig._supxlabel.get_text().split()),
+                         "starter task.cc: AMD EPYC, Linux 6.18.44-fc-v857, load average "
+                         "11.2 on 2 CPUs; reference solution: AMD EPYC, Linux "
+                         "6.18.44-fc-v857, load average 0.31 on 2 CPUs")
+
     def test_every_lab_has_its_question(self):
         for lab in LABS:
             self.assertIn(lab, plot.QUESTIONS)
@@ -413,11 +423,15 @@ class PictureTest(unittest.TestCase):
         self.assertTrue(any("'peak_rss_kib' is a key" in p for p in problems), problems)
 
     def test_plain_numbers_and_human_units(self):
-        self.assertEqual([plot.plain(v) for v in (52100, 37.94, 0.014, 0, 1.0, 1e-5)],
-                         ["52,100", "37.9", "0.014", "0", "1", "0.00001"])
+        self.assertEqual([plot.plain(v) for v in (52100, 249425, 37.94, 0.014, 0, 1.0,
+                                                  1e-5, 130)],
+                         ["52,100", "249,000", "37.9", "0.014", "0", "1", "0.00001", "130"])
         self.assertEqual(plot.unit_for("ns_per_call", [59200]), (1e-3, "µs"))
         self.assertEqual(plot.unit_for("peak_rss_kib", [52124]), (1 / 1024, "MiB"))
         self.assertEqual(plot.unit_for("sys_s", [0.23])[1], "ms")
+        # On a log axis the middle value chooses: 50.9 µs, not 0.0509 ms.
+        self.assertEqual(plot.unit_for("ns_per_call", [50900, 177000, 6530000], log=True),
+                         (1e-3, "µs"))
         self.assertEqual(plot.axis_label("jemalloc_adoption", "rss_ratio", None),
                          "peak RSS relative to the baseline (x glibc)")
 

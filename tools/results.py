@@ -77,7 +77,19 @@ def machine_line(results):
     for fact in ("zero_page", "thp"):
         if m.get(fact):
             line += ", " + m[fact]
+    load = load_average(results)
+    if load is not None:
+        line += ", load average %.2f" % load
     return line
+
+
+def load_average(results):
+    """The machine's 1-minute load average when the run started, or None
+    (older results, or a machine that does not say)."""
+    load = (results.get("machine") or {}).get("load_average")
+    if isinstance(load, list) and load and isinstance(load[0], (int, float)):
+        return float(load[0])
+    return None
 
 
 def headline_of(results):
