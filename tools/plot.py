@@ -67,8 +67,8 @@ QUESTIONS = {
     "mmap_threshold": "How many mmap did 1,000 allocations of 256 KiB make?",
     "first_call": "Why does the first call in a fresh process cost 1.5–5x "
                   "more, and how can a program pay that cost before it matters?",
-    "counter_contention": "How can a counting allocator make one allocation "
-                          "look several times dearer than it is?",
+    "counter_contention": "Can the instrument that counts allocations make "
+                          "one allocation look several times dearer than it is?",
     "smt_siblings": "When threads slow each other down, is it waiting, a "
                     "slower clock, or a shared core?",
     "musl_churn": "Where does musl's time go, and what does glibc's speed cost?",

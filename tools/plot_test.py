@@ -186,6 +186,17 @@ class PlotTest(unittest.TestCase):
 # ----------------------------------------------------------------------------
 # The pictures as pictures.
 
+def chapter(lab):
+    """docs/labs/<lab>.md in the runfiles, or in the checkout beside tools/."""
+    srcdir, workspace = os.environ.get("TEST_SRCDIR"), os.environ.get("TEST_WORKSPACE")
+    if srcdir and workspace:
+        path = os.path.join(srcdir, workspace, "docs", "labs", lab + ".md")
+        if os.path.isfile(path):
+            return path
+    tools = os.path.dirname(os.path.realpath(REPORT))
+    return os.path.join(os.path.dirname(tools), "docs", "labs", lab + ".md")
+
+
 def drawn_texts(fig):
     """(where, text, bbox in pixels) of every text the drawn figure shows:
     titles, axis labels, tick labels in view, annotations, legends."""
@@ -401,9 +412,18 @@ class PictureTest(unittest.TestCase):
                          "11.2 on 2 CPUs; reference solution: AMD EPYC, Linux "
                          "6.18.44-fc-v857, load average 0.31 on 2 CPUs")
 
-    def test_every_lab_has_its_question(self):
+    def test_every_title_is_its_chapters_question(self):
+        # One source of truth: the title quotes the chapter's "The question"
+        # (or its heading), markdown aside.
         for lab in LABS:
-            self.assertIn(lab, plot.QUESTIONS)
+            with self.subTest(lab=lab):
+                self.assertIn(lab, plot.QUESTIONS)
+                with open(chapter(lab), encoding="utf-8") as f:
+                    text = f.read()
+                question = text.split("## The question", 1)[-1].split("\n## ", 1)[0]
+                heading = text.split("\n", 1)[0].split(" — ", 1)[-1]
+                words = " ".join(re.sub(r"[*`]", "", heading + " " + question).split())
+                self.assertIn(plot.QUESTIONS[lab].rstrip("?").lower(), words.lower())
 
     def test_a_broken_picture_fails_these_checks(self):
         # The checks can fail: texts on top of each other, one outside the
