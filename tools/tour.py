@@ -187,15 +187,20 @@ img { max-width: 100%; height: auto; border: 1px solid #eee; }
 """
 
 
-def html_table(header, lines, numeric_from=None):
-    """An HTML table; cells from column `numeric_from` on align right."""
-    out = ["<table><tr>%s</tr>" % "".join("<th>%s</th>" % html.escape(str(h))
-                                           for h in header)]
+def html_table(header, lines, numeric_from=None, link_first=False):
+    """An HTML table; cells from column `numeric_from` on align right; with
+    `link_first`, the first cell links to the section of that name."""
+    esc = html.escape
+    out = ["<table><tr>%s</tr>" % "".join("<th>%s</th>" % esc(str(h)) for h in header)]
     for line in lines:
-        out.append("<tr>%s</tr>" % "".join(
-            "<td%s>%s</td>" % (' class="n"' if numeric_from is not None and
-                               i >= numeric_from else "", html.escape(str(c)))
-            for i, c in enumerate(line)))
+        cells = []
+        for i, c in enumerate(line):
+            text = esc(str(c))
+            if i == 0 and link_first:
+                text = '<a href="#%s">%s</a>' % (text, text)
+            cells.append("<td%s>%s</td>" % (' class="n"' if numeric_from is not None
+                                            and i >= numeric_from else "", text))
+        out.append("<tr>%s</tr>" % "".join(cells))
     out.append("</table>")
     return "\n".join(out)
 
@@ -215,10 +220,7 @@ def html_page(header, summary, pages, reference):
     parts.append("<h2>Summary</h2><p>Each lab's headline figure%s, beside the "
                  "reference run's.</p>" % (" (the reference solution)" if reference
                                            else " on your task.cc"))
-    parts.append(html_table(header, [[('<a href="#%s">%s</a>' % (r[0], r[0]))] + r[1:]
-                                     for r in summary]).replace(
-        "&lt;a href=&quot;#", '<a href="#').replace("&quot;&gt;", '">').replace(
-            "&lt;/a&gt;", "</a>"))
+    parts.append(html_table(header, summary, link_first=True))
     for lab, svg, loaded, failure in pages:
         parts.append('<h2 id="%s">%s</h2>' % (esc(lab), esc(lab)))
         if failure:
