@@ -671,6 +671,7 @@ def counter_contention(mpl, runs):
     if not specs:
         return from_specs(mpl, runs)
     canvas = Canvas(mpl, lab, runs, len(specs), len(runs), 2.9)
+    any_hollow = False
     for r, spec in enumerate(specs):
         y = spec["y"]
         _check_has(runs, y, "the metric", spec)
@@ -685,15 +686,30 @@ def counter_contention(mpl, runs):
                 if _number(row.get("threads", 1)) and _number(row.get(y)):
                     groups.setdefault(str(mode), []).append(
                         (row.get("threads", 1), row[y] * factor))
+            apart = {}  # mode: the thread counts whose rounds never overlapped
+            for row in results["rows"]:
+                if row.get("rounds_together") == 0 and row.get("threads", 1) != 1:
+                    apart.setdefault(str(row.get("mode") or row.get("variant")),
+                                     set()).add(row.get("threads"))
             for mode, points in groups.items():
                 points.sort()
                 learner = mode == palette.LEARNER_MODE
+                color = palette.mode_color(mode)
                 line, = ax.plot([p[0] for p in points], [p[1] for p in points],
-                                marker="o", color=palette.mode_color(mode),
+                                marker="o", color=color,
                                 linewidth=3.2 if learner else 1.4,
                                 markersize=6 if learner else 4,
                                 zorder=3 if learner else 2)
                 line.set_gid(gid(c, mode))
+                hollow = [p for p in points if p[0] in apart.get(mode, ())]
+                if hollow:
+                    # A point whose threads took turns: it cannot show
+                    # contention, whatever the counter.
+                    ax.plot([p[0] for p in hollow], [p[1] for p in hollow],
+                            linestyle="", marker="o", markersize=8 if learner else 6,
+                            markerfacecolor="white", markeredgecolor=color,
+                            markeredgewidth=1.5, zorder=4)
+                    any_hollow = True
                 top = max([top] + [p[1] for p in points])
                 canvas.add_entry(mpl.lines.Line2D(
                     [], [], color=palette.mode_color(mode), marker="o",
@@ -709,6 +725,10 @@ def counter_contention(mpl, runs):
             ax.grid(True, alpha=0.3)
         for ax in canvas.axes[r]:
             ax.set_ylim(0, top * 1.1 or 1)
+    if any_hollow:
+        canvas.add_entry(mpl.lines.Line2D([], [], color="gray", marker="o", linestyle="",
+                                          markerfacecolor="white"),
+                         "hollow: threads never ran together")
     canvas.notes.append("Allocating calls (the new rows). Every counting mode "
                         "counts the same allocations: a gap between a mode and "
                         "off, beyond the noise, is that counter's own cost.")

@@ -267,6 +267,11 @@ def legend_entries(fig):
     return [len(ax.get_legend().get_texts()) for ax in fig.axes if ax.get_legend()]
 
 
+def legend_texts(fig):
+    return [[t.get_text() for t in ax.get_legend().get_texts()]
+            for ax in fig.axes if ax.get_legend()]
+
+
 def series_gids(fig):
     return sorted(set(a.get_gid() for a in fig.findobj()
                       if (a.get_gid() or "").startswith("series-")))
@@ -355,6 +360,19 @@ class PictureTest(unittest.TestCase):
         widths = {a.get_gid(): a.get_linewidth() for a in fig.findobj()
                   if (a.get_gid() or "").startswith("series-0-")}
         self.assertGreater(widths["series-0-per_thread"], widths["series-0-shared"])
+        # Rows whose threads never ran together are drawn hollow, and the
+        # legend says what hollow means.
+        runs = self.load("counter_contention")
+        self.assertTrue(any(r.get("rounds_together") == 0 for _, res in runs
+                            for r in res["rows"] if r["variant"].startswith("new_")))
+        legend = [t for n in legend_texts(fig) for t in n]
+        self.assertIn("hollow: threads never ran together", legend)
+        for _, res in runs:
+            for row in res["rows"]:
+                row["rounds_together"] = 3
+        fig, _ = self.check("counter_contention", runs)
+        self.assertNotIn("hollow: threads never ran together",
+                         [t for n in legend_texts(fig) for t in n])
 
     def test_counter_contention_tolerates_new_rows(self):
         # Rows of a workload and a mode the picture does not know (another
