@@ -326,7 +326,7 @@ def _chosen(runs, spec):
 class Canvas:
     """A figure of `rows` x `cols` panels under a legend row."""
 
-    def __init__(self, mpl, lab, runs, rows, cols, panel_height, sharey=False):
+    def __init__(self, mpl, lab, runs, rows, cols, panel_height):
         self.mpl = mpl
         self.lab = lab
         self.runs = runs
@@ -340,8 +340,7 @@ class Canvas:
         self.axes = [[None] * cols for _ in range(rows)]
         for r in range(rows):
             for c in range(cols):
-                share = self.axes[r][0] if sharey and c else None
-                self.axes[r][c] = self.fig.add_subplot(grid[r + 1, c], sharey=share)
+                self.axes[r][c] = self.fig.add_subplot(grid[r + 1, c])
         self.handles = []
         self.notes = []
         self.fig.suptitle(wrap(QUESTIONS.get(lab) or "lab %s" % lab),

@@ -13,8 +13,8 @@ Then Debian's chromium, headless and offline:
      loaded, and a control picture whose file is missing must not (so the
      check can fail);
   2. takes a screenshot of the page itself, which must not be blank; it is
-     kept as the test's output (bazel-testlogs/tools/tour_browser_test/
-     test.outputs/), to look at.
+     kept as the test's output (tour_page.png in bazel-testlogs/tools/
+     tour_browser_test/test.outputs/outputs.zip), to look at.
 
 Tagged manual and browser: a learner's `bazel test //...` needs no browser;
 .ci/run installs chromium and runs the tests tagged browser.
