@@ -50,18 +50,25 @@ class AllocatorCostTest : public testing::Test {
 TEST_F(AllocatorCostTest, KnownLines) {
   std::string line;
   FormatRecordInto(0, line);
-  EXPECT_EQ(line, "id=0 name=user0 score=0");
+  EXPECT_EQ(line, "id=0 name=user0 score=0")
+      << "FormatRecordInto(0, out) must leave FormatRecordNew(0) in `out`";
   FormatRecordInto(42, line);
-  EXPECT_EQ(line, "id=42 name=user42 score=92");
+  EXPECT_EQ(line, "id=42 name=user42 score=92")
+      << "FormatRecordInto must replace the contents of `out` (id 42)";
   FormatRecordInto(kMaxId, line);
-  EXPECT_EQ(line, "id=18446744073709551615 name=user615 score=72");
+  EXPECT_EQ(line, "id=18446744073709551615 name=user615 score=72")
+      << "FormatRecordInto must replace the contents of `out` (the largest "
+         "id)";
 }
 
 TEST_F(AllocatorCostTest, IntoMatchesNewForManyIds) {
   std::string line = "left over from an earlier call, longer than any record";
   for (uint64_t id : SampleIds()) {
     FormatRecordInto(id, line);
-    ASSERT_EQ(line, Expected(id)) << "id " << id;
+    ASSERT_EQ(line, Expected(id))
+        << "FormatRecordInto must replace the contents of `out` with "
+           "FormatRecordNew(id); id "
+        << id;
     ASSERT_EQ(FormatRecordNew(id), Expected(id)) << "id " << id;
   }
 }
@@ -72,7 +79,8 @@ TEST_F(AllocatorCostTest, SmallNewAllocatesOncePerCall) {
     std::string line = FormatRecordNew(id);
     ASSERT_FALSE(line.empty());
   }
-  EXPECT_EQ(scope.Count(), 1000u);
+  EXPECT_EQ(scope.Count(), 1000u)
+      << "the baseline FormatRecordNew() must allocate once per call";
 }
 
 TEST_F(AllocatorCostTest, SmallReuseAllocatesNothingOnceWarm) {
@@ -83,23 +91,45 @@ TEST_F(AllocatorCostTest, SmallReuseAllocatesNothingOnceWarm) {
   for (uint64_t id : ids) FormatRecordInto(id, line);
   EXPECT_EQ(alloclab::ThreadAllocations() - before, 0u)
       << "FormatRecordInto allocated although `out` had the capacity";
-  EXPECT_EQ(line, Expected(ids.back()));
+  EXPECT_EQ(line, Expected(ids.back()))
+      << "after the warm calls `out` must hold the last id's line";
 }
 
 TEST_F(AllocatorCostTest, LargeNewAllocatesOncePerCall) {
   alloclab::AllocationScope scope;
   for (uint64_t seed = 0; seed < 20; ++seed) {
     std::vector<uint8_t> block = FillBlockNew(seed);
-    ASSERT_EQ(block.size(), kBlockBytes);
+    ASSERT_EQ(block.size(), kBlockBytes)
+        << "FillBlockNew() must return kBlockBytes bytes";
   }
-  EXPECT_EQ(scope.Count(), 20u);
+  EXPECT_EQ(scope.Count(), 20u)
+      << "the baseline FillBlockNew() must allocate once per call";
 }
 
 TEST_F(AllocatorCostTest, LargeIntoMatchesNew) {
   std::vector<uint8_t> block(12, 0xAB);  // wrong size and content to start
   for (uint64_t seed : std::vector<uint64_t>{0, 1, 77, kMaxId}) {
     FillBlockInto(seed, block);
-    ASSERT_EQ(block, FillBlockNew(seed)) << "seed " << seed;
+    ASSERT_TRUE(block == FillBlockNew(seed))
+        << "FillBlockInto must make `out` hold exactly FillBlockNew(seed); "
+           "seed "
+        << seed << ", size " << block.size();
+  }
+}
+
+// task.h: "Makes `out` hold exactly FillBlockNew(seed)": a vector larger
+// than a block, or holding more than one, ends the call at one block.
+TEST_F(AllocatorCostTest, LargeIntoShrinksALargerVectorToOneBlock) {
+  for (size_t start : {kBlockBytes + 1, 2 * kBlockBytes}) {
+    std::vector<uint8_t> block(start, 0xCD);
+    FillBlockInto(3, block);
+    EXPECT_EQ(block.size(), kBlockBytes)
+        << "FillBlockInto must make `out` hold exactly FillBlockNew(seed) ("
+        << kBlockBytes << " bytes); a vector of " << start
+        << " bytes kept size " << block.size();
+    EXPECT_TRUE(block == FillBlockNew(3))
+        << "after FillBlockInto(3, out) on a vector of " << start
+        << " bytes, `out` is not FillBlockNew(3)";
   }
 }
 
@@ -136,7 +166,8 @@ TEST_F(AllocatorCostTest, LargeReuseTouchesNoNewPageOnceWarm) {
 #endif
   absl::StatusOr<alloclab::FreshCallResult> fresh =
       alloclab::RunFreshCall("allocator_cost_large_reuse_warm");
-  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  ASSERT_TRUE(fresh.ok()) << "the fresh process of the warm calls failed: "
+                           << fresh.status();
   EXPECT_EQ(fresh->values["warm_minor_faults"], 0)
       << "page faults in 10 warm calls in a fresh process "
          "(getrusage(RUSAGE_THREAD))";
