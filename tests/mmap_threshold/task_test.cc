@@ -351,6 +351,30 @@ testing::AssertionResult WithinAPage(int64_t a, int64_t b) {
          << " bytes) apart";
 }
 
+// IsTheSmallestMappingPage()
+//
+// Whether `probe` is the threshold as task.h defines it: the smallest
+// multiple of the page size that maps, which the oracle measures the same
+// way. Not within a page: one page less is the largest size that did not
+// map.
+testing::AssertionResult IsTheSmallestMappingPage(int64_t probe,
+                                                  int64_t oracle) {
+  const int64_t page = static_cast<int64_t>(PageSize());
+  if (probe == oracle && probe % page == 0) return testing::AssertionSuccess();
+  testing::AssertionResult failure = testing::AssertionFailure();
+  failure << "ProbeMmapThreshold() must return the smallest multiple of the "
+             "page size that malloc maps: "
+          << oracle << " bytes here, but it returned " << probe;
+  if (probe % page != 0) {
+    failure << ", not a multiple of the page (" << page << " bytes)";
+  } else if (probe == oracle - page) {
+    failure << ", one page less: the largest size that did not map";
+  } else if (probe == oracle + page) {
+    failure << ", one page more: a size that maps, but not the smallest";
+  }
+  return failure;
+}
+
 // ---------------------------------------------------------------------------
 // The probe.
 
@@ -382,11 +406,13 @@ TEST_P(ProbeAfterFreeTest, FindsTheThresholdToAPage) {
   const int64_t base = static_cast<int64_t>(c.base);
   const int64_t probe = v->at("probe");
   EXPECT_GE(probe, base + c.min_pages * page)
-      << "after freeing " << c.freed_bytes << " bytes";
+      << "ProbeMmapThreshold() after freeing a mapped block of "
+      << c.freed_bytes << " bytes is below where glibc puts the threshold";
   EXPECT_LE(probe, base + c.max_pages * page)
+      << "ProbeMmapThreshold() after freeing a mapped block of "
+      << c.freed_bytes << " bytes is above where glibc puts the threshold";
+  EXPECT_TRUE(IsTheSmallestMappingPage(probe, v->at("oracle")))
       << "after freeing " << c.freed_bytes << " bytes";
-  EXPECT_TRUE(WithinAPage(probe, v->at("oracle")))
-      << "probe and the threshold as the test measures it";
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -417,7 +443,9 @@ TEST(ProbeTest, LeavesTheHeapAndTheThresholdAsItFoundThem) {
       << "probing moved the threshold it measured";
   EXPECT_EQ(v->at("probe_second"), v->at("probe_first"))
       << "two probes in a row disagree";
-  EXPECT_TRUE(WithinAPage(v->at("probe_first"), v->at("oracle_before")));
+  EXPECT_TRUE(
+      IsTheSmallestMappingPage(v->at("probe_first"), v->at("oracle_before")))
+      << "the first probe after a 256 KiB free";
 }
 
 TEST(ProbeTest, SeesThroughFreeChunksInTheHeap) {
@@ -436,7 +464,7 @@ TEST(ProbeTest, SeesThroughFreeChunksInTheHeap) {
       << "setup: the top chunk is smaller than the hole";
   EXPECT_TRUE(WithinAPage(v->at("oracle"), threshold))
       << "the threshold M_TOP_PAD fixed";
-  EXPECT_TRUE(WithinAPage(v->at("probe"), v->at("oracle")))
+  EXPECT_TRUE(IsTheSmallestMappingPage(v->at("probe"), v->at("oracle")))
       << "a request a free chunk served is no answer: neither hblks nor "
          "arena moved";
 }
@@ -466,13 +494,21 @@ TEST_P(FixedHoldsTest, FixedThresholdIsFoundAndDoesNotMove) {
   const auto v = Fresh("fixed_holds", absl::StrCat(fixed));
   ASSERT_TRUE(v.has_value());
   const int64_t expected = static_cast<int64_t>(fixed);
-  EXPECT_TRUE(WithinAPage(v->at("probe_fixed"), expected));
+  EXPECT_TRUE(WithinAPage(v->at("probe_fixed"), expected))
+      << "ProbeMmapThreshold() must find the threshold Fixed(" << fixed
+      << ") set";
   ASSERT_EQ(v->at("block_mapped"), 1)
       << "setup: " << 2 * fixed << " bytes were not mapped";
   EXPECT_TRUE(WithinAPage(v->at("oracle_after_free"), expected))
       << "freeing a mapped block of " << 2 * fixed
       << " bytes moved a fixed threshold";
-  EXPECT_TRUE(WithinAPage(v->at("probe_after_free"), expected));
+  EXPECT_TRUE(IsTheSmallestMappingPage(v->at("probe_after_free"),
+                                       v->at("oracle_after_free")))
+      << "after freeing a mapped block of " << 2 * fixed
+      << " bytes under Fixed(" << fixed << ")";
+  EXPECT_TRUE(WithinAPage(v->at("probe_after_free"), expected))
+      << "ProbeMmapThreshold() must still find Fixed(" << fixed
+      << ") after a free";
 }
 
 INSTANTIATE_TEST_SUITE_P(Thresholds, FixedHoldsTest,
@@ -488,16 +524,23 @@ TEST(PolicyTest, FixedMakesOneMmapAndOneMunmapPerCall) {
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->at("mmap"), kLoopCalls)
       << kLoopCalls << " calls of 256 KiB under Fixed(128 KiB)";
-  EXPECT_EQ(v->at("munmap"), kLoopCalls);
+  EXPECT_EQ(v->at("munmap"), kLoopCalls)
+      << kLoopCalls << " calls of 256 KiB under Fixed(128 KiB) must each "
+      << "unmap their block";
 }
 
 TEST(PolicyTest, DynamicMakesNoMmapAfterTheFirstCall) {
   const auto v = Fresh("dynamic_loop", "");
   ASSERT_TRUE(v.has_value());
-  EXPECT_EQ(v->at("mmap"), 0) << kLoopCalls << " calls after the first one";
-  EXPECT_EQ(v->at("munmap"), 0);
+  EXPECT_EQ(v->at("mmap"), 0)
+      << "under Dynamic(), " << kLoopCalls
+      << " calls after the first one must not map";
+  EXPECT_EQ(v->at("munmap"), 0)
+      << "under Dynamic(), " << kLoopCalls
+      << " calls after the first one must not unmap";
   // The second call finds no room in the heap yet: it may grow it once.
-  EXPECT_LE(v->at("brk"), 1);
+  EXPECT_LE(v->at("brk"), 1)
+      << "under Dynamic(), the heap may grow once, for the second call";
 }
 
 // StatusCase
@@ -519,10 +562,15 @@ void ExpectThresholdAfterFree(int64_t threshold, size_t expected) {
   const int64_t page = static_cast<int64_t>(PageSize());
   if (expected == 0) {
     const int64_t block = static_cast<int64_t>(kBlockBytes);
-    EXPECT_GE(threshold, block) << "the free did not move it";
-    EXPECT_LE(threshold, block + 2 * page);
+    EXPECT_GE(threshold, block)
+        << "under glibc's dynamic policy a free of a mapped 256 KiB block "
+           "must raise the threshold to it; it did not move";
+    EXPECT_LE(threshold, block + 2 * page)
+        << "under glibc's dynamic policy a free of a mapped 256 KiB block "
+           "raises the threshold to that block, no further";
   } else {
-    EXPECT_TRUE(WithinAPage(threshold, static_cast<int64_t>(expected)));
+    EXPECT_TRUE(WithinAPage(threshold, static_cast<int64_t>(expected)))
+        << "a fixed threshold must not move when a mapped block is freed";
   }
 }
 
@@ -543,6 +591,8 @@ TEST_P(PolicyStatusTest, ReturnsTheDocumentedStatus) {
   const auto v = Fresh("policy_status", c.scenario);
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(static_cast<absl::StatusCode>(v->at("code")), c.code)
+      << "SetMallocPolicy() in scenario " << c.scenario << " must return "
+      << absl::StatusCodeToString(c.code) << " (task.h, Errors), not "
       << absl::StatusCodeToString(static_cast<absl::StatusCode>(v->at("code")));
   ExpectThresholdAfterFree(v->at("oracle_after_free"), c.threshold_after);
 }
@@ -587,7 +637,11 @@ TEST_P(PolicyEnvTest, DynamicIsRefusedWhereTheEnvironmentFixedIt) {
   const auto v = Fresh("policy_status", "dynamic");
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(static_cast<absl::StatusCode>(v->at("code")), c.code)
-      << c.variable << "=" << c.value;
+      << "SetMallocPolicy(Dynamic()) with " << c.variable << "=" << c.value
+      << " must return " << absl::StatusCodeToString(c.code)
+      << ": FailedPrecondition where the environment fixed the threshold, "
+      << "not "
+      << absl::StatusCodeToString(static_cast<absl::StatusCode>(v->at("code")));
   // The fact behind the status: does a 256 KiB free still move it?
   ExpectThresholdAfterFree(
       v->at("oracle_after_free"),
