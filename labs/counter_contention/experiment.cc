@@ -243,12 +243,16 @@ absl::Status Experiment(alloclab::Lab& lab) {
         cells[index(kNew, c, kSharedMode)].cpu_ns.Summary().median /
         cells[index(kNew, c, kOffMode)].cpu_ns.Summary().median;
     results.AddNote(absl::StrFormat(
-        "%d thread%s%s: shared makes a new call %.2fx as slow as off (%.1f "
+        "%d thread%s%s: shared makes a new call %s off (%.1f "
         "vs %.1f ns%s; %.2fx in CPU time); one malloc+free (new - reuse, lab "
         "1's method) looks %.1f ns with shared, %.1f per_thread, %.1f packed, "
         "%.1f padded, against %.1f off",
         counts[c], counts[c] == 1 ? "" : "s",
-        counts[c] > n ? ", oversubscribed" : "", shared.median / off.median,
+        counts[c] > n ? ", oversubscribed" : "",
+        // A row faster than off is "faster", never "0.21x as slow".
+        shared.median >= off.median
+            ? absl::StrFormat("%.2fx as slow as", shared.median / off.median)
+            : absl::StrFormat("%.2fx faster than", off.median / shared.median),
         shared.median, off.median, real ? "" : ", within noise", cpu_ratio,
         believed[1], believed[2], believed[3], believed[4], believed[0]));
     if (c == 1) {

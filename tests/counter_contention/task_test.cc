@@ -8,6 +8,10 @@
 // never go down, slots in distinct cache lines. Nothing here times anything
 // (the experiment does, side by side).
 
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +19,7 @@
 #include <cstring>
 #include <latch>
 #include <new>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -25,6 +30,7 @@
 #include "common/sink.h"
 #include "gtest/gtest.h"
 #include "labs/counter_contention/task.h"
+#include "tests/counter_contention/exit_checkpoints.h"
 
 namespace counter_contention {
 namespace {
@@ -49,7 +55,9 @@ class PluggedIn {
 TEST(CounterTest, CountsEveryCall) {
   const uint64_t before = TotalAllocations();
   for (int i = 0; i < 1000; ++i) CountAllocation();
-  EXPECT_EQ(TotalAllocations() - before, 1000u);
+  EXPECT_EQ(TotalAllocations() - before, 1000u)
+      << "TotalAllocations() must count every CountAllocation() (promise 2: "
+         "exact), here 1000 calls on one thread";
 }
 
 // More threads than this machine has CPUs is fine: they take turns, and
@@ -85,8 +93,12 @@ TEST(CounterTest, ExactTotalsFor8ThreadsOf100000) {
     });
     ++rounds;
     ASSERT_EQ(counted, kThreads * kCalls)
-        << "round " << rounds << ": counts were lost (or counted twice) by "
-        << "threads that ran at once";
+        << "promise 2: TotalAllocations() must be exact once the threads are "
+        << "joined; round " << rounds << " of " << kThreads << " threads x "
+        << kCalls << " calls counted " << counted << ". Counts lost (or "
+        << "counted twice) by threads that counted at once, or lost when "
+        << "they exited (promise 3: CounterTest.ExitedThreadsCountsAreKept "
+        << "tells which)";
     overlapped += together.load();
   }
   std::printf("%d rounds of %d x %llu calls; about %llu calls made while "
@@ -106,7 +118,8 @@ TEST(CounterTest, ExitedThreadsCountsAreKept) {
     });
     thread.join();
     ASSERT_EQ(TotalAllocations() - start, t * 1000)
-        << "after " << t << " threads have exited";
+        << "promise 3: the counts of threads that have exited are kept; "
+        << "after " << t << " threads of 1000 calls each have exited";
   }
 }
 
@@ -142,8 +155,112 @@ TEST(CounterTest, TotalsNeverGoDownWhileThreadsRun) {
   }
   done.store(true, std::memory_order_release);
   reader.join();
-  EXPECT_EQ(drops, 0u) << "of " << samples << " readings; first: "
-                       << first_drop;
+  EXPECT_EQ(drops, 0u)
+      << "promise 2: TotalAllocations() never goes down while threads run; "
+      << drops << " of " << samples << " readings went down, first: "
+      << first_drop;
+}
+
+// Counts `*arg` times, then marks the thread: its exit stops at every
+// pthread mutex lock and unlock (exit_checkpoints.h).
+void* CountThenExit(void* arg) {
+  const uint64_t calls = *static_cast<const uint64_t*>(arg);
+  for (uint64_t i = 0; i < calls; ++i) CountAllocation();
+  exit_checkpoints::MarkExiting();
+  return nullptr;
+}
+
+// The same promise, with the interleaving driven rather than hoped for: a
+// thread counts, then exits, and its exit stops before each lock and after
+// each unlock it makes while the total is read. Every such reading already
+// includes the thread's counts: a count that leaves the slot must be in the
+// total by the time the lock the readers take is released.
+TEST(CounterTest, TotalsNeverGoDownAsAThreadExits) {
+  constexpr uint64_t kCalls = 1000;
+  constexpr int kThreads = 5;
+  int checkpoints = 0;
+  for (int round = 1; round <= kThreads; ++round) {
+    const uint64_t before = TotalAllocations();
+    uint64_t calls = kCalls;
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, nullptr, &CountThenExit, &calls), 0);
+    uint64_t lowest = UINT64_MAX;
+    while (pthread_tryjoin_np(thread, nullptr) != 0) {
+      const std::optional<uint64_t> total =
+          exit_checkpoints::ServeCheckpoint([] { return TotalAllocations(); });
+      if (!total.has_value()) {
+        sched_yield();
+        continue;
+      }
+      ++checkpoints;
+      lowest = std::min(lowest, *total);
+    }
+    if (lowest != UINT64_MAX) {
+      EXPECT_GE(lowest, before + kCalls)
+          << "promise 2: TotalAllocations() never goes down while threads "
+          << "run; thread " << round << " counted " << kCalls
+          << " and, as it exited, a reading at one of its locks or unlocks "
+          << "had only " << lowest - before << " of them: its count was in "
+          << "neither its slot nor the total (folded outside the lock "
+          << "TotalAllocations() takes?)";
+    }
+    EXPECT_EQ(TotalAllocations() - before, kCalls)
+        << "promise 3: the counts of a thread that has exited are kept";
+  }
+  std::printf("%d checkpoints in the exits of %d threads%s\n", checkpoints,
+              kThreads,
+              checkpoints == 0 ? " (the counter takes no pthread mutex as a "
+                                 "thread exits: only the sampling test "
+                                 "above can check it)"
+                               : "");
+}
+
+// What an exiting thread counts after its slot is gone: a thread_local
+// constructed before the slot is destroyed after it, and pthread key
+// destructors run after every thread_local's (glibc's thread exit).
+constexpr int kLateCounts = 5;
+
+void CountLate(void*) {
+  for (int i = 0; i < kLateCounts; ++i) CountAllocation();
+}
+
+struct CountsWhenDestroyed {
+  ~CountsWhenDestroyed() { CountLate(nullptr); }
+  void Touch() { alloclab::Escape(this); }
+};
+
+thread_local CountsWhenDestroyed t_counts_when_destroyed;
+
+TEST(CounterTest, CountsFromAPthreadKeyDestructorAreKept) {
+  pthread_key_t key;
+  ASSERT_EQ(pthread_key_create(&key, &CountLate), 0);
+  const uint64_t before = TotalAllocations();
+  std::thread thread([key] {
+    for (int i = 0; i < 100; ++i) CountAllocation();
+    static int non_null = 1;
+    pthread_setspecific(key, &non_null);  // its destructor runs at exit
+  });
+  thread.join();
+  pthread_key_delete(key);
+  EXPECT_EQ(TotalAllocations() - before, uint64_t{100 + kLateCounts})
+      << "promise 3, and task.h: CountAllocation() is called \"at any point "
+      << "of [a thread's] life (also while it exits)\": a thread counted 100, "
+      << "then " << kLateCounts << " from a pthread key destructor, which "
+      << "runs after its thread_local slot was destroyed";
+}
+
+TEST(CounterTest, CountsFromALaterThreadLocalDestructorAreKept) {
+  const uint64_t before = TotalAllocations();
+  std::thread thread([] {
+    t_counts_when_destroyed.Touch();  // constructed before the slot
+    for (int i = 0; i < 100; ++i) CountAllocation();
+  });
+  thread.join();
+  EXPECT_EQ(TotalAllocations() - before, uint64_t{100 + kLateCounts})
+      << "promise 3, and task.h: CountAllocation() is called \"at any point "
+      << "of [a thread's] life (also while it exits)\": a thread counted 100, "
+      << "then " << kLateCounts << " from the destructor of a thread_local "
+      << "made before its slot, which runs after the slot was destroyed";
 }
 
 TEST(CounterTest, SlotsOfLiveThreadsAreInDistinctCacheLines) {
@@ -164,21 +281,24 @@ TEST(CounterTest, SlotsOfLiveThreadsAreInDistinctCacheLines) {
   std::set<uintptr_t> lines;
   for (uintptr_t slot : slots) lines.insert(slot / kCacheLineBytes);
   EXPECT_EQ(lines.size(), slots.size())
-      << "the slots of " << slots.size() << " live threads are in only "
+      << "promise 4: slots of different threads are never in one cache "
+      << "line; the slots of " << slots.size() << " live threads are in only "
       << lines.size() << " cache lines of " << kCacheLineBytes
       << " bytes: threads in one line write one shared line";
 }
 
 TEST(CounterTest, ASlotIsWhatCountAllocationWrites) {
   const void* slot = ThisThreadSlot();
-  EXPECT_EQ(ThisThreadSlot(), slot) << "a thread's slot must stay put";
+  EXPECT_EQ(ThisThreadSlot(), slot)
+      << "ThisThreadSlot(): a thread's slot must stay put";
   uint64_t before = 0;
   std::memcpy(&before, slot, sizeof(before));
   CountAllocation();
   uint64_t after = 0;
   std::memcpy(&after, slot, sizeof(after));
   EXPECT_NE(after, before)
-      << "CountAllocation() did not change the 8 bytes at ThisThreadSlot()";
+      << "ThisThreadSlot() must be the memory CountAllocation() writes; "
+         "CountAllocation() did not change the 8 bytes there";
 }
 
 // Through the counting allocator: one count per allocation, whichever door
@@ -203,28 +323,28 @@ TEST(CounterTest, CountsEveryAllocationForm) {
               delete p;
             }),
             1u)
-      << "new";
+      << "one count per allocation, through the counting allocator: new";
   EXPECT_EQ(counted([] {
               std::string s(100, 'x');
               alloclab::Escape(s.data());
             }),
             1u)
-      << "std::string of 100 chars";
+      << "one count per allocation, through the counting allocator: " << "std::string of 100 chars";
   EXPECT_EQ(counted([] {
               void* p = ::operator new(64, std::align_val_t{64});
               alloclab::Escape(p);
               ::operator delete(p, std::align_val_t{64});
             }),
             1u)
-      << "aligned operator new";
-  EXPECT_EQ(counted([] { c_free(c_malloc(24)); }), c) << "malloc";
-  EXPECT_EQ(counted([] { c_free(c_calloc(3, 8)); }), c) << "calloc";
+      << "one count per allocation, through the counting allocator: " << "aligned operator new";
+  EXPECT_EQ(counted([] { c_free(c_malloc(24)); }), c) << "one count per allocation, through the counting allocator: " << "malloc";
+  EXPECT_EQ(counted([] { c_free(c_calloc(3, 8)); }), c) << "one count per allocation, through the counting allocator: " << "calloc";
   EXPECT_EQ(counted([] { c_free(c_realloc(nullptr, 40)); }), c)
-      << "realloc(NULL)";
+      << "one count per allocation, through the counting allocator: " << "realloc(NULL)";
   EXPECT_EQ(counted([] { c_free(c_aligned_alloc(64, 128)); }), c)
-      << "aligned_alloc";
+      << "one count per allocation, through the counting allocator: " << "aligned_alloc";
   EXPECT_EQ(counted([] { c_free(strdup("counted inside libc")); }), c)
-      << "strdup";
+      << "one count per allocation, through the counting allocator: " << "strdup";
 }
 
 TEST(CounterTest, CountsAllocationsOfThreadsThroughTheAllocator) {
@@ -237,7 +357,10 @@ TEST(CounterTest, CountsAllocationsOfThreadsThroughTheAllocator) {
       alloclab::Escape(s.data());
     }
   });
-  EXPECT_EQ(counted, kThreads * kCalls);
+  EXPECT_EQ(counted, kThreads * kCalls)
+      << "promise 2, through the counting allocator: " << kThreads
+      << " threads of " << kCalls << " std::string allocations each, joined, "
+      << "must count exactly " << kThreads * kCalls;
 }
 
 }  // namespace
