@@ -25,8 +25,11 @@
  *     class size);
  *   - a block handed out for `size` bytes has at least `size` usable bytes;
  *   - the bytes held (allocated from the backend, released by the caller,
- *     not yet given back) never exceed `bound_bytes`, and
- *     recycler_held_bytes() says how many they are;
+ *     not yet given back) never exceed `bound_bytes`, counted in the sizes
+ *     the blocks were allocated with (a class size, not the caller's), for
+ *     any bound, a multiple of 4 KiB or not; the bound is inclusive: held
+ *     bytes may reach it exactly (a bound of one block keeps that block);
+ *     and recycler_held_bytes() says how many they are;
  *   - blocks smaller than `min_size` are passed straight through;
  *   - recycler_destroy() gives back everything held;
  *   - a freed large block is reused: allocate, release, allocate the same

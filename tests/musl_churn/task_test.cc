@@ -193,8 +193,11 @@ TEST(RecyclerTest, RefusesAConfigWithoutBackend) {
   recycler_config config{};
   config.min_size = kMin;
   config.bound_bytes = 1 << 20;
-  EXPECT_EQ(recycler_create(&config), nullptr);
-  EXPECT_EQ(recycler_create(nullptr), nullptr);
+  EXPECT_EQ(recycler_create(&config), nullptr)
+      << "recycler_create() must return NULL for a config without backend "
+         "functions";
+  EXPECT_EQ(recycler_create(nullptr), nullptr)
+      << "recycler_create(NULL) must return NULL";
 }
 
 TEST(RecyclerTest, PassesSmallBlocksStraightThrough) {
@@ -205,8 +208,12 @@ TEST(RecyclerTest, PassesSmallBlocksStraightThrough) {
     t.Put(p, 100 * kKiB);
     EXPECT_EQ(t.HeldBytes(), 0u) << "a block below min_size was kept";
   }
-  EXPECT_EQ(t.backend_allocations(), 10u);
-  EXPECT_EQ(t.backend_releases(), 10u);
+  EXPECT_EQ(t.backend_allocations(), 10u)
+      << "blocks smaller than min_size are passed straight through: ten "
+         "allocations of 100 KiB must reach the backend";
+  EXPECT_EQ(t.backend_releases(), 10u)
+      << "blocks smaller than min_size are passed straight through: ten "
+         "releases of 100 KiB must reach the backend";
 }
 
 TEST(RecyclerTest, ReusesAFreedLargeBlock) {
@@ -228,9 +235,70 @@ TEST(RecyclerTest, KeepsWhatItsBoundAllows) {
   std::vector<void*> blocks;
   for (int i = 0; i < 20; ++i) blocks.push_back(t.Get(256 * kKiB));
   for (void* p : blocks) t.Put(p, 256 * kKiB);
-  EXPECT_LE(t.HeldBytes(), kBound);
+  EXPECT_LE(t.HeldBytes(), kBound)
+      << "the bytes held must never exceed bound_bytes";
   EXPECT_GE(t.HeldBytes(), kBound / 2)
       << "twenty released 256 KiB blocks and a 1 MiB bound: keep some";
+}
+
+// The size the backend gives a request of `size` bytes: what a block of
+// that size costs the bound once it is kept (a recycler may round up).
+size_t BackendBytesOf(size_t size) {
+  Tracker probe(kMin, 64 << 20);
+  void* p = probe.Get(size);
+  const size_t bytes = probe.backend_bytes();
+  if (p != nullptr) probe.Put(p, size);
+  return bytes;
+}
+
+// task.h: the bytes held, "in bytes as allocated from the backend", never
+// exceed the bound, whatever the bound: here two blocks' worth plus the
+// caller's size of a third, which is no multiple of any class. A recycler
+// that checks the caller's size instead of the class size it keeps takes
+// the third block and goes past the bound.
+TEST(RecyclerTest, HoldsNoMoreThanABoundThatIsNoMultipleOfAClass) {
+  constexpr size_t kSize = 150 * kKiB + 3;  // rounds up in any class scheme
+  const size_t block = BackendBytesOf(kSize);
+  ASSERT_GE(block, kSize) << "setup: recycler_allocate(" << kSize
+                          << ") took no block of that size from the backend";
+  const size_t bound = 2 * block + kSize;
+  Tracker t(kMin, bound);
+  ASSERT_NE(t.r(), nullptr);
+  std::vector<void*> blocks;
+  for (int i = 0; i < 5; ++i) blocks.push_back(t.Get(kSize));
+  for (void* p : blocks) {
+    t.Put(p, kSize);
+    EXPECT_LE(t.HeldBytes(), bound)
+        << "the bytes held, as allocated from the backend, must never exceed "
+        << "bound_bytes; with blocks of " << kSize << " bytes taken as "
+        << block << " from the backend and a bound of " << bound
+        << ", it holds " << t.HeldBytes()
+        << " (checked against the caller's size, not the block's?)";
+  }
+  EXPECT_EQ(t.HeldBytes(), 2 * block)
+      << "a bound of two blocks and a bit keeps two of five released blocks";
+}
+
+// task.h: the bound is inclusive ("never exceed"): a bound of exactly one
+// block keeps that block, and the next allocation of its size reuses it.
+TEST(RecyclerTest, KeepsABlockThatFillsTheBoundExactly) {
+  constexpr size_t kSize = 200 * kKiB;
+  const size_t block = BackendBytesOf(kSize);
+  ASSERT_GE(block, kSize) << "setup: recycler_allocate(" << kSize
+                          << ") took no block of that size from the backend";
+  Tracker t(kMin, block);
+  ASSERT_NE(t.r(), nullptr);
+  void* p = t.Get(kSize);
+  t.Put(p, kSize);
+  EXPECT_EQ(t.HeldBytes(), block)
+      << "the bound is inclusive: with bound_bytes = " << block
+      << ", one block of exactly that size must be kept, not given back "
+      << "(held + block <= bound, not <)";
+  p = t.Get(kSize);
+  if (p != nullptr) t.Put(p, kSize);
+  EXPECT_EQ(t.backend_allocations(), 1u)
+      << "a block that fills the bound exactly is reused: allocate, release, "
+         "allocate the same size makes one backend allocation";
 }
 
 TEST(RecyclerTest, NeverHoldsMoreThanItsBound) {
@@ -238,7 +306,9 @@ TEST(RecyclerTest, NeverHoldsMoreThanItsBound) {
     Tracker t(kMin, bound);
     ASSERT_NE(t.r(), nullptr);
     ChurnThrough(t, 3 * CHURN_MAX_LIVE, /*seed=*/5);
-    EXPECT_LE(t.max_held(), bound) << "bound " << bound;
+    EXPECT_LE(t.max_held(), bound)
+        << "the bytes held must never exceed bound_bytes; bound " << bound
+        << ", held at most " << t.max_held();
   }
 }
 
@@ -259,9 +329,15 @@ TEST(RecyclerTest, HandsOutAtLeastTheRequestedSize) {
     if (p != nullptr) t.Put(p, kib * kKiB);
   }
   if (t.short_blocks() == 0) ChurnThrough(t, 3 * CHURN_MAX_LIVE, /*seed=*/7);
-  EXPECT_EQ(t.short_blocks(), 0u) << "blocks smaller than the request";
-  EXPECT_EQ(t.foreign_blocks(), 0u) << "blocks not from the backend";
-  EXPECT_EQ(t.double_loans(), 0u) << "one block handed out twice at once";
+  EXPECT_EQ(t.short_blocks(), 0u)
+      << "a block handed out for `size` bytes has at least `size` usable "
+         "bytes: blocks smaller than the request";
+  EXPECT_EQ(t.foreign_blocks(), 0u)
+      << "every block comes from backend.allocate: blocks not from the "
+         "backend";
+  EXPECT_EQ(t.double_loans(), 0u)
+      << "a block is handed out once until it is released: one block handed "
+         "out twice at once";
 }
 
 TEST(RecyclerTest, GivesEverythingBackWithItsSize) {
@@ -269,11 +345,16 @@ TEST(RecyclerTest, GivesEverythingBackWithItsSize) {
   ASSERT_NE(t.r(), nullptr);
   ChurnThrough(t, 3 * CHURN_MAX_LIVE, /*seed=*/8);
   t.Destroy();
-  EXPECT_EQ(t.backend_bytes(), 0u) << "held blocks left after destroy";
-  EXPECT_EQ(t.backend_allocations(), t.backend_releases());
+  EXPECT_EQ(t.backend_bytes(), 0u)
+      << "recycler_destroy() gives back everything held: held blocks left "
+         "after destroy";
+  EXPECT_EQ(t.backend_allocations(), t.backend_releases())
+      << "every block from backend.allocate goes back through "
+         "backend.release";
   EXPECT_EQ(t.size_mismatches(), 0u)
       << "a block went back with another size than it was allocated with";
-  EXPECT_EQ(t.unknown_releases(), 0u);
+  EXPECT_EQ(t.unknown_releases(), 0u)
+      << "backend.release got a block backend.allocate never gave";
 }
 
 // This implementation's musl build of the churn program (see the file
@@ -298,16 +379,19 @@ TEST(MuslChurnTest, RecyclerCutsMuslsMunmapsTenfold) {
   spec.seed = 11;
   absl::StatusOr<musl_churn::SteadyCounts> without =
       musl_churn::CountSteadySyscalls(binary, spec, kIterations);
-  ASSERT_TRUE(without.ok()) << without.status();
+  ASSERT_TRUE(without.ok()) << "the musl churn without the recycler: "
+                            << without.status();
   spec.recycle_bound = RECYCLER_LAB_BOUND_BYTES;
   absl::StatusOr<musl_churn::SteadyCounts> with =
       musl_churn::CountSteadySyscalls(binary, spec, kIterations);
-  ASSERT_TRUE(with.ok()) << with.status();
+  ASSERT_TRUE(with.ok()) << "the musl churn with the recycler: "
+                         << with.status();
   const int64_t plain = without->counts.munmap;
   const int64_t recycled = with->counts.munmap;
   // Without a recycler musl unmaps every block of 128 KiB or more: about
   // half the frees.
-  EXPECT_GT(plain, kIterations / 4);
+  EXPECT_GT(plain, kIterations / 4)
+      << "setup: musl without a recycler unmaps about every other block";
   EXPECT_LE(recycled * 10, plain)
       << "munmap calls in " << kIterations << " steady iterations: " << plain
       << " without the recycler, " << recycled << " with it";
