@@ -47,7 +47,8 @@ constinit std::atomic<MutexFn> g_next_unlock{nullptr};
 double Now() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  return static_cast<double>(ts.tv_sec) +
+         1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 // Posts a checkpoint and waits until it is served. The 10 s limit only

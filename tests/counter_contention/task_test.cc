@@ -329,22 +329,28 @@ TEST(CounterTest, CountsEveryAllocationForm) {
               alloclab::Escape(s.data());
             }),
             1u)
-      << "one count per allocation, through the counting allocator: " << "std::string of 100 chars";
+      << "one count per allocation, through the counting allocator: "
+      << "std::string of 100 chars";
   EXPECT_EQ(counted([] {
               void* p = ::operator new(64, std::align_val_t{64});
               alloclab::Escape(p);
               ::operator delete(p, std::align_val_t{64});
             }),
             1u)
-      << "one count per allocation, through the counting allocator: " << "aligned operator new";
-  EXPECT_EQ(counted([] { c_free(c_malloc(24)); }), c) << "one count per allocation, through the counting allocator: " << "malloc";
-  EXPECT_EQ(counted([] { c_free(c_calloc(3, 8)); }), c) << "one count per allocation, through the counting allocator: " << "calloc";
+      << "one count per allocation, through the counting allocator: "
+      << "aligned operator new";
+  EXPECT_EQ(counted([] { c_free(c_malloc(24)); }), c)
+      << "one count per allocation, through the counting allocator: malloc";
+  EXPECT_EQ(counted([] { c_free(c_calloc(3, 8)); }), c)
+      << "one count per allocation, through the counting allocator: calloc";
   EXPECT_EQ(counted([] { c_free(c_realloc(nullptr, 40)); }), c)
-      << "one count per allocation, through the counting allocator: " << "realloc(NULL)";
+      << "one count per allocation, through the counting allocator: "
+      << "realloc(NULL)";
   EXPECT_EQ(counted([] { c_free(c_aligned_alloc(64, 128)); }), c)
-      << "one count per allocation, through the counting allocator: " << "aligned_alloc";
+      << "one count per allocation, through the counting allocator: "
+      << "aligned_alloc";
   EXPECT_EQ(counted([] { c_free(strdup("counted inside libc")); }), c)
-      << "one count per allocation, through the counting allocator: " << "strdup";
+      << "one count per allocation, through the counting allocator: strdup";
 }
 
 TEST(CounterTest, CountsAllocationsOfThreadsThroughTheAllocator) {

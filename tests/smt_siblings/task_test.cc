@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <ostream>
 #include <set>
 #include <string>
 #include <utility>
@@ -24,6 +25,13 @@
 #include "gtest/gtest.h"
 
 namespace smt_siblings {
+
+// How GoogleTest prints a Slowdown in a failure: by the table's word, not as
+// a 4-byte object. In the lab's namespace, where GoogleTest looks for it.
+void PrintTo(Slowdown slowdown, std::ostream* os) {
+  *os << SlowdownName(slowdown);
+}
+
 namespace {
 
 using ::alloclab::Cpu;
@@ -71,20 +79,26 @@ int CoresWith(const Topology& topo, const std::vector<int>& allowed,
 // The checks of a distinct-core pick, whatever the machine.
 void ExpectDistinctCores(const Topology& topo, const std::vector<int>& allowed,
                          const std::vector<int>& picked, int n) {
-  ASSERT_EQ(static_cast<int>(picked.size()), n);
-  EXPECT_TRUE(std::is_sorted(picked.begin(), picked.end()));
+  ASSERT_EQ(static_cast<int>(picked.size()), n)
+      << "PickDistinctCores() returns `n` CPUs";
+  EXPECT_TRUE(std::is_sorted(picked.begin(), picked.end()))
+      << "PickDistinctCores() returns its CPUs in increasing order";
   std::set<std::pair<int, int>> cores;
   for (int id : picked) {
     const Cpu* cpu = Find(topo, id);
     ASSERT_NE(cpu, nullptr) << "CPU " << id << " is not online";
     EXPECT_NE(std::find(allowed.begin(), allowed.end(), id), allowed.end())
-        << "CPU " << id << " is not allowed";
+        << "PickDistinctCores() picks only allowed CPUs; CPU " << id
+        << " is not allowed";
     EXPECT_TRUE(cores.emplace(cpu->package_id, cpu->core_id).second)
-        << "CPU " << id << " shares a core with an earlier pick";
+        << "PickDistinctCores() picks each CPU on a different core (package, "
+        << "core id); CPU " << id << " shares a core with an earlier pick";
     for (int other : picked) {
       if (other != id) {
         EXPECT_FALSE(Lists(*cpu, other))
-            << "CPUs " << id << " and " << other << " are siblings";
+            << "PickDistinctCores(): no two CPUs in each other's "
+            << "thread_siblings_list; CPUs " << id << " and " << other
+            << " are siblings";
       }
     }
   }
@@ -93,24 +107,32 @@ void ExpectDistinctCores(const Topology& topo, const std::vector<int>& allowed,
 // The checks of a sibling-pair pick, whatever the machine.
 void ExpectSiblingPairs(const Topology& topo, const std::vector<int>& allowed,
                         const std::vector<std::pair<int, int>>& pairs, int n) {
-  ASSERT_EQ(static_cast<int>(pairs.size()), n);
+  ASSERT_EQ(static_cast<int>(pairs.size()), n)
+      << "PickSiblingPairs() returns `n` pairs";
   std::set<std::pair<int, int>> cores;
   for (const auto& [a, b] : pairs) {
-    EXPECT_LT(a, b);
+    EXPECT_LT(a, b) << "PickSiblingPairs(): each pair in increasing order";
     const Cpu* ca = Find(topo, a);
     const Cpu* cb = Find(topo, b);
     ASSERT_NE(ca, nullptr) << "CPU " << a << " is not online";
     ASSERT_NE(cb, nullptr) << "CPU " << b << " is not online";
     for (int id : {a, b}) {
       EXPECT_NE(std::find(allowed.begin(), allowed.end(), id), allowed.end())
-          << "CPU " << id << " is not allowed";
+          << "PickSiblingPairs() picks only allowed CPUs; CPU " << id
+          << " is not allowed";
     }
     EXPECT_TRUE(Lists(*ca, b) && Lists(*cb, a))
-        << "CPUs " << a << " and " << b << " are not thread siblings";
-    EXPECT_EQ(ca->package_id, cb->package_id);
-    EXPECT_EQ(ca->core_id, cb->core_id);
+        << "PickSiblingPairs(): the two CPUs of a pair are in each other's "
+        << "thread_siblings_list; CPUs " << a << " and " << b << " are not";
+    EXPECT_EQ(ca->package_id, cb->package_id)
+        << "PickSiblingPairs(): a pair is on one core; CPUs " << a << " and "
+        << b << " are in different packages";
+    EXPECT_EQ(ca->core_id, cb->core_id)
+        << "PickSiblingPairs(): a pair is on one core; CPUs " << a << " and "
+        << b << " have different core ids";
     EXPECT_TRUE(cores.emplace(ca->package_id, ca->core_id).second)
-        << "two pairs on the core of CPU " << a;
+        << "PickSiblingPairs(): the pairs are on `n` different cores; two "
+        << "pairs on the core of CPU " << a;
   }
 }
 
@@ -139,7 +161,7 @@ class PlacementTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(PlacementTest, DistinctCoresAreOnDistinctCores) {
   const int cores = CoresWith(topo_, allowed_, 1);
-  ASSERT_GE(cores, 1);
+  ASSERT_GE(cores, 1) << "setup: no core with an allowed CPU";
   for (int n = 1; n <= cores; ++n) {
     SCOPED_TRACE(testing::Message() << "n = " << n);
     absl::StatusOr<std::vector<int>> picked =
@@ -149,7 +171,9 @@ TEST_P(PlacementTest, DistinctCoresAreOnDistinctCores) {
   }
   absl::StatusOr<std::vector<int>> too_many =
       PickDistinctCores(topo_, allowed_, cores + 1);
-  EXPECT_EQ(too_many.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(too_many.status().code(), absl::StatusCode::kInvalidArgument)
+      << "PickDistinctCores(n) is InvalidArgument when fewer than n cores "
+      << "have an allowed CPU: " << cores << " have, n = " << cores + 1;
 }
 
 TEST_P(PlacementTest, SiblingPairsAreRealSiblings) {
@@ -163,9 +187,13 @@ TEST_P(PlacementTest, SiblingPairsAreRealSiblings) {
   }
   absl::StatusOr<std::vector<std::pair<int, int>>> too_many =
       PickSiblingPairs(topo_, allowed_, cores + 1);
-  EXPECT_EQ(too_many.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(too_many.status().code(), absl::StatusCode::kInvalidArgument)
+      << "PickSiblingPairs(n) is InvalidArgument when fewer than n cores "
+      << "have two allowed CPUs: " << cores << " have, n = " << cores + 1;
   if (!topo_.smt()) {
-    EXPECT_THAT(too_many.status().message(), HasSubstr("no SMT"));
+    EXPECT_THAT(too_many.status().message(), HasSubstr("no SMT"))
+        << "PickSiblingPairs()'s message says \"no SMT\" when no core has "
+           "two threads";
   }
 }
 
@@ -186,16 +214,22 @@ TEST_P(PlacementTest, PicksOnlyAllowedCpus) {
     ExpectSiblingPairs(topo_, half, *pairs, paired);
   }
   EXPECT_EQ(PickSiblingPairs(topo_, half, paired + 1).status().code(),
-            absl::StatusCode::kInvalidArgument);
+            absl::StatusCode::kInvalidArgument)
+      << "PickSiblingPairs(n) is InvalidArgument when fewer than n cores "
+      << "have two allowed CPUs: with every other CPU allowed, " << paired
+      << " have, n = " << paired + 1;
 }
 
 TEST_P(PlacementTest, RefusesNothingToPick) {
   EXPECT_EQ(PickDistinctCores(topo_, allowed_, 0).status().code(),
-            absl::StatusCode::kInvalidArgument);
+            absl::StatusCode::kInvalidArgument)
+      << "PickDistinctCores(n) is InvalidArgument when n < 1 (n = 0)";
   EXPECT_EQ(PickSiblingPairs(topo_, allowed_, 0).status().code(),
-            absl::StatusCode::kInvalidArgument);
+            absl::StatusCode::kInvalidArgument)
+      << "PickSiblingPairs(n) is InvalidArgument when n < 1 (n = 0)";
   EXPECT_EQ(PickDistinctCores(topo_, allowed_, -3).status().code(),
-            absl::StatusCode::kInvalidArgument);
+            absl::StatusCode::kInvalidArgument)
+      << "PickDistinctCores(n) is InvalidArgument when n < 1 (n = -3)";
 }
 
 std::vector<std::string> Machines() {
@@ -212,7 +246,8 @@ INSTANTIATE_TEST_SUITE_P(Machines, PlacementTest,
 
 // The fixtures are there: a suite over an empty list would pass anything.
 TEST(FixturesTest, AreThere) {
-  EXPECT_GE(alloclab::TopologyFixtures().size(), 5u);
+  EXPECT_GE(alloclab::TopologyFixtures().size(), 5u)
+      << "setup: the topology fixtures are missing";
 }
 
 // The exact picks, lowest ids first, on machines whose numbering differs.
@@ -265,8 +300,12 @@ TEST_F(ExactPickTest, OfflineCpu) {
   EXPECT_THAT(Pairs(topo, AllOnline(topo), 3),
               ElementsAre(Pair(0, 4), Pair(2, 6), Pair(3, 7)));
   const absl::Status four = PickSiblingPairs(topo, AllOnline(topo), 4).status();
-  EXPECT_EQ(four.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(four.message(), HasSubstr("3"));
+  EXPECT_EQ(four.code(), absl::StatusCode::kInvalidArgument)
+      << "PickSiblingPairs(4) is InvalidArgument when only 3 cores have two "
+         "online CPUs (CPU 5 offline)";
+  EXPECT_THAT(four.message(), HasSubstr("3"))
+      << "PickSiblingPairs()'s message says how many cores have two allowed "
+         "CPUs: 3";
 }
 
 // Two sockets with the same core ids: a core is (package, core id).
@@ -283,8 +322,11 @@ TEST_F(ExactPickTest, VmWithoutSmt) {
   EXPECT_THAT(Cores(topo, AllOnline(topo), 2), ElementsAre(0, 1));
   const absl::Status pairs =
       PickSiblingPairs(topo, AllOnline(topo), 1).status();
-  EXPECT_EQ(pairs.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(pairs.message(), HasSubstr("no SMT"));
+  EXPECT_EQ(pairs.code(), absl::StatusCode::kInvalidArgument)
+      << "PickSiblingPairs() is InvalidArgument on a machine without SMT";
+  EXPECT_THAT(pairs.message(), HasSubstr("no SMT"))
+      << "PickSiblingPairs()'s message says \"no SMT\" when no core has two "
+         "threads";
 }
 
 // Only the second thread of each core may be used: distinct cores, but no
@@ -293,61 +335,83 @@ TEST_F(ExactPickTest, CpusetWithOneThreadPerCore) {
   const Topology topo = Read("desktop_4c8t");
   EXPECT_THAT(Cores(topo, {4, 5, 6, 7}, 4), ElementsAre(4, 5, 6, 7));
   const absl::Status pairs = PickSiblingPairs(topo, {4, 5, 6, 7}, 1).status();
-  EXPECT_EQ(pairs.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(pairs.message(), Not(HasSubstr("no SMT")));
+  EXPECT_EQ(pairs.code(), absl::StatusCode::kInvalidArgument)
+      << "PickSiblingPairs() is InvalidArgument when no core has two "
+         "allowed CPUs";
+  EXPECT_THAT(pairs.message(), Not(HasSubstr("no SMT")))
+      << "the machine has SMT, the cpuset allows one thread per core: the "
+         "message must not say \"no SMT\"";
 }
 
-Slowdown Classify(double time_ratio, double clock_ratio) {
-  absl::StatusOr<Slowdown> s = ClassifySlowdown(time_ratio, clock_ratio);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return s.ok() ? *s : Slowdown::kNone;
+// ClassifiedAs()
+//
+// Whether ClassifySlowdown(t, c) is `expected`; a failure quotes task.h's
+// rules with the numbers of the case.
+testing::AssertionResult ClassifiedAs(double t, double c, Slowdown expected) {
+  absl::StatusOr<Slowdown> s = ClassifySlowdown(t, c);
+  if (s.ok() && *s == expected) return testing::AssertionSuccess();
+  testing::AssertionResult failure = testing::AssertionFailure();
+  failure << "ClassifySlowdown(time_ratio " << t << ", clock_ratio " << c
+          << ") must be \"" << SlowdownName(expected) << "\" by task.h's "
+          << "rules, with r = t / c = " << t / c << " and tol = "
+          << kRatioTolerance << ": t <= 1 + tol none; else r <= 1 + tol "
+          << "clock; else r <= kSharingBound (" << kSharingBound
+          << ") * (1 + tol) shared core; else contention. It returned ";
+  if (s.ok()) {
+    failure << "\"" << SlowdownName(*s) << "\"";
+  } else {
+    failure << "an error: " << s.status();
+  }
+  return failure;
 }
 
 // The allocator article, four threads on four cores: 38 -> 47 ns a call
 // while the clock fell from 4.6 to 3.8 GHz. Nobody waited.
 TEST(ClassifyTest, ArticleFourCoresIsTheClock) {
-  EXPECT_EQ(Classify(47.0 / 38.0, 4.6 / 3.8), Slowdown::kClock);
+  EXPECT_TRUE(ClassifiedAs(47.0 / 38.0, 4.6 / 3.8, Slowdown::kClock));
 }
 
 // Eight threads, two per core: 47 -> 82 ns at 3.8 GHz both times.
 TEST(ClassifyTest, ArticleSiblingsAreASharedCore) {
-  EXPECT_EQ(Classify(82.0 / 47.0, 3.8 / 3.8), Slowdown::kSharedCore);
+  EXPECT_TRUE(ClassifiedAs(82.0 / 47.0, 3.8 / 3.8, Slowdown::kSharedCore));
 }
 
 // Two threads time-sharing one CPU: each gets half, at full clock.
 TEST(ClassifyTest, TimeSharingOneCpuIsASharedCore) {
-  EXPECT_EQ(Classify(2.0, 1.0), Slowdown::kSharedCore);
+  EXPECT_TRUE(ClassifiedAs(2.0, 1.0, Slowdown::kSharedCore));
 }
 
 // A shared atomic counter on two cores of this course's VM: about 200 ns a
 // call against 58 ns, on an unchanged clock. More than sharing explains.
 TEST(ClassifyTest, SharedCounterIsContention) {
-  EXPECT_EQ(Classify(200.0 / 58.0, 1.0), Slowdown::kContention);
+  EXPECT_TRUE(ClassifiedAs(200.0 / 58.0, 1.0, Slowdown::kContention));
 }
 
 TEST(ClassifyTest, NoSlowdownIsNone) {
-  EXPECT_EQ(Classify(1.0, 1.0), Slowdown::kNone);
-  EXPECT_EQ(Classify(0.9, 1.0), Slowdown::kNone);
-  EXPECT_EQ(Classify(1 + kRatioTolerance, 1.3), Slowdown::kNone);
+  EXPECT_TRUE(ClassifiedAs(1.0, 1.0, Slowdown::kNone));
+  EXPECT_TRUE(ClassifiedAs(0.9, 1.0, Slowdown::kNone));
+  EXPECT_TRUE(ClassifiedAs(1 + kRatioTolerance, 1.3, Slowdown::kNone));
 }
 
 // Just inside and just outside each rule.
 TEST(ClassifyTest, EdgesOfTheTolerance) {
   const double tol = 1 + kRatioTolerance;
   const double out = tol * 1.01;
-  EXPECT_EQ(Classify(out, 1.0), Slowdown::kSharedCore);
-  EXPECT_EQ(Classify(out, out), Slowdown::kClock);
-  EXPECT_EQ(Classify(out * tol * 0.99, out), Slowdown::kClock);
-  EXPECT_EQ(Classify(out * tol * 1.01, out), Slowdown::kSharedCore);
-  EXPECT_EQ(Classify(kSharingBound * tol * 0.99, 1.0), Slowdown::kSharedCore);
-  EXPECT_EQ(Classify(kSharingBound * tol * 1.01, 1.0), Slowdown::kContention);
+  EXPECT_TRUE(ClassifiedAs(out, 1.0, Slowdown::kSharedCore));
+  EXPECT_TRUE(ClassifiedAs(out, out, Slowdown::kClock));
+  EXPECT_TRUE(ClassifiedAs(out * tol * 0.99, out, Slowdown::kClock));
+  EXPECT_TRUE(ClassifiedAs(out * tol * 1.01, out, Slowdown::kSharedCore));
+  EXPECT_TRUE(
+      ClassifiedAs(kSharingBound * tol * 0.99, 1.0, Slowdown::kSharedCore));
+  EXPECT_TRUE(
+      ClassifiedAs(kSharingBound * tol * 1.01, 1.0, Slowdown::kContention));
   // The clock halves and the time triples: 1.5x beyond the clock.
-  EXPECT_EQ(Classify(3.0, 2.0), Slowdown::kSharedCore);
+  EXPECT_TRUE(ClassifiedAs(3.0, 2.0, Slowdown::kSharedCore));
 }
 
 // A faster clock in the row hides nothing: it makes the rest bigger.
 TEST(ClassifyTest, FasterClockLeavesMoreToExplain) {
-  EXPECT_EQ(Classify(1.2, 0.8), Slowdown::kSharedCore);
+  EXPECT_TRUE(ClassifiedAs(1.2, 0.8, Slowdown::kSharedCore));
 }
 
 TEST(ClassifyTest, RefusesRatiosThatAreNotRatios) {
@@ -357,15 +421,20 @@ TEST(ClassifyTest, RefusesRatiosThatAreNotRatios) {
            {0, 1}, {1, 0}, {-2, 1}, {1, -1}, {nan, 1}, {1, nan}, {inf, 1}}) {
     EXPECT_EQ(ClassifySlowdown(t, c).status().code(),
               absl::StatusCode::kInvalidArgument)
-        << t << ", " << c;
+        << "ClassifySlowdown() is InvalidArgument when a ratio is not a "
+        << "positive finite number: " << t << ", " << c;
   }
 }
 
 TEST(ClassifyTest, NamesAreTheTablesWords) {
-  EXPECT_EQ(SlowdownName(Slowdown::kNone), "none");
-  EXPECT_EQ(SlowdownName(Slowdown::kClock), "clock");
-  EXPECT_EQ(SlowdownName(Slowdown::kSharedCore), "shared core");
-  EXPECT_EQ(SlowdownName(Slowdown::kContention), "contention");
+  EXPECT_EQ(SlowdownName(Slowdown::kNone), "none")
+      << "SlowdownName() gives the table's words";
+  EXPECT_EQ(SlowdownName(Slowdown::kClock), "clock")
+      << "SlowdownName() gives the table's words";
+  EXPECT_EQ(SlowdownName(Slowdown::kSharedCore), "shared core")
+      << "SlowdownName() gives the table's words";
+  EXPECT_EQ(SlowdownName(Slowdown::kContention), "contention")
+      << "SlowdownName() gives the table's words";
 }
 
 }  // namespace
