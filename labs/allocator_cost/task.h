@@ -42,8 +42,9 @@ void FormatRecordInto(uint64_t id, std::string& out);
 
 // FillBlockInto()
 //
-// Makes `out` hold exactly FillBlockNew(seed) (`kBlockBytes` bytes). Must not
-// allocate, nor fault in a new page, when `out` already held a block.
+// Makes `out` hold exactly FillBlockNew(seed) (`kBlockBytes` bytes), whatever
+// its size before, larger ones included. Must not allocate, nor fault in a
+// new page, when `out` already held a block.
 void FillBlockInto(uint64_t seed, std::vector<uint8_t>& out);
 
 }  // namespace allocator_cost

@@ -20,7 +20,10 @@
 //      thread counts in a slot of its own.
 //   2. TotalAllocations() is exact whenever it is read after the counted
 //      threads have been joined, and never goes down while threads run.
-//   3. The counts of threads that have exited are kept.
+//   3. The counts of threads that have exited are kept: also those a
+//      thread makes as it exits, after its slot's destructor has run (a
+//      pthread key's destructor, or that of a thread_local made before
+//      the slot, runs later and may allocate).
 //   4. Slots owned by different threads are never in one cache line
 //      (kCacheLineBytes): two slots in one line are one shared counter.
 //

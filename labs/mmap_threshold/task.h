@@ -75,7 +75,8 @@ inline constexpr size_t kFixedThresholdMax =
 // Returns the mmap threshold glibc's malloc applies in this process now, to
 // page granularity: the smallest multiple of the page size `s` such that
 // malloc(s) gets a mapping of its own when the heap has no free memory left
-// to serve it from. In a fresh process that is kDefaultMmapThreshold; a
+// to serve it from (exactly that one: a page less, the largest size that
+// does not map, is a different answer). In a fresh process that is kDefaultMmapThreshold; a
 // fixed threshold can be anything up to what the machine can allocate
 // (glibc 2.35+; a test fixes 100 MiB there and expects to find it).
 //

@@ -1,9 +1,15 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // The interposed pthread_mutex_lock() and pthread_mutex_unlock() of
-// exit_checkpoints.h. They forward to the next definition in the link order
-// (glibc's, or a sanitizer's interceptor, which then sees every lock as
-// before), found with dlsym(RTLD_NEXT).
+// exit_checkpoints.h. Defined in the executable, they come before every
+// shared library's (a test's libraries may be shared objects), and forward
+// to the next definition in the lookup order: glibc's, or a sanitizer's
+// interceptor, which then sees every lock as before. That one is looked up
+// with dlsym(RTLD_NEXT), at the first lock, before main while one thread
+// runs; dlsym() may itself lock, or free memory through a hook that locks
+// (AddressSanitizer's, which the course's allocation counter uses), and a
+// lock or unlock made while the lookup runs is no lock at all: nothing else
+// runs yet.
 
 #include "tests/counter_contention/exit_checkpoints.h"
 
@@ -21,8 +27,6 @@ namespace counter_contention {
 namespace exit_checkpoints {
 namespace {
 
-using MutexFn = int (*)(pthread_mutex_t*);
-
 // Trivially destructible: still readable while the thread's exit runs the
 // destructors of the other thread_locals.
 thread_local bool t_marked = false;
@@ -31,18 +35,36 @@ thread_local bool t_marked = false;
 constinit std::atomic<uint64_t> g_posted{0};
 constinit std::atomic<uint64_t> g_served{0};
 
-MutexFn Next(const char* name, std::atomic<MutexFn>& cache) {
-  MutexFn fn = cache.load(std::memory_order_acquire);
-  if (fn == nullptr) {
-    fn = reinterpret_cast<MutexFn>(dlsym(RTLD_NEXT, name));
-    if (fn == nullptr) std::abort();  // no pthread_mutex_* after this one
-    cache.store(fn, std::memory_order_release);
-  }
-  return fn;
-}
+using MutexFn = int (*)(pthread_mutex_t*);
 
 constinit std::atomic<MutexFn> g_next_lock{nullptr};
 constinit std::atomic<MutexFn> g_next_unlock{nullptr};
+constinit std::atomic<bool> g_resolving{false};
+
+int NoLock(pthread_mutex_t*) { return 0; }
+
+// The next definitions, looked up once.
+void Resolve() {
+  g_resolving.store(true, std::memory_order_relaxed);
+  auto lock = reinterpret_cast<MutexFn>(dlsym(RTLD_NEXT, "pthread_mutex_lock"));
+  auto unlock =
+      reinterpret_cast<MutexFn>(dlsym(RTLD_NEXT, "pthread_mutex_unlock"));
+  if (lock == nullptr || unlock == nullptr) std::abort();
+  g_next_unlock.store(unlock, std::memory_order_release);
+  g_next_lock.store(lock, std::memory_order_release);
+  g_resolving.store(false, std::memory_order_relaxed);
+}
+
+MutexFn Next(std::atomic<MutexFn>& next) {
+  MutexFn fn = next.load(std::memory_order_acquire);
+  if (fn != nullptr) return fn;
+  if (g_resolving.load(std::memory_order_relaxed)) return &NoLock;
+  Resolve();
+  return next.load(std::memory_order_acquire);
+}
+
+// Looks them up before main, while one thread runs.
+[[gnu::constructor]] void ResolveEarly() { Next(g_next_lock); }
 
 double Now() {
   timespec ts;
@@ -89,11 +111,11 @@ using counter_contention::exit_checkpoints::t_marked;
 
 extern "C" int pthread_mutex_lock(pthread_mutex_t* mutex) {
   if (t_marked) Stop();
-  return Next("pthread_mutex_lock", g_next_lock)(mutex);
+  return Next(g_next_lock)(mutex);
 }
 
 extern "C" int pthread_mutex_unlock(pthread_mutex_t* mutex) {
-  const int result = Next("pthread_mutex_unlock", g_next_unlock)(mutex);
+  const int result = Next(g_next_unlock)(mutex);
   if (t_marked) Stop();
   return result;
 }

@@ -163,7 +163,9 @@ TEST(PrepareBufferFresh, PreparationPaysEveryPageAtStartUp) {
             static_cast<double>(PagesIn(kBufferBytes)))
       << "PrepareBuffer() made fewer page faults than the buffer has pages: "
          "some pages are still left for the first call";
-  EXPECT_EQ(r->values.at("checksum_ok"), 1.0);
+  EXPECT_EQ(r->values.at("checksum_ok"), 1.0)
+      << "the first Work() on the prepared buffer must give Work()'s "
+         "checksum: the buffer is readable and writable";
 }
 
 // --- The task, in this process -----------------------------------------------
@@ -173,6 +175,7 @@ class PrepareBufferSizeTest : public testing::TestWithParam<size_t> {};
 TEST(PrepareBufferTest, RejectsZeroBytes) {
   absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(0);
   EXPECT_EQ(buffer.status().code(), absl::StatusCode::kInvalidArgument)
+      << "PrepareBuffer(0) is InvalidArgument; it returned "
       << buffer.status();
 }
 
@@ -181,7 +184,8 @@ TEST(PrepareBufferTest, SaysWhichMethodItUsed) {
   ASSERT_TRUE(buffer.ok()) << buffer.status();
   EXPECT_NE(buffer->method, PrefaultMethod::kNone)
       << "PrepareBuffer() reports that it prepared nothing";
-  EXPECT_NE(PrefaultMethodName(buffer->method), "unknown");
+  EXPECT_NE(PrefaultMethodName(buffer->method), "unknown")
+      << "`method` is one of PrefaultMethod's values";
   ReleaseBuffer(*buffer);
 }
 
@@ -213,7 +217,8 @@ TEST_P(PrepareBufferSizeTest, FirstCallMakesNoPageFault) {
 
   absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(bytes);
   ASSERT_TRUE(buffer.ok()) << buffer.status();
-  ASSERT_EQ(buffer->memory.size(), bytes);
+  ASSERT_EQ(buffer->memory.size(), bytes)
+      << "PrepareBuffer(bytes) gives exactly the bytes asked for";
   uint64_t sum = 0;
   absl::StatusOr<alloclab::FaultCounts> during =
       alloclab::FaultsDuring(*faults, [&] { sum = Work(7, buffer->memory); });
@@ -224,7 +229,8 @@ TEST_P(PrepareBufferSizeTest, FirstCallMakesNoPageFault) {
       << "the first Work() on a prepared buffer of " << bytes << " bytes ("
       << PagesIn(bytes) << " pages) still faulted; method "
       << PrefaultMethodName(buffer->method);
-  EXPECT_EQ(sum, Checksum(buffer->memory));
+  EXPECT_EQ(sum, Checksum(buffer->memory))
+      << "the buffer holds what Work() wrote: it is readable and writable";
   ReleaseBuffer(*buffer);
 }
 
@@ -254,8 +260,10 @@ TEST(PrepareBufferTest, GivesExactlyTheBytesAskedFor) {
                        kBufferBytes}) {
     absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(bytes);
     ASSERT_TRUE(buffer.ok()) << bytes << " bytes: " << buffer.status();
-    EXPECT_EQ(buffer->memory.size(), bytes);
-    EXPECT_NE(buffer->memory.data(), nullptr);
+    EXPECT_EQ(buffer->memory.size(), bytes)
+        << "PrepareBuffer(bytes) gives exactly the bytes asked for";
+    EXPECT_NE(buffer->memory.data(), nullptr)
+        << "PrepareBuffer(" << bytes << ") gave no memory";
     ReleaseBuffer(*buffer);
   }
 }
@@ -273,11 +281,14 @@ TEST(PrepareBufferTest, BuffersHoldWhatTheCallWrote) {
 
   const uint64_t a_sum = Work(11, a->memory);
   const uint64_t b_sum = Work(12, b->memory);
-  EXPECT_NE(a_sum, b_sum);
-  EXPECT_EQ(Checksum(a->memory), a_sum);
-  EXPECT_EQ(Checksum(b->memory), b_sum);
+  EXPECT_NE(a_sum, b_sum) << "setup: two seeds gave one checksum";
+  EXPECT_EQ(Checksum(a->memory), a_sum)
+      << "a buffer of its own holds what its Work() wrote (buffer a)";
+  EXPECT_EQ(Checksum(b->memory), b_sum)
+      << "a buffer of its own holds what its Work() wrote (buffer b)";
   const std::vector<uint8_t> a_bytes(a->memory.begin(), a->memory.end());
-  EXPECT_EQ(a_bytes, ExpectedBytes(11, kBufferBytes));
+  EXPECT_TRUE(a_bytes == ExpectedBytes(11, kBufferBytes))
+      << "buffer a does not hold the bytes Work(11) wrote";
   ReleaseBuffer(*a);
   ReleaseBuffer(*b);
 }
@@ -286,10 +297,13 @@ TEST(PrepareBufferTest, ReleaseEmptiesTheBuffer) {
   absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(kBufferBytes);
   ASSERT_TRUE(buffer.ok()) << buffer.status();
   ReleaseBuffer(*buffer);
-  EXPECT_TRUE(buffer->memory.empty());
-  EXPECT_EQ(buffer->method, PrefaultMethod::kNone);
+  EXPECT_TRUE(buffer->memory.empty())
+      << "ReleaseBuffer() leaves `memory` empty";
+  EXPECT_EQ(buffer->method, PrefaultMethod::kNone)
+      << "ReleaseBuffer() leaves `method` kNone";
   ReleaseBuffer(*buffer);  // an empty buffer: nothing happens
-  EXPECT_TRUE(buffer->memory.empty());
+  EXPECT_TRUE(buffer->memory.empty())
+      << "releasing an empty buffer does nothing";
 }
 
 TEST(PrepareBufferTest, ReleaseGivesTheMemoryBack) {
@@ -492,7 +506,8 @@ TEST(Baseline, ChecksumSeesOneChangedByte) {
   std::vector<uint8_t> bytes(kBufferBytes);
   const uint64_t sum = Work(3, absl::MakeSpan(bytes));
   bytes[kBufferBytes - 1] ^= 1;
-  EXPECT_NE(Checksum(bytes), sum);
+  EXPECT_NE(Checksum(bytes), sum)
+      << "the given Checksum() must see one changed byte";
 }
 
 TEST(Baseline, MapBufferTouchesNothing) {
@@ -505,9 +520,12 @@ TEST(Baseline, MapBufferTouchesNothing) {
   absl::StatusOr<alloclab::FaultCounts> during =
       alloclab::FaultsDuring(*faults, [&] { g_sink = Work(2, *buffer); });
   ASSERT_TRUE(during.ok()) << during.status();
-  EXPECT_GE(during->minor, static_cast<int64_t>(PagesIn(kBufferBytes)));
+  EXPECT_GE(during->minor, static_cast<int64_t>(PagesIn(kBufferBytes)))
+      << "the given MapBuffer() maps without touching: the first Work() "
+         "faults on every page";
   UnmapBuffer(*buffer);
-  EXPECT_EQ(MapBuffer(0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MapBuffer(0).status().code(), absl::StatusCode::kInvalidArgument)
+      << "the given MapBuffer(0) is InvalidArgument";
 }
 
 }  // namespace
