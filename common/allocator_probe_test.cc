@@ -36,10 +36,8 @@ constexpr const char* kSanitizerServesMalloc = nullptr;
 #endif
 
 std::string Runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return path;
-  return absl::StrCat(srcdir, "/", workspace, "/", path);
+  absl::StatusOr<std::string> found = FindRunfile(path);
+  return found.ok() ? *found : path;
 }
 
 std::string TempDir(const std::string& name) {

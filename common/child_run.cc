@@ -5,12 +5,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -19,34 +17,16 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/internal/launch.h"
 #include "common/memory.h"
 #include "common/subprocess.h"
-
-extern char** environ;
 
 namespace alloclab {
 namespace {
 
 constexpr size_t kStderrTailBytes = 2000;
-
-// The file to exec: `name` itself when it has a slash, else the first
-// executable of that name in $PATH (looked up here: in the child, between
-// fork and exec, only async-signal-safe calls are allowed).
-std::string ResolveProgram(const std::string& name) {
-  if (absl::StrContains(name, '/')) return name;
-  const char* path = getenv("PATH");
-  for (absl::string_view dir :
-       absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':')) {
-    std::string candidate =
-        absl::StrCat(dir.empty() ? "." : dir, "/", name);
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return name;  // exec fails with ENOENT, and the error says so
-}
 
 // Reads both pipes to their end, whichever the child fills first (reading
 // one to its end before the other could deadlock on a full pipe).
@@ -98,12 +78,6 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
   if (command.argv.empty() || command.argv[0].empty()) {
     return absl::InvalidArgumentError("RunChild: no program to run");
   }
-  for (const auto& [name, value] : command.env) {
-    if (name.empty() || absl::StrContains(name, '=')) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "RunChild: environment name '", name, "' is empty or has '='"));
-    }
-  }
   if (command.rss_sample_interval.has_value() &&
       *command.rss_sample_interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
@@ -111,37 +85,18 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
   }
 
   // Everything the child needs, built before the fork.
-  const std::string program = ResolveProgram(command.argv[0]);
-  std::vector<std::string> env_strings;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    absl::string_view entry(*e);
-    bool replaced = false;
-    for (const auto& [name, value] : command.env) {
-      replaced |= absl::StartsWith(entry, absl::StrCat(name, "="));
-    }
-    if (!replaced) env_strings.emplace_back(entry);
+  absl::StatusOr<internal::PreparedExec> exec = internal::PrepareExec(command.argv, command.env);
+  if (!exec.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("RunChild: ", exec.status().message()));
   }
-  for (const auto& [name, value] : command.env) {
-    env_strings.push_back(absl::StrCat(name, "=", value));
-  }
-  std::vector<char*> argv;
-  for (const std::string& arg : command.argv) {
-    argv.push_back(const_cast<char*>(arg.c_str()));
-  }
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (std::string& entry : env_strings) envp.push_back(entry.data());
-  envp.push_back(nullptr);
 
   int out_pipe[2] = {-1, -1};
   int err_pipe[2] = {-1, -1};
-  int exec_pipe[2] = {-1, -1};  // closes on a good exec; carries errno if not
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
-      pipe2(exec_pipe, O_CLOEXEC) != 0) {
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
     int error = errno;
     ClosePair(out_pipe);
     ClosePair(err_pipe);
-    ClosePair(exec_pipe);
     return absl::ErrnoToStatus(error, "RunChild: pipe2");
   }
 
@@ -151,28 +106,19 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
     run.launcher_rss_kib = self->vm_rss_kib;
   }
   const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    int error = errno;
-    ClosePair(out_pipe);
-    ClosePair(err_pipe);
-    ClosePair(exec_pipe);
-    return absl::ErrnoToStatus(error, "RunChild: fork");
-  }
-  if (pid == 0) {
-    // The child: async-signal-safe calls only.
+  absl::StatusOr<pid_t> spawned = internal::Spawn(*exec, [&] {
     dup2(out_pipe[1], STDOUT_FILENO);
     dup2(err_pipe[1], STDERR_FILENO);
     signal(SIGPIPE, SIG_DFL);
-    execve(program.c_str(), argv.data(), envp.data());
-    int error = errno;
-    ssize_t ignored = write(exec_pipe[1], &error, sizeof(error));
-    (void)ignored;
-    _exit(127);
-  }
+  });
   close(out_pipe[1]);
   close(err_pipe[1]);
-  close(exec_pipe[1]);
+  if (!spawned.ok()) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    return spawned.status();
+  }
+  const pid_t pid = *spawned;
 
   std::optional<RssSampler> sampler;
   if (command.rss_sample_interval.has_value()) {
@@ -184,13 +130,6 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
 
   DrainPipes(out_pipe[0], err_pipe[0], run.stdout_text, run.stderr_text,
              command.echo_stderr);
-  int exec_errno = 0;
-  ssize_t got;
-  do {
-    got = read(exec_pipe[0], &exec_errno, sizeof(exec_errno));
-  } while (got < 0 && errno == EINTR);
-  close(exec_pipe[0]);
-
   absl::StatusOr<ChildUsage> usage = WaitForChild(pid);
   run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                              start)
@@ -203,11 +142,6 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
     }
   }
   if (!usage.ok()) return usage.status();
-  if (got == static_cast<ssize_t>(sizeof(exec_errno))) {
-    return absl::NotFoundError(absl::StrCat("cannot run ", command.argv[0],
-                                            " (", program, "): ",
-                                            internal::ErrnoText(exec_errno)));
-  }
   run.user_s = usage->user_s;
   run.sys_s = usage->sys_s;
   run.peak_rss_kib = usage->peak_rss_kib;
@@ -223,20 +157,11 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
 }
 
 absl::StatusOr<std::string> ProgramBesideSelf(absl::string_view name) {
-  char exe[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n <= 0) {
-    return absl::ErrnoToStatus(errno, "ProgramBesideSelf: readlink /proc/self/exe");
-  }
-  const std::string self(exe, static_cast<size_t>(n));
-  const std::string path =
-      absl::StrCat(self.substr(0, self.rfind('/') + 1), name);
-  if (access(path.c_str(), X_OK) != 0) {
-    return absl::NotFoundError(absl::StrCat(
-        "no program ", path, " (", internal::ErrnoText(errno),
-        "): it must be a data dependency of ", self, "'s BUILD target"));
-  }
-  return path;
+  return internal::FileBesideSelf(name, /*executable=*/true);
+}
+
+absl::StatusOr<std::string> FindRunfile(absl::string_view path) {
+  return internal::FindRunfile(path);
 }
 
 }  // namespace alloclab

@@ -109,6 +109,15 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command);
 // the path and that advice, when there is no executable file there.
 absl::StatusOr<std::string> ProgramBesideSelf(absl::string_view name);
 
+// FindRunfile()
+//
+// The path of the workspace-relative `path` (a program or file of another
+// package that this target names in `data`, e.g.
+// "labs/jemalloc_adoption/workload") in this program's runfiles, under
+// `bazel run`, `bazel test` or started by hand. NotFound lists every place
+// tried.
+absl::StatusOr<std::string> FindRunfile(absl::string_view path);
+
 }  // namespace alloclab
 
 #endif  // ALLOCLAB_COMMON_CHILD_RUN_H_

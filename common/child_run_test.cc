@@ -19,10 +19,8 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string TouchMemory() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return "common/touch_memory";
-  return absl::StrCat(srcdir, "/", workspace, "/common/touch_memory");
+  absl::StatusOr<std::string> found = FindRunfile("common/touch_memory");
+  return found.ok() ? *found : "common/touch_memory";
 }
 
 TEST(RunChildTest, CapturesOutputAndThePeakOfWhatTheChildTouched) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,9 +28,8 @@
 #include "absl/strings/string_view.h"
 #include "common/clock.h"
 #include "common/faults.h"
+#include "common/internal/launch.h"
 #include "common/subprocess.h"
-
-extern char** environ;
 
 namespace alloclab {
 namespace {
@@ -41,6 +41,8 @@ constexpr char kCallEnv[] = "ALLOCLAB_FRESH_CALL";
 constexpr char kArgEnv[] = "ALLOCLAB_FRESH_ARG";
 constexpr char kFdEnv[] = "ALLOCLAB_FRESH_FD";
 constexpr absl::string_view kEnvPrefix = "ALLOCLAB_FRESH_";
+// Room for the descriptor number in kFdEnv's value (an int and its '\0').
+constexpr size_t kFdRoom = 12;
 
 // The report is line-based text: "value <key> <number>", at most one
 // "fail <message>", and "done" last. A child that dies before "done" has not
@@ -76,23 +78,6 @@ std::string OwnArgv0() {
     fclose(f);
   }
   return argv0.empty() ? "/proc/self/exe" : argv0;
-}
-
-// Formats `value` into `buffer` without allocating (the code between fork
-// and execve may not call malloc). Returns the length.
-size_t FormatInt(int value, char* buffer) {
-  char digits[16];
-  size_t n = 0;
-  unsigned magnitude = value < 0 ? 0u - static_cast<unsigned>(value)
-                                 : static_cast<unsigned>(value);
-  do {
-    digits[n++] = static_cast<char>('0' + magnitude % 10);
-    magnitude /= 10;
-  } while (magnitude != 0);
-  size_t len = 0;
-  if (value < 0) buffer[len++] = '-';
-  while (n > 0) buffer[len++] = digits[--n];
-  return len;
 }
 
 // A message travels on one line of the report.
@@ -307,46 +292,46 @@ absl::StatusOr<FreshCallResult> RunFreshCall(absl::string_view name,
   // Everything the child needs is built here: between fork and execve only
   // async-signal-safe calls are allowed (no malloc), because another thread
   // of the parent may hold a lock that the child would never see released.
-  std::vector<std::string> env_strings;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    if (!absl::StartsWith(*e, kEnvPrefix)) env_strings.emplace_back(*e);
-  }
-  env_strings.push_back(absl::StrCat(kCallEnv, "=", name));
-  env_strings.push_back(absl::StrCat(kArgEnv, "=", arg));
-  std::vector<char*> envp;
-  for (std::string& s : env_strings) envp.push_back(s.data());
   // The pipe's number is known only in the child: its entry is written
   // there, into room made here.
-  char fd_entry[64] = {};
-  const size_t fd_prefix = absl::string_view(kFdEnv).size() + 1;
-  memcpy(fd_entry, kFdEnv, fd_prefix - 1);
-  fd_entry[fd_prefix - 1] = '=';
-  envp.push_back(fd_entry);
-  envp.push_back(nullptr);
-  std::string argv0 = OwnArgv0();
-  char* argv[] = {argv0.data(), nullptr};
-  char exec_failed[64] = "fail execve(/proc/self/exe) failed with errno ";
+  absl::StatusOr<internal::PreparedExec> exec = internal::PrepareExec(
+      {OwnArgv0()},
+      {{kCallEnv, std::string(name)},
+       {kArgEnv, std::string(arg)},
+       {kFdEnv, std::string(kFdRoom, ' ')}},
+      {std::string(kEnvPrefix)});
+  if (!exec.ok()) return exec.status();
+  exec->program = "/proc/self/exe";  // this program, whatever its argv[0]
+  char* fd_value = exec->MutableEnvValue(kFdEnv);
 
-  absl::StatusOr<internal::ChildOutput> child =
-      internal::ForkAndRead([&](int write_fd) {
-        fcntl(write_fd, F_SETFD, 0);  // the report pipe survives execve
-        fd_entry[fd_prefix + FormatInt(write_fd, fd_entry + fd_prefix)] = '\0';
-        execve("/proc/self/exe", argv, envp.data());
-        size_t len = strlen(exec_failed);
-        len += FormatInt(errno, exec_failed + len);
-        exec_failed[len++] = '\n';
-        (void)!write(write_fd, exec_failed, len);
-        return 127;
-      });
-  if (!child.ok()) return child.status();
+  int report_pipe[2];
+  if (pipe2(report_pipe, O_CLOEXEC) != 0) {
+    return absl::ErrnoToStatus(errno, "RunFreshCall: pipe2");
+  }
+  const int read_fd = report_pipe[0];
+  const int write_fd = report_pipe[1];
+  absl::StatusOr<pid_t> pid = internal::Spawn(*exec, [&] {
+    fcntl(write_fd, F_SETFD, 0);  // the report pipe survives execve
+    *std::to_chars(fd_value, fd_value + kFdRoom, write_fd).ptr = '\0';
+  });
+  close(write_fd);
+  if (!pid.ok()) {
+    close(read_fd);
+    return pid.status();
+  }
+  absl::StatusOr<std::string> data = internal::ReadAll(read_fd);
+  close(read_fd);
+  absl::StatusOr<int> wait_status = internal::WaitForPid(*pid);
+  if (!wait_status.ok()) return wait_status.status();
+  if (!data.ok()) return data.status();
 
   FreshCallResult result;
-  absl::Status parsed = ParseReport(name, child->data, result);
-  if (!internal::ExitedCleanly(child->wait_status)) {
+  absl::Status parsed = ParseReport(name, *data, result);
+  if (!internal::ExitedCleanly(*wait_status)) {
     // A failure it reported before dying says more than the exit alone.
     return absl::InternalError(absl::StrCat(
         "fresh call '", name, "' ",
-        internal::DescribeWaitStatus(child->wait_status),
+        internal::DescribeWaitStatus(*wait_status),
         parsed.ok() ? "" : absl::StrCat(" (", parsed.message(), ")")));
   }
   if (!parsed.ok()) return parsed;

@@ -28,9 +28,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "common/internal/launch.h"
 #include "common/subprocess.h"
 
-extern char** environ;
 
 namespace alloclab {
 
@@ -87,16 +87,10 @@ constexpr uint64_t kMarkerMagic = 0x62616c636f6c6c61;
 constexpr uint64_t kMarkerStart = 1;
 constexpr uint64_t kMarkerEnd = 2;
 
-// Exit statuses of the traced child when it could not get going; the
-// errno travels through the setup pipe.
+// Exit status of the traced child when ptrace refused it. What failed
+// travels through the setup pipe as one int: minus errno for
+// ptrace(PTRACE_TRACEME), errno for the exec (internal::ExecPrepared()).
 constexpr int kChildSetupFailed = 126;
-
-// What the traced child reports through its setup pipe when ptrace or exec
-// fails before the program runs.
-struct ChildSetupError {
-  int stage;  // 1: ptrace(PTRACE_TRACEME), 2: execve
-  int error;  // errno
-};
 
 // Region
 //
@@ -410,7 +404,8 @@ void Trace(pid_t root, Region region, TracerReport& report) {
 // Forks the traced child, which runs `child_body` after the ptrace
 // handshake, and traces it. Runs in the tracer process.
 template <typename ChildBody>
-TracerReport RunTracer(Region region, int report_fd, ChildBody child_body) {
+TracerReport RunTracer(Region region, const internal::PreparedExec* exec,
+                       int report_fd, ChildBody child_body) {
   TracerReport report;
   int setup_pipe[2];
   if (pipe2(setup_pipe, O_CLOEXEC) != 0) {
@@ -428,7 +423,7 @@ TracerReport RunTracer(Region region, int report_fd, ChildBody child_body) {
     close(setup_pipe[0]);
     close(report_fd);
     if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) {
-      ChildSetupError error = {1, errno};
+      const int error = -errno;
       [[maybe_unused]] ssize_t n = write(setup_pipe[1], &error, sizeof(error));
       _exit(kChildSetupFailed);
     }
@@ -444,22 +439,22 @@ TracerReport RunTracer(Region region, int report_fd, ChildBody child_body) {
   // The setup pipe is empty unless the child failed to start tracing or to
   // exec; its write end closed at exec or exit, so this read cannot block
   // once every traced process is gone.
-  ChildSetupError error;
+  int error = 0;
   ssize_t n;
   do {
     n = read(setup_pipe[0], &error, sizeof(error));
   } while (n < 0 && errno == EINTR);
   close(setup_pipe[0]);
   if (n == static_cast<ssize_t>(sizeof(error))) {
-    if (error.stage == 1) {
+    if (error < 0) {
       Fail(report, absl::StatusCode::kFailedPrecondition,
            absl::StrCat(
-               "ptrace(PTRACE_TRACEME) refused: ", internal::ErrnoText(error.error),
+               "ptrace(PTRACE_TRACEME) refused: ", internal::ErrnoText(-error),
                "; is this running under strace or gdb, or in a "
                "container or seccomp policy that forbids ptrace?"));
-    } else {
-      Fail(report, absl::StatusCode::kNotFound,
-           absl::StrCat("execve failed: ", internal::ErrnoText(error.error)));
+    } else if (exec != nullptr) {
+      const absl::Status failed = internal::ExecError(*exec, error);
+      Fail(report, failed.code(), failed.message());
     }
   }
   return report;
@@ -471,11 +466,12 @@ TracerReport RunTracer(Region region, int report_fd, ChildBody child_body) {
 // the tracer's waitpid(-1) away from the caller's other children, and its
 // exit kills every tracee left (PTRACE_O_EXITKILL) whatever happens.
 template <typename ChildBody>
-absl::StatusOr<TracerReport> RunInTracerProcess(Region region,
-                                                ChildBody child_body) {
+absl::StatusOr<TracerReport> RunInTracerProcess(
+    Region region, const internal::PreparedExec* exec, ChildBody child_body) {
   absl::StatusOr<internal::ChildOutput> tracer =
       internal::ForkAndRead([&](int report_fd) {
-        const TracerReport report = RunTracer(region, report_fd, child_body);
+        const TracerReport report =
+            RunTracer(region, exec, report_fd, child_body);
         return internal::WriteAll(report_fd, &report, sizeof(report)).ok() ? 0
                                                                             : 1;
       });
@@ -502,7 +498,7 @@ void Marker(uint64_t which) { syscall(kMarkerSyscall, kMarkerMagic, which); }
 absl::StatusOr<SyscallCounts> CountSyscallsInChild(
     absl::FunctionRef<void()> fn) {
   absl::StatusOr<TracerReport> report =
-      RunInTracerProcess(Region::kBetweenMarkers, [&fn](int setup_fd) {
+      RunInTracerProcess(Region::kBetweenMarkers, nullptr, [&fn](int setup_fd) {
         close(setup_fd);
         Marker(kMarkerStart);
         fn();
@@ -529,52 +525,20 @@ absl::StatusOr<ProcessSyscalls> CountSyscallsOfCommand(
         "CountSyscallsOfCommand: argv is empty, there is no program to run");
   }
   // Everything exec needs is built before fork: the child only execs.
-  std::vector<std::string> env;
-  for (const std::string& entry : extra_env) {
-    if (entry.find('=') == std::string::npos || entry.front() == '=') {
-      return absl::InvalidArgumentError(
-          absl::StrCat("CountSyscallsOfCommand: environment entry \"", entry,
-                       "\" is not NAME=value"));
-    }
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> env =
+      internal::SplitEnvEntries(extra_env);
+  if (!env.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CountSyscallsOfCommand: ", env.status().message()));
   }
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    absl::string_view inherited(*e);
-    absl::string_view name = inherited.substr(0, inherited.find('='));
-    bool replaced = false;
-    for (const std::string& entry : extra_env) {
-      if (absl::string_view(entry).substr(0, entry.find('=')) == name) {
-        replaced = true;
-        break;
-      }
-    }
-    if (!replaced) env.emplace_back(inherited);
-  }
-  env.insert(env.end(), extra_env.begin(), extra_env.end());
-  std::vector<char*> c_argv;
-  for (const std::string& arg : argv) {
-    c_argv.push_back(const_cast<char*>(arg.c_str()));
-  }
-  c_argv.push_back(nullptr);
-  std::vector<char*> c_env;
-  for (const std::string& entry : env) {
-    c_env.push_back(const_cast<char*>(entry.c_str()));
-  }
-  c_env.push_back(nullptr);
+  absl::StatusOr<internal::PreparedExec> exec =
+      internal::PrepareExec(argv, *env);
+  if (!exec.ok()) return exec.status();
 
-  absl::StatusOr<TracerReport> report =
-      RunInTracerProcess(Region::kFromExec, [&](int setup_fd) {
-        execvpe(c_argv[0], c_argv.data(), c_env.data());
-        ChildSetupError error = {2, errno};
-        [[maybe_unused]] ssize_t n = write(setup_fd, &error, sizeof(error));
-        _exit(kChildSetupFailed);
-      });
-  if (!report.ok()) {
-    if (report.status().code() == absl::StatusCode::kNotFound) {
-      return absl::NotFoundError(absl::StrCat(
-          "cannot run \"", argv[0], "\": ", report.status().message()));
-    }
-    return report.status();
-  }
+  absl::StatusOr<TracerReport> report = RunInTracerProcess(
+      Region::kFromExec, &*exec,
+      [&](int setup_fd) { internal::ExecPrepared(*exec, setup_fd); });
+  if (!report.ok()) return report.status();
   ProcessSyscalls result;
   result.counts = report->counts;
   result.exit_code = report->exit_code;

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "common/internal/launch.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -46,12 +47,9 @@ constexpr int64_t kJoinSlack = 4;
 
 // The fixture, from the test's runfiles.
 std::string FixturePath() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) {
-    return "common/syscall_fixture";
-  }
-  return std::string(srcdir) + "/" + workspace + "/common/syscall_fixture";
+  absl::StatusOr<std::string> found =
+      internal::FindRunfile("common/syscall_fixture");
+  return found.ok() ? *found : "common/syscall_fixture";
 }
 
 void* MapPage() {

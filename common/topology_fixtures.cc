@@ -3,26 +3,24 @@
 #include "common/topology_fixtures.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "common/internal/launch.h"
 
 namespace alloclab {
 namespace {
 
 std::string FixtureDir() {
   constexpr absl::string_view kRelative = "common/testdata/topology";
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir != nullptr && workspace != nullptr) {
-    return absl::StrCat(srcdir, "/", workspace, "/", kRelative);
-  }
-  return std::string(kRelative);
+  absl::StatusOr<std::string> dir = internal::FindRunfile(kRelative);
+  return dir.ok() ? *std::move(dir) : std::string(kRelative);
 }
 
 }  // namespace

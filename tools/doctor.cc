@@ -28,6 +28,7 @@
 #include "absl/strings/ascii.h"
 #include "common/allocator_probe.h"
 #include "common/faults.h"
+#include "common/internal/launch.h"
 #include "common/syscalls.h"
 #include "common/topology.h"
 #include "common/vm_facts.h"
@@ -142,17 +143,6 @@ PtraceFacts ProbePtrace(const ProbeRoots& roots) {
   return facts;
 }
 
-absl::StatusOr<std::string> FindOnPath(absl::string_view name,
-                                       absl::string_view path) {
-  for (absl::string_view dir : absl::StrSplit(path, ':')) {
-    // An empty entry means the current directory, as in a shell.
-    const std::string file =
-        absl::StrCat(dir.empty() ? "." : dir, "/", name);
-    if (access(file.c_str(), X_OK) == 0) return file;
-  }
-  return absl::NotFoundError(absl::StrCat(name, " is not on PATH (", path, ")"));
-}
-
 MachineFacts GatherFacts(const ProbeRoots& roots) {
   MachineFacts facts;
   facts.topology = ReadTopology(roots.sys_root);
@@ -190,7 +180,7 @@ MachineFacts GatherFacts(const ProbeRoots& roots) {
     const char* env = std::getenv("PATH");
     path = env != nullptr ? env : "";
   }
-  facts.musl_gcc = FindOnPath("musl-gcc", path);
+  facts.musl_gcc = internal::FindOnPath("musl-gcc", path);
 
   const LibrarySearch search = roots.library_search.has_value()
                                    ? *roots.library_search

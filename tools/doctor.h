@@ -105,10 +105,6 @@ MachineFacts GatherFacts(const ProbeRoots& roots);
 absl::StatusOr<int> ReadIntFile(const std::string& path);
 PerfFacts ProbePerf(const ProbeRoots& roots);
 PtraceFacts ProbePtrace(const ProbeRoots& roots);
-// The file `name` as a shell would find it on `path` (":"-separated);
-// NotFound otherwise.
-absl::StatusOr<std::string> FindOnPath(absl::string_view name,
-                                       absl::string_view path);
 
 // PerfErrorMeaning()
 //

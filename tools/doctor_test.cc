@@ -63,16 +63,6 @@ TEST(ReadIntFileTest, ReadsANumberAndSaysWhatIsWrong) {
   EXPECT_THAT(garbled.status().message(), HasSubstr("not a number"));
 }
 
-TEST(FindOnPathTest, FindsAnExecutableAsAShellWould) {
-  absl::StatusOr<std::string> found =
-      FindOnPath("musl-gcc", absl::StrCat("/nonexistent:", kFixture, "/bin"));
-  ASSERT_TRUE(found.ok()) << found.status();
-  EXPECT_EQ(*found, absl::StrCat(kFixture, "/bin/musl-gcc"));
-  absl::StatusOr<std::string> missing = FindOnPath("musl-gcc", "/nonexistent");
-  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(missing.status().message(), HasSubstr("musl-gcc is not on PATH"));
-}
-
 TEST(PerfErrorMeaningTest, TellsAMissingCounterFromARefusal) {
   EXPECT_THAT(PerfErrorMeaning(ENOENT, 2), HasSubstr("exposes no such counter"));
   EXPECT_THAT(PerfErrorMeaning(EACCES, 3),

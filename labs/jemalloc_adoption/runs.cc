@@ -2,8 +2,6 @@
 
 #include "labs/jemalloc_adoption/runs.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -26,21 +24,7 @@
 namespace jemalloc_adoption {
 
 absl::StatusOr<std::string> WorkloadBinary() {
-  const std::string rel = "allocator_labs/labs/jemalloc_adoption/workload";
-  std::vector<std::string> tried;
-  for (const char* env : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
-    if (const char* dir = getenv(env)) tried.push_back(absl::StrCat(dir, "/", rel));
-  }
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n > 0) tried.push_back(absl::StrCat(std::string(exe, n), ".runfiles/", rel));
-  tried.push_back("labs/jemalloc_adoption/workload");  // bazel run's cwd
-  for (const std::string& path : tried) {
-    if (access(path.c_str(), X_OK) == 0) return path;
-  }
-  return absl::NotFoundError(absl::StrCat(
-      "the workload binary is not in this program's runfiles (tried ",
-      absl::StrJoin(tried, ", "), "); run it with bazel run"));
+  return alloclab::FindRunfile("labs/jemalloc_adoption/workload");
 }
 
 absl::StatusOr<std::vector<std::string>> ParseNames(
