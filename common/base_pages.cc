@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 
 namespace alloclab {
 namespace {

@@ -21,7 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "common/internal/launch.h"
 #include "common/memory.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 
 namespace alloclab {
 namespace {

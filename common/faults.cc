@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 
 namespace alloclab {
 namespace {

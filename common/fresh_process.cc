@@ -29,7 +29,7 @@
 #include "common/clock.h"
 #include "common/faults.h"
 #include "common/internal/launch.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 
 namespace alloclab {
 namespace {

@@ -13,7 +13,7 @@
 #include <cerrno>
 #include <iostream>
 
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 
 int main() {
   cpu_set_t mask;

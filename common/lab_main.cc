@@ -25,7 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "common/fresh_process.h"
 #include "common/report.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 #include "common/topology.h"
 
 ABSL_FLAG(bool, quick, false,

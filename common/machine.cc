@@ -21,7 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "common/effective_clock.h"
 #include "common/faults.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 #include "common/topology.h"
 #include "common/versions.h"
 #include "common/vm_facts.h"

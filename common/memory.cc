@@ -34,7 +34,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "common/allocator_probe.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 
 namespace alloclab {
 namespace {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -35,12 +36,10 @@ std::string JsonNumber(std::optional<double> value) {
   if (*value == std::trunc(*value) && std::fabs(*value) < 1e15) {
     return absl::StrFormat("%.0f", *value);
   }
-  std::string text;
-  for (int precision = 1; precision <= 17; ++precision) {
-    text = absl::StrFormat("%.*g", precision, *value);
-    if (std::strtod(text.c_str(), nullptr) == *value) break;
-  }
-  return text;
+  char buffer[32];  // the longest shortest double is 24 characters
+  const std::to_chars_result end =
+      std::to_chars(buffer, buffer + sizeof(buffer), *value);
+  return std::string(buffer, end.ptr);
 }
 
 // A table cell: the metric with `precision` digits, the text field of the

@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 
 namespace alloclab {
 namespace internal {

@@ -29,7 +29,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "common/internal/launch.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 
 
 namespace alloclab {
@@ -413,13 +413,7 @@ TracerReport RunTracer(Region region, const internal::PreparedExec* exec,
          absl::StrCat("pipe2 failed: ", internal::ErrnoText(errno)));
     return report;
   }
-  pid_t child = fork();
-  if (child < 0) {
-    Fail(report, absl::StatusCode::kInternal,
-         absl::StrCat("fork failed: ", internal::ErrnoText(errno)));
-    return report;
-  }
-  if (child == 0) {
+  absl::StatusOr<pid_t> forked = internal::ForkChild([&]() -> int {
     close(setup_pipe[0]);
     close(report_fd);
     if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) {
@@ -431,9 +425,15 @@ TracerReport RunTracer(Region region, const internal::PreparedExec* exec,
     // from its next system call on.
     raise(SIGSTOP);
     child_body(setup_pipe[1]);
-    _exit(kChildSetupFailed);  // child_body does not return
-  }
+    return kChildSetupFailed;  // child_body does not return
+  });
   close(setup_pipe[1]);
+  if (!forked.ok()) {
+    close(setup_pipe[0]);
+    Fail(report, absl::StatusCode::kInternal, forked.status().message());
+    return report;
+  }
+  const pid_t child = *forked;
   Trace(child, region, report);
 
   // The setup pipe is empty unless the child failed to start tracing or to

@@ -22,7 +22,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 #include "common/sys_file.h"
 
 namespace alloclab {

@@ -26,7 +26,7 @@
 #include "absl/strings/strip.h"
 #include "common/base_pages.h"
 #include "common/faults.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 #include "common/sys_file.h"
 
 namespace alloclab {

@@ -22,7 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 
 extern char** environ;
 
@@ -131,33 +131,59 @@ absl::Status ReadExecError(int read_fd, const PreparedExec& exec) {
   return ExecError(exec, error);
 }
 
+absl::StatusOr<pid_t> ForkChild(absl::FunctionRef<int()> child) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return absl::ErrnoToStatus(errno, "fork");
+  if (pid == 0) _exit(child());
+  return pid;
+}
+
+absl::StatusOr<ChildOutput> ForkAndRead(absl::FunctionRef<int(int fd)> child) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return absl::ErrnoToStatus(errno, "pipe2");
+  const int read_fd = fds[0];
+  const int write_fd = fds[1];
+  absl::StatusOr<pid_t> pid = ForkChild([&] {
+    close(read_fd);
+    return child(write_fd);
+  });
+  close(write_fd);
+  if (!pid.ok()) {
+    close(read_fd);
+    return pid.status();
+  }
+  absl::StatusOr<std::string> data = ReadAll(read_fd);
+  close(read_fd);
+  absl::StatusOr<int> wait_status = WaitForPid(*pid);
+  if (!wait_status.ok()) return wait_status.status();
+  if (!data.ok()) return data.status();
+  return ChildOutput{*std::move(data), *wait_status};
+}
+
 absl::StatusOr<pid_t> Spawn(const PreparedExec& exec,
                             absl::FunctionRef<void()> before_exec) {
   int error_pipe[2];
   if (pipe2(error_pipe, O_CLOEXEC) != 0) {
     return absl::ErrnoToStatus(errno, "Spawn: pipe2");
   }
-  std::fflush(nullptr);  // or the child would print the buffered output again
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int error = errno;
-    close(error_pipe[0]);
-    close(error_pipe[1]);
-    return absl::ErrnoToStatus(error, "Spawn: fork");
-  }
-  if (pid == 0) {
+  absl::StatusOr<pid_t> pid = ForkChild([&]() -> int {
     close(error_pipe[0]);
     before_exec();
     ExecPrepared(exec, error_pipe[1]);
-  }
+  });
   close(error_pipe[1]);
+  if (!pid.ok()) {
+    close(error_pipe[0]);
+    return pid.status();
+  }
   absl::Status exec_error = ReadExecError(error_pipe[0], exec);
   close(error_pipe[0]);
   if (!exec_error.ok()) {
-    WaitForPid(pid).IgnoreError();  // it has _exit(127)ed: reap it
+    WaitForPid(*pid).IgnoreError();  // it has _exit(127)ed: reap it
     return exec_error;
   }
-  return pid;
+  return *pid;
 }
 
 absl::StatusOr<std::string> FileBesideSelf(absl::string_view name,

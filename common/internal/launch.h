@@ -138,6 +138,27 @@ absl::Status ReadExecError(int read_fd, const PreparedExec& exec);
 absl::StatusOr<pid_t> Spawn(const PreparedExec& exec,
                             absl::FunctionRef<void()> before_exec);
 
+// ForkChild()
+//
+// Flushes stdio (or the child would print the parent's buffered output
+// again) and forks; the child runs `child` and `_exit`s with its result.
+// The child of a multi-threaded parent may only make async-signal-safe
+// calls: no malloc, build everything before. The one fork of common/.
+absl::StatusOr<pid_t> ForkChild(absl::FunctionRef<int()> child);
+
+// ChildOutput
+struct ChildOutput {
+  std::string data;     // what the child wrote to its pipe
+  int wait_status = 0;  // see DescribeWaitStatus() in subprocess.h
+};
+
+// ForkAndRead()
+//
+// Creates a close-on-exec pipe and `ForkChild()`s: the child runs `child`
+// with the pipe's write end; the parent reads the pipe to its end (every
+// writer, the child and anything it forked, has closed it) and waits.
+absl::StatusOr<ChildOutput> ForkAndRead(absl::FunctionRef<int(int fd)> child);
+
 // FileBesideSelf()
 //
 // The path of `name` in this executable's own directory (/proc/self/exe):

@@ -3,6 +3,7 @@
 #include "common/internal/launch.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,7 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -112,6 +113,30 @@ TEST(SpawnTest, AFailedExecIsNotFoundNamingTheProgramAndTheReason) {
   ASSERT_TRUE(unnamed.ok());
   EXPECT_THAT(Spawn(*unnamed, [] {}).status().message(),
               HasSubstr("cannot run alloclab-no-such-tool"));
+}
+
+TEST(ForkAndReadTest, ReadsAllTheChildWroteAndItsExit) {
+  // More than a pipe holds (64 KiB), so the parent must read while the
+  // child writes.
+  const std::string big(200 << 10, 'x');
+  absl::StatusOr<ChildOutput> child = ForkAndRead([&](int fd) {
+    return WriteAll(fd, big.data(), big.size()).ok() ? 3 : 2;
+  });
+  ASSERT_TRUE(child.ok()) << child.status();
+  EXPECT_EQ(child->data.size(), big.size());
+  EXPECT_FALSE(ExitedCleanly(child->wait_status));
+  EXPECT_EQ(DescribeWaitStatus(child->wait_status), "exited with code 3");
+}
+
+TEST(ForkAndReadTest, DescribesAKilledChild) {
+  absl::StatusOr<ChildOutput> child = ForkAndRead([](int) {
+    raise(SIGKILL);
+    return 0;
+  });
+  ASSERT_TRUE(child.ok()) << child.status();
+  EXPECT_TRUE(child->data.empty());
+  EXPECT_THAT(DescribeWaitStatus(child->wait_status),
+              HasSubstr("was killed by signal 9 ("));
 }
 
 TEST(FileBesideSelfTest, FindsADataDependencyAndExplainsAMissingOne) {

@@ -1,6 +1,6 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 
-#include "common/subprocess.h"
+#include "common/internal/subprocess.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -92,35 +92,6 @@ std::string DescribeWaitStatus(int wait_status) {
 
 bool ExitedCleanly(int wait_status) {
   return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0;
-}
-
-absl::StatusOr<ChildOutput> ForkAndRead(absl::FunctionRef<int(int fd)> child) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    const int error = errno;
-    return absl::InternalError(absl::StrCat("pipe2: ", ErrnoText(error)));
-  }
-  const int read_fd = fds[0];
-  const int write_fd = fds[1];
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int error = errno;
-    close(read_fd);
-    close(write_fd);
-    return absl::InternalError(absl::StrCat("fork: ", ErrnoText(error)));
-  }
-  if (pid == 0) {
-    close(read_fd);
-    _exit(child(write_fd));
-  }
-  close(write_fd);
-  absl::StatusOr<std::string> data = ReadAll(read_fd);
-  close(read_fd);
-  absl::StatusOr<int> wait_status = WaitForPid(pid);
-  if (!wait_status.ok()) return wait_status.status();
-  if (!data.ok()) return data.status();
-  return ChildOutput{*std::move(data), *wait_status};
 }
 
 }  // namespace internal

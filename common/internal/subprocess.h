@@ -1,28 +1,24 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // -----------------------------------------------------------------------------
-// File: subprocess.h
+// File: internal/subprocess.h
 // -----------------------------------------------------------------------------
 //
-// The plumbing under every instrument that starts a process (fresh_process,
-// syscalls, memory, child_run): a fork with a pipe back to the parent, reads
-// and writes that survive EINTR and short transfers, a wait that says how
-// the child ended, and errno as text. One copy, so that a fix (EINTR, a
-// descriptor leaked into exec, a child that prints the parent's buffered
-// output twice) is made once. Internal to common/: labs use the instruments.
+// The plumbing under every instrument that talks to another process
+// (fresh_process, syscalls, memory, child_run; the fork itself is in
+// internal/launch.h): reads and writes that survive EINTR and short
+// transfers, a wait that says how the child ended, and errno as text. One
+// copy, so that a fix (EINTR, a short write) is made once. Internal to
+// common/: labs use the instruments.
 //
 // Example:
 //
-//   absl::StatusOr<alloclab::internal::ChildOutput> child =
-//       alloclab::internal::ForkAndRead([](int fd) {
-//         const char hello[] = "hi";
-//         return alloclab::internal::WriteAll(fd, hello, 2).ok() ? 0 : 2;
-//       });
-//   // child->data == "hi"; DescribeWaitStatus(child->wait_status) says
-//   // "exited with code 0"
+//   absl::Status written = alloclab::internal::WriteAll(fd, "hi", 2);
+//   absl::StatusOr<int> status = alloclab::internal::WaitForPid(pid);
+//   // DescribeWaitStatus(*status) says "exited with code 0"
 
-#ifndef ALLOCLAB_COMMON_SUBPROCESS_H_
-#define ALLOCLAB_COMMON_SUBPROCESS_H_
+#ifndef ALLOCLAB_COMMON_INTERNAL_SUBPROCESS_H_
+#define ALLOCLAB_COMMON_INTERNAL_SUBPROCESS_H_
 
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -30,7 +26,6 @@
 #include <cstddef>
 #include <string>
 
-#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
@@ -77,22 +72,7 @@ std::string DescribeWaitStatus(int wait_status);
 // Whether a wait status is a normal exit with code 0.
 bool ExitedCleanly(int wait_status);
 
-// ChildOutput
-struct ChildOutput {
-  std::string data;     // what the child wrote to its pipe
-  int wait_status = 0;  // see DescribeWaitStatus()
-};
-
-// ForkAndRead()
-//
-// Flushes stdio (or the child would print the parent's buffered output
-// again), creates a close-on-exec pipe and forks. The child runs `child`
-// with the pipe's write end and `_exit`s with its result; the parent reads
-// the pipe to its end and waits. The child of a multi-threaded parent may
-// only make async-signal-safe calls: no malloc, build everything before.
-absl::StatusOr<ChildOutput> ForkAndRead(absl::FunctionRef<int(int fd)> child);
-
 }  // namespace internal
 }  // namespace alloclab
 
-#endif  // ALLOCLAB_COMMON_SUBPROCESS_H_
+#endif  // ALLOCLAB_COMMON_INTERNAL_SUBPROCESS_H_
