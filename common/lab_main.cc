@@ -24,8 +24,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/fresh_process.h"
-#include "common/report.h"
 #include "common/internal/subprocess.h"
+#include "common/report.h"
 #include "common/topology.h"
 
 ABSL_FLAG(bool, quick, false,
@@ -173,12 +173,8 @@ LabOptions InitLab(int argc, char** argv, absl::string_view usage) {
 
 int FinishLab(const Results& results, const LabOptions& options,
               const std::vector<Column>& columns) {
-  // An experiment that did not describe the machine still gets the machine
-  // line: numbers without it cannot be compared with anyone else's.
+  // RunLab() has described the machine (its one caller).
   Results described = results;
-  if (described.machine().logical_cpus == 0) {
-    described.SetMachine(DescribeMachine(/*measure_clock=*/!options.quick));
-  }
   if (options.cpu != -1) {
     described.AddNote(absl::StrCat("pinned to CPU ", options.cpu, " (--cpu)"));
   }
