@@ -3,13 +3,10 @@
 # The command line every experiment shares, checked on //common:lab_main_demo:
 # help, bad input, and where --json lands.
 set -u
+source tools/expect.sh
 demo="$1"
 failures=0
 
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
 
 # Runs the demo with the given arguments; sets `status`, `out`, `err`.
 run() {
@@ -87,8 +84,4 @@ run --quick --size_kib=0
 grep -q "^lab_main_demo: --size_kib=0 must be positive$" <<<"${err}" || fail "--size_kib=0: message: ${err}"
 grep -q "measuring" <<<"${err}" && fail "--size_kib=0 was refused only after the work: ${err}"
 
-if [[ ${failures} -ne 0 ]]; then
-  echo "${failures} check(s) failed" >&2
-  exit 1
-fi
-echo "all lab_main command-line checks passed"
+finish "all lab_main command-line checks passed"

@@ -17,14 +17,13 @@ not run or crashed, 2 for bad arguments. `--labs=a,b` shows only those.
 Arguments (//:board writes them): LAB=SUITE_BINARY ...
 """
 
+import argparse
 import os
-import signal
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ElementTree
 
-USAGE = "usage: board.py [--labs=LAB,...] LAB=SUITE_BINARY [LAB=SUITE_BINARY...]"
+from tools import gtest_run
 
 # A suite that runs longer than this is stuck, not slow: each takes seconds.
 SUITE_TIMEOUT_S = 300
@@ -72,86 +71,52 @@ def first_line(message):
     return text
 
 
-def parse_suite_xml(lab, xml_text):
-    """A LabResult from GoogleTest's --gtest_output=xml report."""
+def lab_result(lab, suite_run):
+    """A LabResult from one run of the lab's suite (tools/gtest_run.py)."""
     result = LabResult(lab)
-    try:
-        root = ElementTree.fromstring(xml_text)
-    except ElementTree.ParseError as e:
-        result.problem = "its XML report is unreadable (%s)" % e
-        return result
-    for case in root.iter("testcase"):
-        name = "%s.%s" % (case.get("classname", "?"), case.get("name", "?"))
-        if case.get("status") == "notrun":
-            continue  # DISABLED_ tests: not checks
-        failure = case.find("failure")
-        if failure is None:
-            failure = case.find("error")
-        skipped = case.find("skipped")
-        if failure is not None:
+    for name, test in suite_run.ran.items():
+        if test.verdict == gtest_run.FAILED:
             result.total += 1
-            message = failure.get("message") or failure.text or ""
-            result.failures.append((name, first_line(message)))
-        elif skipped is not None or case.get("result") == "skipped":
+            result.failures.append((name, first_line(test.message)))
+        elif test.verdict == gtest_run.SKIPPED:
             # A check this machine cannot make (the test says why): neither
             # passed nor failed, and shown.
-            reason = (skipped.get("message") if skipped is not None else "")
-            result.skipped.append((name, first_line(reason or "")))
+            result.skipped.append((name, first_line(test.message)))
         else:
             result.total += 1
             result.passed += 1
-    if result.total == 0:
+    if suite_run.problem is not None:
+        last = [line for line in suite_run.output.splitlines() if line.strip()]
+        result.problem = "its suite %s before writing a report%s" % (
+            suite_run.describe_exit(), (": " + last[-1].strip()) if last else "")
+    elif suite_run.status not in (0, 1):
+        result.problem = "its suite %s" % suite_run.describe_exit()
+    elif suite_run.status == 1 and not result.failures:
+        result.problem = "its suite exited with 1 but reported no failed check"
+    elif result.total == 0:
         result.problem = "its suite ran no check"
     return result
 
 
-def describe_exit(status):
-    if status < 0:
-        try:
-            return "was killed by %s" % signal.Signals(-status).name
-        except ValueError:
-            return "was killed by signal %d" % -status
-    return "exited with %d" % status
-
-
 def run_suite(lab, binary, tmp):
-    """Runs one lab's suite binary and reads its XML report."""
+    """Runs one lab's suite binary, as `bazel test` would, and reads it."""
     if not os.access(binary, os.X_OK):
         result = LabResult(lab)
-        result.problem = "%s is not an executable (build //tests/%s:starter_suite)" % (binary, lab)
+        result.problem = (
+            "%s is not an executable (build //tests/%s:starter_suite)" % (binary, lab))
         return result
-    xml_path = os.path.join(tmp, lab + ".xml")
     test_tmp = os.path.join(tmp, lab)
     os.makedirs(test_tmp, exist_ok=True)
-    env = dict(os.environ)
-    # The suite is a test binary: give it what `bazel test` would, and keep
-    # this run's own test settings (if any) away from it.
-    env["TEST_TMPDIR"] = test_tmp
-    for key in ("XML_OUTPUT_FILE", "TESTBRIDGE_TEST_ONLY", "GTEST_FILTER"):
-        env.pop(key, None)
     try:
-        proc = subprocess.run([binary, "--gtest_output=xml:" + xml_path],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              env=env, timeout=SUITE_TIMEOUT_S, check=False)
+        suite_run = gtest_run.run_suite(
+            binary, [], tmp,
+            env=gtest_run.inner_suite_environment(TEST_TMPDIR=test_tmp),
+            timeout=SUITE_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         result = LabResult(lab)
         result.problem = "its suite did not finish in %d s" % SUITE_TIMEOUT_S
         return result
-    output = proc.stdout.decode("utf-8", "replace")
-    if not os.path.exists(xml_path):
-        result = LabResult(lab)
-        last = [line for line in output.splitlines() if line.strip()]
-        result.problem = "its suite %s before writing a report%s" % (
-            describe_exit(proc.returncode),
-            (": " + last[-1].strip()) if last else "")
-        return result
-    with open(xml_path, encoding="utf-8", errors="replace") as f:
-        result = parse_suite_xml(lab, f.read())
-    if proc.returncode not in (0, 1) and result.problem is None:
-        result.problem = "its suite %s" % describe_exit(proc.returncode)
-    elif proc.returncode == 1 and not result.failures and result.problem is None:
-        result.problem = "its suite exited with 1 but reported no failed check"
-    return result
+    return lab_result(lab, suite_run)
 
 
 def render(results):
@@ -182,37 +147,36 @@ def render(results):
     return "\n".join(lines)
 
 
+def lab_and_binary(arg):
+    """argparse type of a LAB=SUITE_BINARY argument."""
+    lab, sep, binary = arg.partition("=")
+    if not sep or not lab or not binary:
+        raise argparse.ArgumentTypeError("'%s' is not LAB=SUITE_BINARY" % arg)
+    return lab, binary
+
+
 def parse_args(argv):
-    labs = []
-    only = None
-    for arg in argv:
-        if arg.startswith("--labs="):
-            only = [lab for lab in arg[len("--labs="):].split(",") if lab]
-        elif arg.startswith("-"):
-            raise ValueError("unknown flag %s" % arg)
-        elif "=" in arg:
-            lab, binary = arg.split("=", 1)
-            labs.append((lab, binary))
-        else:
-            raise ValueError("'%s' is not LAB=SUITE_BINARY" % arg)
-    if not labs:
-        raise ValueError("no lab given")
-    if only is not None:
+    """[(lab, binary)] to run, from argv; exits 2 with usage on bad input."""
+    parser = argparse.ArgumentParser(
+        prog="board", description=__doc__.split("\n")[0])
+    parser.add_argument("--labs", help="only these labs, comma-separated")
+    parser.add_argument("suites", nargs="+", type=lab_and_binary,
+                        metavar="LAB=SUITE_BINARY")
+    args = parser.parse_args(argv)
+    labs = args.suites
+    if args.labs is not None:
+        only = [lab for lab in args.labs.split(",") if lab]
         known = [lab for lab, _ in labs]
         unknown = [lab for lab in only if lab not in known]
         if unknown or not only:
-            raise ValueError("--labs: unknown lab %s; the labs are %s" % (
+            parser.error("--labs: unknown lab %s; the labs are %s" % (
                 ", ".join(unknown) or "(none given)", ", ".join(known)))
         labs = [(lab, binary) for lab, binary in labs if lab in only]
     return labs
 
 
 def main(argv):
-    try:
-        labs = parse_args(argv[1:])
-    except ValueError as e:
-        print("board: %s\n%s" % (e, USAGE), file=sys.stderr)
-        return 2
+    labs = parse_args(argv[1:])
     print("Your labs/<lab>/task.cc against each lab's suite:\n")
     # A suite takes seconds to a minute (lab 4's threads, lab 7's children):
     # say what runs, so that a first board is not minutes of silence.

@@ -8,15 +8,12 @@
 #
 # Usage: board_test.sh BOARD UNSOLVED_XML SOLVED_XML
 set -u
+source tools/expect.sh
 board="$1"
 unsolved_xml="$(realpath "$2")"
 solved_xml="$(realpath "$3")"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
 
 # A stand-in suite: writes REPORT where --gtest_output asks, exits STATUS.
 suite() {
@@ -91,8 +88,4 @@ grep -qF 'was killed by SIGSEGV before writing a report: about to crash' <<<"${o
 "${board}" --bogus alpha="${solved}" >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "an unknown flag did not exit 2"
 
-if ((failures)); then
-  echo "${failures} failures" >&2
-  exit 1
-fi
-echo "board: none, some and all solved, crash and bad arguments behave"
+finish "board: none, some and all solved, crash and bad arguments behave"

@@ -1,10 +1,13 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
-# The one `expect` of the tools' own shell tests (check_results_test.sh,
-# order_check_test.sh, xfail_test_test.sh), sourced from the runfiles root
-# where Bazel starts a test: `source tools/expect.sh`. The test defines
-# `subject ARGS...`, the program under test, and counts in `failures`.
+# The one `expect` and `fail` of the course's shell tests, sourced from the
+# runfiles root where Bazel starts a test: `source tools/expect.sh` (with
+# //tools:expect.sh in the test's data). Failures count in `failures`;
+# `finish MESSAGE` ends the test: exit 1 with the count, or 0 and MESSAGE.
 #
-# expect NAME STATUS PATTERN -- ARGS...: runs `subject ARGS...` and wants
+# fail MESSAGE...: prints "FAIL: MESSAGE" to stderr and counts a failure.
+#
+# expect NAME STATUS PATTERN -- ARGS...: the test defines `subject ARGS...`,
+# the program under test; expect runs `subject ARGS...` and wants
 # exit STATUS and a line of its output (stdout and stderr) matching the
 # extended regular expression PATTERN. Prints "ok   NAME", or "FAIL NAME"
 # with the whole output, indented, and adds one to `failures`.
@@ -21,4 +24,18 @@ expect() {
   else
     echo "ok   ${name}"
   fi
+}
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+finish() {
+  if ((failures)); then
+    echo "${failures} failure(s)" >&2
+    exit 1
+  fi
+  echo "$*"
+  exit 0
 }

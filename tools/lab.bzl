@@ -303,9 +303,6 @@ def lab_tests(
         ],
     )
 
-    xfail_data = ["//tools:xfail.py", "//tools:gtest_env.py"]
-    xfail_script = "$(rootpath //tools:xfail.py)"
-
     # The starter: the whole suite must fail, cleanly.
     cc_binary(
         name = "starter_suite",
@@ -321,16 +318,19 @@ def lab_tests(
 
     # It turns red when the learner succeeds: it leaves `bazel test //...`
     # (manual), and .ci/run runs it by its tag.
-    native.sh_test(
+    native.py_test(
         name = "starter_unsolved_test",
         size = size,
         tags = [
             "course_integrity",
             "manual",
         ] + tags,
-        srcs = ["//tools:python_test.sh"],
-        args = [xfail_script, "--suite=$(rootpath :starter_suite)"],
-        data = xfail_data + [":starter_suite"],
+        srcs = ["//tools:xfail.py"],
+        main = "//tools:xfail.py",
+        python_version = "PY3",
+        deps = ["//tools:gtest_run"],
+        args = ["--suite=$(rootpath :starter_suite)"],
+        data = [":starter_suite"],
     )
     xfails = [":starter_unsolved_test"]
 
@@ -360,19 +360,21 @@ def lab_tests(
             ],
         )
         args = [
-            xfail_script,
             "--suite=$(rootpath :{}_suite)".format(impl),
             "--reference=$(rootpath :solution_test)",
         ]
-        data = xfail_data + [":{}_suite".format(impl), ":solution_test"]
+        data = [":{}_suite".format(impl), ":solution_test"]
         probe = known_bad_only_if.get(bad)
         if probe:
             args.append("--only_if=$(rootpath {})".format(probe))
             data.append(probe)
-        native.sh_test(
+        native.py_test(
             name = impl + "_test",
             size = size,
-            srcs = ["//tools:python_test.sh"],
+            srcs = ["//tools:xfail.py"],
+            main = "//tools:xfail.py",
+            python_version = "PY3",
+            deps = ["//tools:gtest_run"],
             args = args + ["'{}'".format(test) for test in tests],
             tags = tags,
             data = data,
@@ -389,17 +391,19 @@ def lab_tests(
         ("solution", ":solution_test", []),
         ("starter", ":starter_suite", ["course_integrity", "manual"]),
     ]:
-        native.sh_test(
+        native.py_test(
             name = impl + "_order_test",
             size = "medium",
             tags = order_tags + tags,
-            srcs = ["//tools:python_test.sh"],
+            srcs = ["//tools:order_check.py"],
+            main = "//tools:order_check.py",
+            python_version = "PY3",
+            deps = ["//tools:gtest_run"],
             args = [
-                "$(rootpath //tools:order_check.py)",
                 "--seeds=1,2,random",
                 "$(rootpath {})".format(binary),
             ],
-            data = ["//tools:order_check.py", "//tools:gtest_env.py", binary],
+            data = [binary],
         )
         order_tests.append(":{}_order_test".format(impl))
 

@@ -24,54 +24,23 @@ orders over time and a failure can still be replayed
 """
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from gtest_env import inner_suite_environment  # noqa: E402
+from tools import gtest_run
 
 
 def run(binary, flags, workdir):
     """Runs the suite with `flags`; returns ({name: verdict}, problem)."""
-    fd, report = tempfile.mkstemp(dir=workdir, prefix="order_", suffix=".json")
-    os.close(fd)
-    os.unlink(report)
-    env = inner_suite_environment()
-    proc = subprocess.run(
-        [binary, "--gtest_output=json:" + report] + flags,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        check=False,
-    )
-    try:
-        with open(report, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        tail = "\n".join(proc.stdout.decode("utf-8", "replace").split("\n")[-30:])
-        return None, "exit %d and no report (a crash?):\n%s" % (proc.returncode, tail)
-    finally:
-        if os.path.exists(report):
-            os.unlink(report)
-    verdicts = {}
-    for suite in data.get("testsuites", []):
-        for test in suite.get("testsuite", []):
-            if test.get("status") != "RUN":
-                continue
-            name = "%s.%s" % (suite.get("name"), test.get("name"))
-            if test.get("failures"):
-                verdicts[name] = "failed"
-            elif test.get("result") == "SKIPPED":
-                verdicts[name] = "skipped"
-            else:
-                verdicts[name] = "passed"
-    if proc.returncode not in (0, 1):
-        return verdicts, "exit %d" % proc.returncode
-    return verdicts, None
+    suite_run = gtest_run.run_suite(binary, flags, workdir)
+    if suite_run.problem is not None:
+        return None, "%s, %s:\n%s" % (
+            suite_run.describe_exit(), suite_run.problem, suite_run.tail(30))
+    if not suite_run.clean():
+        return suite_run.verdicts, suite_run.describe_exit()
+    return suite_run.verdicts, None
 
 
 def main():

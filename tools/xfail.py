@@ -39,75 +39,18 @@ cannot tell, this test fails (an unanswered question is not a pass).
 """
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from gtest_env import inner_suite_environment  # noqa: E402
+from tools import gtest_run
 
 
-class Run:
-    """One run of a GoogleTest binary: exit status, output, per-test results."""
-
-    def __init__(self, binary, gtest_filter, workdir):
-        report = tempfile.NamedTemporaryFile(
-            dir=workdir, prefix="xfail_", suffix=".json", delete=False
-        ).name
-        os.unlink(report)  # written by the suite only if it runs to the end
-        env = inner_suite_environment()
-        argv = [binary, "--gtest_output=json:" + report]
-        if gtest_filter is not None:
-            argv.append("--gtest_filter=" + gtest_filter)
-        proc = subprocess.run(
-            argv,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            check=False,
-        )
-        self.binary = binary
-        self.filter = gtest_filter
-        self.status = proc.returncode
-        self.output = proc.stdout.decode("utf-8", "replace")
-        # name -> "passed" | "failed" | "skipped" | "not run"
-        self.results = {}
-        self.reported = False
-        try:
-            with open(report, encoding="utf-8") as f:
-                data = json.load(f)
-            self.reported = True
-        except (OSError, ValueError):
-            data = {}
-        finally:
-            if os.path.exists(report):
-                os.unlink(report)
-        for suite in data.get("testsuites", []):
-            for test in suite.get("testsuite", []):
-                name = "{}.{}".format(suite.get("name"), test.get("name"))
-                if test.get("status") != "RUN":
-                    self.results[name] = "not run"
-                elif test.get("failures"):
-                    self.results[name] = "failed"
-                elif test.get("result") == "SKIPPED":
-                    self.results[name] = "skipped"
-                else:
-                    self.results[name] = "passed"
-        self.ran = {n: r for n, r in self.results.items() if r != "not run"}
-
-    def clean(self):
-        """The suite ran to the end: exit 0 or 1 and a report was written."""
-        return self.reported and self.status in (0, 1)
-
-    def describe_exit(self):
-        if self.status < 0:
-            return "killed by signal {}".format(-self.status)
-        return "exit {}".format(self.status)
-
-    def tail(self, lines=40):
-        return "\n".join(self.output.rstrip().split("\n")[-lines:])
+def run_filtered(binary, gtest_filter, workdir):
+    """The suite, whole or with --gtest_filter=`gtest_filter`: a SuiteRun."""
+    flags = [] if gtest_filter is None else ["--gtest_filter=" + gtest_filter]
+    return gtest_run.run_suite(binary, flags, workdir)
 
 
 def check_condition(probe):
@@ -130,8 +73,8 @@ def check_condition(probe):
 
 
 def whole_suite(suite, workdir):
-    run = Run(suite, None, workdir)
-    failed = sorted(n for n, r in run.ran.items() if r == "failed")
+    run = run_filtered(suite, None, workdir)
+    failed = sorted(n for n, r in run.verdicts.items() if r == gtest_run.FAILED)
     for name in failed:
         print("failed: " + name)
     if not run.clean():
@@ -162,7 +105,7 @@ def named(suite, reference, patterns, workdir):
                 "'{}' is not one test name or positive pattern".format(pattern)
             )
             continue
-        bad = Run(suite, pattern, workdir)
+        bad = run_filtered(suite, pattern, workdir)
         if not bad.clean():
             print(bad.tail())
             problems.append(
@@ -173,27 +116,27 @@ def named(suite, reference, patterns, workdir):
         if not bad.ran:
             problems.append("{} matches no test of the suite".format(pattern))
             continue
-        good = Run(reference, pattern, workdir)
-        for name, result in sorted(bad.ran.items()):
+        good = run_filtered(reference, pattern, workdir)
+        for name, result in sorted(bad.verdicts.items()):
             if result == "passed":
                 problems.append(
                     "{} passed, but this implementation must fail it".format(name)
                 )
             elif result == "skipped":
-                if good.clean() and good.ran.get(name) == "skipped":
+                if good.clean() and good.verdicts.get(name) == "skipped":
                     set_aside.append(name)
                 else:
                     problems.append(
                         "{} was skipped on this implementation but not on the "
                         "reference; a skipped test rejects nothing".format(name)
                     )
-            elif not good.clean() or good.ran.get(name) != "passed":
+            elif not good.clean() or good.verdicts.get(name) != "passed":
                 print(good.tail())
                 problems.append(
                     "{} fails on the reference solution too ({}, {}): the "
                     "machine cannot run this check, so failing it proves "
                     "nothing".format(
-                        name, good.ran.get(name, "not run"), good.describe_exit()
+                        name, good.verdicts.get(name, gtest_run.NOT_RUN), good.describe_exit()
                     )
                 )
             else:

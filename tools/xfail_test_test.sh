@@ -7,20 +7,19 @@
 # nothing, a passing suite). The conditional expectation runs both answers
 # of its probe, so neither path is first run on a learner's machine.
 #
-# Usage: xfail_test_test.sh PYTHON_TEST_SH XFAIL_PY BAD REFERENCE \
+# Usage: xfail_test_test.sh XFAIL BAD REFERENCE \
 #          PROBE_HOLDS PROBE_ABSENT PROBE_UNKNOWN
 set -u
-runner="$1"
-script="$2"
-bad="$3"
-reference="$4"
-holds="$5"
-absent="$6"
-unknown="$7"
+xfail="$1"
+bad="$2"
+reference="$3"
+holds="$4"
+absent="$5"
+unknown="$6"
 failures=0
 
 # The program under test, for expect (tools/expect.sh).
-subject() { "${runner}" "${script}" "$@"; }
+subject() { "${xfail}" "$@"; }
 # shellcheck source=tools/expect.sh
 source tools/expect.sh
 
@@ -32,7 +31,7 @@ expect named_test_passed 1 'Fixture.Passes passed, but this implementation must 
   "${named[@]}" Fixture.Rejects Fixture.Passes
 expect pattern_with_a_pass 1 'Fixture.Passes passed' -- \
   "${named[@]}" 'Fixture.*Rej*' 'Fixture.P*'
-XFAIL_FIXTURE_CRASH=1 expect crash 1 'Fixture.Crashes: the suite did not run to the end \(killed by signal 6\)' -- \
+XFAIL_FIXTURE_CRASH=1 expect crash 1 'Fixture.Crashes: the suite did not run to the end \(was killed by SIGABRT\)' -- \
   "${named[@]}" Fixture.Crashes
 XFAIL_FIXTURE_BROKEN_MACHINE=1 expect reference_fails_too 1 'Fixture.FailsOnBoth fails on the reference solution too' -- \
   "${named[@]}" Fixture.FailsOnBoth
@@ -55,7 +54,7 @@ expect not_executable 2 'is not an executable' -- --suite=/nonexistent
 # is not, and a crash is not.
 expect whole_rejected 0 'rejected as expected \(4 tests failed\)' -- --suite="${bad}"
 expect whole_passes 1 'the suite passed, but it must reject' -- --suite="${reference}"
-XFAIL_FIXTURE_CRASH=1 expect whole_crash 1 'did not run to the end \(killed by signal 6\)' -- \
+XFAIL_FIXTURE_CRASH=1 expect whole_crash 1 'did not run to the end \(was killed by SIGABRT\)' -- \
   --suite="${bad}"
 
 # The conditional expectation, with both answers of the probe.
