@@ -40,12 +40,15 @@ Prints one PASS or FAIL line per check, with the value found. Exit status:
 check).
 """
 
+import argparse
 import json
 import math
 import operator
 import re
 import sys
 
+# The comparisons a check may make: the one list (tools/lab.bzl checks only
+# a check's shape and leaves the operator to this table).
 OPERATORS = {
     "==": operator.eq,
     "!=": operator.ne,
@@ -63,8 +66,6 @@ REQUIRED = {
     "rows": list,
     "notes": list,
 }
-
-USAGE = "usage: check_results.py [--lab=NAME] RESULTS_JSON CHECK [CHECK...]"
 
 
 class UnusableInput(Exception):
@@ -250,17 +251,19 @@ def evaluate(results, check):
 
 
 def main(argv):
-    lab = None
-    args = argv[1:]
-    if args and args[0].startswith("--lab="):
-        lab = args[0][len("--lab="):]
-        args = args[1:]
-    if len(args) < 2:
-        print(USAGE, file=sys.stderr)
+    parser = argparse.ArgumentParser(
+        prog="check_results", description=__doc__.split("\n")[0])
+    parser.add_argument("--lab", help="the lab the JSON must be of")
+    parser.add_argument("results_json")
+    parser.add_argument("checks", nargs="*", metavar="CHECK",
+                        help="VARIANT METRIC OPERATOR NUMBER")
+    args = parser.parse_args(argv[1:])
+    if not args.checks:
+        parser.print_usage(sys.stderr)
         print("check_results: no checks given; a test that checks nothing "
               "cannot fail", file=sys.stderr)
         return 2
-    path, texts = args[0], args[1:]
+    lab, path, texts = args.lab, args.results_json, args.checks
     try:
         checks = [parse_check(t) for t in texts]
         results = load_results(path, lab)

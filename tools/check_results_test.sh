@@ -124,8 +124,7 @@ not_json="${TEST_TMPDIR:-/tmp}/check_results_not_json.json"
 printf '{"lab": "fixture", "rows": [' >"${not_json}"
 expect not_json 2 'is not JSON' -- "${not_json}" "small_new allocs_per_call == 1"
 
-if [[ ${failures} -ne 0 ]]; then
-  echo "check_results_test: ${failures} cases failed" >&2
-  exit 1
-fi
-echo "check_results_test: every case behaved"
+expect unknown_flag 2 'unrecognized arguments: --bogus' -- \
+  --bogus "${fixture}" "small_new allocs_per_call == 1"
+
+finish "check_results_test: every case behaved"

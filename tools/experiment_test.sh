@@ -73,5 +73,5 @@ fi
 
 # 3. The facts of the chapter.
 echo
-echo "checking with $(command -v python3) ${checker}"
-python3 "${checker}" --lab="${lab}" "${json}" "$@"
+echo "checking with ${checker} ($(command -v python3))"
+"${checker}" --lab="${lab}" "${json}" "$@"

@@ -33,9 +33,6 @@ linked against several implementations of the same header.
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 load("//tools:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_C_COPTS", "ALLOCLAB_TEST_COPTS")
 
-# The operators tools/check_results.py knows.
-_CHECK_OPERATORS = ["==", "!=", "<", "<=", ">", ">="]
-
 def _task_file(stem, c_task):
     """A task source and its flags: stem.cc, or stem.c for a lab in C."""
     if c_task:
@@ -48,19 +45,22 @@ def _pkg(kind, lab):
 def _check_arg(lab, check):
     """One experiment check as one shell-quoted argument of the sh_test.
 
-    Malformed checks stop the build here, where the BUILD file that wrote
-    them is named, rather than in the test log.
+    A check of the wrong shape stops the build here, where the BUILD file
+    that wrote it is named. Which operators there are is
+    tools/check_results.py's to say (its OPERATORS, the one list): an
+    unknown one fails the test with that list.
     """
     words = [word for word in check.split(" ") if word]
 
     # A fact that holds only where a condition does (a version's behaviour):
     # "VARIANT METRIC OPERATOR NUMBER where VARIANT METRIC OPERATOR NUMBER".
-    conditional = len(words) == 9 and words[4] == "where" and words[7] in _CHECK_OPERATORS
-    if (len(words) != 4 and not conditional) or words[2] not in _CHECK_OPERATORS or "'" in check:
-        fail("lab_tests({}): experiment check '{}' is not 'VARIANT METRIC OPERATOR NUMBER' (optionally followed by 'where VARIANT METRIC OPERATOR NUMBER') with OPERATOR one of {}".format(
+    conditional = len(words) == 9 and words[4] == "where"
+    operators = [words[2], words[7]] if conditional else words[2:3]
+    if ((len(words) != 4 and not conditional) or "'" in check or
+        [op for op in operators if not op or [c for c in op.elems() if c not in "=!<>"]]):
+        fail("lab_tests({}): experiment check '{}' is not 'VARIANT METRIC OPERATOR NUMBER' (optionally followed by 'where VARIANT METRIC OPERATOR NUMBER'; OPERATOR as tools/check_results.py knows them, e.g. >=)".format(
             lab,
             check,
-            " ".join(_CHECK_OPERATORS),
         ))
 
     # Bazel splits `args` as a shell would: quoted, the check stays one word.
@@ -418,14 +418,14 @@ def lab_tests(
             args = [
                 name,
                 "$(rootpath {})".format(experiment),
-                "$(rootpath //tools:check_results.py)",
+                "$(rootpath //tools:check_results)",
             ] + experiment_args + ["--"] + [
                 _check_arg(name, check)
                 for check in experiment_checks
             ],
             data = [
                 experiment,
-                "//tools:check_results.py",
+                "//tools:check_results",
             ],
         )
         experiment_tests.append(":solution_experiment_test")
