@@ -12,8 +12,8 @@ Example:
 
     musl_binary(
         name = "churn_musl",
-        srcs = ["churn.c", "churn_main.c"],
-        hdrs = ["churn.h"],
+        srcs = ["workloads.c", "workload_main.c"],
+        hdrs = ["workloads.h"],
     )
 """
 

@@ -7,14 +7,14 @@
 
 namespace allocator_cost {
 
-void AppendRecord(uint64_t id, std::string* out) {
-  absl::StrAppend(out, "id=", id, " name=user", id % 1000,
+void AppendRecord(uint64_t id, std::string& out) {
+  absl::StrAppend(&out, "id=", id, " name=user", id % 1000,
                   " score=", id * 7 % 101);
 }
 
 std::string FormatRecordNew(uint64_t id) {
   std::string line;
-  AppendRecord(id, &line);
+  AppendRecord(id, line);
   return line;
 }
 

@@ -35,13 +35,14 @@ inline constexpr size_t kBlockBytes = 256 * 1024;
 
 // AppendRecord()
 //
-// Appends the record line of `id` to `*out`:
+// Appends the record line of `id` to `out`:
 //
 //   id=<id> name=user<id % 1000> score=<id * 7 % 101>
 //
 // with `id * 7` computed in uint64_t (wrapping, as C++ unsigned arithmetic
-// does). It allocates only when `*out` lacks the capacity.
-void AppendRecord(uint64_t id, std::string* out);
+// does). It allocates only when `out` lacks the capacity. Takes `out` by
+// reference, as task.h's functions do.
+void AppendRecord(uint64_t id, std::string& out);
 
 // FormatRecordNew()
 //

@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -47,7 +49,25 @@ constexpr char kReference[] =
 
 constexpr int kModeCount = sizeof(kModes) / sizeof(kModes[0]);
 enum { kOffMode, kSharedMode };  // their places in kModes
-constexpr Workload kWorkloads[] = {kNew, kReuse};
+
+// One row of a thread count: a workload under a counting mode ("new_shared").
+struct Variant {
+  Workload workload;
+  int mode;  // its place in kModes
+  std::string name;
+};
+
+// Every row of one thread count: each workload under each mode, in order.
+std::vector<Variant> Variants() {
+  std::vector<Variant> variants;
+  for (Workload w : {kNew, kReuse}) {
+    for (int m = 0; m < kModeCount; ++m) {
+      variants.push_back(
+          {w, m, absl::StrCat(WorkloadName(w), "_", kModes[m].name)});
+    }
+  }
+  return variants;
+}
 
 // A round ran "together" when its threads ran at once on this share of
 // the CPUs they could have: rounds in turns show no contention, so a busy
@@ -173,38 +193,35 @@ absl::Status Experiment(alloclab::Lab& lab) {
   team.iterations = lab.options().quick ? 20'000 : 200'000;
   team.warmup_iterations = team.iterations / 10;
   const int repetitions = lab.options().Repetitions(3, 9);
-  auto index = [&](int w, size_t c, int m) {
+  const std::vector<Variant> variants = Variants();
+  // The cell of (workload, thread count, mode): cells[index(w, c, m)].
+  auto index = [&](Workload w, size_t c, int m) {
     return (static_cast<size_t>(w) * counts.size() + c) * kModeCount +
            static_cast<size_t>(m);
   };
-  std::vector<Cell> cells(2 * counts.size() * kModeCount);
+  std::vector<Cell> cells(variants.size() * counts.size());
   for (int rep = 0; rep < repetitions; ++rep) {
     for (size_t c = 0; c < counts.size(); ++c) {
       team.cpus = teams[c].cpus;
-      for (int w = 0; w < 2; ++w) {
-        for (int m = 0; m < kModeCount; ++m) {
-          Use(kModes[m]);
-          absl::StatusOr<alloclab::TeamResult> r = alloclab::RunTeam(
-              team, [&](int thread, int64_t calls) {
-                RunWorkload(kWorkloads[w], lines[static_cast<size_t>(thread)],
-                            calls);
-              });
-          if (!r.ok()) {
-            return alloclab::VariantError(
-                absl::StrCat(WorkloadName(kWorkloads[w]), "_", kModes[m].name), r.status());
-          }
-          Cell& cell = cells[index(w, c, m)];
-          const bool together =
-              r->concurrency >= kTogether * std::min(counts[c], n);
-          for (const auto& t : r->threads) {
-            cell.ns.Add(t.ns_per_iteration, together);
-            cell.cpu_ns.Add(t.cpu_ns_per_iteration, together);
-          }
-          cell.together += together;
-          if (r->median_effective_ghz) cell.ghz.push_back(*r->median_effective_ghz);
-          cell.concurrency.push_back(r->concurrency);
-          cell.cpus = CpusColumn(teams[c]);
+      for (const Variant& v : variants) {
+        Use(kModes[v.mode]);
+        absl::StatusOr<alloclab::TeamResult> r = alloclab::RunTeam(
+            team, [&](int thread, int64_t calls) {
+              RunWorkload(v.workload, lines[static_cast<size_t>(thread)],
+                          calls);
+            });
+        if (!r.ok()) return alloclab::VariantError(v.name, r.status());
+        Cell& cell = cells[index(v.workload, c, v.mode)];
+        const bool together =
+            r->concurrency >= kTogether * std::min(counts[c], n);
+        for (const auto& t : r->threads) {
+          cell.ns.Add(t.ns_per_iteration, together);
+          cell.cpu_ns.Add(t.cpu_ns_per_iteration, together);
         }
+        cell.together += together;
+        if (r->median_effective_ghz) cell.ghz.push_back(*r->median_effective_ghz);
+        cell.concurrency.push_back(r->concurrency);
+        cell.cpus = CpusColumn(teams[c]);
       }
     }
   }
@@ -214,25 +231,27 @@ absl::Status Experiment(alloclab::Lab& lab) {
   std::pair<double, double> headline;  // at counts[1]: shared's and off's
   bool headline_real = false;  // shared's new row beyond the noise of off's
   for (size_t c = 0; c < counts.size(); ++c) {
-    std::vector<double> believed;  // what each mode says malloc+free costs
-    for (int w = 0; w < 2; ++w) {
-      for (int m = 0; m < kModeCount; ++m) {
-        const Cell& cell = cells[index(w, c, m)];
-        const alloclab::Summary& s = ns[index(w, c, m)];
-        std::optional<double> ghz;  // nullopt: no round measured a clock
-        if (!cell.ghz.empty()) ghz = alloclab::Summarize(cell.ghz).median;
-        results.AddRow(absl::StrCat(WorkloadName(kWorkloads[w]), "_", kModes[m].name), counts[c])
-            .SetText("mode", kModes[m].name)
-            .SetText("cpus", cell.cpus)
-            .Set("ns_per_call", s.median)
-            .Set("ns_mad", s.mad)
-            .Set("vs_off", s.median / ns[index(w, c, kOffMode)].median)
-            .Set("cpu_ns_per_call", cell.cpu_ns.Summary().median)
-            .Set("allocs_per_call", AllocsPerCall(kModes[m], kWorkloads[w], lines, counts[c]))
-            .Set("concurrency", alloclab::Summarize(cell.concurrency).median)
-            .Set("rounds_together", cell.together)
-            .Set("effective_ghz", ghz);
-        if (w == kNew) believed.push_back(s.median - ns[index(kReuse, c, m)].median);
+    // What each mode says one malloc+free costs (new - reuse), by mode name.
+    std::map<std::string, double, std::less<>> believed;
+    for (const Variant& v : variants) {
+      const Cell& cell = cells[index(v.workload, c, v.mode)];
+      const alloclab::Summary& s = ns[index(v.workload, c, v.mode)];
+      std::optional<double> ghz;  // nullopt: no round measured a clock
+      if (!cell.ghz.empty()) ghz = alloclab::Summarize(cell.ghz).median;
+      const Mode& mode = kModes[v.mode];
+      results.AddRow(v.name, counts[c])
+          .SetText("mode", mode.name)
+          .SetText("cpus", cell.cpus)
+          .Set("ns_per_call", s.median)
+          .Set("ns_mad", s.mad)
+          .Set("vs_off", s.median / ns[index(v.workload, c, kOffMode)].median)
+          .Set("cpu_ns_per_call", cell.cpu_ns.Summary().median)
+          .Set("allocs_per_call", AllocsPerCall(mode, v.workload, lines, counts[c]))
+          .Set("concurrency", alloclab::Summarize(cell.concurrency).median)
+          .Set("rounds_together", cell.together)
+          .Set("effective_ghz", ghz);
+      if (v.workload == kNew) {
+        believed[mode.name] = s.median - ns[index(kReuse, c, v.mode)].median;
       }
     }
     const alloclab::Summary& off = ns[index(kNew, c, kOffMode)];
@@ -254,9 +273,11 @@ absl::Status Experiment(alloclab::Lab& lab) {
             ? absl::StrFormat("%.2fx as slow as", shared.median / off.median)
             : absl::StrFormat("%.2fx faster than", off.median / shared.median),
         shared.median, off.median, real ? "" : ", within noise", cpu_ratio,
-        believed[1], believed[2], believed[3], believed[4], believed[0]));
+        believed.at("shared"), believed.at("per_thread"),
+        believed.at("per_thread_packed"), believed.at("per_thread_padded"),
+        believed.at("off")));
     if (c == 1) {
-      headline = {believed[1], believed[0]};
+      headline = {believed.at("shared"), believed.at("off")};
       headline_real = real;
     }
   }

@@ -26,7 +26,7 @@ void RunWorkload(Workload workload, Line& line, int64_t calls) {
       line.sink += fresh.size();
     } else {
       line.text.clear();
-      allocator_cost::AppendRecord(id, &line.text);
+      allocator_cost::AppendRecord(id, line.text);
       line.sink += line.text.size();
     }
   }

@@ -22,7 +22,7 @@
 #include "common/memory.h"
 #include "common/syscalls.h"
 #include "labs/mmap_threshold/task.h"
-#include "labs/mmap_threshold/workload.h"
+#include "labs/mmap_threshold/workloads.h"
 
 namespace mmap_threshold {
 

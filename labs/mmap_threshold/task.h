@@ -40,7 +40,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "labs/mmap_threshold/workload.h"
+#include "labs/mmap_threshold/workloads.h"
 
 namespace mmap_threshold {
 

@@ -1,11 +1,11 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// Lab musl_churn, the experiment: one churn (churn.h), built against glibc
+// Lab musl_churn, the experiment: one churn (workloads.h), built against glibc
 // and statically against musl, run as child processes: scale 1024 (the
 // thread's sizes) and 256 (Rich Felker's), with the recycler of task.h, and
 // glibc with its mmap threshold fixed at 128 KiB (glibc acting like musl).
 // Times, faults and peak RSS come from untraced runs (wait4); system calls
-// from separate runs under ptrace, steady-state (churn_runs.h). What musl's
+// from separate runs under ptrace, steady-state (runs.h). What musl's
 // free() does with a freed slot's pages is its version's: the musl rows say
 // which musl ran and whether its free() uses madvise(MADV_FREE)
 // (common/versions.h).
@@ -23,8 +23,8 @@
 #include "common/experiment.h"
 #include "common/syscalls.h"
 #include "common/versions.h"
-#include "labs/musl_churn/churn.h"
-#include "labs/musl_churn/churn_runs.h"
+#include "labs/musl_churn/runs.h"
+#include "labs/musl_churn/workloads.h"
 #include "labs/musl_churn/task.h"
 
 ABSL_FLAG(int64_t, iterations, 0,

@@ -131,7 +131,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
     for (int64_t i = 0; i < calls; ++i) {
       line.text.clear();
       allocator_cost::AppendRecord(kFirstId + static_cast<uint64_t>(i),
-                                   &line.text);
+                                   line.text);
       line.sink += line.text.size();
     }
   };

@@ -29,8 +29,8 @@
 #include "absl/strings/strip.h"
 #include "common/child_run.h"
 #include "gtest/gtest.h"
-#include "labs/musl_churn/churn.h"
-#include "labs/musl_churn/churn_runs.h"
+#include "labs/musl_churn/workloads.h"
+#include "labs/musl_churn/runs.h"
 
 namespace {
 
@@ -373,7 +373,7 @@ TEST(MuslChurnTest, RecyclerCutsMuslsMunmapsTenfold) {
                              "implementation)";
   const std::string& binary = *found;
   // The same seed and iterations with and without the recycler; the
-  // steady state only (churn_runs.h), where the recycler can help.
+  // steady state only (runs.h), where the recycler can help.
   constexpr int64_t kIterations = 8192;
   musl_churn::ChurnRunSpec spec;
   spec.seed = 11;

@@ -1,7 +1,7 @@
 /* Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
  *
  * -----------------------------------------------------------------------------
- * File: churn.h
+ * File: workloads.h
  * -----------------------------------------------------------------------------
  *
  * The churn workload of the musl thread, in C so that one source builds
@@ -34,8 +34,8 @@
  *   if (checksum == CHURN_FAILED) ...  (churn_check_params() says why)
  */
 
-#ifndef ALLOCLAB_LABS_MUSL_CHURN_CHURN_H_
-#define ALLOCLAB_LABS_MUSL_CHURN_CHURN_H_
+#ifndef ALLOCLAB_LABS_MUSL_CHURN_WORKLOADS_H_
+#define ALLOCLAB_LABS_MUSL_CHURN_WORKLOADS_H_
 
 #include <stddef.h>
 #include <stdint.h>
@@ -132,4 +132,4 @@ uint32_t churn_classes_at_or_above(uint64_t scale, uint64_t threshold);
 }  /* extern "C" */
 #endif
 
-#endif  /* ALLOCLAB_LABS_MUSL_CHURN_CHURN_H_ */
+#endif  /* ALLOCLAB_LABS_MUSL_CHURN_WORKLOADS_H_ */

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "common/sink.h"
-#include "labs/mmap_threshold/workload.h"
+#include "labs/mmap_threshold/workloads.h"
 
 namespace mmap_threshold {
 namespace {

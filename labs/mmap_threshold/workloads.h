@@ -1,7 +1,7 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // -----------------------------------------------------------------------------
-// File: workload.h
+// File: workloads.h
 // -----------------------------------------------------------------------------
 //
 // The given half of lab mmap_threshold: the call whose system calls the lab
@@ -17,8 +17,8 @@
 //
 //   mmap_threshold::BigBufferCalls(1000);  // the reference run's loop
 
-#ifndef ALLOCLAB_LABS_MMAP_THRESHOLD_WORKLOAD_H_
-#define ALLOCLAB_LABS_MMAP_THRESHOLD_WORKLOAD_H_
+#ifndef ALLOCLAB_LABS_MMAP_THRESHOLD_WORKLOADS_H_
+#define ALLOCLAB_LABS_MMAP_THRESHOLD_WORKLOADS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -53,4 +53,4 @@ void TouchEveryPage(void* block, size_t bytes);
 
 }  // namespace mmap_threshold
 
-#endif  // ALLOCLAB_LABS_MMAP_THRESHOLD_WORKLOAD_H_
+#endif  // ALLOCLAB_LABS_MMAP_THRESHOLD_WORKLOADS_H_

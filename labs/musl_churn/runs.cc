@@ -1,6 +1,6 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 
-#include "labs/musl_churn/churn_runs.h"
+#include "labs/musl_churn/runs.h"
 
 #include <chrono>
 #include <cstdio>

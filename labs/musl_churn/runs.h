@@ -1,10 +1,10 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // -----------------------------------------------------------------------------
-// File: churn_runs.h
+// File: runs.h
 // -----------------------------------------------------------------------------
 //
-// The churn program (churn_main.c) run from C++: its command line, its
+// The churn program (workload_main.c) run from C++: its command line, its
 // steady-state system calls, and the checksum it must print. The experiment
 // and the suite's musl test both count system calls this way.
 //
@@ -22,8 +22,8 @@
 //       musl_churn::CountSteadySyscalls("/path/churn_musl", spec, 8192);
 //   // steady->counts.munmap: munmap calls in 8,192 steady iterations
 
-#ifndef ALLOCLAB_LABS_MUSL_CHURN_CHURN_RUNS_H_
-#define ALLOCLAB_LABS_MUSL_CHURN_CHURN_RUNS_H_
+#ifndef ALLOCLAB_LABS_MUSL_CHURN_RUNS_H_
+#define ALLOCLAB_LABS_MUSL_CHURN_RUNS_H_
 
 #include <cstdint>
 #include <string>
@@ -33,7 +33,7 @@
 #include "common/child_run.h"
 #include "common/experiment.h"
 #include "common/syscalls.h"
-#include "labs/musl_churn/churn.h"
+#include "labs/musl_churn/workloads.h"
 
 namespace musl_churn {
 
@@ -136,4 +136,4 @@ absl::StatusOr<uint64_t> PrintedChecksum(absl::string_view output);
 
 }  // namespace musl_churn
 
-#endif  // ALLOCLAB_LABS_MUSL_CHURN_CHURN_RUNS_H_
+#endif  // ALLOCLAB_LABS_MUSL_CHURN_RUNS_H_

@@ -1,6 +1,6 @@
 /* Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
  *
- * The churn program of lab musl_churn: the workload of churn.h as a command,
+ * The churn program of lab musl_churn: the workload of workloads.h as a command,
  * built twice (against glibc and, statically, against musl) so that the
  * experiment can run the same work under both in processes of their own.
  *
@@ -30,7 +30,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "labs/musl_churn/churn.h"
+#include "labs/musl_churn/workloads.h"
 #include "labs/musl_churn/task.h"
 
 /* Which libc this binary was built against: musl defines no macro of its
