@@ -56,7 +56,7 @@ def inner_suite_environment(**overrides):
 
 
 def describe_exit(status):
-    """How a child ended, for messages: "exited with 3", "was killed by SIGSEGV"."""
+    """How a child ended: "exited with 3", "was killed by SIGSEGV"."""
     if status < 0:
         try:
             return "was killed by %s" % signal.Signals(-status).name

@@ -66,8 +66,8 @@ absl::StatusOr<PreparedExec> PrepareExec(
   }
   for (const auto& [name, value] : env) {
     if (name.empty() || absl::StrContains(name, '=')) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "environment name '", name, "' is empty or has '='"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("environment name '", name, "' is empty or has '='"));
     }
   }
   PreparedExec exec;
@@ -100,8 +100,8 @@ SplitEnvEntries(const std::vector<std::string>& entries) {
   for (const std::string& entry : entries) {
     const size_t eq = entry.find('=');
     if (eq == std::string::npos || eq == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "environment entry \"", entry, "\" is not NAME=value"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("environment entry \"", entry, "\" is not NAME=value"));
     }
     pairs.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
   }
@@ -116,9 +116,8 @@ void ExecPrepared(const PreparedExec& exec, int error_fd) {
 }
 
 absl::Status ExecError(const PreparedExec& exec, int error) {
-  return absl::NotFoundError(absl::StrCat("cannot run ", exec.argv0, " (",
-                                          exec.program,
-                                          "): ", ErrnoText(error)));
+  return absl::NotFoundError(absl::StrCat(
+      "cannot run ", exec.argv0, " (", exec.program, "): ", ErrnoText(error)));
 }
 
 absl::Status ReadExecError(int read_fd, const PreparedExec& exec) {
@@ -196,9 +195,8 @@ absl::StatusOr<std::string> FileBesideSelf(absl::string_view name,
       absl::StrCat(self.substr(0, self.rfind('/') + 1), name);
   if (access(path.c_str(), executable ? X_OK : F_OK) != 0) {
     return absl::NotFoundError(absl::StrCat(
-        "no ", executable ? "program " : "file ", path, " (",
-        ErrnoText(errno), "): it must be a data dependency of ", self,
-        "'s BUILD target"));
+        "no ", executable ? "program " : "file ", path, " (", ErrnoText(errno),
+        "): it must be a data dependency of ", self, "'s BUILD target"));
   }
   return path;
 }

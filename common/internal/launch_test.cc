@@ -88,9 +88,9 @@ TEST(SplitEnvEntriesTest, SplitsAtTheFirstEqualsAndNamesABadEntry) {
 }
 
 TEST(SpawnTest, RunsTheProgramWithTheEnvironmentAndExitStatus) {
-  absl::StatusOr<PreparedExec> exec = PrepareExec(
-      {"sh", "-c", "test \"$ALLOCLAB_SPAWN\" = yes && exit 7"},
-      {{"ALLOCLAB_SPAWN", "yes"}});
+  absl::StatusOr<PreparedExec> exec =
+      PrepareExec({"sh", "-c", "test \"$ALLOCLAB_SPAWN\" = yes && exit 7"},
+                  {{"ALLOCLAB_SPAWN", "yes"}});
   ASSERT_TRUE(exec.ok()) << exec.status();
   absl::StatusOr<pid_t> pid = Spawn(*exec, [] {});
   ASSERT_TRUE(pid.ok()) << pid.status();
