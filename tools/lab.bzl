@@ -42,6 +42,14 @@ def _task_file(stem, c_task):
 def _pkg(kind, lab):
     return "//{}/{}".format(kind, lab)
 
+def _all_files():
+    """Every file of this package, for //:doc_names_test (docs that name it)."""
+    native.filegroup(
+        name = "all_files",
+        srcs = native.glob(["**"]),
+        visibility = ["//:__pkg__"],
+    )
+
 def _check_arg(lab, check):
     """One experiment check as one shell-quoted argument of the sh_test.
 
@@ -89,6 +97,7 @@ def lab_starter(
         task is also compiled by musl-gcc; task.h must be C with extern "C".
     """
     task_src, task_copts = _task_file("task", c_task)
+    _all_files()
     lab_users = [
         _pkg("labs", name) + ":__pkg__",
         _pkg("solutions", name) + ":__pkg__",
@@ -158,6 +167,7 @@ def lab_solution(name, experiment_data = [], c_task = False):
       experiment_data: as in lab_starter, built with the reference task.
       c_task: as in lab_starter.
     """
+    _all_files()
     starter = _pkg("labs", name)
     task_src, task_copts = _task_file("task", c_task)
     cc_library(
@@ -256,6 +266,7 @@ def lab_tests(
             tags = ["no_asan", "no_tsan"],
         Everything else must pass under both.
     """
+    _all_files()
     starter = _pkg("labs", name)
     impls = ["solution", "starter"] + ["known_bad_" + bad for bad in known_bad]
     for impl in implementation_data:

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+# doc_names_check's own test: on a small tree made here, a doc whose names
+# all exist passes, and each kind of name that does not exist (target,
+# flag, API name, path) fails with the doc's line; an allowlisted name
+# passes; bad input exits 2.
+#
+# Usage: doc_names_check_test.sh DOC_NAMES_CHECK
+set -u
+source tools/expect.sh
+checker="$1"
+failures=0
+root="${TEST_TMPDIR:-$(mktemp -d)}/tree"
+mkdir -p "${root}/common" "${root}/docs"
+cat >"${root}/common/BUILD" <<'X'
+cc_library(
+    name = "thing",
+)
+X
+cat >"${root}/common/thing.h" <<'X'
+namespace alloclab { int Frobnicate(int x); struct ThingSpec {}; }
+X
+cat >"${root}/common/thing.cc" <<'X'
+ABSL_FLAG(int, size_kib, 256, "KiB");
+X
+cat >"${root}/docs/good.md" <<'X'
+Run `bazel run //common:thing -- --size_kib=4`; see `//common:thing.h`,
+`common/thing.h`, `alloclab::Frobnicate()`, `ThingSpec` and `//...`.
+`a shell command | not a name` and `null` are not names.
+```
+`//common:in_a_fence_is_an_example`
+```
+X
+printf 'one `Unheard()` line\n' >"${root}/docs/allowed.md"
+printf 'Unheard()   # a comment\n' >"${root}/allow.txt"
+: >"${root}/empty.txt"
+
+subject() { "${checker}" --root="${root}" "$@"; }
+expect good 0 'every name exists' -- --allowlist="${root}/empty.txt" \
+  "${root}/docs/good.md"
+expect allowed 0 'every name exists' -- --allowlist="${root}/allow.txt" \
+  "${root}/docs/allowed.md"
+bad() {
+  local name="$1" span="$2" why="$3"
+  printf 'line one\nsee `%s` here\n' "${span}" >"${root}/docs/${name}.md"
+  expect "${name}" 1 "docs/${name}.md:2: .*${why}" -- \
+    --allowlist="${root}/empty.txt" "${root}/docs/${name}.md"
+}
+bad no_target '//common:other' 'no target //common:other'
+bad no_package 'bazel test //nowhere:thing' 'no target //nowhere:thing'
+bad no_flag '--sizes_kib=4' 'no program defines the flag --sizes_kib'
+bad no_function 'alloclab::Frobnicated()' 'no declaration of alloclab::Frobnicated'
+bad no_type 'ThingSpecs' 'no declaration of ThingSpecs'
+bad no_path 'common/thing2.h' 'no file or directory common/thing2.h'
+expect no_root 2 'is not a directory' -- --root=/nonexistent \
+  --allowlist="${root}/empty.txt" "${root}/docs/good.md"
+finish "doc_names_check_test: names that exist pass, each kind of missing name fails"
