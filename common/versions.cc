@@ -3,10 +3,12 @@
 #include "common/versions.h"
 
 #include <fcntl.h>
+#include <sys/types.h>
 #include <gnu/libc-version.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +24,8 @@
 #include "build_facts.h"
 #include "common/allocator_probe.h"
 #include "common/debian_packages.h"
-#include "common/subprocess.h"
+#include "common/internal/launch.h"
+#include "common/internal/subprocess.h"
 
 namespace alloclab {
 namespace {
@@ -116,18 +119,30 @@ absl::StatusOr<std::string> MuslVersion(absl::string_view loader) {
         "; Debian's musl-tools installs it: sudo apt-get install musl-tools"));
   }
   // Run alone, the loader prints its banner on stderr and exits 1.
-  const char* const argv[] = {path.c_str(), nullptr};
-  absl::StatusOr<internal::ChildOutput> out =
-      internal::ForkAndRead([&argv](int fd) {
-        const int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0) dup2(devnull, STDIN_FILENO);
-        dup2(fd, STDERR_FILENO);
-        dup2(fd, STDOUT_FILENO);
-        execv(argv[0], const_cast<char* const*>(argv));
-        return 127;
-      });
+  absl::StatusOr<internal::PreparedExec> exec =
+      internal::PrepareExec({path}, {});
+  if (!exec.ok()) return exec.status();
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    return absl::ErrnoToStatus(errno, "MuslVersion: pipe2");
+  }
+  absl::StatusOr<pid_t> pid = internal::Spawn(*exec, [&fds] {
+    const int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    dup2(fds[1], STDERR_FILENO);
+    dup2(fds[1], STDOUT_FILENO);
+  });
+  close(fds[1]);
+  if (!pid.ok()) {
+    close(fds[0]);
+    return pid.status();
+  }
+  absl::StatusOr<std::string> out = internal::ReadAll(fds[0]);
+  close(fds[0]);
+  absl::Status waited = internal::WaitForPid(*pid).status();
   if (!out.ok()) return out.status();
-  return ParseMuslLoaderBanner(out->data);
+  if (!waited.ok()) return waited;
+  return ParseMuslLoaderBanner(*out);
 }
 
 std::string CompilerVersion() {
