@@ -12,7 +12,7 @@ namespace allocator_cost {
 
 void FormatRecordInto(uint64_t id, std::string& out) {
   out.clear();
-  AppendRecord(id, &out);
+  AppendRecord(id, out);
 }
 
 void FillBlockInto(uint64_t seed, std::vector<uint8_t>& out) {
