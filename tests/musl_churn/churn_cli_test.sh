@@ -6,13 +6,10 @@
 #
 # Usage: churn_cli_test.sh CHURN_GLIBC CHURN_MUSL
 set -u
+source tools/expect.sh
 glibc="$1"
 musl="$2"
 failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
 checksum() {
   "$@" | sed -n 's/.*checksum=\(0x[0-9a-f]*\).*/\1/p'
 }
@@ -57,7 +54,4 @@ expect_refused "--iterations" --iterations 100
 "${musl}" --help | grep -q "usage: churn" || fail "--help prints no usage"
 echo "ok: --help"
 
-if [[ ${failures} -ne 0 ]]; then
-  echo "${failures} failure(s)" >&2
-  exit 1
-fi
+finish "churn_cli_test: the same checksums under both libcs, bad input refused"
