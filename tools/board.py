@@ -88,7 +88,8 @@ def lab_result(lab, suite_run):
     if suite_run.problem is not None:
         last = [line for line in suite_run.output.splitlines() if line.strip()]
         result.problem = "its suite %s before writing a report%s" % (
-            suite_run.describe_exit(), (": " + last[-1].strip()) if last else "")
+            suite_run.describe_exit(),
+            (": " + last[-1].strip()) if last else "")
     elif suite_run.status not in (0, 1):
         result.problem = "its suite %s" % suite_run.describe_exit()
     elif suite_run.status == 1 and not result.failures:
@@ -103,7 +104,8 @@ def run_suite(lab, binary, tmp):
     if not os.access(binary, os.X_OK):
         result = LabResult(lab)
         result.problem = (
-            "%s is not an executable (build //tests/%s:starter_suite)" % (binary, lab))
+            "%s is not an executable (build //tests/%s:starter_suite)" %
+            (binary, lab))
         return result
     test_tmp = os.path.join(tmp, lab)
     os.makedirs(test_tmp, exist_ok=True)
@@ -131,7 +133,8 @@ def render(results):
             checks = "%d/%d" % (r.passed, r.total)
             if r.skipped:
                 checks += " (%d skipped)" % len(r.skipped)
-        lines.append(("%-*s  %-8s  %s" % (width, r.lab, status, checks)).rstrip())
+        lines.append(("%-*s  %-8s  %s" %
+                     (width, r.lab, status, checks)).rstrip())
         if r.problem:
             lines.append("    %s" % r.problem)
         for name, message in r.failures:

@@ -92,7 +92,8 @@ class Bound:
         page = results["machine"].get("page_bytes")
         if isinstance(page, bool) or not isinstance(page, int) or page <= 0:
             return None, ("'%s' needs the machine's page size, and the JSON's "
-                          "machine.page_bytes is %s" % (self.text, json.dumps(page)))
+                          "machine.page_bytes is %s"
+                          % (self.text, json.dumps(page)))
         pages = -(-self.page_span // page)
         return self.factor * pages, None
 
@@ -117,7 +118,8 @@ def parse_bound(text, number):
                     "malformed check '%s': '%s' is not a number" %
                     (text, match.group(1))) from None
         if not math.isfinite(factor):
-            raise UnusableInput("malformed check '%s': factor is not finite" % text)
+            raise UnusableInput(
+                "malformed check '%s': factor is not finite" % text)
         return Bound(number, factor=factor, page_span=int(match.group(2)))
     try:
         bound = float(number)
@@ -276,7 +278,8 @@ def main(argv):
         if condition is not None:
             holds, why = evaluate(results, condition)
             if not holds and not why.startswith("actual "):
-                passed, message = False, "its condition cannot be judged: " + why
+                passed, message = (
+                    False, "its condition cannot be judged: " + why)
             elif not holds:
                 print("N/A   %s  (condition false: %s)" %
                       (" ".join(text.split()), why))
@@ -301,9 +304,8 @@ def main(argv):
               "checks nothing cannot fail (lab %s)" % results["lab"])
         return 1
     print("check_results: all %d checks passed%s (lab %s)" %
-          (len(checks) - not_applicable,
-           ", %d not applicable here" % not_applicable if not_applicable else "",
-           results["lab"]))
+          (len(checks) - not_applicable, ", %d not applicable here" %
+           not_applicable if not_applicable else "", results["lab"]))
     return 0
 
 

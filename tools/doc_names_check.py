@@ -69,7 +69,8 @@ class Tree:
         self.sources = {}   # relative path -> text
         self.builds = {}    # package -> BUILD text
         for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-            dirnames[:] = [d for d in dirnames if not d.startswith(("bazel-", "."))]
+            dirnames[:] = [
+                d for d in dirnames if not d.startswith(("bazel-", "."))]
             for name in filenames:
                 path = os.path.join(dirpath, name)
                 rel = os.path.relpath(path, root)
@@ -117,7 +118,8 @@ class Tree:
 
     def name_exists(self, qualifiers, name):
         if name[0].isupper() and not name.isupper():
-            return name in self.header_words or name in self.words and not qualifiers
+            return (name in self.header_words
+                    or name in self.words and not qualifiers)
         return name in self.words
 
 

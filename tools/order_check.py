@@ -51,7 +51,8 @@ def main():
     parser.add_argument("suite")
     args = parser.parse_args()
     if not os.access(args.suite, os.X_OK):
-        print("order_check: %s is not an executable" % args.suite, file=sys.stderr)
+        print("order_check: %s is not an executable" %
+              args.suite, file=sys.stderr)
         return 2
     try:
         seeds = [
@@ -76,7 +77,9 @@ def main():
     for seed in seeds:
         label = "shuffled (seed %d)" % seed
         runs[label], problem = run(
-            args.suite, ["--gtest_shuffle", "--gtest_random_seed=%d" % seed], workdir)
+            args.suite, [
+                "--gtest_shuffle", "--gtest_random_seed=%d" %
+                seed], workdir)
         if problem:
             problems.append("%s: %s" % (label, problem))
     for name in sorted(whole):

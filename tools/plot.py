@@ -65,13 +65,16 @@ KINDS = ("bars", "lines", "scatter", "samples")
 QUESTIONS = {
     "allocator_cost": "What does one malloc+free cost?",
     "mmap_threshold": "How many mmap did 1,000 allocations of 256 KiB make?",
-    "first_call": "Why does the first call in a fresh process cost 1.5–5x "
-                  "more, and how can a program pay that cost before it matters?",
-    "counter_contention": "Can the instrument that counts allocations make "
-                          "one allocation look several times dearer than it is?",
+    "first_call": ("Why does the first call in a fresh process cost 1.5–5x "
+                   "more, and how can a program pay that cost before it "
+                   "matters?"),
+    "counter_contention": ("Can the instrument that counts allocations make "
+                           "one allocation look several times dearer than "
+                           "it is?"),
     "smt_siblings": "When threads slow each other down, is it waiting, a "
                     "slower clock, or a shared core?",
-    "musl_churn": "Where does musl's time go, and what does glibc's speed cost?",
+    "musl_churn": ("Where does musl's time go, and what does glibc's speed "
+                   "cost?"),
     "jemalloc_adoption": "How do you decide on an allocator?",
 }
 
@@ -219,7 +222,7 @@ def label_of(lab, key):
     if key in LABELS:
         return LABELS[key]
     words = [w for w in str(key).split("_") if w not in ("ns", "ms", "s", "kib",
-                                                          "bytes")]
+                                                         "bytes")]
     return " ".join(words) or str(key)
 
 
@@ -298,7 +301,8 @@ def specs_of(results, path):
         variants = spec.get("variants")
         if variants is not None and (not isinstance(variants, list) or not all(
                 isinstance(v, str) for v in variants)):
-            raise PlotError("%s: plot \"variants\" must be a list of names" % path)
+            raise PlotError(
+                "%s: plot \"variants\" must be a list of names" % path)
         specs.append(spec)
     return specs
 
@@ -331,7 +335,8 @@ class Canvas:
         self.lab = lab
         self.runs = runs
         height = 1.6 + rows * panel_height
-        self.fig = mpl.figure.Figure(figsize=(WIDTH, height), layout="constrained")
+        self.fig = mpl.figure.Figure(
+            figsize=(WIDTH, height), layout="constrained")
         mpl.backends.backend_agg.FigureCanvasAgg(self.fig)
         grid = self.fig.add_gridspec(rows + 1, cols,
                                      height_ratios=[0.05] + [1] * rows)
@@ -365,7 +370,8 @@ class Canvas:
         if self.handles or notes:
             self.legend_ax.legend([h for h, _ in self.handles],
                                   [label for _, label in self.handles],
-                                  loc="center", ncol=min(4, len(self.handles) or 1),
+                                  loc="center",
+                                  ncol=min(4, len(self.handles) or 1),
                                   fontsize="small", frameon=False, title=notes,
                                   title_fontsize="small", alignment="left")
         # Which run ran where: "starter task.cc and reference solution: CPU,
@@ -473,7 +479,8 @@ def draw_lines(canvas, ax, runs, spec):
     _check_has(runs, y, "the metric", spec)
     every = [r.get(y) for _, res in runs for r in res["rows"]]
     factor, unit = unit_for(y, every)
-    xfactor, xunit = unit_for(x, [_value(r, x) for _, res in runs for r in res["rows"]])
+    xfactor, xunit = unit_for(x, [_value(r, x)
+                              for _, res in runs for r in res["rows"]])
     for i, (name, results) in enumerate(runs):
         groups = {}
         for row in results["rows"]:
@@ -485,7 +492,8 @@ def draw_lines(canvas, ax, runs, spec):
             color = series_color(series, label)
             line, = ax.plot([p[0] for p in points], [p[1] for p in points],
                             marker=palette.RUN_MARKERS[i % 2],
-                            linestyle=palette.RUN_LINESTYLES[i % 2], color=color)
+                            linestyle=palette.RUN_LINESTYLES[i % 2],
+                            color=color)
             line.set_gid(gid(i, label))
             canvas.add_entry(mpl.lines.Line2D([], [], color=color), label)
     if len(runs) > 1:
@@ -516,8 +524,10 @@ def draw_scatter(canvas, ax, runs, spec):
     x, y, series = spec["x"], spec["y"], spec.get("series") or "variant"
     _check_has(runs, x, "the x metric", spec)
     _check_has(runs, y, "the metric", spec)
-    factor, unit = unit_for(y, [r.get(y) for _, res in runs for r in res["rows"]])
-    xfactor, xunit = unit_for(x, [r.get(x) for _, res in runs for r in res["rows"]])
+    factor, unit = unit_for(y, [r.get(y)
+                            for _, res in runs for r in res["rows"]])
+    xfactor, xunit = unit_for(x, [r.get(x)
+                              for _, res in runs for r in res["rows"]])
     for i, (name, results) in enumerate(runs):
         for row in results["rows"]:
             if not (_number(_value(row, x)) and _number(row.get(y))):
@@ -549,13 +559,15 @@ def sample_rows(runs, spec):
             times = row.get(x) if x else None
             if isinstance(times, list):
                 if len(times) != len(values):
-                    raise PlotError("plot samples: row %s has %d \"%s\" but %d \"%s\"" %
-                                    (name_of(row), len(values), y, len(times), x))
+                    raise PlotError(
+                        "plot samples: row %s has %d \"%s\" but %d \"%s\"" %
+                        (name_of(row), len(values), y, len(times), x))
             elif _number(times):
                 times = [k * times for k in range(len(values))]
             else:
                 times = list(range(len(values)))
-            pairs = [(t, v) for t, v in zip(times, values) if _number(t) and _number(v)]
+            pairs = [(t, v) for t, v in zip(times, values)
+                     if _number(t) and _number(v)]
             out.append((i, name_of(row), pairs))
     if not out:
         raise PlotError("plot samples: no row has samples \"%s\"" % y)
@@ -587,13 +599,15 @@ def draw_samples(canvas, ax, runs, spec):
     tfactor, tunit = unit_for(x or "", [t for _, _, p in rows for t, _ in p])
     for i, label, pairs in rows:
         color = series_color("variant", label)
-        line, = ax.plot([p[0] * tfactor for p in pairs], [p[1] * factor for p in pairs],
+        line, = ax.plot([p[0] * tfactor for p in pairs],
+                        [p[1] * factor for p in pairs],
                         linestyle=palette.RUN_LINESTYLES[i % 2], color=color)
         line.set_gid(gid(i, label))
         canvas.add_entry(mpl.lines.Line2D([], [], color=color), label)
     ax.set_xlabel(axis_label(lab, x, tunit) if x else "sample number")
     ax.set_ylabel(axis_label(lab, y, unit))
-    ax.set_title(spec_title(lab, y) + " over time", loc="left", fontsize="medium")
+    ax.set_title(spec_title(lab, y) + " over time",
+                 loc="left", fontsize="medium")
     ax.grid(True, alpha=0.3)
 
 
@@ -633,8 +647,8 @@ def from_specs(mpl, runs):
         panels.append((spec, shown))
     if not panels:
         raise PlotError("lab %s: nothing to draw: %s" % (lab, " ".join(notes)))
-    bar_rows = max([len(s[1][0][1]["rows"]) for s in panels if s[0]["kind"] == "bars"]
-                   or [0])
+    bar_rows = max([len(s[1][0][1]["rows"])
+                   for s in panels if s[0]["kind"] == "bars"] or [0])
     height = max(2.6, 0.55 + bar_rows * 0.28 * len(runs))
     canvas = Canvas(mpl, lab, runs, len(panels), 1, height)
     canvas.notes.extend(notes)
@@ -649,11 +663,13 @@ def from_specs(mpl, runs):
             present = []
             for _, res in runs:
                 for r in res["rows"]:
-                    a = r.get("allocator") or palette.allocator_of(r.get("variant"))
+                    a = r.get("allocator") or palette.allocator_of(
+                        r.get("variant"))
                     if a and a not in present:
                         present.append(a)
             for a in present:
-                canvas.add_entry(mpl.patches.Patch(color=palette.allocator_color(a)), a)
+                canvas.add_entry(mpl.patches.Patch(
+                    color=palette.allocator_color(a)), a)
             if len(runs) > 1:
                 canvas.run_entries(color="gray")
         elif len(runs) > 1:
@@ -666,7 +682,8 @@ def from_specs(mpl, runs):
 
 def counter_contention(mpl, runs):
     lab = "counter_contention"
-    specs = [s for s in specs_of(runs[0][1], runs[0][0]) if s["kind"] == "lines"]
+    specs = [s for s in specs_of(runs[0][1], runs[0][0])
+             if s["kind"] == "lines"]
     if not specs:
         return from_specs(mpl, runs)
     canvas = Canvas(mpl, lab, runs, len(specs), len(runs), 2.9)
@@ -675,7 +692,8 @@ def counter_contention(mpl, runs):
         y = spec["y"]
         _check_has(runs, y, "the metric", spec)
         shown = _chosen(runs, spec)
-        factor, unit = unit_for(y, [row.get(y) for _, res in shown for row in res["rows"]])
+        factor, unit = unit_for(y, [row.get(y)
+                                for _, res in shown for row in res["rows"]])
         top = 0
         for c, (name, results) in enumerate(shown):
             ax = canvas.axes[r][c]
@@ -687,7 +705,8 @@ def counter_contention(mpl, runs):
                         (row.get("threads", 1), row[y] * factor))
             apart = {}  # mode: the thread counts whose rounds never overlapped
             for row in results["rows"]:
-                if row.get("rounds_together") == 0 and row.get("threads", 1) != 1:
+                if row.get("rounds_together") == 0 and row.get(
+                        "threads", 1) != 1:
                     apart.setdefault(str(row.get("mode") or row.get("variant")),
                                      set()).add(row.get("threads"))
             for mode, points in groups.items():
@@ -704,10 +723,15 @@ def counter_contention(mpl, runs):
                 if hollow:
                     # A point whose threads took turns: it cannot show
                     # contention, whatever the counter.
-                    ax.plot([p[0] for p in hollow], [p[1] for p in hollow],
-                            linestyle="", marker="o", markersize=8 if learner else 6,
-                            markerfacecolor="white", markeredgecolor=color,
-                            markeredgewidth=1.5, zorder=4)
+                    ax.plot([p[0] for p in hollow],
+                            [p[1] for p in hollow],
+                            linestyle="",
+                            marker="o",
+                            markersize=8 if learner else 6,
+                            markerfacecolor="white",
+                            markeredgecolor=color,
+                            markeredgewidth=1.5,
+                            zorder=4)
                     any_hollow = True
                 top = max([top] + [p[1] for p in points])
                 canvas.add_entry(mpl.lines.Line2D(
@@ -725,9 +749,15 @@ def counter_contention(mpl, runs):
         for ax in canvas.axes[r]:
             ax.set_ylim(0, top * 1.1 or 1)
     if any_hollow:
-        canvas.add_entry(mpl.lines.Line2D([], [], color="gray", marker="o", linestyle="",
-                                          markerfacecolor="white"),
-                         "hollow: threads never ran together")
+        canvas.add_entry(
+            mpl.lines.Line2D(
+                [],
+                [],
+                color="gray",
+                marker="o",
+                linestyle="",
+                markerfacecolor="white"),
+            "hollow: threads never ran together")
     canvas.notes.append("Allocating calls (the new rows). Every counting mode "
                         "counts the same allocations: a gap between a mode and "
                         "off, beyond the noise, is that counter's own cost.")
@@ -739,7 +769,8 @@ def counter_contention(mpl, runs):
 
 def _budget(results):
     for note in results.get("notes", []):
-        m = re.search(r"budget:? (?:peak RSS at most )?([0-9]+(?:\.[0-9]+)?)x", note)
+        m = re.search(
+            r"budget:? (?:peak RSS at most )?([0-9]+(?:\.[0-9]+)?)x", note)
         if m:
             return float(m.group(1))
     return None
@@ -759,8 +790,9 @@ def jemalloc_adoption(mpl, runs):
     for _, results in runs:
         for row in results["rows"]:
             w = row.get("workload")
-            if w and w not in workloads and _number(row.get("time_ratio")) and (
-                    row.get("vs") in (None, "glibc")) and not row.get("malloc_conf"):
+            if (w and w not in workloads and _number(row.get("time_ratio"))
+                    and row.get("vs") in (None, "glibc")
+                    and not row.get("malloc_conf")):
                 workloads.append(w)
     if not workloads:
         return from_specs(mpl, runs)
@@ -769,7 +801,8 @@ def jemalloc_adoption(mpl, runs):
     for _, results in runs:
         for row in results["rows"]:
             a = row.get("allocator")
-            if a and a != base and a not in allocators and _number(row.get("time_ratio")):
+            if a and a != base and a not in allocators and _number(
+                    row.get("time_ratio")):
                 allocators.append(a)
     n = len(runs)
     canvas = Canvas(mpl, lab, runs, len(workloads), 2,
@@ -784,33 +817,52 @@ def jemalloc_adoption(mpl, runs):
                 style = palette.RUN_STYLES[i % 2]
                 rec = _recommended(results)
                 for j, a in enumerate(allocators):
-                    rows = [r for r in results["rows"] if r.get("workload") == workload
-                            and r.get("allocator") == a and not r.get("malloc_conf")
+                    rows = [r for r in results["rows"]
+                            if r.get("workload") == workload
+                            and r.get("allocator") == a
+                            and not r.get("malloc_conf")
                             and r.get("vs") in (None, base)]
-                    tuned = tuned or any(r.get("malloc_conf") and r.get("workload") == workload
-                                         for r in results["rows"])
+                    tuned = tuned or any(r.get("malloc_conf") and r.get(
+                        "workload") == workload for r in results["rows"])
                     pos = j + (i - (n - 1) / 2) * height
                     value = rows[0].get(key) if rows else None
                     if not _number(value):
-                        ax.annotate("n/a", (0.02, pos), xycoords=("axes fraction", "data"),
-                                    va="center", fontsize="x-small")
+                        ax.annotate(
+                            "n/a",
+                            (0.02,
+                             pos),
+                            xycoords=(
+                                "axes fraction",
+                                "data"),
+                            va="center",
+                            fontsize="x-small")
                         continue
                     color = palette.allocator_color(a)
-                    bar = ax.barh([pos], [value - 1], height, left=1, color=color,
-                                  alpha=style["alpha"], hatch=style["hatch"],
+                    bar = ax.barh([pos], [value - 1], height, left=1,
+                                  color=color, alpha=style["alpha"],
+                                  hatch=style["hatch"],
                                   edgecolor=("black" if rec == a else
-                                             "white" if style["hatch"] else color),
+                                             "white" if style["hatch"]
+                                             else color),
                                   linewidth=1.6 if rec == a else 0.5)
-                    bar.patches[0].set_gid(gid(i, "%s_%s_%s" % (workload, a, key)))
+                    bar.patches[0].set_gid(
+                        gid(i, "%s_%s_%s" % (workload, a, key)))
                     if key == "time_ratio":
-                        low, high = rows[0].get("ci_low"), rows[0].get("ci_high")
+                        low, high = rows[0].get(
+                            "ci_low"), rows[0].get("ci_high")
                         if _number(low) and _number(high):
-                            ax.errorbar([value], [pos], xerr=[[value - low], [high - value]],
-                                        fmt="none", ecolor="black", elinewidth=0.9,
+                            ax.errorbar([value],
+                                        [pos],
+                                        xerr=[[value - low],
+                                              [high - value]],
+                                        fmt="none",
+                                        ecolor="black",
+                                        elinewidth=0.9,
                                         capsize=2)
             ax.axvline(1, color=palette.allocator_color(base), linewidth=1.2)
             if key == "rss_ratio" and budget:
-                ax.axvline(budget, color="#B22222", linestyle="--", linewidth=1.2)
+                ax.axvline(budget, color="#B22222",
+                           linestyle="--", linewidth=1.2)
             ax.set_yticks(range(len(allocators)))
             ax.set_yticklabels(allocators)
             ax.set_ylim(len(allocators) - 0.5, -0.5)
@@ -831,16 +883,27 @@ def jemalloc_adoption(mpl, runs):
             lo, hi = canvas.axes[w][c].get_xlim()
             lows.append(lo)
             highs.append(hi)
-        span = [min(lows + [0.9]), max(highs + [1.1, (budget or 0) * 1.05 if c else 0])]
+        span = [min(lows + [0.9]), max(highs +
+                                       [1.1, (budget or 0) * 1.05 if c else 0])]
         for w in range(len(workloads)):
             canvas.axes[w][c].set_xlim(*span)
     for a in allocators:
         canvas.add_entry(mpl.patches.Patch(color=palette.allocator_color(a)), a)
-    canvas.add_entry(mpl.lines.Line2D([], [], color=palette.allocator_color(base)),
-                     "glibc = 1")
+    canvas.add_entry(
+        mpl.lines.Line2D(
+            [],
+            [],
+            color=palette.allocator_color(base)),
+        "glibc = 1")
     if budget:
-        canvas.add_entry(mpl.lines.Line2D([], [], color="#B22222", linestyle="--"),
-                         "memory budget %sx" % plain(budget))
+        canvas.add_entry(
+            mpl.lines.Line2D(
+                [],
+                [],
+                color="#B22222",
+                linestyle="--"),
+            "memory budget %sx" %
+            plain(budget))
     canvas.add_entry(mpl.lines.Line2D([], [], color="black", marker="|",
                                       linestyle="-", linewidth=0.9), "interval")
     if n > 1:
@@ -852,13 +915,15 @@ def jemalloc_adoption(mpl, runs):
                               rec or "none stated"))
     canvas.notes.append("Recommended (black outline): " + "; ".join(recs) + ".")
     if tuned:
-        canvas.notes.append("churn's jemalloc settings (malloc_conf) compare with "
-                            "plain jemalloc, not glibc: see the table.")
+        canvas.notes.append(
+            "churn's jemalloc settings (malloc_conf) compare with "
+            "plain jemalloc, not glibc: see the table.")
     for spec in specs_of(runs[0][1], runs[0][0]):
         if spec["kind"] == "samples":
             try:
-                canvas.notes.append(samples_too_few(runs, spec) or
-                                    "RSS over time: see each run's samples in its JSON.")
+                canvas.notes.append(
+                    samples_too_few(runs, spec)
+                    or "RSS over time: see each run's samples in its JSON.")
             except PlotError:
                 pass
     return canvas.finish()
@@ -882,4 +947,5 @@ def draw(runs, out_path):
     try:
         fig.savefig(out_path, format="svg", metadata={"Date": None})
     except OSError as e:
-        raise PlotError("cannot write %s: %s" % (out_path, e.strerror)) from None
+        raise PlotError("cannot write %s: %s" %
+                        (out_path, e.strerror)) from None

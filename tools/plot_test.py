@@ -55,7 +55,8 @@ def series_ids(svg_path):
     """The ids of the drawn series, after checking the file is an SVG."""
     root = ElementTree.parse(svg_path).getroot()
     if root.tag != SVG + "svg":
-        raise AssertionError("%s: root element is %s, not svg" % (svg_path, root.tag))
+        raise AssertionError("%s: root element is %s, not svg" %
+                             (svg_path, root.tag))
     return sorted(e.get("id") for e in root.iter()
                   if (e.get("id") or "").startswith("series-"))
 
@@ -84,14 +85,16 @@ class PlotTest(unittest.TestCase):
             "series-0-small_new", "series-0-small_reuse"])
 
     def test_lines_one_per_mode_against_threads(self):
-        self.assertEqual(self.plot(self.fixture("plots/counter_contention.json")), [
-            "series-0-off", "series-0-per_thread", "series-0-shared"])
+        self.assertEqual(
+            self.plot(self.fixture("plots/counter_contention.json")),
+            ["series-0-off", "series-0-per_thread", "series-0-shared"])
 
     def test_scatter_one_point_per_allocator_and_too_few_samples_left_out(self):
         # mimalloc's row is unmeasured (null): no point. Three or four RSS
         # samples a row make no curve: that panel is left out, and says so.
-        self.assertEqual(self.plot(self.fixture("plots/jemalloc_adoption.json")), [
-            "series-0-glibc", "series-0-jemalloc", "series-0-tcmalloc"])
+        self.assertEqual(
+            self.plot(self.fixture("plots/jemalloc_adoption.json")),
+            ["series-0-glibc", "series-0-jemalloc", "series-0-tcmalloc"])
         with open(os.path.join(self.tmp, "out.svg")) as f:
             self.assertIn("over time is left out", f.read())
 
@@ -102,14 +105,26 @@ class PlotTest(unittest.TestCase):
         path = os.path.join(self.tmp, "other.json")
         with open(path, "w") as f:
             json.dump(other, f)
-        self.assertEqual(self.plot(self.fixture("plots/counter_contention.json"), path), [
-            "series-0-off", "series-0-per_thread", "series-0-shared",
-            "series-1-off", "series-1-per_thread"])
+        self.assertEqual(
+            self.plot(
+                self.fixture("plots/counter_contention.json"),
+                path),
+            [
+                "series-0-off",
+                "series-0-per_thread",
+                "series-0-shared",
+                "series-1-off",
+                "series-1-per_thread"])
 
     def test_variants_choose_the_rows(self):
-        path = self.with_plots("some.json", [{"kind": "bars", "y": "ns_per_call", "log_y": True,
-                                              "variants": ["small_new", "large_new"]}])
-        self.assertEqual(self.plot(path), ["series-0-large_new", "series-0-small_new"])
+        path = self.with_plots("some.json",
+                               [{"kind": "bars",
+                                 "y": "ns_per_call",
+                                 "log_y": True,
+                                 "variants": ["small_new",
+                                              "large_new"]}])
+        self.assertEqual(self.plot(path), [
+                         "series-0-large_new", "series-0-small_new"])
 
     def test_without_a_choice_bars_of_ns_per_call(self):
         self.assertEqual(self.plot(self.fixture("results.json")),
@@ -118,8 +133,9 @@ class PlotTest(unittest.TestCase):
     def test_the_same_input_gives_the_same_file(self):
         a, b = (os.path.join(self.tmp, n) for n in ("a.svg", "b.svg"))
         for out in (a, b):
-            self.assertEqual(run("--plot=" + out,
-                                 self.fixture("plots/jemalloc_adoption.json"))[0], 0)
+            self.assertEqual(
+                run("--plot=" + out,
+                    self.fixture("plots/jemalloc_adoption.json"))[0], 0)
         with open(a, "rb") as fa, open(b, "rb") as fb:
             self.assertEqual(fa.read(), fb.read())
 
@@ -140,24 +156,39 @@ class PlotTest(unittest.TestCase):
         self.assertNotIn("Traceback", stderr)
 
     def test_missing_json(self):
-        self.assert_refused("cannot read", "--plot=" + os.path.join(self.tmp, "o.svg"),
-                            os.path.join(self.tmp, "missing.json"))
+        self.assert_refused(
+            "cannot read",
+            "--plot=" +
+            os.path.join(
+                self.tmp,
+                "o.svg"),
+            os.path.join(
+                self.tmp,
+                "missing.json"))
 
     def test_malformed_json(self):
         path = os.path.join(self.tmp, "bad.json")
         with open(path, "w") as f:
             f.write('{"lab": "x", "rows": [')
-        self.assert_refused("is not JSON", "--plot=" + os.path.join(self.tmp, "o.svg"), path)
+        self.assert_refused("is not JSON", "--plot=" +
+                            os.path.join(self.tmp, "o.svg"), path)
 
     def test_a_plot_naming_a_missing_metric(self):
-        path = self.with_plots("nope.json", [{"kind": "lines", "x": "threads", "y": "nope"}])
+        path = self.with_plots(
+            "nope.json", [{"kind": "lines", "x": "threads", "y": "nope"}])
         self.assert_refused('no row has the metric "nope"',
                             "--plot=" + os.path.join(self.tmp, "o.svg"), path)
 
     def test_an_unknown_kind(self):
-        path = self.with_plots("pie.json", [{"kind": "pie", "y": "ns_per_call"}])
-        self.assert_refused('"kind" must be one of bars, lines, scatter, samples',
-                            "--plot=" + os.path.join(self.tmp, "o.svg"), path)
+        path = self.with_plots(
+            "pie.json", [{"kind": "pie", "y": "ns_per_call"}])
+        self.assert_refused(
+            '"kind" must be one of bars, lines, scatter, samples',
+            "--plot=" +
+            os.path.join(
+                self.tmp,
+                "o.svg"),
+            path)
 
     def test_not_an_svg_name(self):
         self.assert_refused("name it *.svg", "--plot=out.png",
@@ -178,7 +209,8 @@ class PlotTest(unittest.TestCase):
                             "--plot=" + os.path.join(self.tmp, "o.svg"),
                             self.fixture("plots/allocator_cost.json"), env=env)
         # The tables need no matplotlib.
-        status, stdout, _ = run(self.fixture("plots/allocator_cost.json"), env=env)
+        status, stdout, _ = run(self.fixture(
+            "plots/allocator_cost.json"), env=env)
         self.assertEqual(status, 0)
         self.assertIn("small_new", stdout)
 
@@ -188,7 +220,8 @@ class PlotTest(unittest.TestCase):
 
 def chapter(lab):
     """docs/labs/<lab>.md in the runfiles, or in the checkout beside tools/."""
-    srcdir, workspace = os.environ.get("TEST_SRCDIR"), os.environ.get("TEST_WORKSPACE")
+    srcdir, workspace = os.environ.get(
+        "TEST_SRCDIR"), os.environ.get("TEST_WORKSPACE")
     if srcdir and workspace:
         path = os.path.join(srcdir, workspace, "docs", "labs", lab + ".md")
         if os.path.isfile(path):
@@ -226,7 +259,8 @@ def drawn_texts(fig):
             low, high = sorted(lim)
             span = (high - low) * 1e-6
             for tick in axis.get_major_ticks() + axis.get_minor_ticks():
-                if low - span <= tick.get_loc() <= high + span and tick.label1.get_visible():
+                if (low - span <= tick.get_loc() <= high + span
+                        and tick.label1.get_visible()):
                     add(where + " tick", tick.label1)
         for t in ax.texts:
             add(where + " annotation", t)
@@ -235,7 +269,9 @@ def drawn_texts(fig):
             for t in legend.get_texts() + [legend.get_title()]:
                 add(where + " legend", t)
         for child in ax.get_children():
-            if isinstance(child, matplotlib.text.Annotation) and child not in ax.texts:
+            if isinstance(
+                    child,
+                    matplotlib.text.Annotation) and child not in ax.texts:
                 add(where + " annotation", child)
     return found
 
@@ -259,12 +295,14 @@ def layout_problems(fig, allowed_words=()):
             continue
         for word in re.findall(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+", text):
             if word not in allowed_words:
-                problems.append("%s %r: %r is a key, not words" % (where, text, word))
+                problems.append("%s %r: %r is a key, not words" %
+                                (where, text, word))
     return problems
 
 
 def legend_entries(fig):
-    return [len(ax.get_legend().get_texts()) for ax in fig.axes if ax.get_legend()]
+    return [len(ax.get_legend().get_texts())
+            for ax in fig.axes if ax.get_legend()]
 
 
 def legend_texts(fig):
@@ -283,8 +321,11 @@ class PictureTest(unittest.TestCase):
 
     def load(self, lab):
         runs = []
-        for name, suffix in (("starter task.cc", ""), ("reference solution", "_reference")):
-            with open(os.path.join(FIXTURES, "plots", "labs", lab + suffix + ".json")) as f:
+        for name, suffix in (("starter task.cc", ""),
+                             ("reference solution", "_reference")):
+            path = os.path.join(FIXTURES, "plots", "labs",
+                                lab + suffix + ".json")
+            with open(path) as f:
                 runs.append((name, json.load(f)))
         return runs
 
@@ -304,10 +345,12 @@ class PictureTest(unittest.TestCase):
         runs = runs or self.load(lab)
         fig = plot.figure(runs)
         self.assertEqual(layout_problems(fig, self.allowed(runs)), [])
-        self.assertEqual(" ".join(fig._suptitle.get_text().split()), plot.QUESTIONS[lab])
+        self.assertEqual(
+            " ".join(fig._suptitle.get_text().split()), plot.QUESTIONS[lab])
         for entries in legend_entries(fig):
             self.assertLessEqual(entries, MAX_LEGEND)
-        labels = [ax.get_xlabel() for ax in fig.axes] + [ax.get_ylabel() for ax in fig.axes]
+        labels = [ax.get_xlabel() for ax in fig.axes] + [ax.get_ylabel()
+                                                         for ax in fig.axes]
         keys = set(k for _, r in runs for row in r["rows"] for k in row)
         for label in labels:
             self.assertNotIn(label, keys)
@@ -340,7 +383,8 @@ class PictureTest(unittest.TestCase):
         _, gids = self.check("smt_siblings")
         self.assertEqual(self.bars_of(gids, 0), [
             "distinct_cores", "one_thread", "same_cpu", "smt_siblings"])
-        self.assertEqual(self.bars_of(gids, 1), ["distinct_cores", "one_thread", "same_cpu"])
+        self.assertEqual(self.bars_of(gids, 1), [
+                         "distinct_cores", "one_thread", "same_cpu"])
 
     def test_musl_churn_colours_follow_the_c_library(self):
         fig, gids = self.check("musl_churn")
@@ -348,23 +392,31 @@ class PictureTest(unittest.TestCase):
         colours = {a.get_gid(): a.get_facecolor()[:3] for a in fig.findobj()
                    if (a.get_gid() or "").startswith("series-0-")}
         import matplotlib.colors  # noqa: PLC0415
-        self.assertEqual(colours["series-0-musl_1024"],
-                         matplotlib.colors.to_rgb(plot.palette.ALLOCATORS["musl"]))
-        self.assertEqual(colours["series-0-glibc_256"],
-                         matplotlib.colors.to_rgb(plot.palette.ALLOCATORS["glibc"]))
+        self.assertEqual(
+            colours["series-0-musl_1024"],
+            matplotlib.colors.to_rgb(
+                plot.palette.ALLOCATORS["musl"]))
+        self.assertEqual(
+            colours["series-0-glibc_256"],
+            matplotlib.colors.to_rgb(
+                plot.palette.ALLOCATORS["glibc"]))
 
     def test_counter_contention_one_line_per_mode_learners_thicker(self):
         fig, gids = self.check("counter_contention")
-        modes = ["off", "per_thread", "per_thread_packed", "per_thread_padded", "shared"]
-        self.assertEqual(gids, ["series-%d-%s" % (r, m) for r in (0, 1) for m in modes])
+        modes = ["off", "per_thread", "per_thread_packed",
+                 "per_thread_padded", "shared"]
+        self.assertEqual(gids, ["series-%d-%s" % (r, m)
+                         for r in (0, 1) for m in modes])
         widths = {a.get_gid(): a.get_linewidth() for a in fig.findobj()
                   if (a.get_gid() or "").startswith("series-0-")}
-        self.assertGreater(widths["series-0-per_thread"], widths["series-0-shared"])
+        self.assertGreater(widths["series-0-per_thread"],
+                           widths["series-0-shared"])
         # Rows whose threads never ran together are drawn hollow, and the
         # legend says what hollow means.
         runs = self.load("counter_contention")
         self.assertTrue(any(r.get("rounds_together") == 0 for _, res in runs
-                            for r in res["rows"] if r["variant"].startswith("new_")))
+                            for r in res["rows"]
+                            if r["variant"].startswith("new_")))
         legend = [t for n in legend_texts(fig) for t in n]
         self.assertIn("hollow: threads never ran together", legend)
         for _, res in runs:
@@ -383,9 +435,15 @@ class PictureTest(unittest.TestCase):
             extra = []
             for row in results["rows"]:
                 if row["variant"] == "new_shared":
-                    extra.append(dict(row, variant="new_ping_pong", mode="ping_pong",
-                                      ns_per_call=row["ns_per_call"] * 2))
-                    extra.append(dict(row, variant="pingpong_shared", mode="shared"))
+                    extra.append(
+                        dict(
+                            row,
+                            variant="new_ping_pong",
+                            mode="ping_pong",
+                            ns_per_call=row["ns_per_call"] *
+                            2))
+                    extra.append(
+                        dict(row, variant="pingpong_shared", mode="shared"))
             results["rows"].extend(extra)
             for spec in results["plots"]:
                 spec["variants"] = spec["variants"] + ["new_ping_pong"]
@@ -394,17 +452,21 @@ class PictureTest(unittest.TestCase):
 
     def test_jemalloc_adoption_small_multiples(self):
         fig, gids = self.check("jemalloc_adoption")
-        workloads = ["churn", "msgsend", "scalability_1024", "scalability_8", "treemap"]
-        titles = sorted(ax.get_title(loc="left") for ax in fig.axes if ax.get_title(loc="left"))
+        workloads = ["churn", "msgsend",
+                     "scalability_1024", "scalability_8", "treemap"]
+        titles = sorted(ax.get_title(loc="left")
+                        for ax in fig.axes if ax.get_title(loc="left"))
         self.assertEqual(titles, workloads)
         for run in (0, 1):
             for w in workloads:
                 for a in ("jemalloc", "tcmalloc", "mimalloc"):
                     for key in ("time_ratio", "rss_ratio"):
-                        self.assertIn("series-%d-%s_%s_%s" % (run, w, a, key), gids)
+                        self.assertIn("series-%d-%s_%s_%s" %
+                                      (run, w, a, key), gids)
         # The budget, one line per RSS panel, at the memo's 1.25x.
         budget = [line for ax in fig.axes for line in ax.get_lines()
-                  if line.get_linestyle() == "--" and list(line.get_xdata()) == [1.25, 1.25]]
+                  if line.get_linestyle() == "--"
+                  and list(line.get_xdata()) == [1.25, 1.25]]
         self.assertEqual(len(budget), len(workloads))
         notes = [ax.get_legend().get_title().get_text() for ax in fig.axes
                  if not ax.axison]
@@ -418,17 +480,20 @@ class PictureTest(unittest.TestCase):
                 fig, gids = self.check(lab, self.load(lab)[:1])
                 self.assertTrue(gids)
                 self.assertFalse([g for g in gids if g.startswith("series-1-")])
-                self.assertTrue(fig._supxlabel.get_text().startswith("starter task.cc: "))
+                self.assertTrue(
+                    fig._supxlabel.get_text().startswith("starter task.cc: "))
 
     def test_the_machine_line_says_how_busy_the_machine_was(self):
         runs = self.load("first_call")
         runs[0][1]["machine"]["load_average"] = [11.24, 10.92, 7.94]
         runs[1][1]["machine"]["load_average"] = [0.31, 0.5, 0.6]
         fig, _ = self.check("first_call", runs)
-        self.assertEqual(" ".join(fig._supxlabel.get_text().split()),
-                         "starter task.cc: AMD EPYC, Linux 6.18.44-fc-v857, load average "
-                         "11.2 on 2 CPUs; reference solution: AMD EPYC, Linux "
-                         "6.18.44-fc-v857, load average 0.31 on 2 CPUs")
+        self.assertEqual(
+            " ".join(
+                fig._supxlabel.get_text().split()),
+            "starter task.cc: AMD EPYC, Linux 6.18.44-fc-v857, load average "
+            "11.2 on 2 CPUs; reference solution: AMD EPYC, Linux "
+            "6.18.44-fc-v857, load average 0.31 on 2 CPUs")
 
     def test_every_title_is_its_chapters_question(self):
         # One source of truth: the title quotes the chapter's "The question"
@@ -438,10 +503,13 @@ class PictureTest(unittest.TestCase):
                 self.assertIn(lab, plot.QUESTIONS)
                 with open(chapter(lab), encoding="utf-8") as f:
                     text = f.read()
-                question = text.split("## The question", 1)[-1].split("\n## ", 1)[0]
+                question = text.split(
+                    "## The question", 1)[-1].split("\n## ", 1)[0]
                 heading = text.split("\n", 1)[0].split(" — ", 1)[-1]
-                words = " ".join(re.sub(r"[*`]", "", heading + " " + question).split())
-                self.assertIn(plot.QUESTIONS[lab].rstrip("?").lower(), words.lower())
+                words = " ".join(
+                    re.sub(r"[*`]", "", heading + " " + question).split())
+                self.assertIn(plot.QUESTIONS[lab].rstrip(
+                    "?").lower(), words.lower())
 
     def test_a_broken_picture_fails_these_checks(self):
         # The checks can fail: texts on top of each other, one outside the
@@ -456,32 +524,57 @@ class PictureTest(unittest.TestCase):
         ax.text(0.5, 0.5, "5.92e+04", transform=ax.transAxes)
         ax.text(1.2, 0.5, "far out", transform=ax.transAxes)
         problems = layout_problems(fig)
-        self.assertTrue(any("'5.21e+04' overlaps" in p for p in problems), problems)
-        self.assertTrue(any("'far out' lies outside" in p for p in problems), problems)
-        self.assertTrue(any("'peak_rss_kib' is a key" in p for p in problems), problems)
+        self.assertTrue(
+            any("'5.21e+04' overlaps" in p for p in problems), problems)
+        self.assertTrue(
+            any("'far out' lies outside" in p for p in problems), problems)
+        self.assertTrue(
+            any("'peak_rss_kib' is a key" in p for p in problems), problems)
 
     def test_plain_numbers_and_human_units(self):
-        self.assertEqual([plot.plain(v) for v in (52100, 249425, 37.94, 0.014, 0, 1.0,
-                                                  1e-5, 130)],
-                         ["52,100", "249,000", "37.9", "0.014", "0", "1", "0.00001", "130"])
+        self.assertEqual([plot.plain(v) for v in (52100,
+                                                  249425,
+                                                  37.94,
+                                                  0.014,
+                                                  0,
+                                                  1.0,
+                                                  1e-5,
+                                                  130)],
+                         ["52,100",
+                          "249,000",
+                          "37.9",
+                          "0.014",
+                          "0",
+                          "1",
+                          "0.00001",
+                          "130"])
         self.assertEqual(plot.unit_for("ns_per_call", [59200]), (1e-3, "µs"))
-        self.assertEqual(plot.unit_for("peak_rss_kib", [52124]), (1 / 1024, "MiB"))
+        self.assertEqual(plot.unit_for(
+            "peak_rss_kib", [52124]), (1 / 1024, "MiB"))
         self.assertEqual(plot.unit_for("sys_s", [0.23])[1], "ms")
         # On a log axis the middle value chooses: 50.9 µs, not 0.0509 ms.
-        self.assertEqual(plot.unit_for("ns_per_call", [50900, 177000, 6530000], log=True),
-                         (1e-3, "µs"))
-        self.assertEqual(plot.axis_label("jemalloc_adoption", "rss_ratio", None),
-                         "peak RSS relative to the baseline (x glibc)")
+        self.assertEqual(
+            plot.unit_for(
+                "ns_per_call", [
+                    50900, 177000, 6530000], log=True), (1e-3, "µs"))
+        self.assertEqual(
+            plot.axis_label(
+                "jemalloc_adoption",
+                "rss_ratio",
+                None),
+            "peak RSS relative to the baseline (x glibc)")
 
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        print("usage: plot_test.py REPORT TESTDATA_RESULTS_JSON", file=sys.stderr)
+        print("usage: plot_test.py REPORT TESTDATA_RESULTS_JSON",
+              file=sys.stderr)
         sys.exit(2)
     REPORT = os.path.abspath(sys.argv[1])
     FIXTURES = os.path.dirname(os.path.abspath(sys.argv[2]))
     sys.path.insert(0, os.path.dirname(os.path.realpath(REPORT)))
     import plot  # noqa: E402,F811
     # One font cache for every run of the report, not one each (seconds).
-    os.environ["MPLCONFIGDIR"] = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+    os.environ["MPLCONFIGDIR"] = tempfile.mkdtemp(
+        dir=os.environ.get("TEST_TMPDIR"))
     unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -60,7 +60,6 @@ def parse_args(argv):
     return args
 
 
-
 def show_one(path, results):
     print("%s: lab %s" % (path, results["lab"]))
     print("machine: %s" % machine_line(results))
@@ -74,7 +73,7 @@ def show_one(path, results):
 
 def show_two(paths, a, b):
     print("A: %s (%s)\nB: %s (%s)" % (paths[0], machine_line(a), paths[1],
-                                       machine_line(b)))
+                                      machine_line(b)))
     b_rows = {r["variant"]: r for r in b["rows"]}
     lines = []
     for row in a["rows"]:
@@ -109,8 +108,8 @@ def main(argv):
         # Refused before the table, as a lab refuses an unwritable --json.
         folder = os.path.dirname(resolve(plot_path)) or "."
         if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-            print("report: --plot=%s: cannot write into %s" % (plot_path, folder),
-                  file=sys.stderr)
+            print("report: --plot=%s: cannot write into %s" %
+                  (plot_path, folder), file=sys.stderr)
             return 2
     try:
         loaded = [load_results(resolve(p), None) for p in paths]

@@ -49,7 +49,8 @@ USAGE = ("usage: bazel run //:tour -- [--out=DIR] [--reference] "
          "[--repetitions=N] [--cpu=N]")
 
 # How the runs are named in the summary, the pictures and the page.
-YOURS, STARTER, REFERENCE = "your task.cc", "starter task.cc", "reference solution"
+YOURS, STARTER, REFERENCE = ("your task.cc", "starter task.cc",
+                             "reference solution")
 
 
 def parse_args(argv):
@@ -68,8 +69,9 @@ def parse_args(argv):
         if arg.startswith("-"):
             raise ValueError(
                 "%s: the tour passes on only the flags every experiment takes "
-                "(--repetitions=N, --cpu=N); give a lab's own flag to that lab: "
-                "bazel run //labs/<lab> -- %s" % (arg, arg))
+                "(--repetitions=N, --cpu=N); give a lab's own flag to that "
+                "lab: bazel run //labs/<lab> -- %s" %
+                (arg, arg))
     if args.json is not None:
         raise ValueError("--json: the tour writes each lab's JSON itself, "
                          "into its folder (--out=DIR)")
@@ -83,7 +85,8 @@ def parse_args(argv):
     labs = []
     for arg in args.labs + [a for a in unknown if not a.startswith("-")]:
         if "=" not in arg:
-            raise ValueError("'%s' is not LAB=STARTER[,SOLUTION] or a flag" % arg)
+            raise ValueError(
+                "'%s' is not LAB=STARTER[,SOLUTION] or a flag" % arg)
         lab, binaries = arg.split("=", 1)
         labs.append((lab, binaries.split(",")))
     if not labs:
@@ -98,15 +101,14 @@ def run_experiment(binary, flags, json_path, log):
     if os.path.exists(json_path):
         os.remove(json_path)
     command = [binary, "--quick"] + flags + ["--json=" + json_path]
-    print("$ %s" % " ".join([os.path.basename(binary)] + command[1:]), flush=True)
+    print("$ %s" % " ".join(
+        [os.path.basename(binary)] + command[1:]), flush=True)
     status = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT)
     if status != 0:
         return "exited with %d" % status
     if not os.path.isfile(json_path):
         return "wrote no JSON"
     return None
-
-
 
 
 def main(argv):
@@ -116,12 +118,14 @@ def main(argv):
         print("tour: %s\n%s" % (e, USAGE), file=sys.stderr)
         return 2
     if out is None:
-        out = "alloclab-tour-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = "alloclab-tour-" + datetime.datetime.now().strftime(
+            "%Y%m%d-%H%M%S")
     folder = resolve(out)
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as e:
-        print("tour: cannot create %s: %s" % (folder, e.strerror), file=sys.stderr)
+        print("tour: cannot create %s: %s" %
+              (folder, e.strerror), file=sys.stderr)
         return 2
 
     summary, problems, pages = [], [], []
@@ -157,8 +161,10 @@ def main(argv):
             svg = None
         pages.append((lab, svg and os.path.basename(svg), loaded, None))
 
-    print("\n=== summary: each lab's headline figure%s, beside the reference run's\n" %
-          (" (the reference solution)" if reference else " on your task.cc"))
+    print(
+        "\n=== summary: each lab's headline figure%s, beside the reference "
+        "run's\n" %
+        (" (the reference solution)" if reference else " on your task.cc"))
     header = ["lab", "headline", "this machine", "reference run"]
     print(table(header, summary, text_columns=4))
     with open(os.path.join(folder, "summary.txt"), "w") as f:
@@ -166,8 +172,10 @@ def main(argv):
     page = os.path.join(folder, "index.html")
     with open(page, "w", encoding="utf-8") as f:
         f.write(html_page(header, summary, pages, reference))
-    files = sorted(f for f in os.listdir(folder) if f.endswith((".json", ".svg")))
-    print("\ntour: %d files (results JSON and pictures) in %s" % (len(files), folder))
+    files = sorted(f for f in os.listdir(folder)
+                   if f.endswith((".json", ".svg")))
+    print("\ntour: %d files (results JSON and pictures) in %s" %
+          (len(files), folder))
     print("tour: the tour as one page, to open in a browser: %s" % page)
     for problem in problems:
         print("tour: %s" % problem, file=sys.stderr)
@@ -175,11 +183,13 @@ def main(argv):
 
 
 STYLE = """
-body { font-family: "DejaVu Sans", sans-serif; max-width: 60rem; margin: 1rem auto;
+body { font-family: "DejaVu Sans", sans-serif; \
+max-width: 60rem; margin: 1rem auto;
        padding: 0 1rem; color: #222; }
 .machine { color: #555; font-size: 0.9rem; }
 table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.85rem; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.15rem 0.5rem; text-align: left; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.15rem 0.5rem; \
+text-align: left; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 img { max-width: 100%; height: auto; border: 1px solid #eee; }
 .tables { overflow-x: auto; }
@@ -191,15 +201,17 @@ def html_table(header, lines, numeric_from=None, link_first=False):
     """An HTML table; cells from column `numeric_from` on align right; with
     `link_first`, the first cell links to the section of that name."""
     esc = html.escape
-    out = ["<table><tr>%s</tr>" % "".join("<th>%s</th>" % esc(str(h)) for h in header)]
+    out = ["<table><tr>%s</tr>" %
+           "".join("<th>%s</th>" % esc(str(h)) for h in header)]
     for line in lines:
         cells = []
         for i, c in enumerate(line):
             text = esc(str(c))
             if i == 0 and link_first:
                 text = '<a href="#%s">%s</a>' % (text, text)
-            cells.append("<td%s>%s</td>" % (' class="n"' if numeric_from is not None
-                                            and i >= numeric_from else "", text))
+            numeric = numeric_from is not None and i >= numeric_from
+            cells.append(
+                "<td%s>%s</td>" % (' class="n"' if numeric else "", text))
         out.append("<tr>%s</tr>" % "".join(cells))
     out.append("</table>")
     return "\n".join(out)
@@ -216,10 +228,12 @@ def html_page(header, summary, pages, reference):
              "<style>%s</style></head><body>" % STYLE,
              "<h1>Allocator Labs: the tour</h1>"]
     if first is not None:
-        parts.append('<p class="machine">machine: %s</p>' % esc(machine_line(first)))
-    parts.append("<h2>Summary</h2><p>Each lab's headline figure%s, beside the "
-                 "reference run's.</p>" % (" (the reference solution)" if reference
-                                           else " on your task.cc"))
+        parts.append('<p class="machine">machine: %s</p>' %
+                     esc(machine_line(first)))
+    parts.append(
+        "<h2>Summary</h2><p>Each lab's headline figure%s, beside the "
+        "reference run's.</p>" %
+        (" (the reference solution)" if reference else " on your task.cc"))
     parts.append(html_table(header, summary, link_first=True))
     for lab, svg, loaded, failure in pages:
         parts.append('<h2 id="%s">%s</h2>' % (esc(lab), esc(lab)))
@@ -227,8 +241,9 @@ def html_page(header, summary, pages, reference):
             parts.append("<p><strong>%s</strong></p>" % esc(failure))
             continue
         label, text, ref = headline_of(loaded[-1][1])
-        parts.append("<p><strong>%s</strong>: %s (the reference run: %s)</p>" % (
-            esc(label), esc(text), esc(ref)))
+        parts.append(
+            "<p><strong>%s</strong>: %s (the reference run: %s)</p>" %
+            (esc(label), esc(text), esc(ref)))
         if svg:
             parts.append('<p><img src="%s" alt="%s: the picture of %s"></p>' % (
                 esc(svg), esc(lab), " beside ".join(esc(n) for n, _ in loaded)))

@@ -38,10 +38,17 @@ LABS = ["allocator_cost", "mmap_threshold", "first_call", "counter_contention",
         "smt_siblings", "musl_churn", "jemalloc_adoption"]
 
 # Headless, offline, no profile of anyone's: what the browser may do.
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage", "--hide-scrollbars"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars"]
 
 # Records each picture's natural width once the page has loaded.
 PROBE = """<img id="control" src="no-such-picture.svg" alt="control">
@@ -70,12 +77,14 @@ class TourPageInBrowserTest(unittest.TestCase):
     def setUpClass(cls):
         cls.browser = chromium()
         if cls.browser is None:
-            raise AssertionError("no chromium on PATH: install Debian's chromium "
-                                 "(apt-get install -y chromium); .ci/run does")
+            raise AssertionError(
+                "no chromium on PATH: install Debian's chromium "
+                "(apt-get install -y chromium); .ci/run does")
         cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         args = []
         for lab in LABS:
-            binaries = [cls.experiment(lab + suffix) for suffix in ("", "_reference")]
+            binaries = [cls.experiment(lab + suffix)
+                        for suffix in ("", "_reference")]
             args.append("%s=%s" % (lab, ",".join(binaries)))
         cls.out = os.path.join(cls.tmp, "tour")
         proc = subprocess.run(["/usr/bin/python3", TOUR, "--reference",
@@ -83,7 +92,8 @@ class TourPageInBrowserTest(unittest.TestCase):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, check=False, cwd=cls.tmp)
         if proc.returncode != 0:
-            raise AssertionError("the tour failed: %s\n%s" % (proc.stdout, proc.stderr))
+            raise AssertionError("the tour failed: %s\n%s" %
+                                 (proc.stdout, proc.stderr))
         cls.page = os.path.join(cls.out, "index.html")
 
     @classmethod
@@ -95,10 +105,18 @@ class TourPageInBrowserTest(unittest.TestCase):
         """A stand-in experiment: writes the fixture `name`.json as its JSON."""
         path = os.path.join(cls.tmp, name)
         with open(path, "w") as f:
-            f.write("#!/bin/bash\n"
-                    "for arg in \"$@\"; do\n"
-                    "  case \"$arg\" in --json=*) cp %s \"${arg#--json=}\" ;; esac\n"
-                    "done\n" % os.path.join(FIXTURES, "plots", "labs", name + ".json"))
+            f.write(
+                "#!/bin/bash\n"
+                "for arg in \"$@\"; do\n"
+                "  case \"$arg\" in --json=*) "
+                "cp %s \"${arg#--json=}\" ;; esac\n"
+                "done\n" %
+                os.path.join(
+                    FIXTURES,
+                    "plots",
+                    "labs",
+                    name +
+                    ".json"))
         os.chmod(path, 0o755)
         return path
 
@@ -136,12 +154,16 @@ class TourPageInBrowserTest(unittest.TestCase):
     def test_a_screenshot_of_the_page_is_not_blank(self):
         outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or self.tmp
         shot = os.path.join(outputs, "tour_page.png")
-        self.run_browser("--virtual-time-budget=20000", "--window-size=1200,4000",
-                         "--screenshot=" + shot, "file://" + self.page)
+        self.run_browser(
+            "--virtual-time-budget=20000",
+            "--window-size=1200,4000",
+            "--screenshot=" + shot,
+            "file://" + self.page)
         import matplotlib.image  # noqa: PLC0415
         pixels = matplotlib.image.imread(shot)
         self.assertGreater(pixels.shape[0], 1000)
-        colours = {tuple(p) for p in pixels.reshape(-1, pixels.shape[-1])[::97].tolist()}
+        colours = {tuple(p) for p in
+                   pixels.reshape(-1, pixels.shape[-1])[::97].tolist()}
         # A page of text, tables and pictures: far more than a blank page's
         # one colour, and the pictures' palette among them.
         self.assertGreater(len(colours), 50)
@@ -154,5 +176,6 @@ if __name__ == "__main__":
         sys.exit(2)
     TOUR = os.path.abspath(sys.argv[1])
     FIXTURES = os.path.dirname(os.path.abspath(sys.argv[2]))
-    os.environ["MPLCONFIGDIR"] = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+    os.environ["MPLCONFIGDIR"] = tempfile.mkdtemp(
+        dir=os.environ.get("TEST_TMPDIR"))
     unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -36,13 +36,17 @@ class TourTest(unittest.TestCase):
         path = os.path.join(self.tmp, name)
         log = path + ".args"
         with open(path, "w") as f:
-            f.write("#!/bin/bash\n"
-                    "echo \"$*\" >> %s\n"
-                    "for arg in \"$@\"; do\n"
-                    "  case \"$arg\" in --json=*) cp %s \"${arg#--json=}\" ;; esac\n"
-                    "done\n"
-                    "echo \"%s ran\"\n"
-                    "exit %d\n" % (log, os.path.join(FIXTURES, fixture), name, status))
+            f.write(
+                "#!/bin/bash\n"
+                "echo \"$*\" >> %s\n"
+                "for arg in \"$@\"; do\n"
+                "  case \"$arg\" in --json=*) "
+                "cp %s \"${arg#--json=}\" ;; esac\n"
+                "done\n"
+                "echo \"%s ran\"\n"
+                "exit %d\n" %
+                (log, os.path.join(
+                    FIXTURES, fixture), name, status))
         os.chmod(path, 0o755)
         return path, log
 
@@ -53,23 +57,29 @@ class TourTest(unittest.TestCase):
         return proc.returncode, proc.stdout, proc.stderr
 
     def test_summary_table_and_one_folder(self):
-        counter, counter_log = self.experiment("counter", "plots/counter_contention.json")
-        adoption, _ = self.experiment("adoption", "plots/jemalloc_adoption.json")
+        counter, counter_log = self.experiment(
+            "counter", "plots/counter_contention.json")
+        adoption, _ = self.experiment(
+            "adoption", "plots/jemalloc_adoption.json")
         out = os.path.join(self.tmp, "out")
         status, stdout, stderr = self.tour(
             "--out=" + out, "--repetitions=3", "--quick", "--cpu=0",
             "counter_contention=" + counter, "jemalloc_adoption=" + adoption)
         self.assertEqual(status, 0, stderr)
         lines = stdout.splitlines()
-        header = [l for l in lines if l.startswith("lab ")]
+        header = [line for line in lines if line.startswith("lab ")]
         self.assertEqual(len(header), 1, stdout)
-        self.assertRegex(header[0], r"^lab +headline +this machine +reference run$")
-        self.assertTrue(any(l.startswith("counter_contention  shared-counter inflation "
-                                         "at 2 threads") and "4.6x" in l and
-                            l.endswith("8-10x at 4 threads") for l in lines), stdout)
-        self.assertTrue(any(l.startswith("jemalloc_adoption") and "tcmalloc (fastest" in l
-                            for l in lines), stdout)
-        self.assertIn("tour: 4 files (results JSON and pictures) in %s" % out, stdout)
+        self.assertRegex(
+            header[0], r"^lab +headline +this machine +reference run$")
+        self.assertTrue(any(
+            line.startswith("counter_contention  shared-counter inflation "
+                            "at 2 threads") and "4.6x" in line and
+            line.endswith("8-10x at 4 threads") for line in lines), stdout)
+        self.assertTrue(any(line.startswith("jemalloc_adoption")
+                            and "tcmalloc (fastest" in line
+                            for line in lines), stdout)
+        self.assertIn(
+            "tour: 4 files (results JSON and pictures) in %s" % out, stdout)
         self.assertEqual(sorted(os.listdir(out)), [
             "counter_contention.json", "counter_contention.svg", "index.html",
             "jemalloc_adoption.json", "jemalloc_adoption.svg", "summary.txt"])
@@ -80,25 +90,36 @@ class TourTest(unittest.TestCase):
         with open(counter_log) as f:
             args = f.read().split()
         self.assertEqual(args[:3], ["--quick", "--repetitions=3", "--cpu=0"])
-        self.assertEqual(args[3], "--json=" + os.path.join(out, "counter_contention.json"))
+        self.assertEqual(args[3], "--json=" +
+                         os.path.join(out, "counter_contention.json"))
 
     def test_the_page_holds_the_tour(self):
         counter, _ = self.experiment("counter", "plots/counter_contention.json")
-        broken, _ = self.experiment("broken", "plots/allocator_cost.json", status=3)
+        broken, _ = self.experiment(
+            "broken", "plots/allocator_cost.json", status=3)
         out = os.path.join(self.tmp, "page")
-        status, _, _ = self.tour("--out=" + out, "counter_contention=" + counter,
-                                 "allocator_cost=" + broken)
+        status, _, _ = self.tour("--out=" +
+                                 out, "counter_contention=" +
+                                 counter, "allocator_cost=" +
+                                 broken)
         self.assertEqual(status, 1)
         with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
             page = f.read()
         # In order: the machine line, the summary, then each lab's headline,
         # picture, table and notes.
-        order = [page.index(s) for s in (
-            "machine: fixture CPU", "<h2>Summary</h2>", '<a href="#counter_contention">',
-            '<h2 id="counter_contention">', "shared-counter inflation at 2 threads</strong>: 4.6x",
-            '<img src="counter_contention.svg"', "<th>variant</th><th>threads</th>",
-            "<td>new_shared</td>", '<p class="note">note: ', '<h2 id="allocator_cost">',
-            "failed: see the tour")]
+        order = [
+            page.index(s) for s in (
+                "machine: fixture CPU",
+                "<h2>Summary</h2>",
+                '<a href="#counter_contention">',
+                '<h2 id="counter_contention">',
+                "shared-counter inflation at 2 threads</strong>: 4.6x",
+                '<img src="counter_contention.svg"',
+                "<th>variant</th><th>threads</th>",
+                "<td>new_shared</td>",
+                '<p class="note">note: ',
+                '<h2 id="allocator_cost">',
+                "failed: see the tour")]
         self.assertEqual(order, sorted(order), page)
         # Self-contained: every picture beside it, nothing from a network.
         for src in re.findall(r'src="([^"]+)"', page):
@@ -109,7 +130,8 @@ class TourTest(unittest.TestCase):
         counter, _ = self.experiment("counter", "plots/counter_contention.json")
         status, stdout, stderr = self.tour("counter_contention=" + counter)
         self.assertEqual(status, 0, stderr)
-        folders = [d for d in os.listdir(self.tmp) if d.startswith("alloclab-tour-")]
+        folders = [d for d in os.listdir(
+            self.tmp) if d.startswith("alloclab-tour-")]
         self.assertEqual(len(folders), 1, os.listdir(self.tmp))
         self.assertIn(os.path.join(self.tmp, folders[0]), stdout)
 
@@ -121,22 +143,27 @@ class TourTest(unittest.TestCase):
         self.assertIn("n/a (the lab declares no headline)", stdout)
 
     def test_a_failing_experiment_is_shown_and_fails_the_tour(self):
-        broken, _ = self.experiment("broken", "plots/counter_contention.json", status=3)
-        adoption, _ = self.experiment("adoption", "plots/jemalloc_adoption.json")
-        status, stdout, stderr = self.tour("--out=" + os.path.join(self.tmp, "o"),
-                                           "counter_contention=" + broken,
-                                           "jemalloc_adoption=" + adoption)
+        broken, _ = self.experiment(
+            "broken", "plots/counter_contention.json", status=3)
+        adoption, _ = self.experiment(
+            "adoption", "plots/jemalloc_adoption.json")
+        status, stdout, stderr = self.tour(
+            "--out=" + os.path.join(self.tmp, "o"),
+            "counter_contention=" + broken, "jemalloc_adoption=" + adoption)
         self.assertEqual(status, 1)
         self.assertRegex(stdout, r"\ncounter_contention +- +failed: see above")
         self.assertIn("tcmalloc (fastest", stdout)
-        self.assertIn("counter_contention (your task.cc): exited with 3", stderr)
+        self.assertIn(
+            "counter_contention (your task.cc): exited with 3", stderr)
 
     def test_reference_runs_starter_and_solution_side_by_side(self):
         starter, _ = self.experiment("starter", "plots/counter_contention.json")
-        solution, _ = self.experiment("solution", "plots/counter_contention.json")
+        solution, _ = self.experiment(
+            "solution", "plots/counter_contention.json")
         out = os.path.join(self.tmp, "img")
-        status, _, stderr = self.tour("--reference", "--out=" + out,
-                                      "counter_contention=%s,%s" % (starter, solution))
+        status, _, stderr = self.tour(
+            "--reference", "--out=" + out, "counter_contention=%s,%s" %
+            (starter, solution))
         self.assertEqual(status, 0, stderr)
         self.assertIn("counter_contention_reference.json", os.listdir(out))
         with open(os.path.join(out, "counter_contention.svg")) as f:
@@ -149,12 +176,14 @@ class TourTest(unittest.TestCase):
         for args, message in [
                 (["--json=x.json", "counter_contention=" + counter], "--json"),
                 ([], "no lab given"),
-                (["--reference", "counter_contention=" + counter], "no reference"),
+                (["--reference", "counter_contention=" + counter],
+                 "no reference"),
                 (["stray"], "is not LAB=STARTER"),
                 # A lab's own flag (or a typo) would stop every other lab:
                 # refused before the first run.
                 (["--cpus=0", "counter_contention=" + counter],
-                 "--cpus=0: the tour passes on only the flags every experiment takes"),
+                 "--cpus=0: the tour passes on only the flags every "
+                 "experiment takes"),
                 (["--bogus", "counter_contention=" + counter], "--bogus: ")]:
             status, stdout, stderr = self.tour(*args)
             self.assertEqual(status, 2, args)
@@ -168,5 +197,6 @@ if __name__ == "__main__":
         sys.exit(2)
     TOUR = os.path.abspath(sys.argv[1])
     FIXTURES = os.path.dirname(os.path.abspath(sys.argv[2]))
-    os.environ["MPLCONFIGDIR"] = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+    os.environ["MPLCONFIGDIR"] = tempfile.mkdtemp(
+        dir=os.environ.get("TEST_TMPDIR"))
     unittest.main(argv=sys.argv[:1], verbosity=2)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
-"""Passes only when a lab's suite rejects an implementation for the right reason.
+"""Passes only when a lab's suite rejects an implementation for the right \
+reason.
 
 Two modes (tools/lab.bzl's lab_tests chooses; tools/xfail_test.sh runs this):
 
@@ -120,7 +121,8 @@ def named(suite, reference, patterns, workdir):
         for name, result in sorted(bad.verdicts.items()):
             if result == "passed":
                 problems.append(
-                    "{} passed, but this implementation must fail it".format(name)
+                    "{} passed, but this implementation must fail it".format(
+                        name)
                 )
             elif result == "skipped":
                 if good.clean() and good.verdicts.get(name) == "skipped":
@@ -136,7 +138,8 @@ def named(suite, reference, patterns, workdir):
                     "{} fails on the reference solution too ({}, {}): the "
                     "machine cannot run this check, so failing it proves "
                     "nothing".format(
-                        name, good.verdicts.get(name, gtest_run.NOT_RUN), good.describe_exit()
+                        name, good.verdicts.get(
+                            name, gtest_run.NOT_RUN), good.describe_exit()
                     )
                 )
             else:
@@ -162,8 +165,8 @@ def named(suite, reference, patterns, workdir):
         )
         return 1
     if set_aside:
-        print("xfail: rejected as expected by {} named tests ({} set aside).".format(
-            len(rejected), len(set_aside)))
+        print("xfail: rejected as expected by {} named tests "
+              "({} set aside).".format(len(rejected), len(set_aside)))
     else:
         print("xfail: rejected as expected by all {} named tests.".format(
             len(rejected)))
@@ -172,15 +175,20 @@ def named(suite, reference, patterns, workdir):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--suite", required=True, help="the GoogleTest binary to reject")
-    parser.add_argument("--reference", help="the same suite on the reference solution")
-    parser.add_argument("--only_if", help="a probe: exit 0 when rejection is expected")
+    parser.add_argument("--suite", required=True,
+                        help="the GoogleTest binary to reject")
+    parser.add_argument(
+        "--reference", help="the same suite on the reference solution")
+    parser.add_argument(
+        "--only_if", help="a probe: exit 0 when rejection is expected")
     parser.add_argument("patterns", nargs="*", help="tests the suite must fail")
     args = parser.parse_args()
 
     for binary in (args.suite, args.reference, args.only_if):
         if binary is not None and not os.access(binary, os.X_OK):
-            print("xfail: {} is not an executable".format(binary), file=sys.stderr)
+            print(
+                "xfail: {} is not an executable".format(binary),
+                file=sys.stderr)
             return 2
     if args.patterns and args.reference is None:
         print("xfail: named tests need --reference", file=sys.stderr)
