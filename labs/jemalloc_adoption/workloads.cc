@@ -185,13 +185,20 @@ absl::Status CheckWorkloadName(absl::string_view workload) {
 
 uint64_t DefaultIterations(absl::string_view workload, bool quick) {
   uint64_t full = 0;
-  if (workload == "treemap") full = 400'000;
+  uint64_t quick_share_percent = 10;  // of the full count, when quick
+  if (workload == "treemap") {
+    full = 400'000;
+    quick_share_percent = 50;  // its peak RSS grows with the nodes made
+  }
   if (workload == "scalability_8" || workload == "scalability_1024") {
     full = 16'777'216;  // the linux-scalability test's count
   }
   if (workload == "msgsend") full = 4'000'000;
-  if (workload == "churn") full = 200'000;  // the musl thread's count
-  return quick ? full / 10 : full;
+  if (workload == "churn") {
+    full = 200'000;            // the musl thread's count
+    quick_share_percent = 75;  // glibc's peak RSS grows with every call
+  }
+  return quick ? full / 100 * quick_share_percent : full;
 }
 
 absl::StatusOr<uint64_t> RunWorkload(absl::string_view workload,
