@@ -113,6 +113,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
   std::vector<ja::Measurement> table;
   double hl_coverage = 0;  // of the rows' exact intervals (same n and m)
   int compared = 0;        // rows with a verdict against their baseline
+  // allocator -> its rows whose interval excludes 1 ("churn faster").
+  std::map<std::string, std::vector<std::string>> clear_verdicts;
   for (const ja::AllocatorRun& s : setups) {
     alloclab::Row& row = lab.results().AddRow(s.variant, s.threads);
     const std::vector<double>& wall = s.samples.Values("wall_s");
@@ -153,6 +155,11 @@ absl::Status Experiment(alloclab::Lab& lab) {
       hl_coverage = hl->coverage;
       ++compared;
     }
+    if (s.malloc_conf.empty() &&
+        c->verdict != ja::Verdict::kNoClearDifference) {
+      clear_verdicts[s.allocator].push_back(
+          absl::StrCat(s.workload, " ", ja::VerdictName(c->verdict)));
+    }
     row.SetText("vs", s.vs).Set("time_ratio", c->ratio).Set("ci_low", c->ci_low)
         .Set("ci_high", c->ci_high).SetText("verdict", ja::VerdictName(c->verdict))
         .Set("rss_ratio", peak / base_peak);
@@ -191,6 +198,26 @@ absl::Status Experiment(alloclab::Lab& lab) {
       "%d), or your own program's workload in place of these.",
       budgets.empty() ? "none is over it" : absl::StrJoin(budgets, ", "),
       setups.empty() ? 0 : setups.front().threads));
+  // How stable the answer is: peak RSS, and so who fits the budget, repeats
+  // from run to run; the choice among those that fit rests on the timing
+  // verdicts, which a repeated run need not make again.
+  std::vector<std::string> within, verdicts;
+  for (const auto& [a, ratio] : needs) {
+    if (ratio > ja::kMemoryBudgetRatio) continue;
+    within.push_back(a);
+    for (const std::string& v : clear_verdicts[a]) {
+      verdicts.push_back(absl::StrCat(a, " ", v));
+    }
+  }
+  lab.results().AddNote(absl::StrFormat(
+      "memo: how stable: the budget (peak RSS, which repeats from run to "
+      "run) leaves %s; the choice among them rests on %s, and a repeated "
+      "run may find other ones and choose otherwise",
+      within.empty() ? "none" : absl::StrJoin(within, ", "),
+      verdicts.empty()
+          ? std::string("no clear timing verdict (no interval excludes 1)")
+          : absl::StrCat(verdicts.size(), " clear timing verdict(s) (",
+                         absl::StrJoin(verdicts, ", "), ")")));
   lab.results().AddNote(
       "peak_rss_kib is the child's own VmHWM; ru_maxrss_kib is wait4's, which "
       "also counts the launcher's pages at the fork (child_run.h)");
