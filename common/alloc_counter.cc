@@ -207,7 +207,8 @@ inline void CountAllocation() {
       CountInRecord(&ThreadRecord::allocations);
       return;
     case CountingMode::kCustom: {
-      const AllocationCounter* custom = g_custom.load(std::memory_order_acquire);
+      const AllocationCounter* custom =
+          g_custom.load(std::memory_order_acquire);
       if (custom == nullptr || t_in_custom) {
         CountInRecord(&ThreadRecord::allocations);
         return;
@@ -233,7 +234,6 @@ inline void CountDeallocation() {
       return;
   }
 }
-
 
 // -----------------------------------------------------------------------------
 // The next allocator
@@ -458,8 +458,7 @@ void* TryAllocateAligned(size_t size, std::align_val_t align) {
   // align_val_t is a power of two by the language's rules, so only small
   // alignments need raising. (aligned_alloc wants size % align == 0 in
   // C11, which operator new's callers do not promise.)
-  const size_t alignment =
-      std::max(static_cast<size_t>(align), sizeof(void*));
+  const size_t alignment = std::max(static_cast<size_t>(align), sizeof(void*));
   void* p = nullptr;
   if (NextPosixMemalign(&p, alignment, AtLeastOne(size)) != 0) return nullptr;
   return p;
@@ -588,8 +587,7 @@ bool CountsFailedMallocCalls() { return ALLOCLAB_COUNT_MALLOC; }
 std::string MallocCountingNote() {
 #if ALLOCLAB_COUNT_MALLOC
   Dl_info info = {};
-  const void* next =
-      reinterpret_cast<const void*>(Next(g_next.malloc));
+  const void* next = reinterpret_cast<const void*>(Next(g_next.malloc));
   if (dladdr(next, &info) == 0 || info.dli_fname == nullptr) {
     return "malloc counted, forwarded to an unnamed library";
   }
@@ -763,16 +761,16 @@ void* memalign(size_t align, size_t size) noexcept {
 }
 
 void* valloc(size_t size) noexcept {
-  alloclab::MallocFn fn = NextRequired(
-      g_next.valloc, "alloc_counter: no valloc to forward to\n");
+  alloclab::MallocFn fn =
+      NextRequired(g_next.valloc, "alloc_counter: no valloc to forward to\n");
   if (fn == nullptr) return ArenaAllocate(size, 4096);
   CountAllocation();
   return fn(size);
 }
 
 void* pvalloc(size_t size) noexcept {
-  alloclab::MallocFn fn = NextRequired(
-      g_next.pvalloc, "alloc_counter: no pvalloc to forward to\n");
+  alloclab::MallocFn fn =
+      NextRequired(g_next.pvalloc, "alloc_counter: no pvalloc to forward to\n");
   if (fn == nullptr) return ArenaAllocate(size, 4096);
   CountAllocation();
   return fn(size);
@@ -825,9 +823,7 @@ void* operator new[](size_t size, std::align_val_t align,
 // delete is the same call.
 void operator delete(void* p) noexcept { Deallocate(p); }
 void operator delete[](void* p) noexcept { Deallocate(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-  Deallocate(p);
-}
+void operator delete(void* p, const std::nothrow_t&) noexcept { Deallocate(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept {
   Deallocate(p);
 }

@@ -146,7 +146,8 @@ uint64_t ThreadAllocations();
 class AllocationScope {
  public:
   AllocationScope()
-      : allocations_(TotalAllocations()), deallocations_(TotalDeallocations()) {}
+      : allocations_(TotalAllocations()),
+        deallocations_(TotalDeallocations()) {}
   uint64_t Count() const { return TotalAllocations() - allocations_; }
   uint64_t Deallocations() const {
     return TotalDeallocations() - deallocations_;

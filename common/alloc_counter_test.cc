@@ -97,91 +97,109 @@ struct Form {
 };
 
 const Form kForms[] = {
-    {"new T", [] {
+    {"new T",
+     [] {
        int* p = new int(1);
        Keep(p);
        delete p;
      }},
-    {"new T[]", [] {
+    {"new T[]",
+     [] {
        int* p = new int[10];
        Keep(p);
        delete[] p;
      }},
-    {"new (nothrow) T", [] {
+    {"new (nothrow) T",
+     [] {
        int* p = new (std::nothrow) int(1);
        Keep(p);
        delete p;
      }},
-    {"new (nothrow) T[]", [] {
+    {"new (nothrow) T[]",
+     [] {
        int* p = new (std::nothrow) int[10];
        Keep(p);
        delete[] p;
      }},
-    {"new aligned T", [] {
+    {"new aligned T",
+     [] {
        OverAligned* p = new OverAligned;
        Keep(p);
        delete p;
      }},
-    {"new aligned T[]", [] {
+    {"new aligned T[]",
+     [] {
        OverAligned* p = new OverAligned[3];
        Keep(p);
        delete[] p;
      }},
-    {"new (nothrow) aligned T", [] {
+    {"new (nothrow) aligned T",
+     [] {
        OverAligned* p = new (std::nothrow) OverAligned;
        Keep(p);
        delete p;
      }},
-    {"new (nothrow) aligned T[]", [] {
+    {"new (nothrow) aligned T[]",
+     [] {
        OverAligned* p = new (std::nothrow) OverAligned[3];
        Keep(p);
        delete[] p;
      }},
-    {"operator new + sized delete", [] {
+    {"operator new + sized delete",
+     [] {
        void* p = ::operator new(24);
        Keep(p);
        ::operator delete(p, 24);
      }},
-    {"operator new[] + sized delete[]", [] {
+    {"operator new[] + sized delete[]",
+     [] {
        void* p = ::operator new[](24);
        Keep(p);
        ::operator delete[](p, 24);
      }},
-    {"operator new(align) + sized aligned delete", [] {
-       void* p = ::operator new(24, std::align_val_t{64});
+    {"operator new(align) + sized aligned delete",
+     [] {
+       void* p = ::operator new (24, std::align_val_t{64});
        Keep(p);
-       ::operator delete(p, 24, std::align_val_t{64});
+       ::operator delete (p, 24, std::align_val_t{64});
      }},
-    {"operator new[](align) + sized aligned delete[]", [] {
+    {"operator new[](align) + sized aligned delete[]",
+     [] {
        void* p = ::operator new[](24, std::align_val_t{64});
        Keep(p);
        ::operator delete[](p, 24, std::align_val_t{64});
      }},
-    {"operator new(align, nothrow) + delete(align, nothrow)", [] {
-       void* p = ::operator new(24, std::align_val_t{64}, std::nothrow);
+    {"operator new(align, nothrow) + delete(align, nothrow)",
+     [] {
+       void* p = ::operator new (24, std::align_val_t{64}, std::nothrow);
        Keep(p);
-       ::operator delete(p, std::align_val_t{64}, std::nothrow);
+       ::operator delete (p, std::align_val_t{64}, std::nothrow);
      }},
-    {"operator new[](align, nothrow) + delete[](align, nothrow)", [] {
+    {"operator new[](align, nothrow) + delete[](align, nothrow)",
+     [] {
        void* p = ::operator new[](24, std::align_val_t{64}, std::nothrow);
        Keep(p);
        ::operator delete[](p, std::align_val_t{64}, std::nothrow);
      }},
-    {"operator new(nothrow) + delete(nothrow)", [] {
+    {"operator new(nothrow) + delete(nothrow)",
+     [] {
        void* p = ::operator new(24, std::nothrow);
        Keep(p);
        ::operator delete(p, std::nothrow);
      }},
-    {"operator new[](nothrow) + delete[](nothrow)", [] {
+    {"operator new[](nothrow) + delete[](nothrow)",
+     [] {
        void* p = ::operator new[](24, std::nothrow);
        Keep(p);
        ::operator delete[](p, std::nothrow);
      }},
-    {"std::string of 100 chars", [] {
+    {"std::string of 100 chars",
+     [] {
        std::string s(100, 'x');
        Keep(s.data());
      }},
-    {"std::vector::reserve", [] {
+    {"std::vector::reserve",
+     [] {
        std::vector<int> v;
        v.reserve(1000);
        Keep(v.data());
@@ -208,7 +226,8 @@ const Form kCForms[] = {
     {"calloc", [] { c_free(c_calloc(10, 8)); }},
     {"realloc NULL", [] { c_free(c_realloc(nullptr, 40)); }},
     {"reallocarray NULL", [] { c_free(c_reallocarray(nullptr, 5, 8)); }},
-    {"posix_memalign", [] {
+    {"posix_memalign",
+     [] {
        void* p = nullptr;
        ASSERT_EQ(c_posix_memalign(&p, 64, 100), 0);
        c_free(p);
@@ -417,7 +436,7 @@ TEST_F(AllocCounterTest, FailedNothrowIsNullAndCountedOnce) {
   EXPECT_EQ(c.total, 1u);
 
   c = Count([&] {
-    p = ::operator new(kHugeSize, std::align_val_t{64}, std::nothrow);
+    p = ::operator new (kHugeSize, std::align_val_t{64}, std::nothrow);
   });
   EXPECT_EQ(p, nullptr);
   EXPECT_EQ(c.total, 1u);
@@ -437,7 +456,7 @@ TEST_F(AllocCounterTest, FailedThrowingFormThrowsBadAlloc) {
     bool threw = false;
     const Counted c = Count([&] {
       try {
-        void* p = aligned ? ::operator new(kHugeSize, std::align_val_t{64})
+        void* p = aligned ? ::operator new (kHugeSize, std::align_val_t{64})
                           : ::operator new(kHugeSize);
         Keep(p);
       } catch (const std::bad_alloc&) {
@@ -724,8 +743,10 @@ TEST_F(AllocCounterTest, CounterCostRestoresTheMode) {
   SetCountingMode(CountingMode::kOff);
   const double shared = CounterCostNs(CountingMode::kShared);
   EXPECT_EQ(GetCountingMode(), CountingMode::kOff);
-  std::printf("counter cost per new+delete pair: per_thread %.2f ns, "
-              "shared %.2f ns\n", per_thread, shared);
+  std::printf(
+      "counter cost per new+delete pair: per_thread %.2f ns, "
+      "shared %.2f ns\n",
+      per_thread, shared);
   // No test of the costs' values: they are differences of two timings, of
   // any sign, which every experiment reports in its JSON's instruments.
 }

@@ -3,8 +3,8 @@
 #include "common/allocator_probe.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <gnu/libc-version.h>
+#include <link.h>
 #include <sys/stat.h>
 
 #include <cstdint>
@@ -151,7 +151,8 @@ LibrarySearch DefaultLibrarySearch() {
 absl::StatusOr<std::vector<LdCacheEntry>> ReadLdCache(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot read the ld.so cache ", path));
+    return absl::NotFoundError(
+        absl::StrCat("cannot read the ld.so cache ", path));
   }
   const std::string data((std::istreambuf_iterator<char>(in)),
                          std::istreambuf_iterator<char>());
@@ -163,15 +164,15 @@ absl::StatusOr<std::vector<LdCacheEntry>> ReadLdCache(const std::string& path) {
   }
   if (data.size() < base + kNewHeaderBytes ||
       absl::string_view(data).substr(base, kNewMagic.size()) != kNewMagic) {
-    return absl::DataLossError(absl::StrCat(
-        path, " is not an ld.so cache in glibc's format (no '", kNewMagic,
-        "' header)"));
+    return absl::DataLossError(
+        absl::StrCat(path, " is not an ld.so cache in glibc's format (no '",
+                     kNewMagic, "' header)"));
   }
   const uint64_t nlibs = ReadU32(data, base + 20);
   if (data.size() < base + kNewHeaderBytes + nlibs * kNewEntryBytes) {
-    return absl::DataLossError(absl::StrCat(
-        path, " is truncated: ", nlibs, " entries do not fit in ",
-        data.size(), " bytes"));
+    return absl::DataLossError(absl::StrCat(path, " is truncated: ", nlibs,
+                                            " entries do not fit in ",
+                                            data.size(), " bytes"));
   }
   auto string_at = [&](uint32_t offset) -> std::optional<std::string> {
     const size_t at = base + offset;
@@ -248,9 +249,9 @@ absl::StatusOr<LocatedAllocator> LocateAllocator(absl::string_view name,
 
   std::vector<std::string> wanted;
   for (const AllocatorLibrary& library : (*spec)->libraries) {
-    wanted.push_back(absl::StrCat(
-        library.soname, " (Debian package ",
-        absl::StrJoin(library.debian_packages, " or "), ")"));
+    wanted.push_back(
+        absl::StrCat(library.soname, " (Debian package ",
+                     absl::StrJoin(library.debian_packages, " or "), ")"));
   }
   std::vector<std::string> places;
   if (!search.ld_cache.empty()) places.push_back(search.ld_cache);
@@ -285,8 +286,8 @@ absl::StatusOr<MallocProvider> ProbeMalloc() {
   Dl_info info;
   link_map* map = nullptr;
   if (symbol == nullptr ||
-      dladdr1(symbol, &info, reinterpret_cast<void**>(&map),
-              RTLD_DL_LINKMAP) == 0 ||
+      dladdr1(symbol, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) ==
+          0 ||
       info.dli_fname == nullptr || map == nullptr) {
     return absl::UnavailableError(
         "the dynamic linker cannot say which object defines malloc (a "

@@ -53,7 +53,7 @@ namespace alloclab {
 // libtcmalloc-minimal4t64 is Debian 12's libtcmalloc-minimal4), newest
 // first.
 struct AllocatorLibrary {
-  std::string soname;                         // e.g. "libjemalloc.so.2"
+  std::string soname;                        // e.g. "libjemalloc.so.2"
   std::vector<std::string> debian_packages;  // e.g. {"libjemalloc2"}
 };
 
@@ -137,7 +137,8 @@ struct LocatedAllocator {
 // command that installs it on Debian 12 and 13 alike (its dev_package), and
 // tools/setup.sh, which installs them all.
 absl::StatusOr<LocatedAllocator> LocateAllocator(
-    absl::string_view name, const LibrarySearch& search = DefaultLibrarySearch());
+    absl::string_view name,
+    const LibrarySearch& search = DefaultLibrarySearch());
 
 // MallocProvider
 //
@@ -151,7 +152,8 @@ absl::StatusOr<LocatedAllocator> LocateAllocator(
 // do): then `path` and `allocator` name that next definition, the one that
 // really serves the memory, and `wrapped_by` names the program.
 struct MallocProvider {
-  std::string path;  // as dladdr() reports it, e.g. "/lib/x86_64-linux-gnu/libc.so.6"
+  std::string
+      path;  // as dladdr() reports it, e.g. "/lib/x86_64-linux-gnu/libc.so.6"
   std::string allocator;
   std::string wrapped_by = {};  // empty unless the program wraps malloc
 };

@@ -132,8 +132,9 @@ TEST(LocateAllocatorTest, TakesTcmallocsSecondLibraryWhenTheFirstIsMissing) {
   ASSERT_TRUE(located.ok()) << located.status();
   EXPECT_EQ(located->path, dir + "/libtcmalloc.so.4");
   // Debian 13 renamed the package (64-bit time_t); the installed name wins.
-  EXPECT_THAT(located->debian_package,
-              ::testing::AnyOf("libgoogle-perftools4t64", "libgoogle-perftools4"));
+  EXPECT_THAT(
+      located->debian_package,
+      ::testing::AnyOf("libgoogle-perftools4t64", "libgoogle-perftools4"));
 }
 
 // Debian 13 ships mimalloc 3 (libmimalloc.so.3), Debian 12 mimalloc 2.
@@ -159,10 +160,13 @@ TEST(LocateAllocatorTest, MissingLibraryNamesTheDebianPackage) {
   absl::StatusOr<LocatedAllocator> located = LocateAllocator(
       "mimalloc", LibrarySearch{dir + "/no_ld.so.cache", {dir}});
   ASSERT_EQ(located.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(located.status().message(), HasSubstr("libmimalloc.so.3 (Debian package libmimalloc3)"));
-  EXPECT_THAT(located.status().message(), HasSubstr("libmimalloc.so.2 (Debian package libmimalloc2.0)"));
+  EXPECT_THAT(located.status().message(),
+              HasSubstr("libmimalloc.so.3 (Debian package libmimalloc3)"));
+  EXPECT_THAT(located.status().message(),
+              HasSubstr("libmimalloc.so.2 (Debian package libmimalloc2.0)"));
   // The command that works on both releases.
-  EXPECT_THAT(located.status().message(), HasSubstr("apt-get install libmimalloc-dev"));
+  EXPECT_THAT(located.status().message(),
+              HasSubstr("apt-get install libmimalloc-dev"));
   EXPECT_THAT(located.status().message(), HasSubstr(dir));
 }
 
@@ -205,13 +209,12 @@ TEST(ReadLdCacheTest, ReadsACacheWrittenByLdconfig) {
   std::ofstream(lib_dir + "/libjemalloc.so.2", std::ios::binary) << in.rdbuf();
   ChildCommand command;
   // -i: no auxiliary cache in /var/cache, which needs root.
-  command.argv = {ldconfig, "-i", "-C", dir + "/cache", "-f", "/dev/null",
-                  lib_dir};
+  command.argv = {ldconfig, "-i",        "-C",   dir + "/cache",
+                  "-f",     "/dev/null", lib_dir};
   absl::StatusOr<ChildRun> run = RunChild(command);
   ASSERT_TRUE(run.ok()) << run.status();
 
-  absl::StatusOr<std::vector<LdCacheEntry>> cache =
-      ReadLdCache(dir + "/cache");
+  absl::StatusOr<std::vector<LdCacheEntry>> cache = ReadLdCache(dir + "/cache");
   ASSERT_TRUE(cache.ok()) << cache.status();
   const LdCacheEntry* ours = nullptr;
   const LdCacheEntry* libc = nullptr;

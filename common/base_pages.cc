@@ -41,16 +41,18 @@ absl::Status AdviseBasePages(void* addr, size_t bytes) {
 absl::Status DisableThpForProcess() {
   if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0) return absl::OkStatus();
   const int err = errno;
-  return absl::Status(absl::ErrnoToStatusCode(err),
-                      absl::StrCat("prctl(PR_SET_THP_DISABLE): ", internal::ErrnoText(err)));
+  return absl::Status(
+      absl::ErrnoToStatusCode(err),
+      absl::StrCat("prctl(PR_SET_THP_DISABLE): ", internal::ErrnoText(err)));
 }
 
 absl::StatusOr<bool> ThpDisabledForProcess() {
   const int r = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
   if (r < 0) {
     const int err = errno;
-    return absl::Status(absl::ErrnoToStatusCode(err),
-                        absl::StrCat("prctl(PR_GET_THP_DISABLE): ", internal::ErrnoText(err)));
+    return absl::Status(
+        absl::ErrnoToStatusCode(err),
+        absl::StrCat("prctl(PR_GET_THP_DISABLE): ", internal::ErrnoText(err)));
   }
   return r == 1;
 }

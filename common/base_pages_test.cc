@@ -96,8 +96,8 @@ TEST(DisableThpForProcessTest, IsOnAfterTheCallAndAcrossExecve) {
     absl::StatusOr<bool> after = ThpDisabledForProcess();
     s.after = after.ok() ? *after : -1;
     // "THP_enabled: 0" in the status of the program system() executes.
-    s.exec_sees_it = std::system(
-        "grep -q '^THP_enabled:[[:space:]]*0$' /proc/self/status");
+    s.exec_sees_it =
+        std::system("grep -q '^THP_enabled:[[:space:]]*0$' /proc/self/status");
     return s;
   });
   ASSERT_TRUE(child.ok()) << child.status();
@@ -110,7 +110,8 @@ TEST(DisableThpForProcessTest, IsOnAfterTheCallAndAcrossExecve) {
 TEST(BasePagesForProcessTest, SaysWhenItIsNotLinked) {
   const absl::Status status = BasePagesForProcessStatus();
   EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
-  EXPECT_THAT(status.message(), HasSubstr("base_pages_for_process is not linked"));
+  EXPECT_THAT(status.message(),
+              HasSubstr("base_pages_for_process is not linked"));
 }
 
 }  // namespace

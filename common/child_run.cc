@@ -20,8 +20,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/internal/launch.h"
-#include "common/memory.h"
 #include "common/internal/subprocess.h"
+#include "common/memory.h"
 
 namespace alloclab {
 namespace {
@@ -85,7 +85,8 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
   }
 
   // Everything the child needs, built before the fork.
-  absl::StatusOr<internal::PreparedExec> exec = internal::PrepareExec(command.argv, command.env);
+  absl::StatusOr<internal::PreparedExec> exec =
+      internal::PrepareExec(command.argv, command.env);
   if (!exec.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("RunChild: ", exec.status().message()));
@@ -131,9 +132,9 @@ absl::StatusOr<ChildRun> RunChild(const ChildCommand& command) {
   DrainPipes(out_pipe[0], err_pipe[0], run.stdout_text, run.stderr_text,
              command.echo_stderr);
   absl::StatusOr<ChildUsage> usage = WaitForChild(pid);
-  run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             start)
-                   .count();
+  run.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   if (sampler.has_value()) {
     // The last reads fail once the child has exited: its samples stand.
     sampler->Stop();

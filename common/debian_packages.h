@@ -47,7 +47,8 @@ std::string UpstreamVersion(absl::string_view debian_version);
 // NotFound when the package is not installed, or the file cannot be read
 // (not a Debian system: the message says so).
 absl::StatusOr<std::string> DebianPackageVersion(
-    absl::string_view package, const std::string& status_file = kDpkgStatusFile);
+    absl::string_view package,
+    const std::string& status_file = kDpkgStatusFile);
 
 // FirstInstalledPackage()
 //

@@ -97,9 +97,8 @@ absl::StatusOr<double> MeasureEffectiveGhz(int64_t budget_ns) {
     // The fastest round is the one least disturbed (interrupts, preemption
     // only ever add time), so it is the best estimate of the clock.
     if (elapsed >= round_ns / 2) {
-      best_ghz = std::max(best_ghz,
-                          static_cast<double>(turns * kAddsPerTurn) /
-                              static_cast<double>(elapsed));
+      best_ghz = std::max(best_ghz, static_cast<double>(turns * kAddsPerTurn) /
+                                        static_cast<double>(elapsed));
       ++measured_rounds;
     } else {
       turns *= 2;

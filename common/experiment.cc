@@ -115,8 +115,8 @@ absl::StatusOr<std::vector<VariantSummary>> MeasureInterleaved(
     if (plan.count_allocations) {
       // Its own batch: the counter's cost never reaches a timed one.
       if (variant.prepare) variant.prepare();
-      const uint64_t allocations = plan.count_allocations(
-          [&] { variant.run(variant.calls_per_batch); });
+      const uint64_t allocations =
+          plan.count_allocations([&] { variant.run(variant.calls_per_batch); });
       summary.allocs_per_call = static_cast<double>(allocations) /
                                 static_cast<double>(variant.calls_per_batch);
     }
@@ -194,10 +194,10 @@ absl::StatusOr<Samples> RunFreshCalls(absl::string_view variant,
     absl::StatusOr<FreshCallResult> result = RunFreshCall(call, arg);
     if (!result.ok()) {
       return VariantError(
-          variant, absl::Status(result.status().code(),
-                                absl::StrCat("fresh process ", i + 1, " of ",
-                                             processes, ": ",
-                                             result.status().message())));
+          variant,
+          absl::Status(result.status().code(),
+                       absl::StrCat("fresh process ", i + 1, " of ", processes,
+                                    ": ", result.status().message())));
     }
     samples.AddRun(result->values);
   }
@@ -222,12 +222,12 @@ std::vector<absl::StatusOr<Samples>> RunFreshInterleaved(
           status.ok() ? RunFreshCall(variant.call, variant.arg)
                       : absl::StatusOr<FreshCallResult>(status);
       if (!result.ok()) {
-        results[v] = VariantError(
-            variant.name,
-            absl::Status(result.status().code(),
-                         absl::StrCat("fresh process ", round + 1, " of ",
-                                      processes, ": ",
-                                      result.status().message())));
+        results[v] =
+            VariantError(variant.name,
+                         absl::Status(result.status().code(),
+                                      absl::StrCat("fresh process ", round + 1,
+                                                   " of ", processes, ": ",
+                                                   result.status().message())));
         continue;
       }
       results[v]->AddRun(result->values);

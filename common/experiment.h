@@ -61,8 +61,8 @@
 //                        .faults = &lab.faults(),
 //                        .count_allocations = alloclab::CountAllocations});
 //     if (!rows.ok()) return rows.status();  // names the variant
-//     for (const auto& row : *rows) alloclab::AddSummaryRow(row, lab.results());
-//     lab.results().AddNote(alloclab::DifferenceNote(
+//     for (const auto& row : *rows) alloclab::AddSummaryRow(row,
+//     lab.results()); lab.results().AddNote(alloclab::DifferenceNote(
 //         "one malloc+free", (*rows)[kNew], (*rows)[kReuse], "ns"));
 //     return absl::OkStatus();
 //   }
@@ -167,7 +167,9 @@ class Lab {
   void PrintAboveTable(absl::string_view line) { above_.emplace_back(line); }
   const std::vector<std::string>& lines_above_table() const { return above_; }
 
-  void SetColumns(std::vector<Column> columns) { columns_ = std::move(columns); }
+  void SetColumns(std::vector<Column> columns) {
+    columns_ = std::move(columns);
+  }
   const std::vector<Column>& columns() const { return columns_; }
 
  private:
@@ -213,7 +215,8 @@ absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t min,
 //
 // `status` with its message prefixed "variant '<variant>': ", the same code.
 // OK stays OK.
-absl::Status VariantError(absl::string_view variant, const absl::Status& status);
+absl::Status VariantError(absl::string_view variant,
+                          const absl::Status& status);
 
 // Variant
 //
@@ -375,9 +378,7 @@ struct Estimate {
   size_t samples = 0;
 };
 
-inline Estimate EstimateOf(const Summary& s) {
-  return {s.median, s.mad, s.n};
-}
+inline Estimate EstimateOf(const Summary& s) { return {s.median, s.mad, s.n}; }
 
 // DifferenceNote()
 //

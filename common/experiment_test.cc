@@ -35,7 +35,8 @@ std::vector<Variant> LoggingVariants(std::vector<std::string>& log) {
   std::vector<Variant> variants;
   for (const char* name : {"a", "b", "c"}) {
     variants.push_back(
-        {name, 4, [&log, name](int64_t calls) {
+        {name, 4,
+         [&log, name](int64_t calls) {
            log.push_back(absl::StrCat(name, calls));
          },
          [&log, name] { log.push_back(absl::StrCat("prepare ", name)); }});
@@ -55,7 +56,7 @@ TEST(MeasureInterleavedTest, WarmsUpThenTakesBatchesRoundRobinThenCounts) {
       LoggingVariants(log), {.repetitions = 2, .count_allocations = count});
   ASSERT_TRUE(rows.ok()) << rows.status();
 
-  const std::vector<std::string> round = {"prepare a", "a4", "prepare b",
+  const std::vector<std::string> round = {"prepare a", "a4",        "prepare b",
                                           "b4",        "prepare c", "c4"};
   std::vector<std::string> want;
   for (int i = 0; i < 3; ++i) {  // the warm-up, then two timed rounds
@@ -76,8 +77,8 @@ TEST(MeasureInterleavedTest, WarmsUpThenTakesBatchesRoundRobinThenCounts) {
 }
 
 TEST(MeasureInterleavedTest, CountsFaultsOfTimedBatchesOnly) {
-  absl::StatusOr<FaultCounter> faults = FaultCounter::Create(
-      FaultScope::kThread, FaultSource::kGetrusage);
+  absl::StatusOr<FaultCounter> faults =
+      FaultCounter::Create(FaultScope::kThread, FaultSource::kGetrusage);
   ASSERT_TRUE(faults.ok()) << faults.status();
   std::vector<std::string> log;
   absl::StatusOr<std::vector<VariantSummary>> rows = MeasureInterleaved(
@@ -165,7 +166,8 @@ TEST(DifferenceNoteTest, ASingleMeasurementCannotTell) {
   EXPECT_FALSE(DifferenceExceedsNoise(many, one));
   const std::string note =
       DifferenceNote("one malloc+free", "new", one, "reuse", many, "ns");
-  EXPECT_THAT(note, HasSubstr("new - reuse = 13.0 ns from a single measurement"));
+  EXPECT_THAT(note,
+              HasSubstr("new - reuse = 13.0 ns from a single measurement"));
   EXPECT_THAT(note, HasSubstr("cannot tell"));
   EXPECT_THAT(note, Not(HasSubstr("≈")));
   EXPECT_TRUE(DifferenceExceedsNoise({20.0, 0.5, 2}, many));
@@ -218,12 +220,12 @@ void WhenAndMark(FreshCall& call) {
 ALLOCLAB_FRESH_CALL("experiment_test_when", WhenAndMark);
 
 TEST(RunFreshInterleavedTest, TakesTheVariantsInTurnWithTheirOwnEnvironment) {
-  std::vector<absl::StatusOr<Samples>> s = RunFreshInterleaved(
-      {{.name = "a", .call = "experiment_test_when"},
-       {.name = "b",
-        .call = "experiment_test_when",
-        .env = {{"ALLOCLAB_TEST_MARK", "1"}}}},
-      3);
+  std::vector<absl::StatusOr<Samples>> s =
+      RunFreshInterleaved({{.name = "a", .call = "experiment_test_when"},
+                           {.name = "b",
+                            .call = "experiment_test_when",
+                            .env = {{"ALLOCLAB_TEST_MARK", "1"}}}},
+                          3);
   ASSERT_EQ(s.size(), 2u);
   ASSERT_TRUE(s[0].ok()) << s[0].status();
   ASSERT_TRUE(s[1].ok()) << s[1].status();
@@ -243,10 +245,10 @@ TEST(RunFreshInterleavedTest, TakesTheVariantsInTurnWithTheirOwnEnvironment) {
 }
 
 TEST(RunFreshInterleavedTest, AFailedVariantStopsAloneAndIsNamed) {
-  std::vector<absl::StatusOr<Samples>> s = RunFreshInterleaved(
-      {{.name = "broken", .call = "no_such_fresh_call"},
-       {.name = "fine", .call = "experiment_test_when"}},
-      2);
+  std::vector<absl::StatusOr<Samples>> s =
+      RunFreshInterleaved({{.name = "broken", .call = "no_such_fresh_call"},
+                           {.name = "fine", .call = "experiment_test_when"}},
+                          2);
   ASSERT_FALSE(s[0].ok());
   EXPECT_THAT(s[0].status().message(), HasSubstr("variant 'broken'"));
   ASSERT_TRUE(s[1].ok()) << s[1].status();

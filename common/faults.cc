@@ -29,7 +29,6 @@ constexpr absl::string_view kPerfUser = "perf_event(user)";
 constexpr absl::string_view kRusageThread = "getrusage(RUSAGE_THREAD)";
 constexpr absl::string_view kRusageSelf = "getrusage(RUSAGE_SELF)";
 
-
 // The setting that decides what an unprivileged perf_event_open may do, for
 // error messages: without it "Permission denied" leaves the reader guessing.
 std::string PerfEventParanoid() {
@@ -53,8 +52,8 @@ int OpenPerfCounter(uint64_t config, bool user_only) {
   attr.exclude_hv = user_only ? 1 : 0;
   // pid 0, cpu -1: this thread, on whichever CPU it runs. No inherit: the
   // count is the creating thread's alone.
-  const long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1,
-                          PERF_FLAG_FD_CLOEXEC);
+  const long fd =
+      syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) return -errno;
   return static_cast<int>(fd);
 }
@@ -90,8 +89,9 @@ absl::StatusOr<int64_t> ReadPerfCounter(int fd) {
   const ssize_t n = read(fd, &value, sizeof(value));
   if (n != static_cast<ssize_t>(sizeof(value))) {
     const int err = n < 0 ? errno : EIO;
-    return absl::Status(absl::ErrnoToStatusCode(err),
-                        absl::StrCat("read(perf_event fd): ", internal::ErrnoText(err)));
+    return absl::Status(
+        absl::ErrnoToStatusCode(err),
+        absl::StrCat("read(perf_event fd): ", internal::ErrnoText(err)));
   }
   return static_cast<int64_t>(value);
 }
@@ -196,8 +196,9 @@ absl::StatusOr<FaultCounts> FaultCounter::Read() const {
   const int who = scope_ == FaultScope::kThread ? RUSAGE_THREAD : RUSAGE_SELF;
   if (getrusage(who, &usage) != 0) {
     const int err = errno;
-    return absl::Status(absl::ErrnoToStatusCode(err),
-                        absl::StrCat(source_name_, ": ", internal::ErrnoText(err)));
+    return absl::Status(
+        absl::ErrnoToStatusCode(err),
+        absl::StrCat(source_name_, ": ", internal::ErrnoText(err)));
   }
   return FaultCounts{usage.ru_minflt, usage.ru_majflt};
 }

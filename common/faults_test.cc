@@ -59,8 +59,7 @@ __attribute__((noinline, no_sanitize("address", "thread"))) void TouchPages(
 class Region {
  public:
   explicit Region(int pages)
-      : page_size_(static_cast<size_t>(sysconf(_SC_PAGESIZE))),
-        pages_(pages) {
+      : page_size_(static_cast<size_t>(sysconf(_SC_PAGESIZE))), pages_(pages) {
     void* p = mmap(nullptr, page_size_ * pages_, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return;
@@ -108,13 +107,14 @@ void ExpectFirstTouchFaultsOnce(const FaultCounter& counter) {
       FaultsDuring(counter, [&] { region.Touch(); });
   ASSERT_TRUE(first.ok()) << first.status();
   ASSERT_TRUE(second.ok()) << second.status();
-  std::printf("%s: first touch %lld minor, %lld major; second touch %lld "
-              "minor, %lld major\n",
-              std::string(counter.source()).c_str(),
-              static_cast<long long>(first->minor),
-              static_cast<long long>(first->major),
-              static_cast<long long>(second->minor),
-              static_cast<long long>(second->major));
+  std::printf(
+      "%s: first touch %lld minor, %lld major; second touch %lld "
+      "minor, %lld major\n",
+      std::string(counter.source()).c_str(),
+      static_cast<long long>(first->minor),
+      static_cast<long long>(first->major),
+      static_cast<long long>(second->minor),
+      static_cast<long long>(second->major));
   EXPECT_GE(first->minor, kPages);
   EXPECT_LE(first->minor, kPages + kFirstPassSlack);
   // Fresh anonymous memory has nothing to read from disk.

@@ -74,7 +74,8 @@ std::string OwnArgv0() {
   std::string argv0;
   if (FILE* f = fopen("/proc/self/cmdline", "re")) {
     int c;
-    while ((c = fgetc(f)) != EOF && c != '\0') argv0.push_back(static_cast<char>(c));
+    while ((c = fgetc(f)) != EOF && c != '\0')
+      argv0.push_back(static_cast<char>(c));
     fclose(f);
   }
   return argv0.empty() ? "/proc/self/exe" : argv0;
@@ -106,9 +107,9 @@ bool IsValidKey(absl::string_view key) {
   Registry& registry = GetRegistry();
   auto it = registry.find(name);
   if (it == registry.end()) {
-    call.Fail(absl::StrCat("no fresh call named '", name,
-                           "' in this program; registered: ",
-                           RegisteredNames()));
+    call.Fail(
+        absl::StrCat("no fresh call named '", name,
+                     "' in this program; registered: ", RegisteredNames()));
   } else {
     it->second(call);
   }
@@ -142,8 +143,9 @@ absl::Status ParseReport(absl::string_view name, absl::string_view report,
   for (absl::string_view line :
        absl::StrSplit(report, '\n', absl::SkipEmpty())) {
     if (done) {
-      return absl::InternalError(absl::StrCat(
-          "fresh call '", name, "' wrote after its report ended: '", line, "'"));
+      return absl::InternalError(
+          absl::StrCat("fresh call '", name,
+                       "' wrote after its report ended: '", line, "'"));
     }
     if (line == kDoneLine) {
       done = true;
@@ -180,8 +182,7 @@ absl::Status ParseReport(absl::string_view name, absl::string_view report,
 
 }  // namespace
 
-void FreshCall::Measure(absl::string_view label,
-                        absl::FunctionRef<void()> fn) {
+void FreshCall::Measure(absl::string_view label, absl::FunctionRef<void()> fn) {
   // Created before the timed region, so that opening the source is not
   // counted. getrusage(RUSAGE_THREAD) works everywhere, sandbox included,
   // and its counts are exact for this thread.
@@ -261,8 +262,7 @@ void MaybeRunFreshCall() {
   unsetenv(kFdEnv);
 
   int fd = -1;
-  if (!absl::SimpleAtoi(fd_string, &fd) || fd < 0 ||
-      fcntl(fd, F_GETFD) < 0) {
+  if (!absl::SimpleAtoi(fd_string, &fd) || fd < 0 || fcntl(fd, F_GETFD) < 0) {
     fprintf(stderr,
             "fresh call '%s': %s is '%s', not an open descriptor; was this "
             "process started by alloclab::RunFreshCall()?\n",
@@ -277,15 +277,15 @@ void MaybeRunFreshCall() {
 absl::StatusOr<FreshCallResult> RunFreshCall(absl::string_view name,
                                              absl::string_view arg) {
   if (GetRegistry().find(name) == GetRegistry().end()) {
-    return absl::NotFoundError(absl::StrCat("no fresh call named '", name,
-                                            "'; registered: ",
-                                            RegisteredNames()));
+    return absl::NotFoundError(absl::StrCat(
+        "no fresh call named '", name, "'; registered: ", RegisteredNames()));
   }
   // A copy whose main() never calls MaybeRunFreshCall() runs main() in full,
   // and would start copies of its own: refuse before that can happen.
   if (getenv(kCallEnv) != nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "RunFreshCall('", name, "'): this process was started as a fresh call "
+        "RunFreshCall('", name,
+        "'): this process was started as a fresh call "
         "but main() did not call alloclab::MaybeRunFreshCall() first"));
   }
 
@@ -294,12 +294,12 @@ absl::StatusOr<FreshCallResult> RunFreshCall(absl::string_view name,
   // of the parent may hold a lock that the child would never see released.
   // The pipe's number is known only in the child: its entry is written
   // there, into room made here.
-  absl::StatusOr<internal::PreparedExec> exec = internal::PrepareExec(
-      {OwnArgv0()},
-      {{kCallEnv, std::string(name)},
-       {kArgEnv, std::string(arg)},
-       {kFdEnv, std::string(kFdRoom, ' ')}},
-      {std::string(kEnvPrefix)});
+  absl::StatusOr<internal::PreparedExec> exec =
+      internal::PrepareExec({OwnArgv0()},
+                            {{kCallEnv, std::string(name)},
+                             {kArgEnv, std::string(arg)},
+                             {kFdEnv, std::string(kFdRoom, ' ')}},
+                            {std::string(kEnvPrefix)});
   if (!exec.ok()) return exec.status();
   exec->program = "/proc/self/exe";  // this program, whatever its argv[0]
   char* fd_value = exec->MutableEnvValue(kFdEnv);
@@ -330,8 +330,7 @@ absl::StatusOr<FreshCallResult> RunFreshCall(absl::string_view name,
   if (!internal::ExitedCleanly(*wait_status)) {
     // A failure it reported before dying says more than the exit alone.
     return absl::InternalError(absl::StrCat(
-        "fresh call '", name, "' ",
-        internal::DescribeWaitStatus(*wait_status),
+        "fresh call '", name, "' ", internal::DescribeWaitStatus(*wait_status),
         parsed.ok() ? "" : absl::StrCat(" (", parsed.message(), ")")));
   }
   if (!parsed.ok()) return parsed;

@@ -99,7 +99,7 @@ bool RegisterFreshCall(absl::string_view name, FreshCallFn fn);
 // ALLOCLAB_FRESH_CALL
 //
 // Registers a fresh call at static-initialization time.
-#define ALLOCLAB_FRESH_CALL(name, fn)                                  \
+#define ALLOCLAB_FRESH_CALL(name, fn)                              \
   [[maybe_unused]] static const bool alloclab_fresh_call_##fn##_ = \
       ::alloclab::RegisterFreshCall(name, fn)
 

@@ -227,8 +227,9 @@ struct Pair {
 };
 
 TEST(RunInForkedChildTest, ReturnsTheChildsResult) {
-  absl::StatusOr<Pair> result =
-      RunInForkedChild<Pair>([] { return Pair{41 + 1, -0.5}; });
+  absl::StatusOr<Pair> result = RunInForkedChild<Pair>([] {
+    return Pair{41 + 1, -0.5};
+  });
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->a, 42);
   EXPECT_EQ(result->b, -0.5);
@@ -256,9 +257,7 @@ TEST(RunInForkedChildTest, CrashIsAnInternalError) {
 }
 
 TEST(RunInForkedChildTest, ExitWithoutResultIsAnInternalError) {
-  absl::StatusOr<int> result = RunInForkedChild<int>([]() -> int {
-    _exit(0);
-  });
+  absl::StatusOr<int> result = RunInForkedChild<int>([]() -> int { _exit(0); });
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInternal);
   EXPECT_THAT(result.status().message(), HasSubstr("0 bytes of a 4-byte"));
 }

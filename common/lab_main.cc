@@ -6,12 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -28,8 +27,9 @@
 #include "common/report.h"
 #include "common/topology.h"
 
-ABSL_FLAG(bool, quick, false,
-          "CI scale: fewer repetitions and smaller sizes, a few seconds in all");
+ABSL_FLAG(
+    bool, quick, false,
+    "CI scale: fewer repetitions and smaller sizes, a few seconds in all");
 ABSL_FLAG(std::string, json, "",
           "also write the results as JSON to this path (relative to the "
           "directory `bazel run` was started in)");
@@ -67,9 +67,8 @@ bool IsCourseFlag(const absl::CommandLineFlag& flag) {
   for (const auto& [name, flag] : absl::GetAllFlags()) {
     if (IsCourseFlag(*flag)) flags.push_back(flag);
   }
-  std::sort(flags.begin(), flags.end(), [](const auto* a, const auto* b) {
-    return a->Name() < b->Name();
-  });
+  std::sort(flags.begin(), flags.end(),
+            [](const auto* a, const auto* b) { return a->Name() < b->Name(); });
   std::cout << usage << "\n\nFlags:\n";
   for (const absl::CommandLineFlag* flag : flags) {
     std::cout << "  --" << flag->Name() << " (default: \""
@@ -159,13 +158,12 @@ LabOptions InitLab(int argc, char** argv, absl::string_view usage) {
     // Validate against the topology first: sched_setaffinity's EINVAL does
     // not say which CPUs exist.
     absl::StatusOr<Topology> topology = ReadTopology();
-    absl::Status pinned =
-        topology.ok() ? ValidateCpus(*topology, {options.cpu})
-                      : topology.status();
+    absl::Status pinned = topology.ok() ? ValidateCpus(*topology, {options.cpu})
+                                        : topology.status();
     if (pinned.ok()) pinned = PinCurrentThread(options.cpu);
     if (!pinned.ok()) {
-      ExitWithUsageError(program, absl::StrCat("--cpu=", options.cpu, ": ",
-                                               pinned.message()));
+      ExitWithUsageError(
+          program, absl::StrCat("--cpu=", options.cpu, ": ", pinned.message()));
     }
   }
   return options;

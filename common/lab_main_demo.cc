@@ -41,7 +41,8 @@ void TouchBuffer(int64_t kib) {
 void FirstTouch(alloclab::FreshCall& call) {
   int64_t kib = 0;
   if (!absl::SimpleAtoi(call.arg(), &kib) || kib <= 0) {
-    call.Fail(absl::StrCat("size '", call.arg(), "' is not a positive KiB count"));
+    call.Fail(
+        absl::StrCat("size '", call.arg(), "' is not a positive KiB count"));
     return;
   }
   call.Measure("first", [&] { TouchBuffer(kib); });

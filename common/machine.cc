@@ -70,7 +70,8 @@ std::string CpuModel() {
 std::string Kernel() {
   struct utsname names;
   if (uname(&names) != 0) {
-    return absl::StrCat("unknown kernel (uname: ", internal::ErrnoText(errno), ")");
+    return absl::StrCat("unknown kernel (uname: ", internal::ErrnoText(errno),
+                        ")");
   }
   return absl::StrCat(names.sysname, " ", names.release);
 }
@@ -142,15 +143,17 @@ MachineInfo DescribeMachine(bool measure_clock,
 }
 
 std::string MachineLine(const MachineInfo& machine) {
-  std::string cpus = Plural(machine.logical_cpus, "logical CPU", "logical CPUs");
+  std::string cpus =
+      Plural(machine.logical_cpus, "logical CPU", "logical CPUs");
   if (machine.physical_cores > 0) {
-    absl::StrAppend(&cpus, " on ", Plural(machine.physical_cores, "core", "cores"),
+    absl::StrAppend(&cpus, " on ",
+                    Plural(machine.physical_cores, "core", "cores"),
                     machine.smt ? " (SMT)" : " (no SMT)");
   } else {
-    absl::StrAppend(&cpus, " (cores and SMT unknown: ",
-                    machine.topology_note.empty() ? "not read"
-                                                  : machine.topology_note,
-                    ")");
+    absl::StrAppend(
+        &cpus, " (cores and SMT unknown: ",
+        machine.topology_note.empty() ? "not read" : machine.topology_note,
+        ")");
   }
   const std::string clock =
       machine.effective_ghz.has_value()
@@ -160,9 +163,9 @@ std::string MachineLine(const MachineInfo& machine) {
                              ? "not measured"
                              : machine.effective_ghz_note,
                          ")");
-  std::string line = absl::StrCat("machine: ", machine.cpu_model, ", ", cpus,
-                                  ", ", machine.kernel, ", ", machine.libc, ", ",
-                                  clock, ", faults from ", machine.faults_source);
+  std::string line = absl::StrCat(
+      "machine: ", machine.cpu_model, ", ", cpus, ", ", machine.kernel, ", ",
+      machine.libc, ", ", clock, ", faults from ", machine.faults_source);
   if (machine.page_bytes > 0) {
     absl::StrAppend(&line, ", ",
                     machine.page_bytes % 1024 == 0
@@ -178,9 +181,11 @@ std::string MachineLine(const MachineInfo& machine) {
                       : absl::StrFormat("%.2f", machine.load_average[0]));
   std::vector<std::string> versions;
   for (const SoftwareVersion& v : machine.versions) {
-    if (v.name != "glibc") versions.push_back(absl::StrCat(v.name, " ", v.version));
+    if (v.name != "glibc")
+      versions.push_back(absl::StrCat(v.name, " ", v.version));
   }
-  if (!versions.empty()) absl::StrAppend(&line, "; ", absl::StrJoin(versions, ", "));
+  if (!versions.empty())
+    absl::StrAppend(&line, "; ", absl::StrJoin(versions, ", "));
   return line;
 }
 

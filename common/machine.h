@@ -65,11 +65,11 @@ struct MachineInfo {
 // DescribeMachine()
 //
 // Reads /proc/cpuinfo, /sys topology, uname(2), gnu_get_libc_version(),
-// the load average, the software versions (versions.h) and the THP settings; probes the zero page (64 pages, a fraction of a
-// millisecond); measures the effective clock when `measure_clock`.
-// `faults_source` names the page-fault source the caller counts with (the
-// harness passes its counter's); empty, a thread counter is created to
-// find out which source this machine gives.
+// the load average, the software versions (versions.h) and the THP settings;
+// probes the zero page (64 pages, a fraction of a millisecond); measures the
+// effective clock when `measure_clock`. `faults_source` names the page-fault
+// source the caller counts with (the harness passes its counter's); empty, a
+// thread counter is created to find out which source this machine gives.
 MachineInfo DescribeMachine(bool measure_clock = true,
                             absl::string_view faults_source = {});
 
@@ -77,8 +77,8 @@ MachineInfo DescribeMachine(bool measure_clock = true,
 //
 // One line: "machine: <cpu>, 2 logical CPUs on 2 cores (no SMT), Linux 6.1,
 // glibc 2.36, effective clock 3.10 GHz, faults from getrusage(RUSAGE_THREAD),
-// 4 KiB pages, no zero page, THP madvise (2048 KiB inherit=madvise), no mTHP size
-// enabled, load average 0.12; musl 1.2.3, GCC 12.2.0, jemalloc 5.3.0,
+// 4 KiB pages, no zero page, THP madvise (2048 KiB inherit=madvise), no mTHP
+// size enabled, load average 0.12; musl 1.2.3, GCC 12.2.0, jemalloc 5.3.0,
 // gperftools 2.10, mimalloc 2.0.9, Benchmark 1.7.1, Bazel 4.2.3" (glibc's
 // version is already in it).
 // What is unknown says so, with the reason: "effective clock n/a (not

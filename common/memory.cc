@@ -144,8 +144,8 @@ absl::StatusOr<double> ResidentKib(const void* start, size_t bytes) {
     if (mincore(reinterpret_cast<void*>(at), n * page, present) != 0) {
       const int error = errno;
       return absl::Status(absl::ErrnoToStatusCode(error),
-                          absl::StrCat("mincore of ", end - at, " bytes: ",
-                                       internal::ErrnoText(error)));
+                          absl::StrCat("mincore of ", end - at,
+                                       " bytes: ", internal::ErrnoText(error)));
     }
     for (uintptr_t i = 0; i < n; ++i) pages += (present[i] & 1);
     at += n * page;
@@ -163,9 +163,9 @@ absl::StatusOr<MallinfoSnapshot> ReadMallinfo() {
   // LD_PRELOAD or a linked allocator replace glibc's.
   absl::StatusOr<MallocProvider> provider = ProbeMalloc();
   if (!provider.ok()) {
-    return absl::UnimplementedError(absl::StrCat(
-        provider.status().message(),
-        ": mallinfo2 describes glibc's malloc only"));
+    return absl::UnimplementedError(
+        absl::StrCat(provider.status().message(),
+                     ": mallinfo2 describes glibc's malloc only"));
   }
   if (provider->allocator != "glibc") {
     return absl::UnimplementedError(absl::StrCat(

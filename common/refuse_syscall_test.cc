@@ -35,16 +35,16 @@ struct Outcome {
 TEST(RefuseSyscallTest, RefusesOneAdviceOfMadviseAndNoOther) {
   absl::StatusOr<Outcome> outcome = RunInForkedChild<Outcome>([] {
     Outcome o;
-    o.install_code = static_cast<int>(
-        RefuseSyscall({.nr = SYS_madvise,
-                       .arg = 2,
-                       .arg_value = kMadvPopulateWrite,
-                       .error = EINVAL})
-            .code());
+    o.install_code =
+        static_cast<int>(RefuseSyscall({.nr = SYS_madvise,
+                                        .arg = 2,
+                                        .arg_value = kMadvPopulateWrite,
+                                        .error = EINVAL})
+                             .code());
     const long page = sysconf(_SC_PAGESIZE);
-    void* memory = mmap(nullptr, static_cast<size_t>(page),
-                        PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                        -1, 0);
+    void* memory =
+        mmap(nullptr, static_cast<size_t>(page), PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     errno = 0;
     o.first = madvise(memory, static_cast<size_t>(page), kMadvPopulateWrite);
     o.first_errno = errno;
@@ -86,9 +86,9 @@ TEST(RefuseSyscallTest, RejectsARefusalItCannotExpress) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(RefuseSyscall({.nr = SYS_madvise, .error = 0}).code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(RefuseSyscall({.nr = SYS_madvise, .arg = 6, .error = EINVAL})
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      RefuseSyscall({.nr = SYS_madvise, .arg = 6, .error = EINVAL}).code(),
+      absl::StatusCode::kInvalidArgument);
   // Nothing was installed in this process.
   EXPECT_GT(syscall(SYS_getppid), 0);
 }

@@ -96,8 +96,8 @@ std::string JsonSamples(
     std::vector<std::string> numbers;
     numbers.reserve(values.size());
     for (double v : values) numbers.push_back(JsonNumber(v));
-    fields.push_back(
-        absl::StrCat(JsonEscape(key), ": [", absl::StrJoin(numbers, ", "), "]"));
+    fields.push_back(absl::StrCat(JsonEscape(key), ": [",
+                                  absl::StrJoin(numbers, ", "), "]"));
   }
   return absl::StrJoin(fields, ", ");
 }
@@ -120,13 +120,14 @@ const char* PlotKindName(PlotKind kind) {
 
 std::string KnownHeader(absl::string_view key) {
   // Only keys whose header is not the key itself, spaced.
-  static constexpr std::pair<absl::string_view, absl::string_view> kHeaders[] = {
-      {"ns_mad", "± ns (MAD)"},
-      {"threshold_bytes", "threshold (bytes)"},
-      {"cpu_ns_per_call", "CPU ns per call"},
-      {"effective_ghz", "GHz"},
-      {"peak_rss_kib", "peak RSS KiB"},
-  };
+  static constexpr std::pair<absl::string_view, absl::string_view> kHeaders[] =
+      {
+          {"ns_mad", "± ns (MAD)"},
+          {"threshold_bytes", "threshold (bytes)"},
+          {"cpu_ns_per_call", "CPU ns per call"},
+          {"effective_ghz", "GHz"},
+          {"peak_rss_kib", "peak RSS KiB"},
+      };
   for (const auto& [known, header] : kHeaders) {
     if (key == known) return std::string(header);
   }
@@ -195,11 +196,13 @@ const Row* Results::FindRow(absl::string_view variant, int threads) const {
 }
 
 std::string Results::RenderTable(const std::vector<Column>& columns) const {
-  const bool show_threads = std::any_of(
-      rows_.begin(), rows_.end(), [](const Row& row) { return row.threads != 1; });
+  const bool show_threads =
+      std::any_of(rows_.begin(), rows_.end(),
+                  [](const Row& row) { return row.threads != 1; });
 
   // The grid, header first; the variant (and any text column) reads from
-  // the left, numbers line up on their last digit as in the reference run's tables.
+  // the left, numbers line up on their last digit as in the reference run's
+  // tables.
   std::vector<std::vector<std::string>> grid;
   std::vector<bool> left_aligned;
   std::vector<std::string> header = {"variant"};
@@ -259,7 +262,8 @@ std::string JsonLoadAverage(const std::vector<double>& load) {
 std::string JsonVersions(const std::vector<SoftwareVersion>& versions) {
   std::vector<std::string> parts;
   for (const SoftwareVersion& v : versions) {
-    parts.push_back(absl::StrCat(JsonEscape(v.name), ": ", JsonEscape(v.version)));
+    parts.push_back(
+        absl::StrCat(JsonEscape(v.name), ": ", JsonEscape(v.version)));
   }
   return absl::StrCat("{", absl::StrJoin(parts, ", "), "}");
 }
@@ -276,12 +280,14 @@ std::string Results::ToJson() const {
       ", \"logical_cpus\": ", m.logical_cpus, ", \"physical_cores\": ",
       cores_known ? absl::StrCat(m.physical_cores) : "null",
       ", \"smt\": ", cores_known ? (m.smt ? "true" : "false") : "null",
-      ", \"kernel\": ", JsonEscape(m.kernel), ", \"libc\": ", JsonEscape(m.libc),
+      ", \"kernel\": ", JsonEscape(m.kernel),
+      ", \"libc\": ", JsonEscape(m.libc),
       ", \"effective_ghz\": ", JsonNumber(m.effective_ghz),
       ", \"faults_source\": ", JsonEscape(m.faults_source),
       ", \"page_bytes\": ",
       m.page_bytes > 0 ? absl::StrCat(m.page_bytes) : std::string("null"),
-      ", \"zero_page\": ", m.zero_page.empty() ? "null" : JsonEscape(m.zero_page),
+      ", \"zero_page\": ",
+      m.zero_page.empty() ? "null" : JsonEscape(m.zero_page),
       ", \"thp\": ", m.thp.empty() ? "null" : JsonEscape(m.thp),
       ", \"load_average\": ", JsonLoadAverage(m.load_average),
       ", \"versions\": ", JsonVersions(m.versions), "},\n");
@@ -316,9 +322,10 @@ std::string Results::ToJson() const {
     std::vector<std::string> plots;
     for (const Plot& p : plots_) {
       plots.push_back(absl::StrCat(
-          "{\"kind\": ", JsonEscape(PlotKindName(p.kind)), ", \"y\": ",
-          JsonEscape(p.y), ", \"x\": ", JsonEscape(p.x), ", \"series\": ",
-          JsonEscape(p.series), ", \"title\": ", JsonEscape(p.title)));
+          "{\"kind\": ", JsonEscape(PlotKindName(p.kind)),
+          ", \"y\": ", JsonEscape(p.y), ", \"x\": ", JsonEscape(p.x),
+          ", \"series\": ", JsonEscape(p.series),
+          ", \"title\": ", JsonEscape(p.title)));
       if (!p.variants.empty()) {
         std::vector<std::string> names;
         for (const std::string& v : p.variants) names.push_back(JsonEscape(v));
@@ -328,7 +335,8 @@ std::string Results::ToJson() const {
       if (p.log_y) absl::StrAppend(&plots.back(), ", \"log_y\": true");
       absl::StrAppend(&plots.back(), "}");
     }
-    absl::StrAppend(&json, "  \"plots\": [", absl::StrJoin(plots, ", "), "],\n");
+    absl::StrAppend(&json, "  \"plots\": [", absl::StrJoin(plots, ", "),
+                    "],\n");
   }
   if (notes_.empty()) {
     absl::StrAppend(&json, "  \"notes\": []\n");

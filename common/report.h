@@ -7,8 +7,9 @@
 // What an experiment says: an aligned table (one row per variant, units in
 // the column headers), the machine line, plain-language notes, and the same
 // results as JSON (the format in docs/results_json.md, read by the report
-// tooling and the checks). A metric that could not be measured is `std::nullopt`: the
-// table prints "n/a" and the JSON writes null, never a made-up zero.
+// tooling and the checks). A metric that could not be measured is
+// `std::nullopt`: the table prints "n/a" and the JSON writes null, never a
+// made-up zero.
 //
 // Example:
 //
@@ -22,7 +23,8 @@
 //                        .text = "13.2 ns", .reference = "8.3-13.7 ns"});
 //   results.AddPlot({.kind = alloclab::PlotKind::kBars, .y = "ns_per_call"});
 //   std::cout << results.RenderTable({{"ns_per_call", "ns per call", 1},
-//                                     {"allocs_per_call", "allocs per call", 2}});
+//                                     {"allocs_per_call", "allocs per call",
+//                                     2}});
 //   absl::Status s = results.WriteJson("out.json");
 
 #ifndef ALLOCLAB_COMMON_REPORT_H_
@@ -90,10 +92,10 @@ std::string KnownHeader(absl::string_view key);
 // value as text with its unit (or "n/a" and why), the same as a number where
 // there is one, and the reference run's figure as the chapter quotes it.
 struct Headline {
-  std::string label = {};             // "one malloc+free"
-  std::optional<double> value = {};   // 13.2; nullopt when not measured
-  std::string text = {};              // "13.2 ns"
-  std::string reference = {};         // "8.3-13.7 ns"
+  std::string label = {};            // "one malloc+free"
+  std::optional<double> value = {};  // 13.2; nullopt when not measured
+  std::string text = {};             // "13.2 ns"
+  std::string reference = {};        // "8.3-13.7 ns"
 };
 
 // PlotKind
@@ -121,7 +123,7 @@ struct Plot {
   std::string y = {};
   std::string x = {};
   std::string series = {};
-  std::string title = {};  // empty: the lab's name
+  std::string title = {};                  // empty: the lab's name
   std::vector<std::string> variants = {};  // the rows to draw; empty: every row
   bool log_y = false;  // a logarithmic y axis, for rows of many magnitudes
 };

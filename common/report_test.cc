@@ -127,8 +127,10 @@ TEST(ResultsTest, JsonHasHeadlinePlotAndSamplesOnlyWhenSet) {
                        .value = std::nullopt,
                        .text = "n/a (one core)",
                        .reference = "8.3-13.7 ns"});
-  results.AddPlot({.kind = PlotKind::kScatter, .y = "wall_s", .series = "allocator"});
-  results.AddPlot({.kind = PlotKind::kSamples, .y = "rss_kib", .x = "interval_s"});
+  results.AddPlot(
+      {.kind = PlotKind::kScatter, .y = "wall_s", .series = "allocator"});
+  results.AddPlot(
+      {.kind = PlotKind::kSamples, .y = "rss_kib", .x = "interval_s"});
   results.AddPlot({.kind = PlotKind::kBars,
                    .y = "wall_s",
                    .variants = {"glibc", "musl"},
@@ -139,12 +141,15 @@ TEST(ResultsTest, JsonHasHeadlinePlotAndSamplesOnlyWhenSet) {
   EXPECT_THAT(json, HasSubstr(R"j("headline": {"label": "one malloc+free", )j"
                               R"j("value": null, "text": "n/a (one core)", )j"
                               R"j("reference": "8.3-13.7 ns"},)j"));
-  EXPECT_THAT(json, HasSubstr(R"("plots": [{"kind": "scatter", "y": "wall_s", )"
-                              R"("x": "", "series": "allocator", "title": ""}, )"
-                              R"({"kind": "samples", "y": "rss_kib", )"
-                              R"("x": "interval_s", "series": "", "title": ""}, )"
-                              R"({"kind": "bars", "y": "wall_s", "x": "", "series": "", )"
-                              R"("title": "", "variants": ["glibc", "musl"], "log_y": true}],)"));
+  EXPECT_THAT(
+      json,
+      HasSubstr(
+          R"("plots": [{"kind": "scatter", "y": "wall_s", )"
+          R"("x": "", "series": "allocator", "title": ""}, )"
+          R"({"kind": "samples", "y": "rss_kib", )"
+          R"("x": "interval_s", "series": "", "title": ""}, )"
+          R"({"kind": "bars", "y": "wall_s", "x": "", "series": "", )"
+          R"("title": "", "variants": ["glibc", "musl"], "log_y": true}],)"));
 }
 
 TEST(RowTest, SamplesReplaceAMetricOfTheSameKey) {
@@ -167,26 +172,33 @@ TEST(JsonEscapeTest, EscapesQuotesBackslashesAndControlCharacters) {
 }
 
 TEST(ResultsTest, TableAlignsColumnsAndShowsThreadsWhenAnyRowHasThem) {
-  EXPECT_EQ(SmallResults().RenderTable({{"ns_per_call", "ns per call", 1},
-                                        {"allocs_per_call", "allocs per call", 2},
-                                        {"method", "method", 0}}),
-            "variant    threads  ns per call  allocs per call  method\n"
-            "small_new        1         51.6             1.00  n/a\n"
-            "big_new          4      67322.9              n/a  mmap\n");
+  EXPECT_EQ(
+      SmallResults().RenderTable({{"ns_per_call", "ns per call", 1},
+                                  {"allocs_per_call", "allocs per call", 2},
+                                  {"method", "method", 0}}),
+      "variant    threads  ns per call  allocs per call  method\n"
+      "small_new        1         51.6             1.00  n/a\n"
+      "big_new          4      67322.9              n/a  mmap\n");
 }
 
 TEST(ResultsTest, TableWithoutThreadsColumnAndMissingMetrics) {
   Results results("lab");
-  results.AddRow("small, new String").Set("ns_per_call", 51.6)
+  results.AddRow("small, new String")
+      .Set("ns_per_call", 51.6)
       .Set("page_faults_per_call", 0.0);
-  results.AddRow("256 KiB, reused Vec").Set("ns_per_call", 66591.8)
+  results.AddRow("256 KiB, reused Vec")
+      .Set("ns_per_call", 66591.8)
       .Set("page_faults_per_call", kNaN);
-  EXPECT_EQ(results.RenderTable({{"ns_per_call", "ns per call", 1},
-                                 {"allocs_per_call", "allocs per call", 2},
-                                 {"page_faults_per_call", "page faults per call", 2}}),
-            "variant              ns per call  allocs per call  page faults per call\n"
-            "small, new String           51.6              n/a                  0.00\n"
-            "256 KiB, reused Vec      66591.8              n/a                   n/a\n");
+  EXPECT_EQ(results.RenderTable(
+                {{"ns_per_call", "ns per call", 1},
+                 {"allocs_per_call", "allocs per call", 2},
+                 {"page_faults_per_call", "page faults per call", 2}}),
+            "variant              ns per call  allocs per call  page faults "
+            "per call\n"
+            "small, new String           51.6              n/a                 "
+            " 0.00\n"
+            "256 KiB, reused Vec      66591.8              n/a                 "
+            "  n/a\n");
 }
 
 TEST(ResultsTest, TableOfNoRowsIsTheHeader) {
@@ -196,7 +208,9 @@ TEST(ResultsTest, TableOfNoRowsIsTheHeader) {
 
 TEST(RowTest, SetReplacesAndGetReadsBack) {
   Row row;
-  row.Set("ns_per_call", 1.0).Set("allocs_per_call", 2.0).Set("ns_per_call", 3.0);
+  row.Set("ns_per_call", 1.0)
+      .Set("allocs_per_call", 2.0)
+      .Set("ns_per_call", 3.0);
   ASSERT_EQ(row.metrics.size(), 2);
   EXPECT_EQ(row.metrics[0].first, "ns_per_call");
   EXPECT_THAT(row.Get("ns_per_call"), Optional(3.0));
@@ -252,9 +266,11 @@ TEST(MachineLineTest, SaysWhatIsUnknownAndWhy) {
   machine.effective_ghz = std::nullopt;
   machine.effective_ghz_note = "no inline assembly for this CPU";
   const std::string line = MachineLine(machine);
-  EXPECT_THAT(line, AllOf(HasSubstr(", 1 logical CPU (cores and SMT unknown: no /sys), "),
-                          HasSubstr("effective clock n/a (no inline assembly "
-                                    "for this CPU)")));
+  EXPECT_THAT(
+      line,
+      AllOf(HasSubstr(", 1 logical CPU (cores and SMT unknown: no /sys), "),
+            HasSubstr("effective clock n/a (no inline assembly "
+                      "for this CPU)")));
   EXPECT_EQ(line.find('\n'), std::string::npos);
 }
 
@@ -263,7 +279,8 @@ TEST(MachineLineTest, SmtShows) {
   machine.logical_cpus = 8;
   machine.physical_cores = 4;
   machine.smt = true;
-  EXPECT_THAT(MachineLine(machine), HasSubstr("8 logical CPUs on 4 cores (SMT)"));
+  EXPECT_THAT(MachineLine(machine),
+              HasSubstr("8 logical CPUs on 4 cores (SMT)"));
 }
 
 TEST(DescribeMachineTest, DescribesThisMachine) {
@@ -276,20 +293,25 @@ TEST(DescribeMachineTest, DescribesThisMachine) {
   EXPECT_THAT(machine.kernel, StartsWith("Linux "));
   EXPECT_FALSE(machine.cpu_model.empty());
   EXPECT_EQ(machine.effective_ghz, std::nullopt);
-  EXPECT_EQ(machine.effective_ghz_note, "not measured for this line in a quick run; a GHz column, where the "
-            "table has one, is its threads' own");
-  EXPECT_THAT(machine.faults_source,
-              testing::AnyOf(StartsWith("getrusage"), StartsWith("perf_event")));
+  EXPECT_EQ(
+      machine.effective_ghz_note,
+      "not measured for this line in a quick run; a GHz column, where the "
+      "table has one, is its threads' own");
+  EXPECT_THAT(machine.faults_source, testing::AnyOf(StartsWith("getrusage"),
+                                                    StartsWith("perf_event")));
   EXPECT_THAT(machine.zero_page,
               testing::AnyOf("shared zero page", "no zero page",
                              StartsWith("zero page unknown (")));
   EXPECT_THAT(machine.thp, StartsWith("THP "));
-  EXPECT_THAT(MachineLine(machine),
-              AllOf(StartsWith("machine: "), HasSubstr(machine.libc),
-                    HasSubstr("effective clock n/a (not measured for this line in a quick run"),
-                    HasSubstr(absl::StrCat(", ", machine.page_bytes / 1024,
-                                           " KiB pages, ", machine.zero_page,
-                                           ", ", machine.thp))));
+  EXPECT_THAT(
+      MachineLine(machine),
+      AllOf(
+          StartsWith("machine: "), HasSubstr(machine.libc),
+          HasSubstr(
+              "effective clock n/a (not measured for this line in a quick run"),
+          HasSubstr(absl::StrCat(", ", machine.page_bytes / 1024,
+                                 " KiB pages, ", machine.zero_page, ", ",
+                                 machine.thp))));
 }
 
 std::string ReadFile(const std::string& path) {

@@ -31,7 +31,6 @@
 #include "common/internal/launch.h"
 #include "common/internal/subprocess.h"
 
-
 namespace alloclab {
 
 SyscallCounts operator+(const SyscallCounts& a, const SyscallCounts& b) {
@@ -473,7 +472,7 @@ absl::StatusOr<TracerReport> RunInTracerProcess(
         const TracerReport report =
             RunTracer(region, exec, report_fd, child_body);
         return internal::WriteAll(report_fd, &report, sizeof(report)).ok() ? 0
-                                                                            : 1;
+                                                                           : 1;
       });
   if (!tracer.ok()) return tracer.status();
   if (tracer->data.size() != sizeof(TracerReport)) {

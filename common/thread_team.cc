@@ -176,7 +176,8 @@ absl::StatusOr<TeamResult> RunTeam(
   int64_t first_start = team.threads.front().start_ns;
   int64_t last_end = first_start;
   for (const ThreadResult& t : team.threads) {
-    cpu_total += t.cpu_ns_per_iteration * static_cast<double>(options.iterations);
+    cpu_total +=
+        t.cpu_ns_per_iteration * static_cast<double>(options.iterations);
     first_start = std::min(first_start, t.start_ns);
     last_end = std::max(last_end, t.start_ns + t.elapsed_ns);
   }

@@ -35,7 +35,6 @@ using internal::ReadSysFile;
 // must not become a billion-entry vector.
 constexpr int kMaxCpuId = 65535;
 
-
 // A CPU number: decimal digits only (no sign, no spaces), within range.
 bool ParseCpuId(absl::string_view text, int* id) {
   if (text.empty() || text.size() > 9) return false;
@@ -75,8 +74,8 @@ absl::StatusOr<std::vector<int>> ReadCpuListFile(const std::string& path) {
 absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text) {
   const absl::string_view list = absl::StripAsciiWhitespace(text);
   auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "cpu list \"%s\": %s", absl::CHexEscape(text), why));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("cpu list \"%s\": %s", absl::CHexEscape(text), why));
   };
   if (list.empty()) return bad("empty");
   std::set<int> cpus;
@@ -89,9 +88,8 @@ absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text) {
     int hi = 0;
     if (ends.size() == 1) {
       if (!ParseCpuId(part, &lo)) {
-        return bad(absl::StrFormat(
-            "\"%s\" is not a CPU number (0 to %d)", absl::CHexEscape(part),
-            kMaxCpuId));
+        return bad(absl::StrFormat("\"%s\" is not a CPU number (0 to %d)",
+                                   absl::CHexEscape(part), kMaxCpuId));
       }
       hi = lo;
     } else if (ends.size() == 2 && ParseCpuId(ends[0], &lo) &&
@@ -241,9 +239,8 @@ absl::Status ValidateCpus(const Topology& topology,
     if (!online) {
       std::vector<int> ids;
       for (const Cpu& c : topology.cpus) ids.push_back(c.id);
-      return absl::InvalidArgumentError(
-          absl::StrFormat("CPU %d is not online (online CPUs: %s)", cpu,
-                          FormatCpuList(ids)));
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "CPU %d is not online (online CPUs: %s)", cpu, FormatCpuList(ids)));
     }
   }
   return absl::OkStatus();

@@ -45,8 +45,8 @@ std::string FormatCpuList(const std::vector<int>& cpus);
 // Cpu
 struct Cpu {
   int id = 0;
-  int core_id = 0;     // topology/core_id
-  int package_id = 0;  // topology/physical_package_id
+  int core_id = 0;            // topology/core_id
+  int package_id = 0;         // topology/physical_package_id
   std::vector<int> siblings;  // topology/thread_siblings_list, itself included
 };
 
@@ -84,15 +84,17 @@ struct Topology {
 // ReadTopology()
 //
 // Reads `<sys_root>/devices/system/cpu/online`, each online CPU's
-// topology/ files, and `<sys_root>/devices/cpu_atom/cpus` where it exists. NotFound or InvalidArgument, with the path, on a tree that
-// lacks or garbles them.
+// topology/ files, and `<sys_root>/devices/cpu_atom/cpus` where it exists.
+// NotFound or InvalidArgument, with the path, on a tree that lacks or garbles
+// them.
 absl::StatusOr<Topology> ReadTopology(absl::string_view sys_root = "/sys");
 
 // ValidateCpus()
 //
 // OK when every CPU in `cpus` is online in `topology`; otherwise
 // InvalidArgument naming the first one that is not, and the online list.
-absl::Status ValidateCpus(const Topology& topology, const std::vector<int>& cpus);
+absl::Status ValidateCpus(const Topology& topology,
+                          const std::vector<int>& cpus);
 
 // AllowedCpus()
 //

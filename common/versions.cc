@@ -3,8 +3,8 @@
 #include "common/versions.h"
 
 #include <fcntl.h>
-#include <sys/types.h>
 #include <gnu/libc-version.h>
+#include <sys/types.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -206,7 +206,8 @@ std::vector<std::string> VersionNotes(
           "; a fixed mmap threshold above 32 MiB is ",
           GlibcAcceptsFixedThresholdAbove32MiB(v.version)
               ? "accepted (2.35+), as mmap_threshold shows"
-              : "refused (before 2.35): mmap_threshold's probe stops at 32 MiB"));
+              : "refused (before 2.35): mmap_threshold's probe stops at 32 "
+                "MiB"));
     } else if (v.name == "musl") {
       notes.push_back(absl::StrCat(
           "musl ", v.version, ": ",

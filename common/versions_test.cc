@@ -42,9 +42,9 @@ TEST(DebianPackagesTest, UpstreamVersion) {
 TEST(DebianPackagesTest, ReadsInstalledPackagesOnly) {
   EXPECT_EQ(DebianPackageVersion("libjemalloc2", kStatus).value_or("?"),
             "5.3.0");
-  EXPECT_EQ(DebianPackageVersion("libtcmalloc-minimal4t64", kStatus)
-                .value_or("?"),
-            "2.16")
+  EXPECT_EQ(
+      DebianPackageVersion("libtcmalloc-minimal4t64", kStatus).value_or("?"),
+      "2.16")
       << "a continuation line of the description is not a field";
   EXPECT_EQ(DebianPackageVersion("musl", kStatus).value_or("?"), "1.2.5");
   // Removed, its configuration kept: not installed.

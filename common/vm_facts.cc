@@ -3,8 +3,8 @@
 #include "common/vm_facts.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -38,8 +38,9 @@ using internal::ReadSysFile;
 // few enough to cost nothing (256 KiB with 4 KiB pages).
 constexpr int64_t kProbePages = 64;
 
-
-std::string SizeText(size_t bytes) { return absl::StrCat(bytes / 1024, " KiB"); }
+std::string SizeText(size_t bytes) {
+  return absl::StrCat(bytes / 1024, " KiB");
+}
 
 // A mode as the machine line shows it: "64 KiB always", and for an
 // inherited one "2048 KiB inherit=madvise".
@@ -59,8 +60,9 @@ absl::StatusOr<std::vector<std::pair<size_t, std::string>>> SizeDirs(
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) {
     const int err = errno;
-    return absl::Status(absl::ErrnoToStatusCode(err),
-                        absl::StrCat("cannot list ", dir, ": ", internal::ErrnoText(err)));
+    return absl::Status(
+        absl::ErrnoToStatusCode(err),
+        absl::StrCat("cannot list ", dir, ": ", internal::ErrnoText(err)));
   }
   std::vector<std::pair<size_t, std::string>> sizes;
   while (const dirent* entry = readdir(d)) {
@@ -120,17 +122,20 @@ ZeroPageProbe ClassifyZeroPage(int64_t pages, int64_t read_faults,
   } else if (read_faults >= most && write_faults >= most) {
     probe.answer = ZeroPage::kShared;
     probe.reason = absl::StrCat(
-        counts, ": a read maps the shared zero page, the first write faults "
-                "again for a page of its own");
+        counts,
+        ": a read maps the shared zero page, the first write faults "
+        "again for a page of its own");
   } else if (read_faults >= most && write_faults <= few) {
     probe.answer = ZeroPage::kNone;
-    probe.reason = absl::StrCat(
-        counts, ": a read allocates the page, so reading each page "
-                "prefaults it");
+    probe.reason =
+        absl::StrCat(counts,
+                     ": a read allocates the page, so reading each page "
+                     "prefaults it");
   } else {
     probe.reason = absl::StrCat(
-        counts, ": neither a fault per page on both passes nor on the "
-                "read pass only (large folios, or another thread faulting?)");
+        counts,
+        ": neither a fault per page on both passes nor on the "
+        "read pass only (large folios, or another thread faulting?)");
   }
   return probe;
 }
@@ -138,15 +143,18 @@ ZeroPageProbe ClassifyZeroPage(int64_t pages, int64_t read_faults,
 ZeroPageProbe ProbeZeroPage() {
   ZeroPageProbe failed;
   const size_t bytes = static_cast<size_t>(kProbePages) * PageBytes();
-  absl::StatusOr<FaultCounter> counter = FaultCounter::Create(FaultScope::kThread);
+  absl::StatusOr<FaultCounter> counter =
+      FaultCounter::Create(FaultScope::kThread);
   if (!counter.ok()) {
-    failed.reason = absl::StrCat("no fault counter: ", counter.status().message());
+    failed.reason =
+        absl::StrCat("no fault counter: ", counter.status().message());
     return failed;
   }
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
-    failed.reason = absl::StrCat("mmap of ", bytes, " bytes: ", internal::ErrnoText(errno));
+    failed.reason =
+        absl::StrCat("mmap of ", bytes, " bytes: ", internal::ErrnoText(errno));
     return failed;
   }
   // Base pages: with a large folio (THP "always", or an mTHP size enabled)
@@ -171,9 +179,9 @@ ZeroPageProbe ProbeZeroPage() {
   });
   munmap(p, bytes);
   if (!reads.ok() || !writes.ok()) {
-    failed.reason = absl::StrCat(
-        "fault counter: ",
-        (reads.ok() ? writes.status() : reads.status()).message());
+    failed.reason =
+        absl::StrCat("fault counter: ",
+                     (reads.ok() ? writes.status() : reads.status()).message());
     return failed;
   }
   return ClassifyZeroPage(kProbePages, reads->minor, writes->minor);
@@ -187,8 +195,8 @@ absl::StatusOr<size_t> OwnPresentPages(const void* start, size_t bytes) {
   std::vector<uint64_t> entries(end - first);
   const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot open /proc/self/pagemap: ", internal::ErrnoText(errno)));
+    return absl::UnavailableError(absl::StrCat(
+        "cannot open /proc/self/pagemap: ", internal::ErrnoText(errno)));
   }
   const size_t want = entries.size() * sizeof(uint64_t);
   const ssize_t got = pread(fd, entries.data(), want,
@@ -255,8 +263,9 @@ absl::StatusOr<std::string> ParseBracketed(absl::string_view text) {
     }
   }
   if (found != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expected one [selected] word among the choices, found \"", text, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected one [selected] word among the choices, found \"",
+                     text, "\""));
   }
   return selected;
 }
@@ -323,10 +332,12 @@ std::string DescribeThp(const absl::StatusOr<ThpSettings>& thp) {
   std::vector<std::string> multi;
   for (const ThpSize& size : thp->EnabledSizes()) {
     const bool below_pmd = thp->pmd_bytes == 0 || size.bytes < thp->pmd_bytes;
-    (below_pmd && !thp->sizes.empty() ? multi : huge).push_back(SizeAndMode(size));
+    (below_pmd && !thp->sizes.empty() ? multi : huge)
+        .push_back(SizeAndMode(size));
   }
   std::string line = absl::StrCat("THP ", thp->mode);
-  if (!huge.empty()) absl::StrAppend(&line, " (", absl::StrJoin(huge, ", "), ")");
+  if (!huge.empty())
+    absl::StrAppend(&line, " (", absl::StrJoin(huge, ", "), ")");
   if (thp->sizes.empty()) {
     absl::StrAppend(&line, ", no mTHP controls (kernel before 6.8)");
   } else if (multi.empty()) {

@@ -157,7 +157,8 @@ absl::StatusOr<std::string> ParseBracketed(absl::string_view text);
 // Reads `<sys_root>/kernel/mm/transparent_hugepage/`. NotFound, naming the
 // directory, on a kernel built without THP; InvalidArgument, naming the
 // file, on contents it cannot parse.
-absl::StatusOr<ThpSettings> ReadThpSettings(absl::string_view sys_root = "/sys");
+absl::StatusOr<ThpSettings> ReadThpSettings(
+    absl::string_view sys_root = "/sys");
 
 // DescribeThp()
 //

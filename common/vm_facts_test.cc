@@ -51,7 +51,8 @@ TEST(PageBytesTest, PagesInRoundsUp) {
   EXPECT_EQ(PagesIn(64 * PageBytes() - 1), 64u);
 }
 
-// --- The zero page: both verdicts, from counts --------------------------------
+// --- The zero page: both verdicts, from counts
+// --------------------------------
 
 TEST(ClassifyZeroPageTest, FaultsOnReadAndOnWriteMeanASharedZeroPage) {
   const ZeroPageProbe probe = ClassifyZeroPage(64, 64, 64);
@@ -85,7 +86,8 @@ TEST(ClassifyZeroPageTest, AnythingElseIsUnknownAndSaysWhy) {
   EXPECT_EQ(ClassifyZeroPage(0, 0, 0).answer, ZeroPage::kUnknown);
 }
 
-// --- The zero page of this kernel, by two instruments -------------------------
+// --- The zero page of this kernel, by two instruments
+// -------------------------
 
 TEST(ProbeZeroPageTest, AnswersAndEveryReadFaults) {
   const ZeroPageProbe probe = ProbeZeroPage();
@@ -129,8 +131,8 @@ TEST(OwnPresentPagesTest, WrittenPagesAreOwnUntouchedAreNot) {
   static_cast<volatile uint8_t*>(p)[3 * PageBytes() + 5] = 1;
   absl::StatusOr<size_t> after = OwnPresentPages(p, bytes);
   // A range that starts mid-page spans that page too.
-  absl::StatusOr<size_t> one = OwnPresentPages(
-      static_cast<uint8_t*>(p) + 3 * PageBytes() + 7, 1);
+  absl::StatusOr<size_t> one =
+      OwnPresentPages(static_cast<uint8_t*>(p) + 3 * PageBytes() + 7, 1);
   munmap(p, bytes);
   ASSERT_TRUE(before.ok()) << before.status();
   ASSERT_TRUE(after.ok()) << after.status();
@@ -219,16 +221,19 @@ TEST(ReadThpSettingsTest, KernelWithoutThpIsNotFound) {
   ASSERT_FALSE(thp.ok());
   EXPECT_TRUE(absl::IsNotFound(thp.status())) << thp.status();
   EXPECT_THAT(DescribeThp(thp), HasSubstr("THP n/a ("));
-  EXPECT_THAT(DescribeThp(thp), HasSubstr("built without transparent huge pages"));
+  EXPECT_THAT(DescribeThp(thp),
+              HasSubstr("built without transparent huge pages"));
 }
 
 TEST(ReadThpSettingsTest, GarbledFilesAreNamed) {
   absl::StatusOr<ThpSettings> garbled = ReadThpSettings(Fixture("garbled"));
   ASSERT_FALSE(garbled.ok());
   EXPECT_TRUE(absl::IsInvalidArgument(garbled.status()));
-  EXPECT_THAT(garbled.status().message(),
-              HasSubstr("transparent_hugepage/enabled: expected one [selected]"));
-  absl::StatusOr<ThpSettings> bad_size = ReadThpSettings(Fixture("bad_size_mode"));
+  EXPECT_THAT(
+      garbled.status().message(),
+      HasSubstr("transparent_hugepage/enabled: expected one [selected]"));
+  absl::StatusOr<ThpSettings> bad_size =
+      ReadThpSettings(Fixture("bad_size_mode"));
   ASSERT_FALSE(bad_size.ok());
   EXPECT_THAT(bad_size.status().message(),
               HasSubstr("hugepages-64kB/enabled: unknown mode \"sometimes\""));

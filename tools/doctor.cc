@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -25,7 +26,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
 #include "common/allocator_probe.h"
 #include "common/faults.h"
 #include "common/internal/launch.h"
@@ -41,7 +41,8 @@ namespace alloclab {
 namespace {
 
 // The allocators lab jemalloc_adoption compares with glibc's.
-constexpr const char* kPreloadedAllocators[] = {"jemalloc", "tcmalloc", "mimalloc"};
+constexpr const char* kPreloadedAllocators[] = {"jemalloc", "tcmalloc",
+                                                "mimalloc"};
 
 // Opens a counter of `type`/`config` on this thread, user mode only (what
 // an unprivileged process may ask for at perf_event_paranoid=2), and closes
@@ -111,8 +112,8 @@ std::string PerfErrorMeaning(int err, std::optional<int> paranoid) {
 
 PerfFacts ProbePerf(const ProbeRoots& roots) {
   PerfFacts perf;
-  absl::StatusOr<int> paranoid =
-      ReadIntFile(absl::StrCat(roots.proc_root, "/sys/kernel/perf_event_paranoid"));
+  absl::StatusOr<int> paranoid = ReadIntFile(
+      absl::StrCat(roots.proc_root, "/sys/kernel/perf_event_paranoid"));
   if (paranoid.ok()) perf.paranoid = *paranoid;
   if (!roots.live_probes) {
     perf.software = absl::UnknownError("not probed");
@@ -130,8 +131,8 @@ PerfFacts ProbePerf(const ProbeRoots& roots) {
 
 PtraceFacts ProbePtrace(const ProbeRoots& roots) {
   PtraceFacts facts;
-  absl::StatusOr<int> scope =
-      ReadIntFile(absl::StrCat(roots.proc_root, "/sys/kernel/yama/ptrace_scope"));
+  absl::StatusOr<int> scope = ReadIntFile(
+      absl::StrCat(roots.proc_root, "/sys/kernel/yama/ptrace_scope"));
   if (scope.ok()) facts.yama_scope = *scope;
   if (!roots.live_probes) {
     facts.traced_child = absl::UnknownError("not probed");
@@ -208,7 +209,8 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
       facts.ptrace.yama_scope.value_or(0) >= 2
           ? absl::StrFormat(
                 "Yama's ptrace_scope is %d; an administrator can allow "
-                "tracing one's own children (sysctl kernel.yama.ptrace_scope=1)",
+                "tracing one's own children (sysctl "
+                "kernel.yama.ptrace_scope=1)",
                 *facts.ptrace.yama_scope)
           : "run outside the container or sandbox that forbids ptrace";
 
@@ -225,8 +227,8 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
     LabVerdict v{"mmap_threshold", Verdict::kYes, "", ""};
     if (!IsGlibc(facts)) {
       v.verdict = Verdict::kNo;
-      v.why = absl::StrCat("the lab studies glibc's malloc; this program runs on ",
-                           facts.libc);
+      v.why = absl::StrCat(
+          "the lab studies glibc's malloc; this program runs on ", facts.libc);
       v.fix = "use a glibc system (Debian, Ubuntu)";
     } else if (!ptrace_ok) {
       v.verdict = Verdict::kPartly;
@@ -244,17 +246,19 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
     LabVerdict v{"first_call", Verdict::kYes, "", ""};
     std::vector<std::string> why;
     if (!facts.zero_page_shared.has_value()) {
-      why.push_back(absl::StrCat(facts.zero_page,
-                                 ": the chapter explains both kinds of kernel"));
+      why.push_back(absl::StrCat(
+          facts.zero_page, ": the chapter explains both kinds of kernel"));
     } else if (*facts.zero_page_shared) {
       why.push_back("shared zero page: a read maps it, only a write prefaults");
     } else {
-      why.push_back("no zero page: here reading each page is a valid prefault too");
+      why.push_back(
+          "no zero page: here reading each page is a valid prefault too");
     }
     if (!facts.mthp_sizes.empty()) {
-      why.push_back(absl::StrCat("mTHP ", absl::StrJoin(facts.mthp_sizes, ", "),
-                                 " enabled: the lab asks for base pages so that "
-                                 "one fault is one page"));
+      why.push_back(
+          absl::StrCat("mTHP ", absl::StrJoin(facts.mthp_sizes, ", "),
+                       " enabled: the lab asks for base pages so that "
+                       "one fault is one page"));
     }
     v.why = Join(why);
     labs.push_back(v);
@@ -267,21 +271,24 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
     LabVerdict v{"counter_contention", Verdict::kYes, "", ""};
     if (!facts.topology.ok()) {
       v.verdict = Verdict::kPartly;
-      v.why = absl::StrCat("topology unknown (", facts.topology.status().message(),
-                           "): cannot tell whether two threads run at once");
+      v.why =
+          absl::StrCat("topology unknown (", facts.topology.status().message(),
+                       "): cannot tell whether two threads run at once");
     } else if (facts.topology->physical_cores() >= 2) {
       v.why = absl::StrFormat(
           "%d cores: the rows up to %d threads run on distinct cores and "
           "contend for the counter's cache line (how much that costs depends "
-          "on how far apart the cores are; on a VM it varies from run to run)%s",
+          "on how far apart the cores are; on a VM it varies from run to "
+          "run)%s",
           facts.topology->physical_cores(), facts.topology->physical_cores(),
           facts.topology->smt() ? "; rows with more threads add SMT siblings"
                                 : "");
     } else if (facts.topology->logical_cpus() >= 2) {
       v.verdict = Verdict::kPartly;
-      v.why = "one core with SMT (the usual 2-vCPU cloud VM): the threads are "
-              "siblings that share L1 and L2, so the shared counter's cache "
-              "line never leaves the core; expect little inflation";
+      v.why =
+          "one core with SMT (the usual 2-vCPU cloud VM): the threads are "
+          "siblings that share L1 and L2, so the shared counter's cache "
+          "line never leaves the core; expect little inflation";
       v.fix = "a machine with 2+ cores (a cloud VM of 4+ vCPUs)";
     } else {
       v.verdict = Verdict::kNo;
@@ -306,15 +313,16 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
       if (distinct) rows.push_back("distinct_cores");
       if (siblings) rows.push_back("smt_siblings");
       rows.push_back("same_cpu");
-      v.why = absl::StrFormat(
-          "%d logical CPUs on %d cores (%s): rows %s", t.logical_cpus(),
-          t.physical_cores(), siblings ? "SMT" : "no SMT",
-          absl::StrJoin(rows, ", "));
+      v.why = absl::StrFormat("%d logical CPUs on %d cores (%s): rows %s",
+                              t.logical_cpus(), t.physical_cores(),
+                              siblings ? "SMT" : "no SMT",
+                              absl::StrJoin(rows, ", "));
       if (!distinct || !siblings) {
         v.verdict = Verdict::kPartly;
         absl::StrAppend(&v.why, "; no ",
-                        !distinct ? "distinct_cores row (one core)"
-                                  : "smt_siblings row (no core has two threads)");
+                        !distinct
+                            ? "distinct_cores row (one core)"
+                            : "smt_siblings row (no core has two threads)");
         v.fix = !distinct
                     ? "a machine with 2+ cores (a cloud VM of 4+ vCPUs)"
                     : "a CPU with SMT switched on; on a cloud VM, an instance "
@@ -359,16 +367,19 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
     }
     if (!IsGlibc(facts)) {
       v.verdict = Verdict::kPartly;
-      v.why = absl::StrCat("the comparison's baseline is glibc's malloc; this "
-                           "program runs on ", facts.libc);
+      v.why = absl::StrCat(
+          "the comparison's baseline is glibc's malloc; this "
+          "program runs on ",
+          facts.libc);
     } else if (missing.empty()) {
       v.why = absl::StrCat("glibc and ", absl::StrJoin(found, ", "),
                            " libraries found, ready to preload");
     } else {
       v.verdict = found.empty() ? Verdict::kNo : Verdict::kPartly;
-      v.why = absl::StrCat(found.empty() ? "only glibc" : absl::StrCat(
-                                               "glibc, ", absl::StrJoin(found, ", ")),
-                           " found");
+      v.why = absl::StrCat(
+          found.empty() ? "only glibc"
+                        : absl::StrCat("glibc, ", absl::StrJoin(found, ", ")),
+          " found");
       v.fix = Join(missing);
     }
     labs.push_back(v);
@@ -383,16 +394,22 @@ std::string RenderFacts(const MachineFacts& f) {
         "CPUs:         %d logical on %d cores, %s", f.topology->logical_cpus(),
         f.topology->physical_cores(), f.topology->smt() ? "SMT on" : "no SMT"));
   } else {
-    lines.push_back(absl::StrCat("CPUs:         unknown: ", f.topology.status().message()));
+    lines.push_back(
+        absl::StrCat("CPUs:         unknown: ", f.topology.status().message()));
   }
   const std::string paranoid =
-      f.perf.paranoid.has_value() ? absl::StrCat("perf_event_paranoid=", *f.perf.paranoid)
-                                  : "perf_event_paranoid unreadable";
-  lines.push_back(absl::StrCat(
-      "perf_event:   ", paranoid, "; software page-fault counter ",
-      f.perf.software.ok() ? "yes" : absl::StrCat("no (", f.perf.software.message(), ")"),
-      "; hardware cycle counter ",
-      f.perf.hardware.ok() ? "yes" : absl::StrCat("no (", f.perf.hardware.message(), ")")));
+      f.perf.paranoid.has_value()
+          ? absl::StrCat("perf_event_paranoid=", *f.perf.paranoid)
+          : "perf_event_paranoid unreadable";
+  lines.push_back(
+      absl::StrCat("perf_event:   ", paranoid, "; software page-fault counter ",
+                   f.perf.software.ok()
+                       ? "yes"
+                       : absl::StrCat("no (", f.perf.software.message(), ")"),
+                   "; hardware cycle counter ",
+                   f.perf.hardware.ok()
+                       ? "yes"
+                       : absl::StrCat("no (", f.perf.hardware.message(), ")")));
   lines.push_back(absl::StrCat(
       "ptrace:       ",
       f.ptrace.traced_child.ok()
@@ -405,20 +422,24 @@ std::string RenderFacts(const MachineFacts& f) {
   lines.push_back(absl::StrCat("THP:          ", f.thp));
   lines.push_back(absl::StrCat("libc:         ", f.libc));
   lines.push_back(absl::StrCat(
-      "musl-gcc:     ", f.musl_gcc.ok() ? *f.musl_gcc
-                                        : absl::StrCat("missing: ", f.musl_gcc.status().message())));
+      "musl-gcc:     ",
+      f.musl_gcc.ok()
+          ? *f.musl_gcc
+          : absl::StrCat("missing: ", f.musl_gcc.status().message())));
   for (const AllocatorFact& a : f.allocators) {
     lines.push_back(absl::StrFormat(
         "%-13s %s", absl::StrCat(a.name, ":"),
-        a.library.ok() ? *a.library
-                       : absl::StrCat("missing: ", a.library.status().message())));
+        a.library.ok()
+            ? *a.library
+            : absl::StrCat("missing: ", a.library.status().message())));
   }
   if (!f.versions.empty()) {
     std::vector<std::string> versions;
     for (const SoftwareVersion& v : f.versions) {
       versions.push_back(absl::StrCat(v.name, " ", v.version));
     }
-    lines.push_back(absl::StrCat("versions:     ", absl::StrJoin(versions, ", ")));
+    lines.push_back(
+        absl::StrCat("versions:     ", absl::StrJoin(versions, ", ")));
     for (const std::string& note : VersionNotes(f.versions)) {
       lines.push_back(absl::StrCat("              ", note));
     }
@@ -433,7 +454,8 @@ std::string RenderVerdicts(const std::vector<LabVerdict>& verdicts) {
     const char* word = v.verdict == Verdict::kYes      ? "yes"
                        : v.verdict == Verdict::kPartly ? "partly"
                                                        : "no";
-    absl::StrAppendFormat(&out, "%zu %-19s %-7s %s\n", i + 1, v.lab, word, v.why);
+    absl::StrAppendFormat(&out, "%zu %-19s %-7s %s\n", i + 1, v.lab, word,
+                          v.why);
     if (!v.fix.empty()) absl::StrAppend(&out, "    fix: ", v.fix, "\n");
   }
   return out;

@@ -17,8 +17,9 @@
 //
 // Example:
 //
-//   alloclab::MachineFacts facts = alloclab::GatherFacts(alloclab::ProbeRoots());
-//   std::cout << alloclab::RenderFacts(facts)
+//   alloclab::MachineFacts facts =
+//   alloclab::GatherFacts(alloclab::ProbeRoots()); std::cout <<
+//   alloclab::RenderFacts(facts)
 //             << alloclab::RenderVerdicts(alloclab::JudgeLabs(facts));
 
 #ifndef ALLOCLAB_TOOLS_DOCTOR_H_
@@ -86,11 +87,11 @@ struct MachineFacts {
   PtraceFacts ptrace;
   // The zero page and THP, as sentences of common/vm_facts.h, and the two
   // facts the verdicts need.
-  std::string zero_page;            // DescribeZeroPage()
+  std::string zero_page;                 // DescribeZeroPage()
   std::optional<bool> zero_page_shared;  // nullopt: unknown
-  std::string thp;                  // DescribeThp()
-  std::vector<std::string> mthp_sizes;  // enabled sizes below the PMD size
-  std::string libc;                 // "glibc 2.36", "musl", ...
+  std::string thp;                       // DescribeThp()
+  std::vector<std::string> mthp_sizes;   // enabled sizes below the PMD size
+  std::string libc;                      // "glibc 2.36", "musl", ...
   absl::StatusOr<std::string> musl_gcc = absl::UnknownError("not probed");
   std::vector<AllocatorFact> allocators;
   // The versions of what the labs measure (common/versions.h); empty when

@@ -21,9 +21,11 @@ int main(int argc, char** argv) {
               << "'; it takes none (--help)\n";
     return 1;
   }
-  const alloclab::MachineFacts facts = alloclab::GatherFacts(alloclab::ProbeRoots());
+  const alloclab::MachineFacts facts =
+      alloclab::GatherFacts(alloclab::ProbeRoots());
   std::cout << "This machine:\n"
-            << alloclab::RenderFacts(facts) << "\nWhat each lab can show here:\n"
+            << alloclab::RenderFacts(facts)
+            << "\nWhat each lab can show here:\n"
             << alloclab::RenderVerdicts(alloclab::JudgeLabs(facts));
   return 0;
 }

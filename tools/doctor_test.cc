@@ -56,15 +56,19 @@ void RefuseSyscall(long nr, int err) {
 }
 
 TEST(ReadIntFileTest, ReadsANumberAndSaysWhatIsWrong) {
-  EXPECT_EQ(*ReadIntFile(absl::StrCat(kFixture, "/proc/sys/kernel/perf_event_paranoid")), 3);
-  EXPECT_EQ(ReadIntFile("/nonexistent/file").status().code(), absl::StatusCode::kNotFound);
-  absl::StatusOr<int> garbled =
-      ReadIntFile(absl::StrCat(kFixture, "/sys/kernel/mm/transparent_hugepage/enabled"));
+  EXPECT_EQ(*ReadIntFile(
+                absl::StrCat(kFixture, "/proc/sys/kernel/perf_event_paranoid")),
+            3);
+  EXPECT_EQ(ReadIntFile("/nonexistent/file").status().code(),
+            absl::StatusCode::kNotFound);
+  absl::StatusOr<int> garbled = ReadIntFile(
+      absl::StrCat(kFixture, "/sys/kernel/mm/transparent_hugepage/enabled"));
   EXPECT_THAT(garbled.status().message(), HasSubstr("not a number"));
 }
 
 TEST(PerfErrorMeaningTest, TellsAMissingCounterFromARefusal) {
-  EXPECT_THAT(PerfErrorMeaning(ENOENT, 2), HasSubstr("exposes no such counter"));
+  EXPECT_THAT(PerfErrorMeaning(ENOENT, 2),
+              HasSubstr("exposes no such counter"));
   EXPECT_THAT(PerfErrorMeaning(EACCES, 3),
               AllOf(HasSubstr("refused"), HasSubstr("perf_event_paranoid=3")));
   EXPECT_THAT(PerfErrorMeaning(EPERM, std::nullopt),
@@ -82,10 +86,13 @@ TEST(GatherFactsTest, ReadsEveryFileProbeFromTheFixtureTree) {
   EXPECT_EQ(facts.mthp_sizes, std::vector<std::string>{"16 KiB"});
   EXPECT_EQ(*facts.musl_gcc, absl::StrCat(kFixture, "/bin/musl-gcc"));
   ASSERT_EQ(facts.allocators.size(), 3u);
-  EXPECT_EQ(*facts.allocators[0].library, absl::StrCat(kFixture, "/lib/libjemalloc.so.2"));
+  EXPECT_EQ(*facts.allocators[0].library,
+            absl::StrCat(kFixture, "/lib/libjemalloc.so.2"));
   // The missing ones name their Debian package.
-  EXPECT_THAT(facts.allocators[1].library.status().message(), HasSubstr("apt-get install"));
-  EXPECT_THAT(facts.allocators[2].library.status().message(), HasSubstr("apt-get install"));
+  EXPECT_THAT(facts.allocators[1].library.status().message(),
+              HasSubstr("apt-get install"));
+  EXPECT_THAT(facts.allocators[2].library.status().message(),
+              HasSubstr("apt-get install"));
 
   const std::string text = RenderFacts(facts);
   EXPECT_THAT(text, HasSubstr("CPUs:         2 logical on 1 cores, SMT on\n"));
@@ -107,7 +114,8 @@ TEST(GatherFactsTest, MissingFilesAreSaidNotGuessed) {
   EXPECT_THAT(text, HasSubstr("CPUs:         unknown: "));
   EXPECT_THAT(text, HasSubstr("perf_event_paranoid unreadable"));
   EXPECT_THAT(text, HasSubstr("; no Yama"));
-  EXPECT_THAT(text, HasSubstr("musl-gcc:     missing: musl-gcc is not on PATH"));
+  EXPECT_THAT(text,
+              HasSubstr("musl-gcc:     missing: musl-gcc is not on PATH"));
 }
 
 TEST(ProbeTest, LiveProbesAnswerOnThisMachine) {
@@ -123,7 +131,8 @@ TEST(ProbeTest, LiveProbesAnswerOnThisMachine) {
 #ifdef __GLIBC__
   EXPECT_EQ(facts.libc, absl::StrCat("glibc ", gnu_get_libc_version()));
 #endif
-  EXPECT_THAT(RenderVerdicts(JudgeLabs(facts)), HasSubstr("7 jemalloc_adoption"));
+  EXPECT_THAT(RenderVerdicts(JudgeLabs(facts)),
+              HasSubstr("7 jemalloc_adoption"));
 }
 
 TEST(ProbeDeathTest, PtraceRefusedInAChildIsReportedWithItsReason) {
@@ -136,7 +145,8 @@ TEST(ProbeDeathTest, PtraceRefusedInAChildIsReportedWithItsReason) {
         machine.libc = "glibc 2.36";
         machine.ptrace = facts;
         const std::string text = RenderVerdicts(JudgeLabs(machine));
-        if (text.find("2 mmap_threshold      partly") == std::string::npos) _exit(2);
+        if (text.find("2 mmap_threshold      partly") == std::string::npos)
+          _exit(2);
         _exit(0);
       },
       ::testing::ExitedWithCode(0), "");
@@ -148,7 +158,9 @@ TEST(ProbeDeathTest, PerfRefusedInAChildIsReportedAsARefusal) {
         RefuseSyscall(SYS_perf_event_open, EACCES);
         const PerfFacts facts = ProbePerf(ProbeRoots());
         if (facts.software.ok() || facts.hardware.ok()) _exit(1);
-        if (std::string(facts.hardware.message()).find("refused") == std::string::npos) _exit(2);
+        if (std::string(facts.hardware.message()).find("refused") ==
+            std::string::npos)
+          _exit(2);
         _exit(0);
       },
       ::testing::ExitedWithCode(0), "");
@@ -160,7 +172,8 @@ TEST(ProbeDeathTest, NoCounterInAChildIsReportedAsMissing) {
         RefuseSyscall(SYS_perf_event_open, ENOENT);
         const PerfFacts facts = ProbePerf(ProbeRoots());
         if (facts.hardware.ok()) _exit(1);
-        if (std::string(facts.hardware.message()).find("no such counter") == std::string::npos) {
+        if (std::string(facts.hardware.message()).find("no such counter") ==
+            std::string::npos) {
           _exit(2);
         }
         _exit(0);
@@ -184,16 +197,19 @@ MachineFacts HandMadeFacts(int cpus, int cores) {
   facts.zero_page_shared = false;
   facts.musl_gcc = std::string("/usr/bin/musl-gcc");
   for (const char* name : {"jemalloc", "tcmalloc", "mimalloc"}) {
-    facts.allocators.push_back({name, absl::StrCat("/usr/lib/lib", name, ".so")});
+    facts.allocators.push_back(
+        {name, absl::StrCat("/usr/lib/lib", name, ".so")});
   }
   return facts;
 }
 
-const LabVerdict& Find(const std::vector<LabVerdict>& verdicts, const std::string& lab) {
+const LabVerdict& Find(const std::vector<LabVerdict>& verdicts,
+                       const std::string& lab) {
   for (const LabVerdict& v : verdicts) {
     if (v.lab == lab) return v;
   }
-  static const LabVerdict* none = new LabVerdict{"missing", Verdict::kNo, "", ""};
+  static const LabVerdict* none =
+      new LabVerdict{"missing", Verdict::kNo, "", ""};
   return *none;
 }
 
@@ -205,8 +221,10 @@ TEST(JudgeLabsTest, SevenLabsInCourseOrder) {
 }
 
 TEST(JudgeLabsTest, SmtDecidesTheSiblingsLab) {
-  EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(8, 4)), "smt_siblings").verdict, Verdict::kYes);
-  const LabVerdict no_smt = Find(JudgeLabs(HandMadeFacts(2, 2)), "smt_siblings");
+  EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(8, 4)), "smt_siblings").verdict,
+            Verdict::kYes);
+  const LabVerdict no_smt =
+      Find(JudgeLabs(HandMadeFacts(2, 2)), "smt_siblings");
   EXPECT_EQ(no_smt.verdict, Verdict::kPartly);
   EXPECT_THAT(no_smt.why, HasSubstr("no SMT"));
   EXPECT_THAT(no_smt.why, HasSubstr("distinct_cores"))
@@ -215,10 +233,12 @@ TEST(JudgeLabsTest, SmtDecidesTheSiblingsLab) {
 }
 
 TEST(JudgeLabsTest, CoresDecideTheCounterLab) {
-  EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(2, 2)), "counter_contention").verdict, Verdict::kYes);
+  EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(2, 2)), "counter_contention").verdict,
+            Verdict::kYes);
   EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(2, 1)), "counter_contention").verdict,
             Verdict::kPartly);
-  EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(1, 1)), "counter_contention").verdict, Verdict::kNo);
+  EXPECT_EQ(Find(JudgeLabs(HandMadeFacts(1, 1)), "counter_contention").verdict,
+            Verdict::kNo);
 }
 
 // The machines learners have, from the topology fixtures: which rows of
@@ -227,7 +247,8 @@ TEST(JudgeLabsTest, CoresDecideTheCounterLab) {
 MachineFacts FixtureMachine(const std::string& machine) {
   MachineFacts facts = HandMadeFacts(2, 2);
   facts.topology = ReadTopology(TopologyFixtureRoot(machine));
-  EXPECT_TRUE(facts.topology.ok()) << machine << ": " << facts.topology.status();
+  EXPECT_TRUE(facts.topology.ok())
+      << machine << ": " << facts.topology.status();
   return facts;
 }
 
@@ -236,8 +257,9 @@ TEST(JudgeLabsTest, VmWithoutSmtShowsDistinctCoresAndSameCpu) {
   EXPECT_EQ(v.verdict, Verdict::kPartly);
   EXPECT_THAT(v.why, HasSubstr("rows one_thread, distinct_cores, same_cpu"));
   EXPECT_THAT(v.why, HasSubstr("no smt_siblings row"));
-  EXPECT_EQ(Find(JudgeLabs(FixtureMachine("vm_2c")), "counter_contention").verdict,
-            Verdict::kYes);
+  EXPECT_EQ(
+      Find(JudgeLabs(FixtureMachine("vm_2c")), "counter_contention").verdict,
+      Verdict::kYes);
 }
 
 // The usual 2-vCPU cloud VM is one core's two hardware threads.
@@ -245,7 +267,8 @@ TEST(JudgeLabsTest, CloudVmOfTwoVcpusIsOneCoreWithTwoThreads) {
   const MachineFacts facts = FixtureMachine("vm_1c2t");
   const LabVerdict siblings = Find(JudgeLabs(facts), "smt_siblings");
   EXPECT_EQ(siblings.verdict, Verdict::kPartly);
-  EXPECT_THAT(siblings.why, HasSubstr("rows one_thread, smt_siblings, same_cpu"));
+  EXPECT_THAT(siblings.why,
+              HasSubstr("rows one_thread, smt_siblings, same_cpu"));
   EXPECT_THAT(siblings.why, HasSubstr("no distinct_cores row (one core)"));
   EXPECT_THAT(siblings.fix, HasSubstr("4+ vCPUs"));
   const LabVerdict counter = Find(JudgeLabs(facts), "counter_contention");
@@ -257,8 +280,9 @@ TEST(JudgeLabsTest, CloudVmOfFourVcpusShowsEveryRow) {
   const MachineFacts facts = FixtureMachine("vm_2c4t");
   const LabVerdict siblings = Find(JudgeLabs(facts), "smt_siblings");
   EXPECT_EQ(siblings.verdict, Verdict::kYes);
-  EXPECT_THAT(siblings.why,
-              HasSubstr("rows one_thread, distinct_cores, smt_siblings, same_cpu"));
+  EXPECT_THAT(
+      siblings.why,
+      HasSubstr("rows one_thread, distinct_cores, smt_siblings, same_cpu"));
   const LabVerdict counter = Find(JudgeLabs(facts), "counter_contention");
   EXPECT_EQ(counter.verdict, Verdict::kYes);
   EXPECT_THAT(counter.why, HasSubstr("up to 2 threads run on distinct cores"));
@@ -275,9 +299,11 @@ TEST(JudgeLabsTest, HybridDesktopWarnsOfECores) {
 
 TEST(RenderFactsTest, VersionsAndWhatTheyChange) {
   MachineFacts facts = HandMadeFacts(2, 2);
-  facts.versions = {{"glibc", "2.41"}, {"musl", "1.2.5"}, {"mimalloc", "3.0.1"}};
+  facts.versions = {
+      {"glibc", "2.41"}, {"musl", "1.2.5"}, {"mimalloc", "3.0.1"}};
   const std::string text = RenderFacts(facts);
-  EXPECT_THAT(text, HasSubstr("versions:     glibc 2.41, musl 1.2.5, mimalloc 3.0.1"));
+  EXPECT_THAT(
+      text, HasSubstr("versions:     glibc 2.41, musl 1.2.5, mimalloc 3.0.1"));
   EXPECT_THAT(text, HasSubstr("musl 1.2.5: free() makes no madvise call"));
   facts.versions.clear();
   EXPECT_THAT(RenderFacts(facts), Not(HasSubstr("versions:")));
@@ -298,14 +324,16 @@ TEST(JudgeLabsTest, MissingAllocatorsArePartlyWithTheirFix) {
   const LabVerdict v = Find(JudgeLabs(facts), "jemalloc_adoption");
   EXPECT_EQ(v.verdict, Verdict::kPartly);
   EXPECT_THAT(v.fix, HasSubstr("libmimalloc-dev"));
-  for (AllocatorFact& a : facts.allocators) a.library = absl::NotFoundError("gone");
+  for (AllocatorFact& a : facts.allocators)
+    a.library = absl::NotFoundError("gone");
   EXPECT_EQ(Find(JudgeLabs(facts), "jemalloc_adoption").verdict, Verdict::kNo);
 }
 
 TEST(JudgeLabsTest, MmapThresholdNeedsGlibcAndPtrace) {
   MachineFacts facts = HandMadeFacts(2, 2);
   EXPECT_EQ(Find(JudgeLabs(facts), "mmap_threshold").verdict, Verdict::kYes);
-  facts.ptrace.traced_child = absl::FailedPreconditionError("ptrace: Operation not permitted");
+  facts.ptrace.traced_child =
+      absl::FailedPreconditionError("ptrace: Operation not permitted");
   facts.ptrace.yama_scope = 3;
   const LabVerdict refused = Find(JudgeLabs(facts), "mmap_threshold");
   EXPECT_EQ(refused.verdict, Verdict::kPartly);
@@ -316,7 +344,8 @@ TEST(JudgeLabsTest, MmapThresholdNeedsGlibcAndPtrace) {
 
 TEST(JudgeLabsTest, FirstCallExplainsTheZeroPageAndMthp) {
   MachineFacts facts = HandMadeFacts(2, 2);
-  EXPECT_THAT(Find(JudgeLabs(facts), "first_call").why, HasSubstr("no zero page"));
+  EXPECT_THAT(Find(JudgeLabs(facts), "first_call").why,
+              HasSubstr("no zero page"));
   facts.zero_page_shared = true;
   facts.mthp_sizes = {"16 KiB", "64 KiB"};
   const std::string why = Find(JudgeLabs(facts), "first_call").why;
@@ -325,10 +354,11 @@ TEST(JudgeLabsTest, FirstCallExplainsTheZeroPageAndMthp) {
 }
 
 TEST(RenderVerdictsTest, OneLinePerLabAndTheFixBelow) {
-  EXPECT_EQ(RenderVerdicts({{"musl_churn", Verdict::kNo, "musl-gcc is not on PATH",
-                             "sudo apt-get install musl-tools"}}),
-            "1 musl_churn          no      musl-gcc is not on PATH\n"
-            "    fix: sudo apt-get install musl-tools\n");
+  EXPECT_EQ(
+      RenderVerdicts({{"musl_churn", Verdict::kNo, "musl-gcc is not on PATH",
+                       "sudo apt-get install musl-tools"}}),
+      "1 musl_churn          no      musl-gcc is not on PATH\n"
+      "    fix: sudo apt-get install musl-tools\n");
 }
 
 }  // namespace

@@ -181,7 +181,8 @@ def musl_churn(results):
         "peak RSS glibc_1024 above musl_1024 by more than 1.5x":
             g["peak_rss_kib"] > 1.5 * m["peak_rss_kib"],
         "peak RSS glibc_256 above musl_256":
-            rows["glibc_256"]["peak_rss_kib"] > rows["musl_256"]["peak_rss_kib"],
+            rows["glibc_256"]["peak_rss_kib"]
+            > rows["musl_256"]["peak_rss_kib"],
         "musl_1024_recycled munmap per call below a tenth of musl_1024's":
             (rows["musl_1024_recycled"]["munmap_per_call"] <
              m["munmap_per_call"] / 10),
@@ -301,7 +302,8 @@ class TheCheckCanFailTest(unittest.TestCase):
     def expect(self, lab, flip, fact):
         problems = self.flipped(lab, flip)
         self.assertTrue(any(fact in p for p in problems),
-                        "%s: flipping %r went unseen: %s" % (lab, fact, problems))
+                        "%s: flipping %r went unseen: %s"
+                        % (lab, fact, problems))
 
     def test_allocator_cost(self):
         def flip(rows, r):
@@ -341,7 +343,8 @@ class TheCheckCanFailTest(unittest.TestCase):
 
     def test_musl_churn(self):
         def flip(rows, r):
-            rows["glibc_1024"]["peak_rss_kib"] = rows["musl_1024"]["peak_rss_kib"]
+            rows["glibc_1024"]["peak_rss_kib"] = (
+                rows["musl_1024"]["peak_rss_kib"])
         self.expect("musl_churn", flip, "peak RSS glibc_1024 above musl_1024")
 
     def test_jemalloc_adoption(self):
@@ -353,7 +356,8 @@ class TheCheckCanFailTest(unittest.TestCase):
     def test_the_old_sizing_fails(self):
         # Real quick runs before the labs' quick sizes were changed.
         problems = disagreements(
-            "jemalloc_adoption", load("old_sizing/jemalloc_adoption_quick.json"),
+            "jemalloc_adoption",
+            load("old_sizing/jemalloc_adoption_quick.json"),
             load("jemalloc_adoption_full.json"))
         for fact in ("churn_mimalloc peak RSS", "churn_tcmalloc peak RSS",
                      "treemap_tcmalloc peak RSS",
@@ -364,12 +368,14 @@ class TheCheckCanFailTest(unittest.TestCase):
             load("musl_churn_full.json"))
         self.assertTrue(any("glibc_256 above musl_256" in p for p in problems),
                         problems)
-        self.assertTrue(any("glibc_1024 above musl_1024" in p for p in problems),
-                        problems)
+        self.assertTrue(
+            any("glibc_1024 above musl_1024" in p for p in problems),
+            problems)
 
     def test_a_missing_row_is_a_clear_error(self):
         quick = load("musl_churn_quick.json")
-        quick["rows"] = [r for r in quick["rows"] if r["variant"] != "musl_1024"]
+        quick["rows"] = [
+            r for r in quick["rows"] if r["variant"] != "musl_1024"]
         with self.assertRaises(KeyError):
             disagreements("musl_churn", quick, load("musl_churn_full.json"))
 

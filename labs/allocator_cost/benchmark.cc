@@ -12,6 +12,8 @@
 //   bazel run //labs/allocator_cost:benchmark -- --benchmark_filter=Small
 //   bazel run //labs/allocator_cost:benchmark -- --benchmark_format=json
 
+#include "benchmark/benchmark.h"
+
 #include <cstdint>
 #include <random>
 #include <string>
@@ -19,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-#include "benchmark/benchmark.h"
 #include "common/alloc_counter.h"
 #include "labs/allocator_cost/task.h"
 

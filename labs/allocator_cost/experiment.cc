@@ -17,6 +17,8 @@
 // The warm-up batch hides the first call; the first call of large_new is
 // therefore also measured on its own, in fresh processes.
 
+#include "common/experiment.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -30,13 +32,11 @@
 #include "absl/strings/str_format.h"
 #include "common/alloc_counter.h"
 #include "common/counting_pass.h"
-#include "common/experiment.h"
 #include "common/fresh_process.h"
 #include "common/fresh_process_flag.h"
 #include "labs/allocator_cost/task.h"
 
-ABSL_FLAG(int, live_strings, 4096,
-          "strings kept alive by small_new_live_set");
+ABSL_FLAG(int, live_strings, 4096, "strings kept alive by small_new_live_set");
 
 namespace allocator_cost {
 namespace {
@@ -78,9 +78,12 @@ absl::Status CheckFlags(const alloclab::LabOptions&) {
 // columns and its flag checks.
 alloclab::LabSpec Spec() {
   return {.lab = "allocator_cost",
-          .usage = "Lab allocator_cost: what one small malloc+free costs, and "
-                   "when a benchmark includes it by mistake.",
-          .columns = {{"ns_per_call", 1}, {"ns_mad", 1}, {"allocs_per_call", 2},
+          .usage =
+              "Lab allocator_cost: what one small malloc+free costs, and "
+              "when a benchmark includes it by mistake.",
+          .columns = {{"ns_per_call", 1},
+                      {"ns_mad", 1},
+                      {"allocs_per_call", 2},
                       {"page_faults_per_call", 2}},
           .check_flags = CheckFlags};
 }
@@ -190,9 +193,10 @@ absl::Status Experiment(alloclab::Lab& lab) {
       alloclab::DifferenceNote("one malloc+free", (*rows)[kSmallNew],
                                (*rows)[kSmallReuse], "ns"),
       kReferenceMallocFreeNsLow, kReferenceMallocFreeNsHigh));
-  const bool reuse_allocates = (*rows)[kSmallReuse].allocs_per_call.value_or(0) +
-                                   (*rows)[kLargeReuse].allocs_per_call.value_or(0) >
-                               0;
+  const bool reuse_allocates =
+      (*rows)[kSmallReuse].allocs_per_call.value_or(0) +
+          (*rows)[kLargeReuse].allocs_per_call.value_or(0) >
+      0;
   if (reuse_allocates) {
     results.AddNote(
         "the reuse rows still allocate: task.cc is not done yet, so their "
@@ -208,8 +212,9 @@ absl::Status Experiment(alloclab::Lab& lab) {
       {.label = "one malloc+free (small_new - small_reuse)",
        .value = reuse_allocates ? std::nullopt : std::optional(malloc_free_ns),
        .text = reuse_allocates ? "n/a: task.cc not done (reuse rows allocate)"
-               : beyond_noise  ? absl::StrFormat("%.1f ns", malloc_free_ns)
-                               : absl::StrFormat("%.1f ns, within noise", malloc_free_ns),
+               : beyond_noise
+                   ? absl::StrFormat("%.1f ns", malloc_free_ns)
+                   : absl::StrFormat("%.1f ns, within noise", malloc_free_ns),
        .reference = absl::StrFormat("%.1f-%.1f ns", kReferenceMallocFreeNsLow,
                                     kReferenceMallocFreeNsHigh)});
   results.AddPlot({.kind = alloclab::PlotKind::kBars,

@@ -49,8 +49,8 @@ struct SlotArray {
 template <size_t kStride>
 constinit SlotArray<kStride> g_array = {};
 
-constexpr int kNone = -1;      // no slot yet
-constexpr int kNoSlot = -2;    // none free, or given back: use overflow
+constexpr int kNone = -1;    // no slot yet
+constexpr int kNoSlot = -2;  // none free, or given back: use overflow
 
 // A thread's hold on its slot; the destructor gives it back at thread exit.
 template <size_t kStride>
@@ -122,8 +122,7 @@ const alloclab::AllocationCounter kShared = {.count = &SharedCount,
 const alloclab::AllocationCounter kPacked = {
     .count = &SlotCount<kPackedStride>, .total = &SlotTotal<kPackedStride>};
 const alloclab::AllocationCounter kPadded = {
-    .count = &SlotCount<kCacheLineBytes>,
-    .total = &SlotTotal<kCacheLineBytes>};
+    .count = &SlotCount<kCacheLineBytes>, .total = &SlotTotal<kCacheLineBytes>};
 
 const Mode kModes[5] = {{"off", nullptr},
                         {"shared", &kShared},

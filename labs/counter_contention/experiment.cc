@@ -13,6 +13,8 @@
 // one cache line bounced between two pinned threads (ping_pong.h), on each
 // kind of CPU pair the machine has.
 
+#include "common/experiment.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -28,7 +30,6 @@
 #include "absl/strings/str_format.h"
 #include "common/alloc_counter.h"
 #include "common/cpus_flag.h"
-#include "common/experiment.h"
 #include "common/stats.h"
 #include "common/thread_team.h"
 #include "common/topology.h"
@@ -89,7 +90,7 @@ struct Split {
 
 // What the rounds measured for one (workload, threads, mode).
 struct Cell {
-  Split ns, cpu_ns;  // wall and CPU time per call
+  Split ns, cpu_ns;                      // wall and CPU time per call
   std::vector<double> ghz, concurrency;  // every round's (thread_team.h)
   int together = 0;
   std::string cpus;
@@ -165,14 +166,21 @@ absl::StatusOr<std::vector<std::pair<CpuPair, double>>> PingPongRows(
 // columns and its flag checks.
 alloclab::LabSpec Spec() {
   return {.lab = "counter_contention",
-          .usage = "Lab counter_contention: how can a counting allocator make "
-                   "one allocation look several times dearer than it is?",
+          .usage =
+              "Lab counter_contention: how can a counting allocator make "
+              "one allocation look several times dearer than it is?",
           .usage_flags = "[--cpus=0-3]",
-          .columns = {{"cpus", 0}, {"ns_per_call", 1}, {"ns_mad", 1},
-                      {"vs_off", "x off", 2}, {"cpu_ns_per_call", 1},
-                      {"allocs_per_call", 2}, {"concurrency", "at once", 2},
-                      {"rounds_together", 0}, {"effective_ghz", 2},
-                      {"ns_per_transfer", 1}, {"transfers", 0}},
+          .columns = {{"cpus", 0},
+                      {"ns_per_call", 1},
+                      {"ns_mad", 1},
+                      {"vs_off", "x off", 2},
+                      {"cpu_ns_per_call", 1},
+                      {"allocs_per_call", 2},
+                      {"concurrency", "at once", 2},
+                      {"rounds_together", 0},
+                      {"effective_ghz", 2},
+                      {"ns_per_transfer", 1},
+                      {"transfers", 0}},
           .check_flags = alloclab::CheckCpusFlag};
 }
 
@@ -205,8 +213,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
       team.cpus = teams[c].cpus;
       for (const Variant& v : variants) {
         Use(kModes[v.mode]);
-        absl::StatusOr<alloclab::TeamResult> r = alloclab::RunTeam(
-            team, [&](int thread, int64_t calls) {
+        absl::StatusOr<alloclab::TeamResult> r =
+            alloclab::RunTeam(team, [&](int thread, int64_t calls) {
               RunWorkload(v.workload, lines[static_cast<size_t>(thread)],
                           calls);
             });
@@ -219,7 +227,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
           cell.cpu_ns.Add(t.cpu_ns_per_iteration, together);
         }
         cell.together += together;
-        if (r->median_effective_ghz) cell.ghz.push_back(*r->median_effective_ghz);
+        if (r->median_effective_ghz)
+          cell.ghz.push_back(*r->median_effective_ghz);
         cell.concurrency.push_back(r->concurrency);
         cell.cpus = CpusColumn(teams[c]);
       }
@@ -246,7 +255,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
           .Set("ns_mad", s.mad)
           .Set("vs_off", s.median / ns[index(v.workload, c, kOffMode)].median)
           .Set("cpu_ns_per_call", cell.cpu_ns.Summary().median)
-          .Set("allocs_per_call", AllocsPerCall(mode, v.workload, lines, counts[c]))
+          .Set("allocs_per_call",
+               AllocsPerCall(mode, v.workload, lines, counts[c]))
           .Set("concurrency", alloclab::Summarize(cell.concurrency).median)
           .Set("rounds_together", cell.together)
           .Set("effective_ghz", ghz);
@@ -317,13 +327,14 @@ absl::Status Experiment(alloclab::Lab& lab) {
         "%d core%s for %d usable CPUs): siblings share L1 and L2, so the "
         "shared counter's cache line does not travel between them and those "
         "rows show less contention than the same count on distinct cores",
-        t.threads, topo->CoresOf(*usable), topo->CoresOf(*usable) == 1 ? "" : "s",
-        n));
+        t.threads, topo->CoresOf(*usable),
+        topo->CoresOf(*usable) == 1 ? "" : "s", n));
     break;
   }
   results.AddNote(absl::StrCat(
       "the reference run (the allocator article): a shared atomic counter "
-      "made one allocation look dearer by ", kReference));
+      "made one allocation look dearer by ",
+      kReference));
   results.AddNote(absl::StrFormat(
       "ns: median over every thread of the rounds (of %d, %d calls each) "
       "that ran together, all rounds if none did (± MAD); at once: threads' "
@@ -336,18 +347,23 @@ absl::Status Experiment(alloclab::Lab& lab) {
   std::optional<double> inflation;
   if (headline.second > 0) inflation = headline.first / headline.second;
   results.SetHeadline(
-      {.label = absl::StrCat("malloc+free, shared / off, ", counts[1], " threads"),
+      {.label =
+           absl::StrCat("malloc+free, shared / off, ", counts[1], " threads"),
        .value = inflation,
-       .text = inflation ? absl::StrFormat("%.1fx (%.1f / %.1f ns%s)", *inflation,
-                                           headline.first, headline.second,
-                                           headline_real ? "" : ", within noise")
-                         : "n/a (off's new - reuse is not above 0)",
+       .text = inflation
+                   ? absl::StrFormat("%.1fx (%.1f / %.1f ns%s)", *inflation,
+                                     headline.first, headline.second,
+                                     headline_real ? "" : ", within noise")
+                   : "n/a (off's new - reuse is not above 0)",
        .reference = kReference});
   std::vector<std::string> plotted;  // the new_ rows: where counting shows
-  for (const Mode& mode : kModes) plotted.push_back(absl::StrCat("new_", mode.name));
+  for (const Mode& mode : kModes)
+    plotted.push_back(absl::StrCat("new_", mode.name));
   for (const char* y : {"ns_per_call", "cpu_ns_per_call"}) {
-    results.AddPlot({.kind = alloclab::PlotKind::kLines, .y = y,
-                     .x = "threads", .series = "mode",
+    results.AddPlot({.kind = alloclab::PlotKind::kLines,
+                     .y = y,
+                     .x = "threads",
+                     .series = "mode",
                      .title = absl::StrCat("new: ", y, " by counting mode"),
                      .variants = plotted});
   }
@@ -357,4 +373,5 @@ absl::Status Experiment(alloclab::Lab& lab) {
 }  // namespace
 }  // namespace counter_contention
 
-ALLOCLAB_EXPERIMENT_MAIN(counter_contention::Spec, counter_contention::Experiment)
+ALLOCLAB_EXPERIMENT_MAIN(counter_contention::Spec,
+                         counter_contention::Experiment)

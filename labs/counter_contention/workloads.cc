@@ -37,8 +37,8 @@ std::optional<double> AllocsPerCall(const Mode& mode, Workload workload,
   if (mode.counter == nullptr) return std::nullopt;
   constexpr int64_t kCalls = 10'000;
   Use(mode);
-  const uint64_t counted = alloclab::CountOnThreads(
-      threads, mode.counter->total, [&](int thread) {
+  const uint64_t counted =
+      alloclab::CountOnThreads(threads, mode.counter->total, [&](int thread) {
         RunWorkload(workload, lines[static_cast<size_t>(thread)], kCalls);
       });
   return static_cast<double>(counted) / static_cast<double>(threads * kCalls);

@@ -83,7 +83,8 @@ absl::StatusOr<absl::Span<uint8_t>> MapBuffer(size_t bytes) {
         "MapBuffer: mmap of ", bytes, " bytes: ", strerror(errno)));
   }
   // Base pages, so that a fault is a page whatever THP and mTHP are set to.
-  if (absl::Status base = alloclab::AdviseBasePages(p, PagesIn(bytes) * PageBytes());
+  if (absl::Status base =
+          alloclab::AdviseBasePages(p, PagesIn(bytes) * PageBytes());
       !base.ok()) {
     munmap(p, PagesIn(bytes) * PageBytes());
     return absl::InternalError(absl::StrCat("MapBuffer: ", base.message()));

@@ -15,6 +15,8 @@
 // Page faults come from getrusage(RUSAGE_THREAD) everywhere: perf's event
 // misses faults taken inside a system call.
 
+#include "common/experiment.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,7 +28,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/experiment.h"
 #include "common/fresh_process_flag.h"
 #include "common/vm_facts.h"
 #include "labs/first_call/processes.h"
@@ -54,9 +55,9 @@ absl::StatusOr<size_t> HugePageBytes() {
         absl::StrCat("huge pages are off here: ", alloclab::DescribeThp(thp)));
   }
   if (thp->pmd_bytes < kBufferBytes || thp->pmd_bytes > (size_t{1} << 30)) {
-    return absl::UnavailableError(absl::StrFormat(
-        "a %d KiB huge page cannot hold the %d KiB buffer",
-        thp->pmd_bytes / 1024, kBufferBytes / 1024));
+    return absl::UnavailableError(
+        absl::StrFormat("a %d KiB huge page cannot hold the %d KiB buffer",
+                        thp->pmd_bytes / 1024, kBufferBytes / 1024));
   }
   return thp->pmd_bytes;
 }
@@ -68,8 +69,9 @@ absl::StatusOr<std::string> AddHugePageRow(
     const absl::StatusOr<alloclab::Samples>& s, alloclab::Results& results) {
   const char* kRow = "hugepage_first_call";
   if (!huge.ok()) {
-    results.AddRow(kRow).Set("ns_per_call", std::nullopt).SetText(
-        "method", "n/a (see note)");
+    results.AddRow(kRow)
+        .Set("ns_per_call", std::nullopt)
+        .SetText("method", "n/a (see note)");
     return absl::StrCat(kRow, " not measured: ", huge.status().message());
   }
   if (!s.ok()) return s.status();
@@ -98,10 +100,13 @@ absl::StatusOr<std::string> AddHugePageRow(
 // columns and its flag checks.
 alloclab::LabSpec Spec() {
   return {.lab = "first_call",
-          .usage = "Lab first_call: why the first call in a fresh process "
-                   "costs more, and how to pay for it at start-up.",
-          .columns = {{"ns_per_call", "ns (median)", 0}, {"ns_min", 0},
-                      {"ns_max", 0}, {"page_faults_per_call", 2},
+          .usage =
+              "Lab first_call: why the first call in a fresh process "
+              "costs more, and how to pay for it at start-up.",
+          .columns = {{"ns_per_call", "ns (median)", 0},
+                      {"ns_min", 0},
+                      {"ns_max", 0},
+                      {"page_faults_per_call", 2},
                       {"method", "prefault method", 0},
                       {"measured", "measured over", 0}},
           // getrusage, not perf_event: the faults that MADV_POPULATE_WRITE and
@@ -126,7 +131,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
   }
   std::vector<absl::StatusOr<alloclab::Samples>> s =
       alloclab::RunFreshInterleaved(fresh, processes);
-  const absl::StatusOr<alloclab::Samples> &cold = s[0], &pre = s[1];
+  const absl::StatusOr<alloclab::Samples>&cold = s[0], &pre = s[1];
   if (!cold.ok()) return cold.status();
   if (!pre.ok()) return pre.status();
   absl::StatusOr<alloclab::FreshRow> c =
@@ -149,13 +154,14 @@ absl::Status Experiment(alloclab::Lab& lab) {
   const alloclab::VariantSummary& w = (*warm)[0];
   alloclab::AddSummaryRow(w, results)
       .Set("ns_max", w.ns.max)
-      .SetText("measured", absl::StrCat(repetitions, " batches of ",
-                                        warm_calls, " calls"))
+      .SetText("measured",
+               absl::StrCat(repetitions, " batches of ", warm_calls, " calls"))
       .SetText("method", "none (written before)");
 
   std::string method;
   for (double code : pre->Values("method")) {
-    const std::string name(PrefaultMethodName(static_cast<PrefaultMethod>(code)));
+    const std::string name(
+        PrefaultMethodName(static_cast<PrefaultMethod>(code)));
     if (!absl::StrContains(method, name)) {
       absl::StrAppend(&method, method.empty() ? "" : "/", name);
     }
@@ -230,15 +236,17 @@ absl::Status Experiment(alloclab::Lab& lab) {
        .value = cold_faults,
        .text = absl::StrFormat("%.0f faults, %.1fx", cold_faults,
                                cold_ns / warm_ns),
-       .reference = absl::StrFormat(
-           "%d faults, %.1fx-%.1fx", kReferenceFirstCallFaults,
-           kReferenceFirstCallNs[1] / kReferenceSteadyNs,
-           kReferenceFirstCallNs[0] / kReferenceSteadyNs)});
-  results.AddPlot({.y = "page_faults_per_call", .title = "page faults per call"});
+       .reference =
+           absl::StrFormat("%d faults, %.1fx-%.1fx", kReferenceFirstCallFaults,
+                           kReferenceFirstCallNs[1] / kReferenceSteadyNs,
+                           kReferenceFirstCallNs[0] / kReferenceSteadyNs)});
+  results.AddPlot(
+      {.y = "page_faults_per_call", .title = "page faults per call"});
   results.AddPlot(
       {.y = "ns_per_call", .title = "ns per call (median)", .log_y = true});
-  results.AddNote("faults come from getrusage: perf's page-fault event "
-                  "misses those MADV_POPULATE_WRITE and MAP_POPULATE take");
+  results.AddNote(
+      "faults come from getrusage: perf's page-fault event "
+      "misses those MADV_POPULATE_WRITE and MAP_POPULATE take");
   return absl::OkStatus();
 }
 

@@ -36,10 +36,10 @@ void PrefaultedFirstCall(alloclab::FreshCall& call) {
   absl::StatusOr<PreparedBuffer> buffer = absl::UnknownError("did not run");
   call.Measure("prefault", [&] { buffer = PrepareBuffer(kBufferBytes); });
   if (!buffer.ok() || buffer->memory.size() != kBufferBytes) {
-    return call.Fail(absl::StrCat(
-        "PrepareBuffer(", kBufferBytes, "): ",
-        buffer.ok() ? absl::StrCat(buffer->memory.size(), " bytes")
-                    : buffer.status().ToString()));
+    return call.Fail(
+        absl::StrCat("PrepareBuffer(", kBufferBytes, "): ",
+                     buffer.ok() ? absl::StrCat(buffer->memory.size(), " bytes")
+                                 : buffer.status().ToString()));
   }
   call.Record("method", static_cast<double>(buffer->method));
   call.Measure("first_call", [&] { g_sink = Work(1, buffer->memory); });
@@ -68,8 +68,9 @@ void HugePageFirstCall(alloclab::FreshCall& call) {
     munmap(aligned, huge);
     return call.Fail("madvise(MADV_HUGEPAGE) refused");
   }
-  call.Measure("first_call",
-               [&] { g_sink = Work(1, absl::MakeSpan(aligned, kBufferBytes)); });
+  call.Measure("first_call", [&] {
+    g_sink = Work(1, absl::MakeSpan(aligned, kBufferBytes));
+  });
   if (absl::StatusOr<int64_t> kib =
           alloclab::SmapsKibAt(aligned, "AnonHugePages");
       kib.ok()) {

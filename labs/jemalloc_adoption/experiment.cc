@@ -8,6 +8,8 @@
 // verified only when that is the allocator asked for. Then your task.cc
 // compares each allocator with glibc and writes the decision memo.
 
+#include "common/experiment.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -24,7 +26,6 @@
 #include "absl/time/time.h"
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
-#include "common/experiment.h"
 #include "common/rank_interval.h"
 #include "labs/jemalloc_adoption/runs.h"
 #include "labs/jemalloc_adoption/task.h"
@@ -68,21 +69,24 @@ absl::Status Experiment(alloclab::Lab& lab) {
   if (!workload.ok()) return workload.status();
   std::vector<std::pair<std::string, std::string>> preload;  // name, library
   for (const std::string& name : List(absl::GetFlag(FLAGS_allocators))) {
-    absl::StatusOr<alloclab::LocatedAllocator> a = alloclab::LocateAllocator(name);
+    absl::StatusOr<alloclab::LocatedAllocator> a =
+        alloclab::LocateAllocator(name);
     if (!a.ok()) return a.status();  // names the Debian package
     preload.push_back({name, a->path});
   }
   std::vector<ja::AllocatorRun> setups;
-  auto add = [&](const std::string& w, const std::string& a, const std::string& library,
-                 const std::string& suffix, const std::string& conf) {
+  auto add = [&](const std::string& w, const std::string& a,
+                 const std::string& library, const std::string& suffix,
+                 const std::string& conf) {
     ja::AllocatorRun s{absl::StrCat(w, "_", a, suffix), w, a, conf,
-            suffix.empty() ? std::string(ja::kBaseline) : a};
+                       suffix.empty() ? std::string(ja::kBaseline) : a};
     const auto iterations = static_cast<uint64_t>(
         absl::GetFlag(FLAGS_iterations_scale) *
         static_cast<double>(ja::DefaultIterations(w, quick)));
-    s.command.argv = {*workload, "--workload=" + w,
-                      absl::StrCat("--threads=", absl::GetFlag(FLAGS_threads)),
-                      absl::StrCat("--iterations=", std::max<uint64_t>(1, iterations))};
+    s.command.argv = {
+        *workload, "--workload=" + w,
+        absl::StrCat("--threads=", absl::GetFlag(FLAGS_threads)),
+        absl::StrCat("--iterations=", std::max<uint64_t>(1, iterations))};
     if (!library.empty()) s.command.env.push_back({"LD_PRELOAD", library});
     if (!conf.empty()) s.command.env.push_back({"MALLOC_CONF", conf});
     s.command.rss_sample_interval =
@@ -95,7 +99,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
   const std::string tuning = absl::GetFlag(FLAGS_tuning_workload);
   for (const auto& [a, library] : preload) {
     if (a != "jemalloc" || tuning.empty()) continue;
-    for (const auto& [suffix, conf] : kTunings) add(tuning, a, library, "_" + suffix, conf);
+    for (const auto& [suffix, conf] : kTunings)
+      add(tuning, a, library, "_" + suffix, conf);
   }
 
   // Round-robin, starting one further each repetition: no allocator always
@@ -104,7 +109,9 @@ absl::Status Experiment(alloclab::Lab& lab) {
     std::fprintf(stderr, "repetition %d of %d (%zu runs)\n", rep + 1, reps,
                  setups.size());
     for (size_t i = 0; i < setups.size(); ++i) {
-      if (absl::Status s = ja::RunOnce(setups[(i + rep) % setups.size()]); !s.ok()) return s;
+      if (absl::Status s = ja::RunOnce(setups[(i + rep) % setups.size()]);
+          !s.ok())
+        return s;
     }
   }
 
@@ -119,14 +126,19 @@ absl::Status Experiment(alloclab::Lab& lab) {
     alloclab::Row& row = lab.results().AddRow(s.variant, s.threads);
     const std::vector<double>& wall = s.samples.Values("wall_s");
     const alloclab::Summary w = alloclab::Summarize(wall);
-    const double peak = alloclab::Summarize(s.samples.Values("peak_rss_kib")).max;
-    row.Set("wall_s", w.median).Set("wall_min_s", w.min).Set("wall_max_s", w.max)
+    const double peak =
+        alloclab::Summarize(s.samples.Values("peak_rss_kib")).max;
+    row.Set("wall_s", w.median)
+        .Set("wall_min_s", w.min)
+        .Set("wall_max_s", w.max)
         .Set("user_s", alloclab::Summarize(s.samples.Values("user_s")).median)
         .Set("sys_s", alloclab::Summarize(s.samples.Values("sys_s")).median)
         .Set("peak_rss_kib", peak)
-        .Set("ru_maxrss_kib", alloclab::Summarize(s.samples.Values("ru_maxrss_kib")).max)
+        .Set("ru_maxrss_kib",
+             alloclab::Summarize(s.samples.Values("ru_maxrss_kib")).max)
         .Set("allocator_verified", s.verified ? 1 : 0)
-        .SetText("workload", s.workload).SetText("allocator", s.allocator);
+        .SetText("workload", s.workload)
+        .SetText("allocator", s.allocator);
     if (!s.malloc_conf.empty()) row.SetText("malloc_conf", s.malloc_conf);
     if (!s.verified) row.SetText("served_by", s.served_by);
     std::vector<double> t_s, kib;
@@ -138,7 +150,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
     if (s.malloc_conf.empty()) {
       table.push_back({s.workload, s.allocator, wall, peak, s.verified});
     }
-    const ja::AllocatorRun* base = by_variant[absl::StrCat(s.workload, "_", s.vs)];
+    const ja::AllocatorRun* base =
+        by_variant[absl::StrCat(s.workload, "_", s.vs)];
     if (base == nullptr || base == &s) continue;
     absl::StatusOr<ja::Comparison> c =
         ja::CompareTimings(wall, base->samples.Values("wall_s"), 1);
@@ -160,8 +173,11 @@ absl::Status Experiment(alloclab::Lab& lab) {
       clear_verdicts[s.allocator].push_back(
           absl::StrCat(s.workload, " ", ja::VerdictName(c->verdict)));
     }
-    row.SetText("vs", s.vs).Set("time_ratio", c->ratio).Set("ci_low", c->ci_low)
-        .Set("ci_high", c->ci_high).SetText("verdict", ja::VerdictName(c->verdict))
+    row.SetText("vs", s.vs)
+        .Set("time_ratio", c->ratio)
+        .Set("ci_low", c->ci_low)
+        .Set("ci_high", c->ci_high)
+        .SetText("verdict", ja::VerdictName(c->verdict))
         .Set("rss_ratio", peak / base_peak);
     if (s.variant == "msgsend_jemalloc") {
       lab.results().SetHeadline({"msgsend, jemalloc / glibc time", c->ratio,
@@ -176,22 +192,27 @@ absl::Status Experiment(alloclab::Lab& lab) {
   lab.PrintAboveTable(absl::StrFormat(
       "recommendation: %s (budget: peak RSS at most %.2fx %s's on every "
       "workload)",
-      rec->allocator.value_or("none fits"), ja::kMemoryBudgetRatio, ja::kBaseline));
-  lab.results().AddNote(absl::StrCat(
-      "memo: recommended: ", rec->allocator.value_or("nothing fits the budget")));
+      rec->allocator.value_or("none fits"), ja::kMemoryBudgetRatio,
+      ja::kBaseline));
+  lab.results().AddNote(
+      absl::StrCat("memo: recommended: ",
+                   rec->allocator.value_or("nothing fits the budget")));
   for (const std::string& reason : rec->reasons) {
     lab.results().AddNote(absl::StrCat("memo: ", reason));
   }
   // The budget each allocator would need: its worst peak RSS ratio.
   std::map<std::string, double> needs;
   for (const ja::Measurement& m : table) {
-    const ja::AllocatorRun* base = by_variant[absl::StrCat(m.workload, "_", ja::kBaseline)];
-    const double ratio = m.peak_rss_kib / base->samples.Summarize("peak_rss_kib")->max;
+    const ja::AllocatorRun* base =
+        by_variant[absl::StrCat(m.workload, "_", ja::kBaseline)];
+    const double ratio =
+        m.peak_rss_kib / base->samples.Summarize("peak_rss_kib")->max;
     needs[m.allocator] = std::max(needs[m.allocator], ratio);
   }
   std::vector<std::string> budgets;
   for (const auto& [a, ratio] : needs) {
-    if (ratio > ja::kMemoryBudgetRatio) budgets.push_back(absl::StrFormat("%s %.2fx", a, ratio));
+    if (ratio > ja::kMemoryBudgetRatio)
+      budgets.push_back(absl::StrFormat("%s %.2fx", a, ratio));
   }
   lab.results().AddNote(absl::StrFormat(
       "memo: what would change it: a larger budget (%s), more threads (here "
@@ -230,19 +251,24 @@ absl::Status Experiment(alloclab::Lab& lab) {
         "them would still exclude 1 by chance",
         100 * hl_coverage, reps, compared, compared * (1 - hl_coverage)));
   }
-  lab.results().AddPlot({.kind = alloclab::PlotKind::kScatter, .y = "wall_s",
-                         .x = "peak_rss_kib", .series = "variant", .title = ""});
-  lab.results().AddPlot(
-      {.kind = alloclab::PlotKind::kSamples, .y = "rss_kib", .x = "rss_t_s",
-       .series = "", .title = ""});
+  lab.results().AddPlot({.kind = alloclab::PlotKind::kScatter,
+                         .y = "wall_s",
+                         .x = "peak_rss_kib",
+                         .series = "variant",
+                         .title = ""});
+  lab.results().AddPlot({.kind = alloclab::PlotKind::kSamples,
+                         .y = "rss_kib",
+                         .x = "rss_t_s",
+                         .series = "",
+                         .title = ""});
   return absl::OkStatus();
 }
 
 absl::Status CheckFlags(const alloclab::LabOptions& options) {
   if (options.repetitions != 0 && options.repetitions < ja::kMinRepetitions) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--repetitions=", options.repetitions, ": the comparison needs at least ",
-        ja::kMinRepetitions));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--repetitions=", options.repetitions,
+                     ": the comparison needs at least ", ja::kMinRepetitions));
   }
   absl::StatusOr<std::vector<std::string>> allocators = ja::ParseNames(
       "allocators", absl::GetFlag(FLAGS_allocators),
@@ -258,11 +284,14 @@ absl::Status CheckFlags(const alloclab::LabOptions& options) {
   }
   // A NaN scale would pass a `<= 0` test and a huge one overflow the counts.
   const double scale = absl::GetFlag(FLAGS_iterations_scale);
-  if (absl::GetFlag(FLAGS_threads) < 0 || absl::GetFlag(FLAGS_threads) > ja::kMaxThreads ||
-      !(scale > 0 && scale <= kMaxIterationsScale) || absl::GetFlag(FLAGS_rss_interval_ms) <= 0) {
+  if (absl::GetFlag(FLAGS_threads) < 0 ||
+      absl::GetFlag(FLAGS_threads) > ja::kMaxThreads ||
+      !(scale > 0 && scale <= kMaxIterationsScale) ||
+      absl::GetFlag(FLAGS_rss_interval_ms) <= 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "--threads must be 0 to %d, --iterations_scale above 0 and at most %g, "
-        "--rss_interval_ms above 0", ja::kMaxThreads, kMaxIterationsScale));
+        "--rss_interval_ms above 0",
+        ja::kMaxThreads, kMaxIterationsScale));
   }
   return absl::OkStatus();
 }
@@ -273,15 +302,24 @@ absl::Status CheckFlags(const alloclab::LabOptions& options) {
 // columns and its flag checks.
 alloclab::LabSpec Spec() {
   return {.lab = "jemalloc_adoption",
-          .usage = "Lab jemalloc_adoption: glibc, jemalloc, tcmalloc and "
-                   "mimalloc on five workloads; time, peak memory, and a "
-                   "decision.",
-          .columns = {{"wall_s", 3}, {"wall_min_s", "min", 3},
-                      {"wall_max_s", "max", 3}, {"user_s", 2}, {"sys_s", 2},
-                      {"peak_rss_kib", 0}, {"vs", 0}, {"time_ratio", "time x", 2},
-                      {"ci_low", "CI low", 2}, {"ci_high", "CI high", 2},
-                      {"verdict", 0}, {"hl_low", "HL low", 2},
-                      {"hl_high", "HL high", 2}, {"rss_ratio", "RSS x", 2},
+          .usage =
+              "Lab jemalloc_adoption: glibc, jemalloc, tcmalloc and "
+              "mimalloc on five workloads; time, peak memory, and a "
+              "decision.",
+          .columns = {{"wall_s", 3},
+                      {"wall_min_s", "min", 3},
+                      {"wall_max_s", "max", 3},
+                      {"user_s", 2},
+                      {"sys_s", 2},
+                      {"peak_rss_kib", 0},
+                      {"vs", 0},
+                      {"time_ratio", "time x", 2},
+                      {"ci_low", "CI low", 2},
+                      {"ci_high", "CI high", 2},
+                      {"verdict", 0},
+                      {"hl_low", "HL low", 2},
+                      {"hl_high", "HL high", 2},
+                      {"rss_ratio", "RSS x", 2},
                       {"allocator_verified", "verified", 0}},
           .check_flags = CheckFlags};
 }

@@ -80,13 +80,16 @@ absl::Status RunOnce(AllocatorRun& s) {
   if (!run.ok()) return alloclab::VariantError(s.variant, run.status());
   absl::StatusOr<alloclab::MallocProvider> provider =
       alloclab::ParseProviderLine(run->stdout_text);
-  if (!provider.ok()) return alloclab::VariantError(s.variant, provider.status());
+  if (!provider.ok())
+    return alloclab::VariantError(s.variant, provider.status());
   if (s.served_by.empty()) s.served_by = provider->path;
   s.verified &= provider->allocator == s.allocator;
   double hwm = 0;
   for (absl::string_view line : absl::StrSplit(run->stdout_text, '\n')) {
-    if (absl::ConsumePrefix(&line, "vm_hwm_kib: ")) (void)absl::SimpleAtod(line, &hwm);
-    if (absl::ConsumePrefix(&line, "threads: ")) (void)absl::SimpleAtoi(line, &s.threads);
+    if (absl::ConsumePrefix(&line, "vm_hwm_kib: "))
+      (void)absl::SimpleAtod(line, &hwm);
+    if (absl::ConsumePrefix(&line, "threads: "))
+      (void)absl::SimpleAtoi(line, &s.threads);
   }
   if (hwm <= 0) {  // a row with no peak would pass any memory budget
     return alloclab::VariantError(

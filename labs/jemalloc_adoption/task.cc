@@ -7,6 +7,8 @@
 // the noise, and a recommendation that may blow the memory budget. Then make
 // `bazel test //tests/jemalloc_adoption:starter_test` pass.
 
+#include "labs/jemalloc_adoption/task.h"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,7 +19,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
-#include "labs/jemalloc_adoption/task.h"
 
 namespace jemalloc_adoption {
 namespace {
@@ -56,8 +57,8 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
   for (const Measurement& m : table) {
     auto base = baseline_mean.find(m.workload);
     if (base == baseline_mean.end()) continue;
-    absl::StatusOr<Comparison> c = CompareTimings(
-        m.wall_s, {base->second}, seed);
+    absl::StatusOr<Comparison> c =
+        CompareTimings(m.wall_s, {base->second}, seed);
     if (!c.ok()) return c.status();
     log_ratio_sum[m.allocator] += std::log(c->ratio);
   }

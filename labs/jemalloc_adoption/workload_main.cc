@@ -90,10 +90,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("%s\n", alloclab::ProviderLine(*provider).c_str());
-  std::printf("vm_hwm_kib: %lld\n",
-              static_cast<long long>(memory->vm_hwm_kib));
-  std::printf("threads: %d\niterations: %llu\nchecksum: %llu\n",
-              params.threads,
+  std::printf("vm_hwm_kib: %lld\n", static_cast<long long>(memory->vm_hwm_kib));
+  std::printf("threads: %d\niterations: %llu\nchecksum: %llu\n", params.threads,
               static_cast<unsigned long long>(params.iterations),
               static_cast<unsigned long long>(*checksum));
   return 0;

@@ -133,11 +133,12 @@ uint64_t Msgsend(const WorkloadParams& p) {
   std::atomic<uint64_t> checksum{0};
   std::vector<std::thread> team;
   for (int t = 0; t < producers; ++t) {
-    const uint64_t share = p.iterations / static_cast<uint64_t>(producers) +
-                           (static_cast<uint64_t>(t) <
-                                    p.iterations % static_cast<uint64_t>(producers)
-                                ? 1
-                                : 0);
+    const uint64_t share =
+        p.iterations / static_cast<uint64_t>(producers) +
+        (static_cast<uint64_t>(t) <
+                 p.iterations % static_cast<uint64_t>(producers)
+             ? 1
+             : 0);
     team.emplace_back([&, t, share] {
       alloclab::XorShift64 rng(p.seed * 1000 + static_cast<uint64_t>(t));
       for (uint64_t i = 0; i < share; ++i) {
@@ -179,8 +180,8 @@ absl::Status CheckWorkloadName(absl::string_view workload) {
     if (workload == name) return absl::OkStatus();
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown workload '", workload, "'; known: ",
-                   absl::StrJoin(WorkloadNames(), ", ")));
+      absl::StrCat("unknown workload '", workload,
+                   "'; known: ", absl::StrJoin(WorkloadNames(), ", ")));
 }
 
 uint64_t DefaultIterations(absl::string_view workload, bool quick) {

@@ -6,6 +6,8 @@
 // the whole program, started again with --loop=POLICY, is counted as
 // `strace -c -f` counts it.
 
+#include "common/experiment.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -20,7 +22,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "common/experiment.h"
 #include "common/memory.h"
 #include "common/syscalls.h"
 #include "labs/mmap_threshold/processes.h"
@@ -36,8 +37,8 @@ namespace {
 
 // The reference run (the allocator article, docs/references.md): `strace -c`
 // of a whole Rust program that made 1,000 calls of a new 256 KiB buffer.
-constexpr int kReferenceCalls = 1000, kReferenceMmap = 14,
-              kReferenceMunmap = 3, kReferenceBrk = 4;
+constexpr int kReferenceCalls = 1000, kReferenceMmap = 14, kReferenceMunmap = 3,
+              kReferenceBrk = 4;
 
 struct Loop {
   const char *name, *policy;
@@ -49,10 +50,10 @@ constexpr Loop kLoops[] = {{"dynamic", "dynamic", false, false},
                            {"dynamic_malloc_trim", "dynamic", false, true}};
 enum { kDynamic, kFixed, kTunablesRow, kTrim };
 constexpr std::pair<const char*, size_t> kProbes[] = {  // bytes freed first
-               {"probe_initial", 0},
-               {"probe_after_256k_free", kBlockBytes},
-               {"probe_after_1m_free", size_t{1} << 20},
-               {"probe_after_64m_free", size_t{64} << 20}};  // above 32 MiB
+    {"probe_initial", 0},
+    {"probe_after_256k_free", kBlockBytes},
+    {"probe_after_1m_free", size_t{1} << 20},
+    {"probe_after_64m_free", size_t{64} << 20}};  // above 32 MiB
 
 // What a loop row's processes reported: counted (ptrace), timed.
 using LoopRun = std::pair<alloclab::Samples, alloclab::Samples>;
@@ -78,18 +79,22 @@ void AddLoopRow(const Loop& v, int64_t calls, const LoopRun& run,
   absl::StatusOr<alloclab::SyscallCounts> c =
       CountWholeProgram(v.policy, calls, v.tunables);
   if (c.ok()) {
-    row.Set("process_mmap", c->mmap).Set("process_munmap", c->munmap)
+    row.Set("process_mmap", c->mmap)
+        .Set("process_munmap", c->munmap)
         .Set("process_brk", c->brk);
   }
   const auto words = [](double mmap, double munmap, double brk) {
-    return absl::StrFormat("%.0f mmap, %.0f munmap, %.0f brk", mmap, munmap, brk);
+    return absl::StrFormat("%.0f mmap, %.0f munmap, %.0f brk", mmap, munmap,
+                           brk);
   };
   results.AddNote(absl::StrCat(
-      v.name, ": ", calls, " calls made ", words(*counted.Median("mmap"),
-      *counted.Median("munmap"), *counted.Median("brk")), "; the whole "
-      "process (as strace -c -f counts it) ", c.ok()
-          ? words(c->mmap, c->munmap, c->brk)
-          : absl::StrCat("could not be counted: ", c.status().message())));
+      v.name, ": ", calls, " calls made ",
+      words(*counted.Median("mmap"), *counted.Median("munmap"),
+            *counted.Median("brk")),
+      "; the whole "
+      "process (as strace -c -f counts it) ",
+      c.ok() ? words(c->mmap, c->munmap, c->brk)
+             : absl::StrCat("could not be counted: ", c.status().message())));
 }
 
 void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
@@ -104,9 +109,12 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
   const auto get = [](const alloclab::Samples& s, const char* key) {
     return s.Median(key).value_or(NAN);  // NaN: no comparison holds
   };
-  if (const double r = get(fix, "loop_ns") / get(dyn, "loop_ns"); !std::isnan(r)) {
-    results.AddNote(absl::StrFormat("fixed / dynamic: %.1fx the time per "
-                                    "call, measured side by side here", r));
+  if (const double r = get(fix, "loop_ns") / get(dyn, "loop_ns");
+      !std::isnan(r)) {
+    results.AddNote(
+        absl::StrFormat("fixed / dynamic: %.1fx the time per "
+                        "call, measured side by side here",
+                        r));
   }
   // The tour's summary figure, and the lab's pictures (docs/adding_a_lab.md).
   const double dyn_mmap = get(dyn_n, "mmap") / static_cast<double>(calls),
@@ -114,10 +122,11 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
   results.SetHeadline(
       {.label = "mmap per call in the loop, dynamic vs fixed threshold",
        .value = std::isnan(dyn_mmap) ? std::nullopt : std::optional(dyn_mmap),
-       .text = std::isnan(dyn_mmap + fix_mmap)
-                   ? "n/a: no system call counts (ptrace refused?)"
-                   : absl::StrFormat("%.3f vs %.3f%s", dyn_mmap, fix_mmap,
-                                     fix_mmap < 0.5 ? " (task.cc not done?)" : ""),
+       .text =
+           std::isnan(dyn_mmap + fix_mmap)
+               ? "n/a: no system call counts (ptrace refused?)"
+               : absl::StrFormat("%.3f vs %.3f%s", dyn_mmap, fix_mmap,
+                                 fix_mmap < 0.5 ? " (task.cc not done?)" : ""),
        // The reference run counted the whole process, start-up included,
        // where this headline counts the loop: its loop made at most that.
        .reference = absl::StrFormat(
@@ -126,24 +135,29 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
            kReferenceMmap / double{kReferenceCalls}, kReferenceMmap,
            kReferenceCalls)});
   for (const char* y : {"mmap_per_call", "ns_per_call", "top_resident_kib"}) {
-    results.AddPlot({.y = y, .variants = {"dynamic", "fixed", "tunables",
-                                          "dynamic_malloc_trim"}});
+    results.AddPlot(
+        {.y = y,
+         .variants = {"dynamic", "fixed", "tunables", "dynamic_malloc_trim"}});
   }
   for (const auto& [off, why] :
-       {std::pair{fix_mmap < 0.5, "the fixed row maps almost nothing: "
-                                  "SetMallocPolicy() ignores Fixed()"},
-        {dyn_mmap > 0.5, "the dynamic row maps on every call: something "
-                         "fixed the threshold (GLIBC_TUNABLES, MALLOC_*_?)"},
+       {std::pair{fix_mmap < 0.5,
+                  "the fixed row maps almost nothing: "
+                  "SetMallocPolicy() ignores Fixed()"},
+        {dyn_mmap > 0.5,
+         "the dynamic row maps on every call: something "
+         "fixed the threshold (GLIBC_TUNABLES, MALLOC_*_?)"},
         {after_256k.value_or(kBlockBytes) < kBlockBytes,
          "probe_after_256k_free is below 256 KiB: the probe does not see the "
          "threshold move"}}) {
     if (off) results.AddNote(absl::StrCat(why, " (task.cc not done yet?)"));
   }
-  // The memory side: what the raised threshold keeps, what giving it back costs.
+  // The memory side: what the raised threshold keeps, what giving it back
+  // costs.
   const auto kept = [&](const alloclab::Samples& s) {
-    return absl::StrFormat("%.0f KiB unused (%.0f KiB of pages resident at "
-                           "the top of the heap)", get(s, "malloc_free_kib"),
-                           get(s, "top_resident_kib"));
+    return absl::StrFormat(
+        "%.0f KiB unused (%.0f KiB of pages resident at "
+        "the top of the heap)",
+        get(s, "malloc_free_kib"), get(s, "top_resident_kib"));
   };
   if (const auto t = dyn.Median("threshold_bytes"); t) {
     results.AddNote(absl::StrFormat(
@@ -156,8 +170,8 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
   results.AddNote(absl::StrFormat(
       "malloc_trim(0) after the dynamic loop leaves %s, for %.0f ns and "
       "%+.0f brk, %+.0f madvise; the dynamic loop saved %.0f mmap+munmap "
-      "against fixed", kept(trim), get(trim, "trim_ns"),
-      get(trim_n, "brk") - get(dyn_n, "brk"),
+      "against fixed",
+      kept(trim), get(trim, "trim_ns"), get(trim_n, "brk") - get(dyn_n, "brk"),
       get(trim_n, "madvise") - get(dyn_n, "madvise"),
       get(fix_n, "mmap") + get(fix_n, "munmap") - get(dyn_n, "mmap") -
           get(dyn_n, "munmap")));
@@ -169,17 +183,22 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
 // columns and its flag checks.
 alloclab::LabSpec Spec() {
   return {.lab = "mmap_threshold",
-          .usage = "Lab mmap_threshold: why 1,000 allocations of 256 KiB make "
-                   "almost no system call, and what that keeps resident.",
-          .columns = {{"ns_per_call", 0}, {"ns_mad", 0}, {"mmap_per_call", 3},
-                      {"munmap_per_call", 3}, {"brk_per_call", 3},
-                      {"page_faults_per_call", 2}, {"threshold_bytes", 0},
+          .usage =
+              "Lab mmap_threshold: why 1,000 allocations of 256 KiB make "
+              "almost no system call, and what that keeps resident.",
+          .columns = {{"ns_per_call", 0},
+                      {"ns_mad", 0},
+                      {"mmap_per_call", 3},
+                      {"munmap_per_call", 3},
+                      {"brk_per_call", 3},
+                      {"page_faults_per_call", 2},
+                      {"threshold_bytes", 0},
                       {"malloc_free_kib", "unused KiB", 0},
                       {"top_resident_kib", "top resident KiB", 0}},
           .check_flags =
               [](const alloclab::LabOptions&) {
-                return alloclab::CheckRange("calls",
-                                            absl::GetFlag(FLAGS_calls), 1);
+                return alloclab::CheckRange("calls", absl::GetFlag(FLAGS_calls),
+                                            1);
               },
           // --loop=POLICY: the loop alone, for `strace -c -f`.
           .instead = [](const alloclab::LabOptions&) -> std::optional<int> {
@@ -197,21 +216,23 @@ absl::Status Experiment(alloclab::Lab& lab) {
   results.SetInstrumentText("syscalls_source", "ptrace, as strace -c counts");
   // The effect is glibc's malloc's: musl's or a sanitizer's has none.
   if (auto glibc = alloclab::ReadMallinfo(); !glibc.ok()) {
-    results.AddNote(absl::StrCat("nothing to show: ", glibc.status().message()));
+    results.AddNote(
+        absl::StrCat("nothing to show: ", glibc.status().message()));
     lab.SetColumns({});
     return absl::OkStatus();
   }
   if (const char* t = getenv(kTunables)) {
-    results.AddNote(absl::StrCat(kTunables, "=", t, " is set: every row has it"));
+    results.AddNote(
+        absl::StrCat(kTunables, "=", t, " is set: every row has it"));
   }
   // Counted once under ptrace, timed untraced, the loops in turn; a policy
   // the learner's code refuses is the table's content, not the run's end.
   const auto loops = [&](const char* mode) {
     std::vector<alloclab::FreshVariant> list;
     for (const Loop& v : kLoops) {
-      list.push_back({v.name, "mmap_threshold_loop",
-                      absl::StrCat(v.policy, " ", mode, " ", calls, " ",
-                                   v.trim ? 1 : 0)});
+      list.push_back(
+          {v.name, "mmap_threshold_loop",
+           absl::StrCat(v.policy, " ", mode, " ", calls, " ", v.trim ? 1 : 0)});
       if (v.tunables) list.back().env = {{kTunables, TunablesValue()}};
     }
     return list;
@@ -232,13 +253,18 @@ absl::Status Experiment(alloclab::Lab& lab) {
                                 absl::StrCat(freed)),
         results);
     probed[i] = r.Median("threshold_bytes");
-    results.AddRow(name).Set("freed_bytes", freed).Set("ns_per_call",
-        r.Median("probe_ns")).Set("threshold_bytes", probed[i]);
+    results.AddRow(name)
+        .Set("freed_bytes", freed)
+        .Set("ns_per_call", r.Median("probe_ns"))
+        .Set("threshold_bytes", probed[i]);
   }
   AddNotes(runs, probed[1], calls, results);
   results.AddNote(absl::StrCat(
-      "loop rows: ", calls, " calls, first call included; ns, faults, memory: "
-      "medians of ", repetitions, " fresh processes, the loops in turn; system "
+      "loop rows: ", calls,
+      " calls, first call included; ns, faults, memory: "
+      "medians of ",
+      repetitions,
+      " fresh processes, the loops in turn; system "
       "calls: one more, traced; unused: mallinfo2's free bytes; top resident: "
       "its top chunk's pages that mincore(2) finds resident; tunables: ",
       kTunables, "=", TunablesValue()));

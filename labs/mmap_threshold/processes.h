@@ -44,8 +44,7 @@ inline constexpr char kTunables[] = "GLIBC_TUNABLES";
 std::string TunablesValue();
 
 // The system calls a loop process counts, in this order.
-inline constexpr const char* kSyscalls[] = {"mmap", "munmap", "brk",
-                                            "madvise"};
+inline constexpr const char* kSyscalls[] = {"mmap", "munmap", "brk", "madvise"};
 
 // ApplyPolicy()
 //

@@ -76,9 +76,10 @@ inline constexpr size_t kFixedThresholdMax =
 // page granularity: the smallest multiple of the page size `s` such that
 // malloc(s) gets a mapping of its own when the heap has no free memory left
 // to serve it from (exactly that one: a page less, the largest size that
-// does not map, is a different answer). In a fresh process that is kDefaultMmapThreshold; a
-// fixed threshold can be anything up to what the machine can allocate
-// (glibc 2.35+; a test fixes 100 MiB there and expects to find it).
+// does not map, is a different answer). In a fresh process that is
+// kDefaultMmapThreshold; a fixed threshold can be anything up to what the
+// machine can allocate (glibc 2.35+; a test fixes 100 MiB there and expects to
+// find it).
 //
 // Only what malloc does may be observed (mallinfo2(3) is allowed); no glibc
 // internal structure or symbol may be read.

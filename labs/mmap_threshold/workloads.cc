@@ -1,5 +1,7 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 
+#include "labs/mmap_threshold/workloads.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -7,7 +9,6 @@
 #include <cstring>
 
 #include "common/sink.h"
-#include "labs/mmap_threshold/workloads.h"
 
 namespace mmap_threshold {
 namespace {

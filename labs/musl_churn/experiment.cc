@@ -10,6 +10,8 @@
 // which musl ran and whether its free() uses madvise(MADV_FREE)
 // (common/versions.h).
 
+#include "common/experiment.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,12 +22,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/child_run.h"
-#include "common/experiment.h"
 #include "common/syscalls.h"
 #include "common/versions.h"
 #include "labs/musl_churn/runs.h"
-#include "labs/musl_churn/workloads.h"
 #include "labs/musl_churn/task.h"
+#include "labs/musl_churn/workloads.h"
 
 ABSL_FLAG(int64_t, iterations, 0,
           "iterations of each timed run (0: 200,000, or 65,536 with --quick; "
@@ -164,8 +165,9 @@ absl::Status Experiment(alloclab::Lab& lab) {
       "iterations (wait4); faults and system calls per call are steady-state: "
       "(run of %d + K iterations - run of %d) / K, K = %d for system calls; "
       "the musl thread, 100 million iterations at -O0: user + sys glibc "
-      "%.1f s, musl %.1f s", repetitions, n, kFillRun, kFillRun, k,
-      kReferenceGlibcCpuS, kReferenceMuslCpuS));
+      "%.1f s, musl %.1f s",
+      repetitions, n, kFillRun, kFillRun, k, kReferenceGlibcCpuS,
+      kReferenceMuslCpuS));
   if (counted) {
     lab.results().AddNote(absl::StrFormat(
         "system calls were counted in separate runs under ptrace: musl_1024 "
@@ -253,16 +255,21 @@ absl::Status CheckFlags(const alloclab::LabOptions&) {
 // columns and its flag checks.
 alloclab::LabSpec Spec() {
   return {.lab = "musl_churn",
-          .usage = "Lab musl_churn: one churn under glibc and musl, where the "
-                   "time goes and the memory it buys.",
-          .columns = {{"wall_s", 2}, {"user_s", 2}, {"sys_s", 2},
+          .usage =
+              "Lab musl_churn: one churn under glibc and musl, where the "
+              "time goes and the memory it buys.",
+          .columns = {{"wall_s", 2},
+                      {"user_s", 2},
+                      {"sys_s", 2},
                       {"page_faults_per_call", "faults/call", 2},
                       {"mmap_per_call", "mmap/call", 3},
                       {"munmap_per_call", "munmap/call", 3},
                       {"madvise_per_call", "madvise/call", 3},
-                      {"brk_per_call", "brk/call", 4}, {"peak_rss_kib", 0},
+                      {"brk_per_call", "brk/call", 4},
+                      {"peak_rss_kib", 0},
                       {"share_at_or_above_threshold", "share >= thr", 3},
-                      {"checksum", 0}, {"musl_version", "musl", 0}},
+                      {"checksum", 0},
+                      {"musl_version", "musl", 0}},
           .check_flags = CheckFlags,
           .faults_from = "wait4's ru_minflt of each churn process"};
 }

@@ -125,7 +125,7 @@ size_t recycler_held_bytes(const struct recycler* recycler);
 void recycler_destroy(struct recycler* recycler);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
-#endif  /* ALLOCLAB_LABS_MUSL_CHURN_TASK_H_ */
+#endif /* ALLOCLAB_LABS_MUSL_CHURN_TASK_H_ */

@@ -1,15 +1,16 @@
 /* Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
  *
- * The churn program of lab musl_churn: the workload of workloads.h as a command,
- * built twice (against glibc and, statically, against musl) so that the
- * experiment can run the same work under both in processes of their own.
+ * The churn program of lab musl_churn: the workload of workloads.h as a
+ * command, built twice (against glibc and, statically, against musl) so that
+ * the experiment can run the same work under both in processes of their own.
  *
  *   churn --iterations=N --scale=BYTES --seed=N [--recycle_bound=BYTES]
  *         [--progress] [--quiet]
  *
  * It prints one line, e.g.
  *
- *   churn: libc=musl iterations=200000 scale=1024 seed=1 recycle_bound=0 checksum=0x...
+ *   churn: libc=musl iterations=200000 scale=1024 seed=1 recycle_bound=0
+ * checksum=0x...
  *
  * --recycle_bound puts your recycler (task.h) between the churn and malloc,
  * keeping blocks of CHURN_MUSL_MMAP_THRESHOLD bytes and more up to that many
@@ -30,8 +31,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "labs/musl_churn/workloads.h"
 #include "labs/musl_churn/task.h"
+#include "labs/musl_churn/workloads.h"
 
 /* Which libc this binary was built against: musl defines no macro of its
  * own, glibc defines __GLIBC__. */
@@ -71,13 +72,13 @@ struct churn_progress {
   double last_s;
 };
 
-static void churn_print_progress(void* context, uint64_t done,
-                                 uint64_t total) {
+static void churn_print_progress(void* context, uint64_t done, uint64_t total) {
   struct churn_progress* progress = context;
   const double now = churn_now_s();
   if (now - progress->last_s < CHURN_PROGRESS_SECONDS) return;
   progress->last_s = now;
-  fprintf(stderr, "churn (%s): %5.1f%% (%" PRIu64 " of %" PRIu64
+  fprintf(stderr,
+          "churn (%s): %5.1f%% (%" PRIu64 " of %" PRIu64
           " iterations, %.0f s)\n",
           CHURN_LIBC, 100.0 * (double)done / (double)total, done, total,
           now - progress->start_s);
@@ -153,8 +154,10 @@ int main(int argc, char** argv) {
       return churn_usage_error("unknown flag", arg);
     }
     if (churn_parse_u64(value, min, max, target) != 0) {
-      fprintf(stderr, "churn: bad value in '%s': want a whole number from %"
-              PRIu64 " to %" PRIu64 "\n", arg, min, max);
+      fprintf(stderr,
+              "churn: bad value in '%s': want a whole number from %" PRIu64
+              " to %" PRIu64 "\n",
+              arg, min, max);
       return 2;
     }
   }
@@ -203,9 +206,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (quiet) return 0;
-  printf("churn: libc=%s iterations=%" PRIu64 " scale=%" PRIu64
-         " seed=%" PRIu64 " recycle_bound=%" PRIu64 " checksum=0x%016" PRIx64
-         "\n",
+  printf("churn: libc=%s iterations=%" PRIu64 " scale=%" PRIu64 " seed=%" PRIu64
+         " recycle_bound=%" PRIu64 " checksum=0x%016" PRIx64 "\n",
          CHURN_LIBC, iterations, scale, seed, recycle_bound, checksum);
   return 0;
 }

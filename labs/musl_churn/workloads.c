@@ -37,9 +37,7 @@ static void churn_free(void* context, void* block, size_t size) {
 static const struct churn_allocator churn_libc = {churn_malloc, churn_free,
                                                   NULL};
 
-const struct churn_allocator* churn_libc_allocator(void) {
-  return &churn_libc;
-}
+const struct churn_allocator* churn_libc_allocator(void) { return &churn_libc; }
 
 static uint64_t churn_next(uint64_t* state) {
   uint64_t x = *state;
@@ -68,9 +66,8 @@ const char* churn_check_params(const struct churn_params* params) {
   if (params->scale < 1 || params->scale > CHURN_MAX_SCALE) {
     return "scale must be between 1 and 65536 bytes";
   }
-  if (params->allocator != NULL &&
-      (params->allocator->allocate == NULL ||
-       params->allocator->release == NULL)) {
+  if (params->allocator != NULL && (params->allocator->allocate == NULL ||
+                                    params->allocator->release == NULL)) {
     return "the allocator needs both allocate and release";
   }
   return NULL;

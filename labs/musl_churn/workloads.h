@@ -129,7 +129,7 @@ uint64_t churn_block_size(uint64_t draw, uint64_t scale);
 uint32_t churn_classes_at_or_above(uint64_t scale, uint64_t threshold);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
-#endif  /* ALLOCLAB_LABS_MUSL_CHURN_WORKLOADS_H_ */
+#endif /* ALLOCLAB_LABS_MUSL_CHURN_WORKLOADS_H_ */

@@ -11,6 +11,8 @@
 // Each row: wall and CPU ns per call, the effective clock, both ratios to
 // one_thread, and your diagnosis (ClassifySlowdown). Teams run in turns.
 
+#include "common/experiment.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,7 +24,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/cpus_flag.h"
-#include "common/experiment.h"
 #include "common/stats.h"
 #include "common/thread_team.h"
 #include "common/topology.h"
@@ -103,13 +104,19 @@ absl::StatusOr<std::vector<Placement>> Place(alloclab::Results& results) {
 // columns and its flag checks.
 alloclab::LabSpec Spec() {
   return {.lab = "smt_siblings",
-          .usage = "Lab smt_siblings: when threads slow each other down, is it "
-                   "waiting, a slower clock, or a shared core? Distinct cores, "
-                   "SMT siblings and one shared CPU, side by side.",
+          .usage =
+              "Lab smt_siblings: when threads slow each other down, is it "
+              "waiting, a slower clock, or a shared core? Distinct cores, "
+              "SMT siblings and one shared CPU, side by side.",
           .usage_flags = "[--cpus=0-3]",
-          .columns = {{"cpus", 0}, {"ns_per_call", 1}, {"ns_mad", 1},
-                      {"cpu_ns_per_call", 1}, {"effective_ghz", 2},
-                      {"time_ratio", 2}, {"clock_ratio", 2}, {"slowdown", 0}},
+          .columns = {{"cpus", 0},
+                      {"ns_per_call", 1},
+                      {"ns_mad", 1},
+                      {"cpu_ns_per_call", 1},
+                      {"effective_ghz", 2},
+                      {"time_ratio", 2},
+                      {"clock_ratio", 2},
+                      {"slowdown", 0}},
           .check_flags = alloclab::CheckCpusFlag};
 }
 

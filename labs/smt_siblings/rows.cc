@@ -43,9 +43,9 @@ absl::StatusOr<RowPlan> PlanRows(const alloclab::Topology& topology,
     plan.has_siblings_row = true;
   } else {
     plan.notes.push_back(absl::StrCat(
-        "no smt_siblings row: ",
-        pair.ok() ? "PickSiblingPairs(1) returned no pair"
-                  : pair.status().message()));
+        "no smt_siblings row: ", pair.ok()
+                                     ? "PickSiblingPairs(1) returned no pair"
+                                     : pair.status().message()));
   }
   plan.rows.push_back({"same_cpu", {one->at(0), one->at(0)}, ""});
   for (PlannedRow& row : plan.rows) {  // task.cc's picks, checked against /sys

@@ -4,11 +4,11 @@
 // slot of its own: a thread_local, aligned to its own cache line, written
 // only by its owner with a relaxed atomic load and store (a plain mov on
 // x86-64, no locked instruction: no other core ever needs that line; a
-// plain uint64_t would be a data race with the reader). A registry of live slots, touched only
-// when a thread first counts, when it exits and when the total is read,
-// lets TotalAllocations() sum them; a thread's exit folds its count into a
-// retired total under the same lock, so a reader sees each count exactly
-// once, before or after the move, and totals never go down.
+// plain uint64_t would be a data race with the reader). A registry of live
+// slots, touched only when a thread first counts, when it exits and when the
+// total is read, lets TotalAllocations() sum them; a thread's exit folds its
+// count into a retired total under the same lock, so a reader sees each count
+// exactly once, before or after the move, and totals never go down.
 
 #include "labs/counter_contention/task.h"
 

@@ -5,6 +5,8 @@
 // replacement, recompute the ratio of medians, keep the middle kConfidence of
 // those ratios). Recommend() applies the memory budget first, then speed.
 
+#include "labs/jemalloc_adoption/task.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -22,7 +24,6 @@
 #include "absl/types/span.h"
 #include "common/pseudo_random.h"
 #include "common/stats.h"
-#include "labs/jemalloc_adoption/task.h"
 
 namespace jemalloc_adoption {
 namespace {
@@ -96,8 +97,8 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
   for (const Measurement& m : table) {
     if (!rows.count(m.allocator)) order.push_back(m.allocator);
     if (!rows[m.allocator].emplace(m.workload, &m).second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "two rows for ", m.workload, " under ", m.allocator));
+      return absl::InvalidArgumentError(
+          absl::StrCat("two rows for ", m.workload, " under ", m.allocator));
     }
   }
   const std::string baseline(kBaseline);
@@ -138,9 +139,9 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
       // Over the budget: the reason names the workload where it is worst.
       const double memory = m.peak_rss_kib / b->peak_rss_kib;
       if (memory > budget_ratio && memory > cand.worst_memory) {
-        excluded = absl::StrFormat(
-            "peak RSS %.2fx %s's on %s, over the %.2fx budget", memory,
-            baseline, workload, budget_ratio);
+        excluded =
+            absl::StrFormat("peak RSS %.2fx %s's on %s, over the %.2fx budget",
+                            memory, baseline, workload, budget_ratio);
       }
       cand.worst_memory = std::max(cand.worst_memory, memory);
       absl::StatusOr<Comparison> c = CompareTimings(m.wall_s, b->wall_s, seed);
@@ -151,14 +152,14 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
       log_sum += std::log(c->ratio);
       if (c->verdict == Verdict::kFaster) ++cand.faster;
       if (c->verdict == Verdict::kSlower) {
-        cand.slower_on.push_back(absl::StrFormat(
-            "%s (%.2fx, interval %.2f-%.2f)", workload, c->ratio, c->ci_low,
-            c->ci_high));
+        cand.slower_on.push_back(
+            absl::StrFormat("%s (%.2fx, interval %.2f-%.2f)", workload,
+                            c->ratio, c->ci_low, c->ci_high));
       }
     }
     if (!excluded.empty()) {
-      rec.reasons.push_back(absl::StrCat(allocator, ": not a candidate, ",
-                                         excluded, "."));
+      rec.reasons.push_back(
+          absl::StrCat(allocator, ": not a candidate, ", excluded, "."));
       continue;
     }
     cand.geomean = std::exp(log_sum / static_cast<double>(base.size()));
@@ -202,9 +203,8 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
       "%s: recommended; time %.2fx %s's (geometric mean of the ratios of "
       "medians over %d workloads), clearly faster on %d and slower on %d, "
       "peak RSS at most %.2fx %s's (budget %.2fx).",
-      chosen->allocator, chosen->geomean, baseline, base.size(),
-      chosen->faster, chosen->slower_on.size(), chosen->worst_memory,
-      baseline, budget_ratio));
+      chosen->allocator, chosen->geomean, baseline, base.size(), chosen->faster,
+      chosen->slower_on.size(), chosen->worst_memory, baseline, budget_ratio));
   for (const Candidate& c : candidates) {
     if (&c == chosen) continue;
     std::string because;
@@ -213,8 +213,8 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
     } else if (c.faster == 0) {
       because = "not clearly faster on any workload";
     } else {
-      because = absl::StrCat("clearly slower on ",
-                             absl::StrJoin(c.slower_on, ", "));
+      because =
+          absl::StrCat("clearly slower on ", absl::StrJoin(c.slower_on, ", "));
     }
     why.push_back(absl::StrFormat(
         "%s: fits the budget (peak RSS at most %.2fx), time %.2fx %s's, but "

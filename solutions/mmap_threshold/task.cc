@@ -17,6 +17,8 @@
 // far above that ceiling), then a binary search over whole pages finds the
 // smallest size that maps.
 
+#include "labs/mmap_threshold/task.h"
+
 #include <malloc.h>
 #include <unistd.h>
 
@@ -32,7 +34,6 @@
 #include "absl/strings/string_view.h"
 #include "common/fresh_process.h"
 #include "common/sink.h"
-#include "labs/mmap_threshold/task.h"
 
 namespace mmap_threshold {
 namespace {
@@ -84,7 +85,7 @@ Trial MapsWhenHeapIsFull(size_t size) {
 struct ProbeOutcome {
   enum class Code { kFound, kNeverMaps, kUndecided } code = Code::kUndecided;
   size_t threshold = 0;
-  size_t size = 0;        // the size that failed, for the message
+  size_t size = 0;             // the size that failed, for the message
   bool malloc_failed = false;  // kNeverMaps: malloc(size) returned null
 };
 
@@ -189,8 +190,9 @@ absl::StatusOr<size_t> ProbeMmapThreshold() {
       return absl::FailedPreconditionError(absl::StrCat(
           "malloc mapped no block of ", 2 * kMmapThresholdMax,
           " bytes or more: malloc(", outcome->size, ") ",
-          outcome->malloc_failed ? "failed (out of memory)"
-                                 : "still grew the heap (the probe stops there)",
+          outcome->malloc_failed
+              ? "failed (out of memory)"
+              : "still grew the heap (the probe stops there)",
           "; the threshold is fixed above that, mmap is switched off "
           "(M_MMAP_MAX = 0), or malloc is not glibc's"));
     case ProbeOutcome::Code::kUndecided:
@@ -198,8 +200,7 @@ absl::StatusOr<size_t> ProbeMmapThreshold() {
   }
   return absl::InternalError(
       absl::StrCat("threshold probe: malloc(", outcome->size,
-                   ") neither mapped nor grew the heap in ",
-                   kAttemptsPerTrial,
+                   ") neither mapped nor grew the heap in ", kAttemptsPerTrial,
                    " attempts: free chunks kept serving it, or it failed "
                    "(is malloc glibc's?)"));
 }
@@ -228,10 +229,10 @@ absl::Status SetMallocPolicy(const MallocPolicy& policy) {
       // ceiling of the dynamic adjustment (2.34 and earlier refuse it, and
       // mallopt()'s 0 is reported below). mallopt() takes an int, though.
       if (policy.threshold_bytes > kFixedThresholdMax) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "a fixed mmap threshold of ", policy.threshold_bytes,
-            " bytes does not fit mallopt()'s int (at most ",
-            kFixedThresholdMax, ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("a fixed mmap threshold of ", policy.threshold_bytes,
+                         " bytes does not fit mallopt()'s int (at most ",
+                         kFixedThresholdMax, ")"));
       }
       if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
           1) {

@@ -8,9 +8,7 @@
 
 namespace allocator_cost {
 
-void FormatRecordInto(uint64_t id, std::string& out) {
-  AppendRecord(id, out);
-}
+void FormatRecordInto(uint64_t id, std::string& out) { AppendRecord(id, out); }
 
 void FillBlockInto(uint64_t seed, std::vector<uint8_t>& out) {
   out.resize(kBlockBytes);

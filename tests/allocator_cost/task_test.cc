@@ -8,6 +8,8 @@
 // Nothing here depends on how fast the machine is, nor on the order the
 // tests run in: what depends on the heap's state runs in a fresh process.
 
+#include "labs/allocator_cost/task.h"
+
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -17,7 +19,6 @@
 #include "common/alloc_counter.h"
 #include "common/fresh_process.h"
 #include "gtest/gtest.h"
-#include "labs/allocator_cost/task.h"
 
 namespace allocator_cost {
 namespace {
@@ -32,9 +33,9 @@ std::string Expected(uint64_t id) {
 }
 
 std::vector<uint64_t> SampleIds() {
-  std::vector<uint64_t> ids = {0,    1,          9,       10,   99,  100,
-                               999,  1000,       1001,    4242, 1u << 31,
-                               kMaxId - 1, kMaxId};
+  std::vector<uint64_t> ids = {0,        1,          9,     10,   99,
+                               100,      999,        1000,  1001, 4242,
+                               1u << 31, kMaxId - 1, kMaxId};
   for (uint64_t id = 12345; id < 12345 + 500; ++id) ids.push_back(id);
   for (uint64_t id = 1; id != 0 && id < kMaxId / 3; id *= 3) ids.push_back(id);
   return ids;
@@ -167,7 +168,7 @@ TEST_F(AllocatorCostTest, LargeReuseTouchesNoNewPageOnceWarm) {
   absl::StatusOr<alloclab::FreshCallResult> fresh =
       alloclab::RunFreshCall("allocator_cost_large_reuse_warm");
   ASSERT_TRUE(fresh.ok()) << "the fresh process of the warm calls failed: "
-                           << fresh.status();
+                          << fresh.status();
   EXPECT_EQ(fresh->values["warm_minor_faults"], 0)
       << "page faults in 10 warm calls in a fresh process "
          "(getrusage(RUSAGE_THREAD))";

@@ -9,11 +9,11 @@
 // keeps those counts too (task.h: "at any point of its life, also while it
 // exits"). The suite must reject it.
 
-#include "labs/counter_contention/task.h"
-
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+
+#include "labs/counter_contention/task.h"
 
 namespace counter_contention {
 namespace {

@@ -8,11 +8,11 @@
 // reject it on every run: its exit checkpoints stop the thread right after
 // the unlock (tests/counter_contention/exit_checkpoints.h).
 
-#include "labs/counter_contention/task.h"
-
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+
+#include "labs/counter_contention/task.h"
 
 namespace counter_contention {
 namespace {

@@ -8,6 +8,8 @@
 // never go down, slots in distinct cache lines. Nothing here times anything
 // (the experiment does, side by side).
 
+#include "labs/counter_contention/task.h"
+
 #include <pthread.h>
 #include <sched.h>
 
@@ -29,7 +31,6 @@
 #include "common/counting_pass.h"
 #include "common/sink.h"
 #include "gtest/gtest.h"
-#include "labs/counter_contention/task.h"
 #include "tests/counter_contention/exit_checkpoints.h"
 
 namespace counter_contention {
@@ -101,13 +102,14 @@ TEST(CounterTest, ExactTotalsFor8ThreadsOf100000) {
         << "tells which)";
     overlapped += together.load();
   }
-  std::printf("%d rounds of %d x %llu calls; about %llu calls made while "
-              "another thread counted too%s\n",
-              rounds, kThreads, static_cast<unsigned long long>(kCalls),
-              static_cast<unsigned long long>(overlapped),
-              overlapped < kOverlapWanted
-                  ? " (too few to be sure: one CPU, or a very busy machine)"
-                  : "");
+  std::printf(
+      "%d rounds of %d x %llu calls; about %llu calls made while "
+      "another thread counted too%s\n",
+      rounds, kThreads, static_cast<unsigned long long>(kCalls),
+      static_cast<unsigned long long>(overlapped),
+      overlapped < kOverlapWanted
+          ? " (too few to be sure: one CPU, or a very busy machine)"
+          : "");
 }
 
 TEST(CounterTest, ExitedThreadsCountsAreKept) {
@@ -157,8 +159,8 @@ TEST(CounterTest, TotalsNeverGoDownWhileThreadsRun) {
   reader.join();
   EXPECT_EQ(drops, 0u)
       << "promise 2: TotalAllocations() never goes down while threads run; "
-      << drops << " of " << samples << " readings went down, first: "
-      << first_drop;
+      << drops << " of " << samples
+      << " readings went down, first: " << first_drop;
 }
 
 // Counts `*arg` times, then marks the thread: its exit stops at every
@@ -332,9 +334,9 @@ TEST(CounterTest, CountsEveryAllocationForm) {
       << "one count per allocation, through the counting allocator: "
       << "std::string of 100 chars";
   EXPECT_EQ(counted([] {
-              void* p = ::operator new(64, std::align_val_t{64});
+              void* p = ::operator new (64, std::align_val_t{64});
               alloclab::Escape(p);
-              ::operator delete(p, std::align_val_t{64});
+              ::operator delete (p, std::align_val_t{64});
             }),
             1u)
       << "one count per allocation, through the counting allocator: "

@@ -60,8 +60,8 @@ TEST(PlanTeamsTest, AdjacentNumberingSpreadsPastTheSiblings) {
 
 TEST(PlanTeamsTest, HybridDesktop) {
   EXPECT_THAT(Cells("desktop_hybrid_2p4e"),
-              ElementsAre("1: 0", "2: 0,2", "4: 0,2,4-5", "8: 0-7 (SMT siblings)",
-                          "9: 0-7 (oversubscribed)"));
+              ElementsAre("1: 0", "2: 0,2", "4: 0,2,4-5",
+                          "8: 0-7 (SMT siblings)", "9: 0-7 (oversubscribed)"));
 }
 
 TEST(PlanTeamsTest, AnAffinityMaskOfOneCpu) {

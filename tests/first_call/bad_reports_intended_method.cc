@@ -23,7 +23,8 @@ absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   if (madvise(memory->data(), PagesIn(bytes) * PageBytes(),
               /*MADV_POPULATE_WRITE=*/23) != 0) {
     volatile uint8_t* const p = memory->data();
-    for (size_t offset = 0; offset < bytes; offset += PageBytes()) p[offset] = 0;
+    for (size_t offset = 0; offset < bytes; offset += PageBytes())
+      p[offset] = 0;
   }
   return PreparedBuffer{*memory, PrefaultMethod::kMadvisePopulateWrite};
 }

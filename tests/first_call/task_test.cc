@@ -17,6 +17,8 @@
 // MADV_POPULATE_WRITE with EINVAL, as kernels before 5.14 do, through a
 // seccomp filter: the real call, the real refusal.
 
+#include "labs/first_call/task.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -42,7 +44,6 @@
 #include "common/refuse_syscall.h"
 #include "common/syscalls.h"
 #include "gtest/gtest.h"
-#include "labs/first_call/task.h"
 
 namespace first_call {
 
@@ -175,8 +176,7 @@ class PrepareBufferSizeTest : public testing::TestWithParam<size_t> {};
 TEST(PrepareBufferTest, RejectsZeroBytes) {
   absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(0);
   EXPECT_EQ(buffer.status().code(), absl::StatusCode::kInvalidArgument)
-      << "PrepareBuffer(0) is InvalidArgument; it returned "
-      << buffer.status();
+      << "PrepareBuffer(0) is InvalidArgument; it returned " << buffer.status();
 }
 
 TEST(PrepareBufferTest, SaysWhichMethodItUsed) {
@@ -360,9 +360,11 @@ int64_t MinorFaults(const absl::StatusOr<alloclab::FaultCounter>& counter) {
 // In the child: prepares a buffer, recording what it cost and what it left.
 void PrepareAndObserve(bool refuse_populate, Observed& seen) {
   if (refuse_populate) {
-    const absl::Status refused = alloclab::RefuseSyscall(
-        {.nr = SYS_madvise, .arg = 2, .arg_value = kMadvPopulateWrite,
-         .error = EINVAL});
+    const absl::Status refused =
+        alloclab::RefuseSyscall({.nr = SYS_madvise,
+                                 .arg = 2,
+                                 .arg_value = kMadvPopulateWrite,
+                                 .error = EINVAL});
     if (!refused.ok()) {
       SetError(seen, refused.ToString());
       return;
@@ -385,7 +387,8 @@ void PrepareAndObserve(bool refuse_populate, Observed& seen) {
   }
   seen.prepared = 1;
   seen.method = buffer->method;
-  if (all_before >= 0 && all_after >= 0) seen.all_faults = all_after - all_before;
+  if (all_before >= 0 && all_after >= 0)
+    seen.all_faults = all_after - all_before;
   if (user_before >= 0 && user_after >= 0) {
     seen.user_faults = user_after - user_before;
   }
@@ -423,13 +426,12 @@ absl::StatusOr<Observed> ObservePrepare(bool refuse_populate,
 void ExpectMethodMatches(const Observed& seen,
                          const alloclab::SyscallCounts& counts) {
   const int64_t pages = static_cast<int64_t>(PagesIn(kBufferBytes));
-  const std::string said =
-      absl::StrCat("PrepareBuffer() reports ", PrefaultMethodName(seen.method),
-                   "; it made ", counts.madvise_populate,
-                   " madvise(MADV_POPULATE_*) and ", counts.mmap_populate,
-                   " mmap(MAP_POPULATE), and its own accesses faulted ",
-                   seen.user_faults, " times (-1: perf unavailable) on ",
-                   pages, " pages");
+  const std::string said = absl::StrCat(
+      "PrepareBuffer() reports ", PrefaultMethodName(seen.method), "; it made ",
+      counts.madvise_populate, " madvise(MADV_POPULATE_*) and ",
+      counts.mmap_populate,
+      " mmap(MAP_POPULATE), and its own accesses faulted ", seen.user_faults,
+      " times (-1: perf unavailable) on ", pages, " pages");
   switch (seen.method) {
     case PrefaultMethod::kNone:
       ADD_FAILURE() << said << ": it says it prepared nothing";
@@ -456,8 +458,9 @@ void ExpectMethodMatches(const Observed& seen,
         << said << ": a touch is the program's own write to every page";
   } else {
     EXPECT_LT(seen.user_faults, pages)
-        << said << ": a populate is the kernel's work, not the program's "
-                   "writes";
+        << said
+        << ": a populate is the kernel's work, not the program's "
+           "writes";
   }
 }
 

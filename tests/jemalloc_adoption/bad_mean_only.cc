@@ -38,7 +38,7 @@ absl::StatusOr<Comparison> CompareTimings(absl::Span<const double> candidate,
   const double spread = 1.96 * std::sqrt(rse_a * rse_a + rse_b * rse_b);
   c.ci_low = c.ratio * std::exp(-spread);
   c.ci_high = c.ratio * std::exp(spread);
-  c.verdict = c.ci_high < 1   ? Verdict::kFaster
+  c.verdict = c.ci_high < 1  ? Verdict::kFaster
               : c.ci_low > 1 ? Verdict::kSlower
                              : Verdict::kNoClearDifference;
   return c;

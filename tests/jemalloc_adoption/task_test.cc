@@ -6,6 +6,8 @@
 // (a bootstrap or an exact interval alike): an interval contains its ratio
 // and stays within what the data allow.
 
+#include "labs/jemalloc_adoption/task.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -17,7 +19,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "labs/jemalloc_adoption/task.h"
 
 namespace jemalloc_adoption {
 
@@ -150,8 +151,8 @@ TEST(CompareTimingsTest, FewerThanTheRequiredRepetitionsIsAnError) {
 }
 
 TEST(CompareTimingsTest, ATimingThatIsNotAPositiveNumberIsAnError) {
-  for (double bad : {0.0, -1.0, std::nan(""),
-                     std::numeric_limits<double>::infinity()}) {
+  for (double bad :
+       {0.0, -1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
     EXPECT_EQ(CompareTimings({1.0, 1.1, bad}, kSlow, 1).status().code(),
               absl::StatusCode::kInvalidArgument)
         << "a timing that is not a positive finite number is "
@@ -194,8 +195,7 @@ TEST(CompareTimingsTest, SameSeedSameIntervalOnManyDistinctTimings) {
   for (int set = 0; set < 3; ++set) {
     Timings candidate, baseline;
     for (int i = 0; i < 40; ++i) {
-      candidate.push_back(0.80 + 0.01 * ((i * 17 + set * 5) % 40) +
-                          1e-4 * set);
+      candidate.push_back(0.80 + 0.01 * ((i * 17 + set * 5) % 40) + 1e-4 * set);
       baseline.push_back(0.85 + 0.01 * ((i * 23 + set * 3) % 40));
     }
     for (uint64_t seed : {1u, 12345u}) {
@@ -208,8 +208,8 @@ TEST(CompareTimingsTest, SameSeedSameIntervalOnManyDistinctTimings) {
       if (first->ci_low != again->ci_low || first->ci_high != again->ci_high) {
         if (differing++ == 0) {
           ADD_FAILURE() << "the same inputs and seed always give the same "
-                        << "interval (task.h): set " << set << ", seed "
-                        << seed << " gave " << testing::PrintToString(*first)
+                        << "interval (task.h): set " << set << ", seed " << seed
+                        << " gave " << testing::PrintToString(*first)
                         << ", then " << testing::PrintToString(*again)
                         << " (a bootstrap that does not draw from `seed`?)";
         }
@@ -222,8 +222,7 @@ TEST(CompareTimingsTest, SameSeedSameIntervalOnManyDistinctTimings) {
 
 // Timings around `median` seconds with a 1% spread.
 Timings Around(double median) {
-  return {median * 0.99, median, median * 1.01, median * 0.995,
-          median * 1.005};
+  return {median * 0.99, median, median * 1.01, median * 0.995, median * 1.005};
 }
 
 Measurement Row(const std::string& workload, const std::string& allocator,

@@ -49,14 +49,14 @@ TEST(WorkloadsTest, SameChecksumUnderEveryAllocator) {
           alloclab::LocateAllocator(spec.name);
       ASSERT_TRUE(located.ok()) << located.status();
       alloclab::ChildCommand command;
-      command.argv = {*binary, "--workload=" + workload,
-                      "--threads=2", "--iterations=2000"};
+      command.argv = {*binary, "--workload=" + workload, "--threads=2",
+                      "--iterations=2000"};
       if (!located->path.empty()) {
         command.env = {{"LD_PRELOAD", located->path}};
       }
       absl::StatusOr<alloclab::ChildRun> run = alloclab::RunChild(command);
-      ASSERT_TRUE(run.ok()) << workload << " " << spec.name << ": "
-                            << run.status();
+      ASSERT_TRUE(run.ok())
+          << workload << " " << spec.name << ": " << run.status();
       absl::StatusOr<alloclab::MallocProvider> provider =
           alloclab::ParseProviderLine(run->stdout_text);
       ASSERT_TRUE(provider.ok()) << provider.status();
@@ -89,9 +89,9 @@ TEST(WorkloadsTest, BadParamsAreErrors) {
   EXPECT_EQ(RunWorkload("treemap", {kMaxThreads + 1, 10, 1}).status().code(),
             absl::StatusCode::kInvalidArgument);
   // An unknown name is reported as such, whatever else is wrong.
-  EXPECT_TRUE(absl::StrContains(
-      RunWorkload("mandelbrot", {1, 0, 1}).status().message(),
-      "unknown workload 'mandelbrot'"));
+  EXPECT_TRUE(
+      absl::StrContains(RunWorkload("mandelbrot", {1, 0, 1}).status().message(),
+                        "unknown workload 'mandelbrot'"));
 }
 
 TEST(WorkloadsTest, MsgsendDeliversEveryMessageOnce) {

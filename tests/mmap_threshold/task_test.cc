@@ -14,6 +14,8 @@
 // asks every question in a forked child of its own, so it never moves the
 // threshold it measures.
 
+#include "labs/mmap_threshold/task.h"
+
 #include <malloc.h>
 #include <unistd.h>
 
@@ -39,7 +41,6 @@
 #include "common/syscalls.h"
 #include "common/versions.h"
 #include "gtest/gtest.h"
-#include "labs/mmap_threshold/task.h"
 
 namespace mmap_threshold {
 namespace {
@@ -532,12 +533,10 @@ TEST(PolicyTest, FixedMakesOneMmapAndOneMunmapPerCall) {
 TEST(PolicyTest, DynamicMakesNoMmapAfterTheFirstCall) {
   const auto v = Fresh("dynamic_loop", "");
   ASSERT_TRUE(v.has_value());
-  EXPECT_EQ(v->at("mmap"), 0)
-      << "under Dynamic(), " << kLoopCalls
-      << " calls after the first one must not map";
-  EXPECT_EQ(v->at("munmap"), 0)
-      << "under Dynamic(), " << kLoopCalls
-      << " calls after the first one must not unmap";
+  EXPECT_EQ(v->at("mmap"), 0) << "under Dynamic(), " << kLoopCalls
+                              << " calls after the first one must not map";
+  EXPECT_EQ(v->at("munmap"), 0) << "under Dynamic(), " << kLoopCalls
+                                << " calls after the first one must not unmap";
   // The second call finds no room in the heap yet: it may grow it once.
   EXPECT_LE(v->at("brk"), 1)
       << "under Dynamic(), the heap may grow once, for the second call";
@@ -655,10 +654,10 @@ TEST_P(PolicyEnvTest, DynamicIsRefusedWhereTheEnvironmentFixedIt) {
 INSTANTIATE_TEST_SUITE_P(
     Environments, PolicyEnvTest,
     testing::Values(
-        EnvCase{"mmap_threshold_tunable", "GLIBC_TUNABLES",
-                absl::StrCat("glibc.malloc.mmap_threshold=",
-                             kDefaultMmapThreshold),
-                absl::StatusCode::kFailedPrecondition},
+        EnvCase{
+            "mmap_threshold_tunable", "GLIBC_TUNABLES",
+            absl::StrCat("glibc.malloc.mmap_threshold=", kDefaultMmapThreshold),
+            absl::StatusCode::kFailedPrecondition},
         EnvCase{"trim_threshold_among_others", "GLIBC_TUNABLES",
                 "glibc.malloc.tcache_count=7:glibc.malloc.trim_threshold="
                 "262144",

@@ -20,7 +20,8 @@ void* recycler_allocate(struct recycler* r, size_t size) {
   const long c = class_of(r, size);
   if (c < 0) return backend_allocate(r, size);
   void* block = kept_pop(r, c);
-  return block != NULL ? block : backend_allocate(r, (size_t)c * KEPT_CLASS_BYTES);
+  return block != NULL ? block
+                       : backend_allocate(r, (size_t)c * KEPT_CLASS_BYTES);
 }
 
 void recycler_release(struct recycler* r, void* block, size_t size) {
@@ -29,5 +30,5 @@ void recycler_release(struct recycler* r, void* block, size_t size) {
     backend_release(r, block, size);
     return;
   }
-  kept_push(r, c, block, (size_t)c * KEPT_CLASS_BYTES);  /* no bound check */
+  kept_push(r, c, block, (size_t)c * KEPT_CLASS_BYTES); /* no bound check */
 }

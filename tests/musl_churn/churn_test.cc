@@ -5,8 +5,6 @@
 // blocks, sizes 1..256 times the scale, all freed at the end), and clear
 // failures.
 
-#include "labs/musl_churn/workloads.h"
-
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +12,7 @@
 #include <set>
 
 #include "gtest/gtest.h"
+#include "labs/musl_churn/workloads.h"
 
 namespace {
 
@@ -37,7 +36,8 @@ struct CountingAllocator {
     ++self->allocations;
     self->live[block] = size;
     self->sizes.insert(size);
-    if (self->live.size() > self->peak_live) self->peak_live = self->live.size();
+    if (self->live.size() > self->peak_live)
+      self->peak_live = self->live.size();
     return block;
   }
 

@@ -67,7 +67,7 @@ void* backend_allocate(struct recycler* r, size_t size);
 void backend_release(struct recycler* r, void* block, size_t size);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
-#endif  /* ALLOCLAB_TESTS_MUSL_CHURN_KNOWN_BAD_COMMON_H_ */
+#endif /* ALLOCLAB_TESTS_MUSL_CHURN_KNOWN_BAD_COMMON_H_ */

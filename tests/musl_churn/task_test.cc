@@ -29,8 +29,8 @@
 #include "absl/strings/strip.h"
 #include "common/child_run.h"
 #include "gtest/gtest.h"
-#include "labs/musl_churn/workloads.h"
 #include "labs/musl_churn/runs.h"
+#include "labs/musl_churn/workloads.h"
 
 namespace {
 
@@ -362,7 +362,8 @@ TEST(RecyclerTest, GivesEverythingBackWithItsSize) {
 // starter_churn_musl.
 absl::StatusOr<std::string> MuslChurn() {
   absl::string_view name = program_invocation_short_name;
-  if (!absl::ConsumeSuffix(&name, "_test")) absl::ConsumeSuffix(&name, "_suite");
+  if (!absl::ConsumeSuffix(&name, "_test"))
+    absl::ConsumeSuffix(&name, "_suite");
   return alloclab::ProgramBesideSelf(absl::StrCat(name, "_churn_musl"));
 }
 
@@ -379,8 +380,8 @@ TEST(MuslChurnTest, RecyclerCutsMuslsMunmapsTenfold) {
   spec.seed = 11;
   absl::StatusOr<musl_churn::SteadyCounts> without =
       musl_churn::CountSteadySyscalls(binary, spec, kIterations);
-  ASSERT_TRUE(without.ok()) << "the musl churn without the recycler: "
-                            << without.status();
+  ASSERT_TRUE(without.ok())
+      << "the musl churn without the recycler: " << without.status();
   spec.recycle_bound = RECYCLER_LAB_BOUND_BYTES;
   absl::StatusOr<musl_churn::SteadyCounts> with =
       musl_churn::CountSteadySyscalls(binary, spec, kIterations);

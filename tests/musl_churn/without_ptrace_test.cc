@@ -65,8 +65,8 @@ TEST(WithoutPtraceTest, SystemCallColumnsReadNaAndTheRunGoesOn) {
   const std::string results = ReadFile(json);
   for (const char* column : {"mmap_per_call", "munmap_per_call",
                              "madvise_per_call", "brk_per_call"}) {
-    EXPECT_TRUE(absl::StrContains(results, absl::StrCat("\"", column,
-                                                        "\": null")))
+    EXPECT_TRUE(
+        absl::StrContains(results, absl::StrCat("\"", column, "\": null")))
         << column << " is not null in " << results;
   }
   EXPECT_TRUE(absl::StrContains(results, "\"checksum_ok\": 1")) << results;

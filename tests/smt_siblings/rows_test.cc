@@ -38,7 +38,8 @@ RowPlan Plan(const std::string& machine) {
 std::vector<std::string> Rows(const RowPlan& plan) {
   std::vector<std::string> rows;
   for (const PlannedRow& row : plan.rows) {
-    rows.push_back(absl::StrCat(row.name, " ", alloclab::FormatCpuList(row.cpus),
+    rows.push_back(absl::StrCat(row.name, " ",
+                                alloclab::FormatCpuList(row.cpus),
                                 row.mark.empty() ? "" : " (" + row.mark + ")"));
   }
   return rows;

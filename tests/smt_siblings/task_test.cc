@@ -353,8 +353,9 @@ testing::AssertionResult ClassifiedAs(double t, double c, Slowdown expected) {
   testing::AssertionResult failure = testing::AssertionFailure();
   failure << "ClassifySlowdown(time_ratio " << t << ", clock_ratio " << c
           << ") must be \"" << SlowdownName(expected) << "\" by task.h's "
-          << "rules, with r = t / c = " << t / c << " and tol = "
-          << kRatioTolerance << ": t <= 1 + tol none; else r <= 1 + tol "
+          << "rules, with r = t / c = " << t / c
+          << " and tol = " << kRatioTolerance
+          << ": t <= 1 + tol none; else r <= 1 + tol "
           << "clock; else r <= kSharingBound (" << kSharingBound
           << ") * (1 + tol) shared core; else contention. It returned ";
   if (s.ok()) {
