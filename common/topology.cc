@@ -135,6 +135,13 @@ int Topology::packages() const {
   return static_cast<int>(packages.size());
 }
 
+std::vector<int> Topology::Ids() const {
+  std::vector<int> ids;
+  for (const Cpu& cpu : cpus) ids.push_back(cpu.id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 std::vector<int> Topology::OnePerCore() const {
   // core_id alone repeats across packages: a core is the pair.
   std::set<std::pair<int, int>> seen;

@@ -59,6 +59,10 @@ struct Topology {
   int packages() const;
   bool smt() const { return logical_cpus() > physical_cores(); }
 
+  // The ids of the online CPUs, in order: every CPU, as an affinity mask
+  // that allows them all would list them.
+  std::vector<int> Ids() const;
+
   // One CPU per core, lowest id first: where to put threads that must not
   // share a core.
   std::vector<int> OnePerCore() const;

@@ -122,6 +122,13 @@ TEST(ReadTopologyTest, ServerCoreIdsRepeatAcrossPackages) {
   EXPECT_EQ(topo->cpus[13].package_id, 1);
 }
 
+TEST(ReadTopologyTest, IdsAreTheOnlineCpusInOrder) {
+  absl::StatusOr<Topology> topo =
+      ReadTopology(TopologyFixtureRoot("desktop_4c8t_cpu5_offline"));
+  ASSERT_TRUE(topo.ok()) << topo.status();
+  EXPECT_THAT(topo->Ids(), ElementsAre(0, 1, 2, 3, 4, 6, 7));
+}
+
 TEST(ReadTopologyTest, HybridDesktopListsItsECores) {
   absl::StatusOr<Topology> topo =
       ReadTopology(TopologyFixtureRoot("desktop_hybrid_2p4e"));
@@ -139,8 +146,7 @@ TEST(SpreadAcrossCoresTest, FirstKThreadsShareACoreOnlyPastTheCores) {
   for (const std::string& machine : TopologyFixtures()) {
     absl::StatusOr<Topology> topo = ReadTopology(TopologyFixtureRoot(machine));
     ASSERT_TRUE(topo.ok()) << machine << ": " << topo.status();
-    std::vector<int> all;
-    for (const Cpu& cpu : topo->cpus) all.push_back(cpu.id);
+    const std::vector<int> all = topo->Ids();
     const std::vector<int> order = topo->SpreadAcrossCores(all);
     ASSERT_EQ(order.size(), all.size()) << machine;
     for (size_t k = 1; k <= order.size(); ++k) {

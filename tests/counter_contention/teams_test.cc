@@ -26,10 +26,8 @@ std::vector<std::string> Cells(const std::string& machine) {
       alloclab::ReadTopology(alloclab::TopologyFixtureRoot(machine));
   EXPECT_TRUE(topology.ok()) << machine << ": " << topology.status();
   if (!topology.ok()) return {};
-  std::vector<int> all;
-  for (const alloclab::Cpu& cpu : topology->cpus) all.push_back(cpu.id);
   std::vector<std::string> cells;
-  for (const Team& team : PlanTeams(*topology, all)) {
+  for (const Team& team : PlanTeams(*topology, topology->Ids())) {
     cells.push_back(absl::StrCat(team.threads, ": ", CpusColumn(team)));
   }
   return cells;

@@ -29,9 +29,7 @@ alloclab::Topology Fixture(const std::string& machine) {
 }
 
 std::vector<int> AllOnline(const alloclab::Topology& topology) {
-  std::vector<int> ids;
-  for (const alloclab::Cpu& cpu : topology.cpus) ids.push_back(cpu.id);
-  return ids;
+  return topology.Ids();
 }
 
 // The starter's pick on a VM without SMT: CPUs 0 and 1 are two cores.

@@ -28,9 +28,7 @@ RowPlan Plan(const std::string& machine) {
       alloclab::ReadTopology(alloclab::TopologyFixtureRoot(machine));
   EXPECT_TRUE(topology.ok()) << machine << ": " << topology.status();
   if (!topology.ok()) return {};
-  std::vector<int> all;
-  for (const alloclab::Cpu& cpu : topology->cpus) all.push_back(cpu.id);
-  absl::StatusOr<RowPlan> plan = PlanRows(*topology, all);
+  absl::StatusOr<RowPlan> plan = PlanRows(*topology, topology->Ids());
   EXPECT_TRUE(plan.ok()) << machine << ": " << plan.status();
   return plan.ok() ? *plan : RowPlan{};
 }
