@@ -80,16 +80,47 @@ else
 fi
 root="$(cd "${root}" && pwd)"
 
+# The processes whose root directory is inside the root (a Bazel server
+# that outlived its client, a test's child): they would keep using files
+# while the root is removed.
+# shellcheck disable=SC2317  # run by cleanup, from the EXIT trap
+inside_root() {
+  local link pid
+  for link in /proc/[0-9]*/root; do
+    pid="${link#/proc/}"
+    pid="${pid%/root}"
+    [[ "$(readlink "${link}" 2>/dev/null)" == "${root}" ]] && echo "${pid}"
+  done
+  return 0
+}
+
 mounted=()
+# shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
   local status=$?
-  local i
+  local i pids
+  trap - EXIT INT TERM
+  pids="$(inside_root)"
+  if [[ -n "${pids}" ]]; then
+    # shellcheck disable=SC2086
+    kill ${pids} 2>/dev/null || true
+    sleep 2
+    pids="$(inside_root)"
+    # shellcheck disable=SC2086
+    [[ -z "${pids}" ]] || kill -9 ${pids} 2>/dev/null || true
+  fi
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
     umount -l "${mounted[i]}" 2>/dev/null || true
   done
   if [[ -z "${keep}" && -d "${root}" ]]; then
     # Only after every mount is gone: never delete through a bind mount.
-    if ! grep -q " ${root}/" /proc/mounts; then rm -rf "${root}"; fi
+    if grep -q " ${root}/" /proc/mounts; then
+      echo "test_in_debian: ${root} still has mounts; left in place" >&2
+    elif rm -rf --one-file-system "${root}"; then
+      echo "test_in_debian: removed ${root}"
+    else
+      echo "test_in_debian: could not remove all of ${root}" >&2
+    fi
   fi
   exit "${status}"
 }
@@ -98,6 +129,7 @@ trap 'exit 130' INT TERM
 
 if [[ ! -x "${root}/usr/bin/apt-get" || ! -f "${root}/.alloclab-bootstrapped" ]]; then
   echo "test_in_debian: debootstrap ${suite} into ${root} from ${mirror}"
+  bootstrap_start=${SECONDS}
   debootstrap --variant=minbase --include=ca-certificates,git "${suite}" "${root}" "${mirror}"
   # Its apt sources: the main suite and its updates, from the same mirror.
   cat >"${root}/etc/apt/sources.list" <<EOF
@@ -105,6 +137,7 @@ deb ${mirror} ${suite} main
 deb ${mirror} ${suite}-updates main
 EOF
   touch "${root}/.alloclab-bootstrapped"
+  echo "test_in_debian: $((SECONDS - bootstrap_start)) s of debootstrap"
 fi
 echo "test_in_debian: ${suite} is Debian $(cat "${root}/etc/debian_version")"
 
