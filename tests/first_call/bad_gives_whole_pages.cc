@@ -1,0 +1,29 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Known bad: "the kernel maps whole pages anyway, so give the caller all of
+// them". The buffer is then larger than asked for wherever the size is not
+// a multiple of the page size, and task.h promises exactly the bytes asked
+// for. The rest is a correct solution (a write to every page). The suite
+// must reject it.
+
+#include "labs/first_call/task.h"
+
+namespace first_call {
+
+absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
+  absl::StatusOr<absl::Span<uint8_t>> memory = MapBuffer(bytes);
+  if (!memory.ok()) return memory.status();
+  const absl::Span<uint8_t> pages(memory->data(), PagesIn(bytes) * PageBytes());
+  volatile uint8_t* const data = pages.data();
+  for (size_t offset = 0; offset < pages.size(); offset += PageBytes()) {
+    data[offset] = 0;
+  }
+  return PreparedBuffer{pages, PrefaultMethod::kTouch};
+}
+
+void ReleaseBuffer(PreparedBuffer& buffer) {
+  UnmapBuffer(buffer.memory);
+  buffer = PreparedBuffer{};
+}
+
+}  // namespace first_call

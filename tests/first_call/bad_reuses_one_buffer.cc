@@ -1,0 +1,39 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Known bad: "prepare the buffer once and hand the same memory to every
+// caller; it is already warm". Two live buffers then share memory, and one
+// caller's writes overwrite the other's, where task.h promises each call a
+// buffer of its own. The suite must reject it.
+
+#include "labs/first_call/task.h"
+
+namespace first_call {
+namespace {
+
+// The one prepared mapping, kept for the life of the program.
+absl::Span<uint8_t>& Kept() {
+  static absl::Span<uint8_t> kept;
+  return kept;
+}
+
+}  // namespace
+
+absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
+  if (Kept().size() >= bytes && bytes > 0) {
+    return PreparedBuffer{Kept().subspan(0, bytes), PrefaultMethod::kTouch};
+  }
+  absl::StatusOr<absl::Span<uint8_t>> memory = MapBuffer(bytes);
+  if (!memory.ok()) return memory.status();
+  volatile uint8_t* const data = memory->data();
+  for (size_t offset = 0; offset < memory->size(); offset += PageBytes()) {
+    data[offset] = 0;
+  }
+  UnmapBuffer(Kept());
+  Kept() = *memory;
+  return PreparedBuffer{*memory, PrefaultMethod::kTouch};
+}
+
+// The kept mapping stays for the next caller; the buffer is emptied.
+void ReleaseBuffer(PreparedBuffer& buffer) { buffer = PreparedBuffer{}; }
+
+}  // namespace first_call
