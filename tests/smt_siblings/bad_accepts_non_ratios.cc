@@ -1,0 +1,47 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Known-bad: refuses a ratio only when it is 0 or negative. NaN
+// compares false with everything and infinity is greater than 0, so both
+// get a diagnosis, where task.h promises InvalidArgument for any ratio
+// that is not a positive finite number.
+// The rest comes from known_bad_common.h. The suite must reject it.
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/topology.h"
+#include "labs/smt_siblings/task.h"
+#include "tests/smt_siblings/known_bad_common.h"
+
+namespace smt_siblings {
+
+absl::StatusOr<std::vector<int>> PickDistinctCores(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectDistinctCores(topology, allowed, n);
+}
+
+absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectSiblingPairs(topology, allowed, n);
+}
+
+absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
+                                          double clock_ratio) {
+  // The mistake: NaN and infinity pass this check.
+  if (time_ratio <= 0 || clock_ratio <= 0) {
+    return absl::InvalidArgumentError("not a ratio");
+  }
+  const double same = 1 + kRatioTolerance;
+  if (time_ratio <= same) return Slowdown::kNone;
+  const double beyond_clock = time_ratio / clock_ratio;
+  if (beyond_clock <= same) return Slowdown::kClock;
+  return beyond_clock <= kSharingBound * same ? Slowdown::kSharedCore
+                                              : Slowdown::kContention;
+}
+
+}  // namespace smt_siblings

@@ -1,0 +1,44 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Known-bad: any slowdown beyond the clock is "a shared core". The
+// rules stop at kSharingBound: a core's two threads cost at most that much
+// each, and more than that (a shared counter's cache line) is contention,
+// which this never says.
+// The rest comes from known_bad_common.h. The suite must reject it.
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/topology.h"
+#include "labs/smt_siblings/task.h"
+#include "tests/smt_siblings/known_bad_common.h"
+
+namespace smt_siblings {
+
+absl::StatusOr<std::vector<int>> PickDistinctCores(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectDistinctCores(topology, allowed, n);
+}
+
+absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectSiblingPairs(topology, allowed, n);
+}
+
+absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
+                                          double clock_ratio) {
+  absl::StatusOr<Slowdown> right =
+      known_bad::CorrectClassify(time_ratio, clock_ratio);
+  // The mistake: no bound on what sharing a core explains.
+  if (right.ok() && *right == Slowdown::kContention) {
+    return Slowdown::kSharedCore;
+  }
+  return right;
+}
+
+}  // namespace smt_siblings
