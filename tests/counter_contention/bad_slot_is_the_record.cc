@@ -8,11 +8,11 @@
 // and on a cache line per thread (every record is its own, so the suite's
 // cache-line check of the slots still holds). The suite must reject it.
 
-#include "labs/counter_contention/task.h"
-
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+
+#include "labs/counter_contention/task.h"
 
 namespace counter_contention {
 namespace {

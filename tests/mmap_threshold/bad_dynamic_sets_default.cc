@@ -121,8 +121,7 @@ absl::Status SetMallocPolicy(const MallocPolicy& policy) {
   }
   // The mistake: "back to the default" by setting the default, which fixes
   // the threshold there and switches the adjustment off.
-  if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(kDefaultMmapThreshold)) !=
-      1) {
+  if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(kDefaultMmapThreshold)) != 1) {
     return absl::InternalError("mallopt refused");
   }
   return absl::OkStatus();

@@ -32,16 +32,14 @@ absl::StatusOr<std::vector<int>> PickDistinctCores(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
   (void)allowed;
-  return known_bad::CorrectDistinctCores(topology, EveryOnlineCpu(topology),
-                                         n);
+  return known_bad::CorrectDistinctCores(topology, EveryOnlineCpu(topology), n);
 }
 
 absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
   (void)allowed;
-  return known_bad::CorrectSiblingPairs(topology, EveryOnlineCpu(topology),
-                                        n);
+  return known_bad::CorrectSiblingPairs(topology, EveryOnlineCpu(topology), n);
 }
 
 absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
