@@ -6,13 +6,12 @@
 // adjustment off too, and task.h promises FailedPrecondition for all eight
 // settings. The suite must reject it.
 //
-// The probe here is a correct one (the trials of known_bad_common.h, in a
-// forked copy of this process); the mistake is the policy's. It uses
-// nothing of known_bad_common, whose correct SetMallocPolicy() would clash
-// with its own.
+// The probe is known_bad_common's correct one; the mistake is the
+// policy's, in the environment check it uses in place of
+// known_bad::FixedByEnvironment(). Its SetMallocPolicy() takes the place of
+// known_bad_common's weak, correct one.
 
 #include <malloc.h>
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdlib>
@@ -24,58 +23,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "common/fresh_process.h"
-#include "common/sink.h"
 #include "labs/mmap_threshold/task.h"
+#include "tests/mmap_threshold/known_bad_common.h"
 
 namespace mmap_threshold {
 namespace {
 
-// 1 if malloc(size) maps once the heap's top chunk is used up, 0 if it grew
-// the heap, -1 if free chunks kept serving it. Keeps what it takes: it runs
-// in a forked copy that is thrown away.
-int Maps(size_t size) {
-  for (int attempt = 0; attempt < 64; ++attempt) {
-    const size_t top = mallinfo2().keepcost;
-    if (top > 40) alloclab::Escape(malloc(top - 40));
-    const struct mallinfo2 before = mallinfo2();
-    alloclab::Escape(malloc(size));
-    const struct mallinfo2 after = mallinfo2();
-    if (after.hblks > before.hblks) return 1;
-    if (after.arena > before.arena) return 0;
-  }
-  return -1;
-}
-
-// The smallest page multiple that maps; 0 when a trial had no answer or
-// nothing maps up to 1 TiB.
-size_t SearchInThisCopy() {
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  size_t low = 1;
-  size_t high = 2 * kMmapThresholdMax / page;
-  for (int answer = Maps(high * page); answer != 1;
-       answer = Maps(high * page)) {
-    if (answer < 0 || high * page >= (size_t{1} << 40)) return 0;
-    low = high + 1;
-    high *= 2;
-  }
-  while (low < high) {
-    const size_t mid = low + (high - low) / 2;
-    const int answer = Maps(mid * page);
-    if (answer < 0) return 0;
-    if (answer == 1) {
-      high = mid;
-    } else {
-      low = mid + 1;
-    }
-  }
-  return high * page;
-}
-
 bool g_fixed = false;
 
 // Whether the environment fixed the threshold at start-up: the name of the
-// setting, or "".
+// setting, or "". Wrong, unlike known_bad::FixedByEnvironment().
 std::string FixedByEnvironment() {
   // The mistake: only the setting named after the threshold is looked at.
   if (getenv("MALLOC_MMAP_THRESHOLD_") != nullptr) {
@@ -93,13 +50,7 @@ std::string FixedByEnvironment() {
 }  // namespace
 
 absl::StatusOr<size_t> ProbeMmapThreshold() {
-  absl::StatusOr<size_t> threshold =
-      alloclab::RunInForkedChild<size_t>(SearchInThisCopy);
-  if (!threshold.ok()) return threshold.status();
-  if (*threshold == 0) {
-    return absl::FailedPreconditionError("no threshold found: nothing maps");
-  }
-  return *threshold;
+  return known_bad::CorrectProbe();
 }
 
 absl::Status SetMallocPolicy(const MallocPolicy& policy) {

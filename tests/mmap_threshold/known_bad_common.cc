@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "absl/base/attributes.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/fresh_process.h"
 #include "common/sink.h"
 #include "labs/mmap_threshold/task.h"
 
@@ -59,6 +61,35 @@ absl::StatusOr<size_t> SearchThreshold(absl::FunctionRef<int(size_t)> maps) {
   return high * page;
 }
 
+absl::StatusOr<size_t> CorrectProbe() {
+  absl::StatusOr<size_t> threshold = alloclab::RunInForkedChild<size_t>([] {
+    absl::StatusOr<size_t> t = SearchThreshold(MapsKeepingBlocks);
+    return t.ok() ? *t : size_t{0};
+  });
+  if (!threshold.ok()) return threshold.status();
+  if (*threshold == 0) {
+    return absl::FailedPreconditionError("no threshold found: nothing maps");
+  }
+  return *threshold;
+}
+
+std::string FixedByEnvironment() {
+  for (const char* name : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
+                           "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"}) {
+    if (getenv(name) != nullptr) return name;
+  }
+  const char* tunables = getenv("GLIBC_TUNABLES");
+  for (absl::string_view t : absl::StrSplit(tunables ? tunables : "", ':')) {
+    for (absl::string_view name :
+         {"mmap_threshold=", "trim_threshold=", "top_pad=", "mmap_max="}) {
+      if (absl::StartsWith(t, absl::StrCat("glibc.malloc.", name))) {
+        return std::string(t);
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace known_bad
 
 namespace {
@@ -67,8 +98,10 @@ bool g_fixed = false;
 
 }  // namespace
 
-// A correct policy, so that only the probe is at fault.
-absl::Status SetMallocPolicy(const MallocPolicy& policy) {
+// A correct policy, so that only the probe is at fault. Weak: a known-bad
+// whose mistake is the policy defines its own SetMallocPolicy(), and the
+// linker takes that strong definition instead of this one, with no clash.
+ABSL_ATTRIBUTE_WEAK absl::Status SetMallocPolicy(const MallocPolicy& policy) {
   if (policy.kind == MallocPolicy::Kind::kFixed) {
     if (policy.threshold_bytes > kFixedThresholdMax) {
       return absl::InvalidArgumentError("not an int");
@@ -81,20 +114,9 @@ absl::Status SetMallocPolicy(const MallocPolicy& policy) {
     return absl::OkStatus();
   }
   if (g_fixed) return absl::FailedPreconditionError("already fixed");
-  for (const char* name : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
-                           "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"}) {
-    if (getenv(name) != nullptr) {
-      return absl::FailedPreconditionError(absl::StrCat(name, " is set"));
-    }
-  }
-  const char* tunables = getenv("GLIBC_TUNABLES");
-  for (absl::string_view t : absl::StrSplit(tunables ? tunables : "", ':')) {
-    for (absl::string_view name :
-         {"mmap_threshold=", "trim_threshold=", "top_pad=", "mmap_max="}) {
-      if (absl::StartsWith(t, absl::StrCat("glibc.malloc.", name))) {
-        return absl::FailedPreconditionError(absl::StrCat(t, " is set"));
-      }
-    }
+  if (const std::string cause = known_bad::FixedByEnvironment();
+      !cause.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(cause, " is set"));
   }
   return absl::OkStatus();
 }

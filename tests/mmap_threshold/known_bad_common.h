@@ -5,12 +5,15 @@
 // -----------------------------------------------------------------------------
 //
 // What the known-bad solutions of this lab have in common, so that each
-// bad_*.cc holds only its own mistake. Every one of them is a wrong
-// ProbeMmapThreshold(); to be sure the suite rejects it for the probe and
-// nothing else, they share:
+// bad_*.cc holds only its own mistake. Most of them are a wrong
+// ProbeMmapThreshold(), the others a wrong SetMallocPolicy(); to be sure the
+// suite rejects each for its mistake and nothing else, they share:
 //
-//   - a correct SetMallocPolicy() (defined in known_bad_common.cc: linking
-//     this library gives a known-bad its policy);
+//   - a correct SetMallocPolicy() (defined in known_bad_common.cc, weak: a
+//     probe known-bad links it as its policy, and a policy known-bad that
+//     defines its own SetMallocPolicy() takes the place of it);
+//   - a correct probe, CorrectProbe(), for the policy known-bads, and the
+//     environment check, FixedByEnvironment(), that a policy needs;
 //   - a trial that answers "does malloc(size) map?" by taking the heap's
 //     top chunk first, as a right probe must, and keeps what it takes;
 //   - the binary search over whole pages that turns trials into a
@@ -26,11 +29,18 @@
 //   absl::StatusOr<size_t> ProbeMmapThreshold() {
 //     return known_bad::SearchThreshold(known_bad::MapsKeepingBlocks);
 //   }
+//
+//   // bad_other.cc: a right probe, and a policy of its own.
+//   absl::StatusOr<size_t> ProbeMmapThreshold() {
+//     return known_bad::CorrectProbe();
+//   }
+//   absl::Status SetMallocPolicy(const MallocPolicy& policy) { ... }
 
 #ifndef ALLOCLAB_TESTS_MMAP_THRESHOLD_KNOWN_BAD_COMMON_H_
 #define ALLOCLAB_TESTS_MMAP_THRESHOLD_KNOWN_BAD_COMMON_H_
 
 #include <cstddef>
+#include <string>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
@@ -54,6 +64,23 @@ int MapsKeepingBlocks(size_t size);
 // until one maps, then a binary search; every trial runs in this process.
 // Internal error when a trial answers -1, or nothing maps up to 1 TiB.
 absl::StatusOr<size_t> SearchThreshold(absl::FunctionRef<int(size_t)> maps);
+
+// CorrectProbe()
+//
+// A right ProbeMmapThreshold(): SearchThreshold(MapsKeepingBlocks) in a
+// forked copy of this process, so the caller's heap and threshold are left
+// as found. FailedPrecondition when the search finds nothing that maps,
+// Internal when the copy gives no answer.
+absl::StatusOr<size_t> CorrectProbe();
+
+// FixedByEnvironment()
+//
+// The setting that fixed the threshold at start-up, so that Dynamic() must
+// be refused: one of the four MALLOC_*_ variables (MALLOC_MMAP_THRESHOLD_,
+// MALLOC_TRIM_THRESHOLD_, MALLOC_TOP_PAD_, MALLOC_MMAP_MAX_) by name, or the
+// GLIBC_TUNABLES entry (glibc.malloc.mmap_threshold=..., trim_threshold,
+// top_pad, mmap_max) as written; "" when none is set.
+std::string FixedByEnvironment();
 
 }  // namespace known_bad
 }  // namespace mmap_threshold
