@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
 
@@ -36,7 +37,9 @@ absl::StatusOr<std::vector<int>> CorrectDistinctCores(
     }
   }
   if (static_cast<int>(picked.size()) < n) {
-    return absl::InvalidArgumentError("not enough cores");
+    return absl::InvalidArgumentError(
+        absl::StrCat("asked for ", n, " cores, but only ", picked.size(),
+                     " have an allowed CPU"));
   }
   return picked;
 }
@@ -63,7 +66,10 @@ absl::StatusOr<std::vector<std::pair<int, int>>> CorrectSiblingPairs(
   }
   if (static_cast<int>(pairs.size()) < n) {
     return absl::InvalidArgumentError(
-        topology.smt() ? "not enough cores with two threads" : "no SMT");
+        topology.smt()
+            ? absl::StrCat("asked for ", n, " sibling pairs, but only ",
+                           pairs.size(), " cores have two allowed CPUs")
+            : "no SMT: no core has two threads");
   }
   return pairs;
 }

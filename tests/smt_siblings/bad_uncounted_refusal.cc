@@ -1,0 +1,42 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Known-bad: too few sibling pairs is refused with "not enough cores", and
+// nothing more. task.h promises that the message says how many cores have
+// two allowed CPUs, so that a learner on a machine with one CPU offline (or
+// a cpuset that splits a core) sees why the row is missing. The rest comes
+// from known_bad_common.h. The suite must reject it.
+
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/topology.h"
+#include "labs/smt_siblings/task.h"
+#include "tests/smt_siblings/known_bad_common.h"
+
+namespace smt_siblings {
+
+absl::StatusOr<std::vector<int>> PickDistinctCores(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectDistinctCores(topology, allowed, n);
+}
+
+absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  absl::StatusOr<std::vector<std::pair<int, int>>> pairs =
+      known_bad::CorrectSiblingPairs(topology, allowed, n);
+  if (!pairs.ok() && topology.smt()) {
+    return absl::InvalidArgumentError("not enough cores");
+  }
+  return pairs;
+}
+
+absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
+                                          double clock_ratio) {
+  return known_bad::CorrectClassify(time_ratio, clock_ratio);
+}
+
+}  // namespace smt_siblings
