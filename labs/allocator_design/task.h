@@ -1,0 +1,194 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: task.h
+// -----------------------------------------------------------------------------
+//
+// Lab allocator_design, your task: an allocator of your own design, the one
+// the course has argued for. The seven labs before this one measured what an
+// allocator costs (a call, a system call, a first-touch fault, a shared cache
+// line, memory kept or given back); here you decide those costs yourself.
+//
+// You implement the functions below. The lab supplies the rest, once:
+//
+//   - the C ABI (labs/allocator_design/shim.cc): malloc, free, calloc,
+//     realloc, posix_memalign, aligned_alloc, memalign, valloc, pvalloc and
+//     malloc_usable_size, errno on failure, the pthread_atfork() handlers,
+//     all built on these functions. Built into a shared library
+//     (`:libyours.so`) it replaces glibc's malloc in any program through
+//     LD_PRELOAD: lab jemalloc_adoption's workloads run on it;
+//   - the page source (pages.h): the only way your allocator gets memory
+//     from the kernel and gives it back, counted, and the clock your decay
+//     reads;
+//   - the thread-exit hook (thread_exit.h): ThreadExit() runs when a thread
+//     that armed it exits.
+//
+// Rules of the game. Your allocator *is* malloc: it must not call malloc,
+// new, or anything that may (no std::vector or std::string; absl::Mutex may
+// allocate: use a spinlock or a statically initialised pthread_mutex_t). It
+// gets memory only from pages.h. It may run before main() and before any
+// constructor of yours: initialise lazily, from constant-initialised state.
+// Thread-local state must be plain data (no constructors or destructors),
+// with `__attribute__((tls_model("initial-exec")))`, because a preloaded
+// library's dynamic TLS can itself call malloc.
+//
+// What the suite checks (tests/allocator_design/task_test.cc), two parts:
+//
+//   Validator* tests: every block is aligned, no two live blocks overlap, a
+//   block's bytes survive until it is freed, a zeroed request reads as
+//   zeroes even when its memory is recycled, Allocate(0) is a unique block,
+//   impossible sizes fail without overflowing, thousands of threads may
+//   allocate and exit, any thread may free any block, a forked child may
+//   allocate. The starter passes them all.
+//
+//   Design* tests: the promises below, as counts. The starter passes none.
+//
+//   1. The fast path is private. After a warm-up, a thread that allocates
+//      and frees blocks of a size it has used before makes no system call,
+//      and visits the shared (central) pool at most once every
+//      kOpsPerCentralVisit operations, however its allocations and frees are
+//      grouped. Another thread stopped inside the allocator never stops it.
+//   2. Idle memory goes back. Once every block is freed and kDecayNs has
+//      passed on the page source's clock (NowNs()), the thread that next
+//      makes kDecayCheckOps calls leaves at most kIdleHeldBytes held.
+//   3. Thread exit gives back. Threads that allocate, free and exit leave at
+//      most kThreadChurnHeldBytes held, however many there were.
+//   4. Producer and consumer stay bounded. When one thread allocates what
+//      another frees (lab jemalloc_adoption's msgsend), the bytes held stay
+//      at most kMessagePassingHeldBytes.
+//   5. Memory is used. On each fixed trace of traces.h, the peak of the
+//      bytes requested and live, divided by the peak of the bytes held, is
+//      at least kMinUtilization.
+//
+// How you meet them is yours to design: size classes, per-thread caches,
+// batches, spans, a page map, a cache of large mappings, a decay. The
+// chapter (docs/labs/allocator_design.md) discusses the choices after you
+// have made yours, and the experiment puts your allocator in lab
+// jemalloc_adoption's table beside glibc, jemalloc, tcmalloc and mimalloc,
+// judged by that lab's own rule.
+//
+// `bazel test //tests/allocator_design:starter_test` checks your task.cc.
+//
+// Example:
+//
+//   void* p = allocator_design::Allocate(100, 64, /*zero=*/true);
+//   // p != nullptr, p % 64 == 0, p[0..99] == 0,
+//   // allocator_design::UsableSize(p) >= 100
+//   allocator_design::Free(p);
+//   allocator_design::Counters c = allocator_design::ReadCounters();
+//   // c.bytes_held: what the allocator has from the kernel right now.
+
+#ifndef ALLOCLAB_LABS_ALLOCATOR_DESIGN_TASK_H_
+#define ALLOCLAB_LABS_ALLOCATOR_DESIGN_TASK_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace allocator_design {
+
+// kMinAlignment
+//
+// Every block is aligned to at least this many bytes, as glibc's malloc
+// aligns on x86-64 (alignof(max_align_t)).
+inline constexpr size_t kMinAlignment = 16;
+
+// kOpsPerCentralVisit
+//
+// Promise 1: in steady state a thread visits the central pool at most once
+// per this many Allocate() and Free() calls (a refill or a drain moves a
+// batch, not a block).
+inline constexpr uint64_t kOpsPerCentralVisit = 16;
+
+// kDecayNs
+//
+// Promise 2: memory idle for this long on the page source's clock goes back
+// to the kernel (jemalloc's dirty_decay_ms is 10 s; glibc has no decay).
+inline constexpr uint64_t kDecayNs = 1'000'000'000;
+
+// kDecayCheckOps
+//
+// Promise 2: a thread looks at the clock at least once per this many calls
+// (as jemalloc's decay ticks on allocations), so that no timer thread is
+// needed.
+inline constexpr uint64_t kDecayCheckOps = 1024;
+
+// kIdleHeldBytes
+//
+// Promise 2: what may stay held once everything is freed and decayed:
+// metadata, and the few spans of the blocks the checking calls use.
+inline constexpr uint64_t kIdleHeldBytes = 4 << 20;
+
+// kThreadChurnHeldBytes
+//
+// Promise 3: what threads that came and went may leave held.
+inline constexpr uint64_t kThreadChurnHeldBytes = 16 << 20;
+
+// kMessagePassingHeldBytes
+//
+// Promise 4: the bound on what a producer and a consumer hold, when at most
+// a few hundred KiB of messages are live at once.
+inline constexpr uint64_t kMessagePassingHeldBytes = 16 << 20;
+
+// kMinUtilization
+//
+// Promise 5: peak live bytes requested / peak bytes held, on every trace.
+inline constexpr double kMinUtilization = 0.5;
+
+// Allocate()
+//
+// A block of at least `size` bytes (size 0: a unique block of its own),
+// aligned to `alignment`, a power of two, or to kMinAlignment when that is
+// larger. When `zero`, its first `size` bytes read as zeroes (memory fresh
+// from the kernel already does; recycled memory does not). nullptr when it
+// cannot be had: the page source refuses, or the size is so large that
+// rounding it up would overflow. Thread-safe.
+void* Allocate(size_t size, size_t alignment, bool zero);
+
+// Free()
+//
+// Gives back a block from Allocate(), from any thread; nullptr is ignored.
+void Free(void* block);
+
+// UsableSize()
+//
+// How many bytes of `block` (from Allocate(), live) the caller may use: at
+// least the size asked for.
+size_t UsableSize(const void* block);
+
+// ThreadExit()
+//
+// Called when a thread that armed the hook (thread_exit.h) exits: whatever
+// it holds for itself must go back where other threads can use it.
+void ThreadExit();
+
+// ForkPrepare(), ForkParent(), ForkChild()
+//
+// Around fork(), as pthread_atfork(3) calls them: before, in the parent
+// after, and in the child after. A child starts with one thread, the one
+// that forked: no lock may be left held by a thread it does not have.
+void ForkPrepare();
+void ForkParent();
+void ForkChild();
+
+// Counters
+//
+// What the allocator says of itself, summed over all threads.
+//   central_visits  times any thread took a batch from, or gave one to, the
+//                   central pool (a lock taken, or a shared list touched)
+//   bytes_held      bytes from the page source now held: mapped, and not
+//                   unmapped or released (pages.h)
+//   bytes_returned  bytes given back so far: unmapped or released
+struct Counters {
+  uint64_t central_visits = 0;
+  uint64_t bytes_held = 0;
+  uint64_t bytes_returned = 0;
+};
+
+// ReadCounters()
+//
+// The counters now; exact when no other thread is in the allocator.
+Counters ReadCounters();
+
+}  // namespace allocator_design
+
+#endif  // ALLOCLAB_LABS_ALLOCATOR_DESIGN_TASK_H_

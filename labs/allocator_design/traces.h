@@ -1,0 +1,85 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: traces.h
+// -----------------------------------------------------------------------------
+//
+// Fixed allocation traces, and their replay against task.h: the measure of
+// how well an allocator uses the memory it takes (task.h's promise 5), as
+// CMU's malloclab scores utilization on fixed traces. A trace is a list of
+// operations on numbered blocks; the same trace, replayed against any
+// allocator, asks for exactly the same bytes in the same order, so the
+// utilizations of two allocators compare their designs and nothing else.
+//
+//   peak live bytes requested / peak bytes held
+//
+// (held: task.h's Counters::bytes_held after each operation). 1.0 would be
+// an allocator that wastes nothing; one that never reuses freed memory
+// scores the live peak over everything the trace ever asked for.
+//
+// Example:
+//
+//   for (const allocator_design::Trace& trace : allocator_design::Traces()) {
+//     absl::StatusOr<allocator_design::TraceResult> r =
+//         allocator_design::ReplayTrace(trace);
+//     // r->utilization >= allocator_design::kMinUtilization
+//   }
+
+#ifndef ALLOCLAB_LABS_ALLOCATOR_DESIGN_TRACES_H_
+#define ALLOCLAB_LABS_ALLOCATOR_DESIGN_TRACES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace allocator_design {
+
+// TraceOp
+//
+// kAllocate: block `id` gets `size` bytes (it is not live before);
+// kFree: block `id` is freed (it is live).
+struct TraceOp {
+  enum class Kind { kAllocate, kFree };
+  Kind kind = Kind::kAllocate;
+  uint32_t id = 0;
+  uint32_t size = 0;
+};
+
+// Trace
+//
+// A named trace: `ops` in order, every block freed by the end; `what` says
+// in one line what it stresses.
+struct Trace {
+  std::string name;
+  std::string what;
+  std::vector<TraceOp> ops;
+};
+
+// Traces()
+//
+// The course's traces, the same on every run (a fixed seed).
+const std::vector<Trace>& Traces();
+
+// TraceResult
+struct TraceResult {
+  uint64_t peak_live_bytes = 0;  // the most bytes requested and live at once
+  uint64_t peak_held_bytes = 0;  // the most bytes_held, less what was held
+                                 // when the replay began
+  double utilization = 0;        // peak_live_bytes / peak_held_bytes
+};
+
+// ReplayTrace()
+//
+// Replays `trace` against task.h's Allocate() and Free(), writing into each
+// block and checking its bytes before freeing it. Measures from the
+// allocator's state when called: call it in a process whose allocator has
+// not served anything else (a new process, or a fork of one that never used
+// it). DataLoss when a block's bytes changed while it was live, or when
+// Allocate() failed (the message names the trace and the operation).
+absl::StatusOr<TraceResult> ReplayTrace(const Trace& trace);
+
+}  // namespace allocator_design
+
+#endif  // ALLOCLAB_LABS_ALLOCATOR_DESIGN_TRACES_H_
