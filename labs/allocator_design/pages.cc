@@ -1,0 +1,156 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The page source and its test hooks (pages.h, internal/pages_testing.h).
+// Its counters are relaxed atomics: each is touched once per system call,
+// never on an allocator's fast path, and a reader wants totals, not an
+// order between them.
+
+#include "labs/allocator_design/pages.h"
+
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "labs/allocator_design/internal/pages_testing.h"
+
+namespace allocator_design {
+namespace {
+
+struct Counts {
+  std::atomic<uint64_t> map_calls{0}, unmap_calls{0}, release_calls{0};
+  std::atomic<uint64_t> bytes_mapped{0}, bytes_unmapped{0}, bytes_released{0};
+};
+
+// Constant-initialised: the page source runs before any constructor.
+constinit Counts counts;
+
+// The fake clock: active when `fake_active`; then NowNs() is `fake_now`.
+constinit std::atomic<bool> fake_active{false};
+constinit std::atomic<uint64_t> fake_now{0};
+
+// The map gate: 0 open, 1 closed, 2 closed with a thread parked at it.
+constinit std::atomic<int> gate{0};
+
+void Add(std::atomic<uint64_t>& counter, uint64_t value) {
+  counter.fetch_add(value, std::memory_order_relaxed);
+}
+
+bool IsPageMultiple(size_t bytes) {
+  return bytes != 0 && bytes % PageSize() == 0;
+}
+
+uint64_t RealNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u +
+         static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// A thread that finds the gate closed says so and waits for it to open.
+// sched_yield, not a futex: the gate is for tests, where one thread waits.
+void PassGate() {
+  int expected = 1;
+  if (gate.load(std::memory_order_acquire) == 0) return;
+  gate.compare_exchange_strong(expected, 2, std::memory_order_acq_rel);
+  while (gate.load(std::memory_order_acquire) != 0) sched_yield();
+}
+
+void* Map(size_t bytes) {
+  PassGate();
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+}  // namespace
+
+size_t PageSize() {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+void* MapPages(size_t bytes) {
+  if (!IsPageMultiple(bytes)) return nullptr;
+  void* p = Map(bytes);
+  if (p == nullptr) return nullptr;
+  Add(counts.map_calls, 1);
+  Add(counts.bytes_mapped, bytes);
+  return p;
+}
+
+void* MapAlignedPages(size_t bytes, size_t alignment) {
+  if (!IsPageMultiple(bytes) || alignment < PageSize() ||
+      (alignment & (alignment - 1)) != 0 || bytes > SIZE_MAX - alignment) {
+    return nullptr;
+  }
+  char* p = static_cast<char*>(Map(bytes + alignment));
+  if (p == nullptr) return nullptr;
+  const uintptr_t start = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t aligned = (start + alignment - 1) & ~(alignment - 1);
+  const size_t head = aligned - start;
+  const size_t tail = alignment - head;
+  // The ends are not counted as unmapped: they were never counted mapped.
+  if (head != 0) munmap(p, head);
+  if (tail != 0) munmap(reinterpret_cast<char*>(aligned) + bytes, tail);
+  Add(counts.map_calls, 1);
+  Add(counts.bytes_mapped, bytes);
+  return reinterpret_cast<void*>(aligned);
+}
+
+void UnmapPages(void* pages, size_t bytes) {
+  if (pages == nullptr || !IsPageMultiple(bytes)) return;
+  if (munmap(pages, bytes) != 0) return;
+  Add(counts.unmap_calls, 1);
+  Add(counts.bytes_unmapped, bytes);
+}
+
+void ReleasePages(void* pages, size_t bytes) {
+  if (pages == nullptr || !IsPageMultiple(bytes)) return;
+  if (madvise(pages, bytes, MADV_DONTNEED) != 0) return;
+  Add(counts.release_calls, 1);
+  Add(counts.bytes_released, bytes);
+}
+
+PageSourceCounts ReadPageSourceCounts() {
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  return {counts.map_calls.load(kRelaxed),    counts.unmap_calls.load(kRelaxed),
+          counts.release_calls.load(kRelaxed), counts.bytes_mapped.load(kRelaxed),
+          counts.bytes_unmapped.load(kRelaxed),
+          counts.bytes_released.load(kRelaxed)};
+}
+
+uint64_t NowNs() {
+  if (fake_active.load(std::memory_order_acquire)) {
+    return fake_now.load(std::memory_order_acquire);
+  }
+  return RealNowNs();
+}
+
+namespace internal {
+
+ScopedFakeClock::ScopedFakeClock() {
+  fake_now.store(RealNowNs(), std::memory_order_release);
+  fake_active.store(true, std::memory_order_release);
+}
+
+ScopedFakeClock::~ScopedFakeClock() {
+  fake_active.store(false, std::memory_order_release);
+}
+
+void ScopedFakeClock::Advance(uint64_t ns) {
+  fake_now.fetch_add(ns, std::memory_order_acq_rel);
+}
+
+void CloseMapGate() { gate.store(1, std::memory_order_release); }
+
+void WaitUntilParkedAtMapGate() {
+  while (gate.load(std::memory_order_acquire) != 2) sched_yield();
+}
+
+void OpenMapGate() { gate.store(0, std::memory_order_release); }
+
+}  // namespace internal
+}  // namespace allocator_design
