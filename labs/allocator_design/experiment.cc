@@ -15,8 +15,9 @@ absl::Status Experiment(alloclab::Lab&) {
 
 alloclab::LabSpec Spec() {
   return {.lab = "allocator_design",
-          .usage = "Lab allocator_design: your allocator beside glibc, "
-                   "jemalloc, tcmalloc and mimalloc.",
+          .usage =
+              "Lab allocator_design: your allocator beside glibc, "
+              "jemalloc, tcmalloc and mimalloc.",
           .columns = {}};
 }
 

@@ -116,8 +116,10 @@ void ReleasePages(void* pages, size_t bytes) {
 
 PageSourceCounts ReadPageSourceCounts() {
   constexpr auto kRelaxed = std::memory_order_relaxed;
-  return {counts.map_calls.load(kRelaxed),    counts.unmap_calls.load(kRelaxed),
-          counts.release_calls.load(kRelaxed), counts.bytes_mapped.load(kRelaxed),
+  return {counts.map_calls.load(kRelaxed),
+          counts.unmap_calls.load(kRelaxed),
+          counts.release_calls.load(kRelaxed),
+          counts.bytes_mapped.load(kRelaxed),
           counts.bytes_unmapped.load(kRelaxed),
           counts.bytes_released.load(kRelaxed)};
 }
