@@ -1,0 +1,296 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The course's fixed traces and their replay (traces.h). Each trace is
+// generated from its own fixed seed with the course's xorshift64 generator
+// and plain integer arithmetic, not <random>'s distributions, whose results
+// differ between standard libraries: the same trace, op for op, on every
+// machine and release.
+//
+// Each trace separates designs in its own way:
+//
+//   small_live  many small blocks live at once, half of them replaced, then
+//               all freed in random order: a header per block, and rounding
+//               sizes up, cost their share of every block;
+//   phases      the same 16 MiB live three times, as 64-byte blocks, then
+//               4 KiB blocks, then blocks of about 100 KiB, each phase freed
+//               before the next: memory kept for one size and never reused
+//               for another holds three times the live peak;
+//   mixed       sizes from 16 bytes to 64 KiB (as many of each power of two),
+//               a live set that grows and shrinks at random: holes of every
+//               size, reused or not;
+//   large       blocks of 256 KiB to 4 MiB, a few live at once: mappings
+//               kept after their free, and not reused for the next size,
+//               add up.
+//
+// The replay writes a word pattern of the block's id over every byte it
+// asked for, and checks it before the free: a block handed out twice, or
+// overlapping another, or written by the allocator while live, shows.
+
+#include "labs/allocator_design/traces.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "common/pseudo_random.h"
+#include "labs/allocator_design/task.h"
+
+namespace allocator_design {
+namespace {
+
+constexpr uint32_t kKiB = 1024;
+constexpr uint32_t kMiB = 1024 * kKiB;
+
+// Builds a trace: ids are handed out in order, and the live blocks are
+// kept so that a free can pick one at random.
+class TraceBuilder {
+ public:
+  TraceBuilder(std::string name, std::string what, uint64_t seed) : rng_(seed) {
+    trace_.name = std::move(name);
+    trace_.what = std::move(what);
+  }
+
+  // A number in [lo, hi].
+  uint32_t Uniform(uint32_t lo, uint32_t hi) {
+    return lo + static_cast<uint32_t>(rng_.Next() % (uint64_t{hi} - lo + 1));
+  }
+
+  // A size whose power of two is uniform in [2^lo_log, 2^hi_log), and
+  // uniform within it.
+  uint32_t LogUniform(int lo_log, int hi_log) {
+    const uint32_t lo = uint32_t{1} << Uniform(lo_log, hi_log - 1);
+    return Uniform(lo, 2 * lo - 1);
+  }
+
+  size_t live() const { return live_.size(); }
+
+  void Allocate(uint32_t size) {
+    const uint32_t id = next_id_++;
+    trace_.ops.push_back({TraceOp::Kind::kAllocate, id, size});
+    live_.push_back(id);
+  }
+
+  // Frees the live block at `index` of the live list.
+  void FreeAt(size_t index) {
+    trace_.ops.push_back({TraceOp::Kind::kFree, live_[index], 0});
+    live_[index] = live_.back();
+    live_.pop_back();
+  }
+
+  void FreeRandom() { FreeAt(static_cast<size_t>(rng_.Next() % live())); }
+
+  void FreeAllInRandomOrder() {
+    while (live() != 0) FreeRandom();
+  }
+
+  Trace Finish() && {
+    FreeAllInRandomOrder();
+    return std::move(trace_);
+  }
+
+ private:
+  alloclab::XorShift64 rng_;
+  Trace trace_;
+  std::vector<uint32_t> live_;
+  uint32_t next_id_ = 0;
+};
+
+Trace SmallLive() {
+  TraceBuilder b("small_live",
+                 "64 Ki small blocks (16-512 B) live, half replaced, all freed "
+                 "in random order",
+                 /*seed=*/1);
+  constexpr int kBlocks = 64 * 1024;
+  for (int i = 0; i < kBlocks; ++i) b.Allocate(b.Uniform(16, 512));
+  for (int i = 0; i < kBlocks / 2; ++i) b.FreeRandom();
+  for (int i = 0; i < kBlocks / 2; ++i) b.Allocate(b.Uniform(16, 512));
+  return std::move(b).Finish();
+}
+
+Trace Phases() {
+  TraceBuilder b("phases",
+                 "16 MiB live as 64 B blocks, then as 4 KiB blocks, then as "
+                 "~100 KiB blocks, each phase freed before the next",
+                 /*seed=*/2);
+  constexpr uint64_t kLive = 16 * kMiB;
+  for (uint64_t n = 0; n < kLive; n += 64) b.Allocate(64);
+  b.FreeAllInRandomOrder();
+  for (uint64_t n = 0; n < kLive; n += 4 * kKiB) b.Allocate(4 * kKiB);
+  b.FreeAllInRandomOrder();
+  for (uint64_t n = 0; n < kLive;) {
+    const uint32_t size = b.Uniform(96 * kKiB, 104 * kKiB);
+    b.Allocate(size);
+    n += size;
+  }
+  return std::move(b).Finish();
+}
+
+Trace Mixed() {
+  TraceBuilder b("mixed",
+                 "sizes 16 B-64 KiB (each power of two alike), a live set "
+                 "that wanders between 0 and about 3000 blocks",
+                 /*seed=*/3);
+  constexpr int kOps = 60'000;
+  int64_t target = 1500;
+  for (int i = 0; i < kOps; ++i) {
+    if (i % 1000 == 0) {
+      target = std::clamp<int64_t>(target + b.Uniform(0, 1000) - 500, 0, 3000);
+    }
+    const uint32_t allocate_percent =
+        static_cast<int64_t>(b.live()) < target ? 75 : 25;
+    if (b.live() == 0 || b.Uniform(1, 100) <= allocate_percent) {
+      b.Allocate(b.LogUniform(4, 16));
+    } else {
+      b.FreeRandom();
+    }
+  }
+  return std::move(b).Finish();
+}
+
+Trace Large() {
+  TraceBuilder b("large",
+                 "blocks of 256 KiB-4 MiB, 4 to 8 of them live, replaced at "
+                 "random",
+                 /*seed=*/4);
+  constexpr int kOps = 120;
+  for (int i = 0; i < kOps; ++i) {
+    const bool allocate =
+        b.live() < 4 || (b.live() < 8 && b.Uniform(0, 1) == 0);
+    if (allocate) {
+      b.Allocate(b.LogUniform(18, 22));
+    } else {
+      b.FreeRandom();
+    }
+  }
+  return std::move(b).Finish();
+}
+
+// The pattern of block `id`: one word, repeated over its bytes.
+uint64_t PatternWord(uint32_t id) {
+  return (uint64_t{id} + 1) * 0x9e3779b97f4a7c15ULL;
+}
+
+void WritePattern(void* block, uint32_t size, uint32_t id) {
+  const uint64_t word = PatternWord(id);
+  char* p = static_cast<char*>(block);
+  uint32_t i = 0;
+  for (; i + 8 <= size; i += 8) memcpy(p + i, &word, 8);
+  memcpy(p + i, &word, size - i);
+}
+
+// The offset of the first byte that differs from the pattern, or -1.
+int64_t CheckPattern(const void* block, uint32_t size, uint32_t id) {
+  const uint64_t word = PatternWord(id);
+  const char* p = static_cast<const char*>(block);
+  uint32_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    if (memcmp(p + i, &word, 8) != 0) break;
+  }
+  for (; i < size; ++i) {
+    if (p[i] != reinterpret_cast<const char*>(&word)[i % 8]) return i;
+  }
+  return -1;
+}
+
+std::string Describe(const Trace& trace, size_t index, const TraceOp& op) {
+  return absl::StrCat("trace ", trace.name, ", op ", index, " (",
+                      op.kind == TraceOp::Kind::kAllocate ? "allocate" : "free",
+                      " block ", op.id,
+                      op.kind == TraceOp::Kind::kAllocate
+                          ? absl::StrCat(", ", op.size, " bytes")
+                          : std::string(),
+                      ")");
+}
+
+}  // namespace
+
+const std::vector<Trace>& Traces() {
+  static const std::vector<Trace>* const traces =
+      new std::vector<Trace>{SmallLive(), Phases(), Mixed(), Large()};
+  return *traces;
+}
+
+absl::StatusOr<TraceResult> ReplayTrace(const Trace& trace) {
+  // Everything the replay needs is allocated before the baseline is read,
+  // so that only the trace's own blocks move the counters.
+  uint32_t ids = 0;
+  for (const TraceOp& op : trace.ops) ids = std::max(ids, op.id + 1);
+  std::vector<void*> blocks(ids, nullptr);
+  std::vector<uint32_t> sizes(ids, 0);
+
+  // Frees what a failed or unfinished replay left live.
+  auto free_live = [&] {
+    for (void*& block : blocks) {
+      Free(block);
+      block = nullptr;
+    }
+  };
+
+  const uint64_t baseline = ReadCounters().bytes_held;
+  uint64_t live = 0;
+  TraceResult result;
+  for (size_t i = 0; i < trace.ops.size(); ++i) {
+    const TraceOp& op = trace.ops[i];
+    void*& block = blocks[op.id];
+    if (op.kind == TraceOp::Kind::kAllocate) {
+      if (block != nullptr) {
+        free_live();
+        return absl::InvalidArgumentError(absl::StrCat(
+            Describe(trace, i, op), ": the block is live already"));
+      }
+      block = Allocate(op.size, kMinAlignment, /*zero=*/false);
+      if (block == nullptr) {
+        free_live();
+        return absl::DataLossError(absl::StrCat(
+            Describe(trace, i, op), ": Allocate() returned nullptr"));
+      }
+      WritePattern(block, op.size, op.id);
+      sizes[op.id] = op.size;
+      live += op.size;
+      result.peak_live_bytes = std::max(result.peak_live_bytes, live);
+    } else {
+      if (block == nullptr) {
+        free_live();
+        return absl::InvalidArgumentError(
+            absl::StrCat(Describe(trace, i, op), ": the block is not live"));
+      }
+      const int64_t changed = CheckPattern(block, sizes[op.id], op.id);
+      if (changed >= 0) {
+        free_live();
+        return absl::DataLossError(
+            absl::StrCat(Describe(trace, i, op), ": byte ", changed, " of its ",
+                         sizes[op.id], " changed while it was live"));
+      }
+      Free(block);
+      block = nullptr;
+      live -= sizes[op.id];
+    }
+    const uint64_t held = ReadCounters().bytes_held;
+    if (held > baseline) {
+      result.peak_held_bytes =
+          std::max(result.peak_held_bytes, held - baseline);
+    }
+  }
+  free_live();
+  if (result.peak_live_bytes == 0) {
+    result.utilization = 1.0;
+  } else if (result.peak_held_bytes == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "trace ", trace.name,
+        ": the allocator took no memory for it, having held enough before "
+        "the replay began; replay it in a fresh process"));
+  } else {
+    result.utilization = static_cast<double>(result.peak_live_bytes) /
+                         static_cast<double>(result.peak_held_bytes);
+  }
+  return result;
+}
+
+}  // namespace allocator_design
