@@ -16,7 +16,8 @@
 //
 // 2. Diagnosis. Given how much slower a row ran than one thread alone (the
 //    time ratio) and how much slower its clock was (the clock ratio), name
-//    the cause, within the tolerance `kRatioTolerance`.
+//    the cause, within the tolerance `kRatioTolerance`. You design the
+//    rule; ClassifySlowdown() lists the properties the suite checks.
 //
 // `bazel test //tests/smt_siblings:starter_test` checks your task.cc.
 //
@@ -120,15 +121,36 @@ inline absl::string_view SlowdownName(Slowdown slowdown) {
 // `time_ratio`: ns per call of the row over ns per call of one thread
 // alone (2.0: twice as slow). `clock_ratio`: the effective clock of one
 // thread alone over that of the row (1.2: the row's clock 1.2x slower).
-// The rules, with t = time_ratio, c = clock_ratio, tol = kRatioTolerance
+//
+// The goal: name what a learner should blame, from these two measured
+// ratios and the model's one assumption (kSharingBound), never claiming more
+// than the noise of a shared machine (kRatioTolerance) lets the numbers say.
+// The rule is yours to design; the suite checks these properties, with
+// t = time_ratio, c = clock_ratio, tol = kRatioTolerance, B = kSharingBound
 // and what the clock does not explain, r = t / c:
 //
-//   t <= 1 + tol                      kNone
-//   else r <= 1 + tol                 kClock
-//   else r <= kSharingBound * (1+tol) kSharedCore
-//   else                              kContention
+//   1. Refusal: InvalidArgument when a ratio is not a positive finite
+//      number.
+//   2. The noise margin on the time: kNone exactly when t <= 1 + tol.
+//   3. The clock is divided out: once t > 1 + tol, the verdict depends on r
+//      alone (two rows with the same r get the same verdict).
+//   4. The clock: always kClock when the clock explains all of it (r <= 1,
+//      t > 1 + tol); never when it leaves more than the noise (r > 1 + tol).
+//   5. A shared core: always kSharedCore when what is left is beyond the
+//      noise and within the model's bound (1 + tol < r <= B); never when
+//      the clock explains it (r <= 1) or when it is beyond the bound by more
+//      than the noise (r > B * (1 + tol)).
+//   6. Contention: always kContention beyond the bound by more than the
+//      noise (r > B * (1 + tol)); never within the bound (r <= B).
+//   7. Monotonic: with the clock ratio fixed, a larger time ratio never
+//      gives a milder verdict (none < clock < shared core < contention);
+//      with the time ratio fixed beyond the noise, a slower clock (a larger
+//      c) never gives a harsher one.
 //
-// InvalidArgument when a ratio is not a positive finite number.
+// Between those, in the two noise bands 1 < r <= 1 + tol (clock or shared
+// core) and B < r <= B * (1 + tol) (shared core or contention), the choice
+// is your design's; docs/labs/smt_siblings.md discusses the reference's and
+// others.
 absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
                                           double clock_ratio);
 

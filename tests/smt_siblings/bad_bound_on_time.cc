@@ -1,0 +1,48 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Known-bad: the sharing bound applied to the whole time ratio, "a
+// thread that shares a core runs at most 2x slower". The clock is divided
+// out to find "clock", but not before the bound: a row 3x slower on a clock
+// that halved (1.5x beyond the clock) is called contention; task.h's
+// property 3 is that beyond the noise only r = t / c counts, and property
+// 6 that r <= kSharingBound is never contention.
+// The rest comes from known_bad_common.h. The suite must reject it.
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/topology.h"
+#include "labs/smt_siblings/task.h"
+#include "tests/smt_siblings/known_bad_common.h"
+
+namespace smt_siblings {
+
+absl::StatusOr<std::vector<int>> PickDistinctCores(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectDistinctCores(topology, allowed, n);
+}
+
+absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectSiblingPairs(topology, allowed, n);
+}
+
+absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
+                                          double clock_ratio) {
+  absl::StatusOr<Slowdown> right =
+      known_bad::CorrectClassify(time_ratio, clock_ratio);
+  if (!right.ok() || *right == Slowdown::kNone || *right == Slowdown::kClock) {
+    return right;
+  }
+  // The mistake: t, not r, against the bound.
+  return time_ratio <= kSharingBound * (1 + kRatioTolerance)
+             ? Slowdown::kSharedCore
+             : Slowdown::kContention;
+}
+
+}  // namespace smt_siblings

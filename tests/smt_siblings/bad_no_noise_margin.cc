@@ -1,0 +1,48 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Known-bad: "a ratio above 1 is a slowdown". Any time ratio above 1 is
+// diagnosed, so a row 5% slower than one thread alone, well inside the
+// noise of a shared machine, gets "clock" or "shared core"; task.h's
+// property 2 is "none" exactly when t <= 1 + kRatioTolerance. The rest of
+// the rule is the reference's.
+// The rest comes from known_bad_common.h. The suite must reject it.
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/topology.h"
+#include "labs/smt_siblings/task.h"
+#include "tests/smt_siblings/known_bad_common.h"
+
+namespace smt_siblings {
+
+absl::StatusOr<std::vector<int>> PickDistinctCores(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectDistinctCores(topology, allowed, n);
+}
+
+absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectSiblingPairs(topology, allowed, n);
+}
+
+absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
+                                          double clock_ratio) {
+  absl::StatusOr<Slowdown> right =
+      known_bad::CorrectClassify(time_ratio, clock_ratio);
+  if (!right.ok()) return right;
+  // The mistake: no noise margin on the time.
+  if (time_ratio <= 1) return Slowdown::kNone;
+  const double beyond_clock = time_ratio / clock_ratio;
+  const double same = 1 + kRatioTolerance;
+  if (beyond_clock <= same) return Slowdown::kClock;
+  return beyond_clock <= kSharingBound * same ? Slowdown::kSharedCore
+                                              : Slowdown::kContention;
+}
+
+}  // namespace smt_siblings
