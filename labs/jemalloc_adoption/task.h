@@ -15,11 +15,13 @@
 //      (A / B: 0.5 means A takes half the time), with a confidence interval
 //      for that ratio, and give a verdict only when the interval is clear of
 //      1.0.
-//   2. Recommend(): which allocator should the project use? The fastest one
-//      that stays within a memory budget, relative to the baseline (glibc):
-//      by default kMemoryBudgetRatio times its peak RSS on every workload.
-//      A faster allocator that needs twice the memory is not a free win, and
-//      a recommendation must say so, and say when nothing fits.
+//   2. Recommend(): which allocator should the project use? One worth
+//      switching to that stays within a memory budget, relative to the
+//      baseline (glibc): by default kMemoryBudgetRatio times its peak RSS on
+//      every workload. A faster allocator that needs twice the memory is not
+//      a free win, and a recommendation must say so, and say when nothing
+//      fits. You design the rule; Recommend() lists the properties the
+//      suite checks.
 //
 // `bazel test //tests/jemalloc_adoption:starter_test` checks your task.cc;
 // docs/labs/jemalloc_adoption.md explains the method.
@@ -150,21 +152,45 @@ struct Recommendation {
 
 // Recommend()
 //
-// The decision from a whole table. The rule:
-//   - An allocator is a candidate when it has a verified row for every
-//     workload that kBaseline has, and on each of them its peak RSS is at
-//     most `budget_ratio` times kBaseline's (an unverified row disqualifies
-//     it: its numbers may be glibc's).
-//   - A candidate is a clear win when CompareTimings() finds it faster than
-//     kBaseline on at least one workload and slower on none.
-//   - Recommended: of kBaseline (when it is a candidate) and the clear wins,
-//     the fastest: the smallest geometric mean, over the workloads, of the
-//     ratio of medians to kBaseline (kBaseline's own is 1). When kBaseline
-//     itself is over the budget (a budget below 1) and nothing is a clear
-//     win, the fastest candidate.
-//   - No candidate at all: nullopt, and the first reason says nothing fits.
-// InvalidArgument when kBaseline has no row, a workload appears twice for
-// one allocator, or CompareTimings() refuses a row (the message names it).
+// The decision from a whole table. The goal: the allocator you could defend
+// in a review, one that stays within the memory budget and is worth
+// switching to, or the baseline when nothing is; never a guess from noise.
+// The rule is yours to design. Its words: an allocator is a *candidate*
+// when it has a verified row for every workload that kBaseline has and on
+// each of them its peak RSS is at most `budget_ratio` times kBaseline's
+// (an unverified row's numbers may be glibc's). Its *verdicts* are those of
+// CompareTimings(its wall_s, kBaseline's wall_s, `seed`), one per workload;
+// a *clear win* is a candidate other than kBaseline that is faster on at
+// least one workload and slower on none. The suite checks these
+// properties, on many generated tables (a fixed seed) and on examples:
+//
+//   1. Within the budget, on the evidence: the recommendation is always a
+//      candidate, never an allocator over the budget on any workload (the
+//      boundary is inclusive), with an unverified row, or without a row for
+//      one of kBaseline's workloads.
+//   2. Says when nothing fits: nullopt exactly when there is no candidate,
+//      and then the first reason says so, with the words "nothing fits".
+//   3. No switch without a clear win: when kBaseline is a candidate, the
+//      recommendation is kBaseline or a clear win, so never an allocator
+//      clearly slower than kBaseline on some workload, and kBaseline
+//      whenever nothing is a clear win.
+//   4. A real win is taken: when some candidate is clearly faster than
+//      kBaseline on every workload, the recommendation is not kBaseline.
+//   5. Clear wins first: when kBaseline is over the budget (a budget below
+//      1) and there is a clear win, the recommendation is a clear win.
+//   6. Explained: a reason names the recommended allocator, and every other
+//      allocator of the table is named in a reason of its own.
+//   7. Deterministic: the same table, budget and seed always give the same
+//      recommendation and reasons.
+//   8. Invariant to row order: any order of the same rows gives the same
+//      recommendation and the same reasons (in any order).
+//   9. Refusals: InvalidArgument when kBaseline has no row, a workload
+//      appears twice for one allocator, or CompareTimings() refuses a row
+//      (the message names it).
+//
+// Which clear win, and which candidate when kBaseline itself is over the
+// budget and nothing clearly wins, is your design's;
+// docs/labs/jemalloc_adoption.md discusses the reference's and others.
 absl::StatusOr<Recommendation> Recommend(
     absl::Span<const Measurement> table,
     double budget_ratio = kMemoryBudgetRatio, uint64_t seed = 1);

@@ -10,14 +10,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 #include <ostream>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 
 namespace jemalloc_adoption {
@@ -47,6 +55,11 @@ const Timings kSlow = {1.00, 1.02, 0.99, 1.01, 1.00};
 
 double Min(const Timings& t) { return *std::min_element(t.begin(), t.end()); }
 double Max(const Timings& t) { return *std::max_element(t.begin(), t.end()); }
+double Median(Timings t) {
+  std::sort(t.begin(), t.end());
+  const size_t n = t.size();
+  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
 
 void ExpectSaneInterval(const Comparison& c, const Timings& a,
                         const Timings& b) {
@@ -452,6 +465,432 @@ TEST(RecommendTest, BadTablesAreErrors) {
       << status;
   EXPECT_TRUE(absl::StrContains(status.message(), "jemalloc"))
       << "the message names the row CompareTimings() refused: " << status;
+}
+
+// Property tests: many tables, generated with a fixed seed (std::mt19937_64
+// is exactly specified, and the mapping to rows below is this file's own, so
+// the tables are the same on every run and machine), each checked against
+// the properties of task.h's Recommend(). What the properties need to know
+// (the candidates, the verdicts) the suite computes from the table itself,
+// with CompareTimings() as task.h defines the verdicts.
+
+const std::vector<std::string> kOthers = {"jemalloc", "tcmalloc", "mimalloc"};
+const std::vector<std::string> kWorkloads = {"treemap", "msgsend", "churn"};
+
+// A number in [lo, hi).
+double Uniform(std::mt19937_64& rng, double lo, double hi) {
+  return lo + (hi - lo) * static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
+
+bool Chance(std::mt19937_64& rng, double p) { return Uniform(rng, 0, 1) < p; }
+
+struct Case {
+  std::vector<Measurement> table;
+  double budget = kMemoryBudgetRatio;
+  uint64_t seed = 1;
+};
+
+// Five timings around `median`, spread by up to 2%.
+Timings Scattered(std::mt19937_64& rng, double median) {
+  Timings t;
+  for (int i = 0; i < 5; ++i) t.push_back(median * Uniform(rng, 0.98, 1.02));
+  return t;
+}
+
+// One table: glibc and one to three others on one to three workloads; each
+// other row clearly faster, within the noise or clearly slower, within the
+// budget, at it or over it; now and then unverified or missing; the rows
+// shuffled; a budget of 0.9 (glibc itself over it), 1, the default or 1.5.
+Case Generate(std::mt19937_64& rng) {
+  Case c;
+  const double budgets[] = {0.9, 1.0, kMemoryBudgetRatio, 1.5};
+  c.budget = budgets[rng() % 4];
+  c.seed = 1 + rng() % 1000;
+  const size_t workloads = 1 + rng() % kWorkloads.size();
+  std::vector<std::string> allocators = {std::string(kBaseline)};
+  for (const std::string& a : kOthers) {
+    if (Chance(rng, 0.7)) allocators.push_back(a);
+  }
+  if (allocators.size() == 1) allocators.push_back(kOthers[rng() % 3]);
+  for (size_t w = 0; w < workloads; ++w) {
+    const double base_s = Uniform(rng, 0.5, 5.0);
+    // A multiple of 4 KiB: base_rss times 1, 1.25 or 1.5 is exact, so a row
+    // exactly at the budget is exactly at it.
+    const double base_rss = 4.0 * static_cast<double>(5000 + rng() % 45000);
+    for (const std::string& a : allocators) {
+      const bool baseline = a == kBaseline;
+      if (!baseline && Chance(rng, 0.06)) continue;  // never ran it
+      double speed = 1;
+      double memory = 1;
+      if (!baseline) {
+        // Under a 0.9x budget fewer rows are faster: tables where nothing
+        // clearly wins and the choice is the design's.
+        const int kind = static_cast<int>(rng() % 10) + (c.budget < 1 ? 2 : 0);
+        speed = kind < 4   ? Uniform(rng, 0.55, 0.9)     // clearly faster
+                : kind < 7 ? Uniform(rng, 0.985, 1.015)  // the noise
+                           : Uniform(rng, 1.12, 1.6);    // clearly slower
+        // With glibc over a 0.9x budget, most others fit it: the choice
+        // among them is then the design's, and must not hang on the order.
+        const int fit = static_cast<int>(rng() % 20) / (c.budget < 1 ? 2 : 1);
+        const bool exact = c.budget != 0.9;  // 0.9 x base_rss is not exact
+        memory = fit < 5    ? Uniform(rng, 0.7, 0.9)
+                 : fit < 12 ? Uniform(rng, 0.9, 1.25)
+                 : fit < 13 && exact ? c.budget  // exactly at the budget
+                                     : Uniform(rng, 1.25, 1.9);
+      }
+      c.table.push_back(Measurement{kWorkloads[w], a,
+                                    Scattered(rng, base_s * speed),
+                                    base_rss * memory,
+                                    baseline || !Chance(rng, 0.06)});
+    }
+  }
+  std::shuffle(c.table.begin(), c.table.end(), rng);
+  return c;
+}
+
+// A table where the choice is the design's: glibc over a 0.9x budget, two
+// or three others within it, none a clear win (each faster on one workload
+// and slower on another, or within the noise everywhere).
+Case GenerateOpen(std::mt19937_64& rng) {
+  Case c;
+  c.budget = 0.9;
+  c.seed = 1 + rng() % 1000;
+  std::vector<std::string> others = kOthers;
+  std::shuffle(others.begin(), others.end(), rng);
+  others.resize(2 + rng() % 2);
+  std::vector<bool> mixed;
+  for (size_t i = 0; i < others.size(); ++i) mixed.push_back(Chance(rng, 0.7));
+  for (size_t w = 0; w < 2; ++w) {
+    const double base_s = Uniform(rng, 0.5, 5.0);
+    const double base_rss = 4.0 * static_cast<double>(5000 + rng() % 45000);
+    c.table.push_back(Measurement{kWorkloads[w], std::string(kBaseline),
+                                  Scattered(rng, base_s), base_rss, true});
+    for (size_t i = 0; i < others.size(); ++i) {
+      const double speed = !mixed[i] ? Uniform(rng, 0.995, 1.005)
+                           : w == 0  ? Uniform(rng, 0.55, 0.85)
+                                     : Uniform(rng, 1.15, 1.5);
+      c.table.push_back(Measurement{kWorkloads[w], others[i],
+                                    Scattered(rng, base_s * speed),
+                                    base_rss * Uniform(rng, 0.6, 0.88), true});
+    }
+  }
+  std::shuffle(c.table.begin(), c.table.end(), rng);
+  return c;
+}
+
+// What the properties are stated in: per allocator, whether it is a
+// candidate, and its verdicts against glibc.
+struct Facts {
+  std::set<std::string> allocators, candidates, clear_wins;
+  std::set<std::string> slower_somewhere, faster_everywhere;
+  bool baseline_fits = false;
+};
+
+Facts FactsOf(const Case& c) {
+  Facts f;
+  std::map<std::string, const Measurement*> base;
+  for (const Measurement& m : c.table) {
+    f.allocators.insert(m.allocator);
+    if (m.allocator == kBaseline) base[m.workload] = &m;
+  }
+  for (const std::string& a : f.allocators) {
+    bool candidate = true;
+    int faster = 0, slower = 0;
+    for (const auto& [workload, b] : base) {
+      const Measurement* mine = nullptr;
+      for (const Measurement& m : c.table) {
+        if (m.allocator == a && m.workload == workload) mine = &m;
+      }
+      if (mine == nullptr || !mine->verified ||
+          mine->peak_rss_kib > c.budget * b->peak_rss_kib) {
+        candidate = false;
+      }
+      if (mine == nullptr) continue;
+      absl::StatusOr<Comparison> v =
+          CompareTimings(mine->wall_s, b->wall_s, c.seed);
+      EXPECT_TRUE(v.ok()) << "CompareTimings() refused valid timings: "
+                          << v.status();
+      if (!v.ok()) continue;
+      faster += v->verdict == Verdict::kFaster;
+      slower += v->verdict == Verdict::kSlower;
+    }
+    if (!candidate) continue;
+    f.candidates.insert(a);
+    if (a == kBaseline) {
+      f.baseline_fits = true;
+      continue;
+    }
+    if (slower > 0) f.slower_somewhere.insert(a);
+    if (faster > 0 && slower == 0) f.clear_wins.insert(a);
+    if (faster == static_cast<int>(base.size())) f.faster_everywhere.insert(a);
+  }
+  return f;
+}
+
+// The generated cases, their facts and the recommendation of each.
+struct Checked {
+  Case c;
+  Facts facts;
+  absl::StatusOr<Recommendation> rec;
+};
+
+const std::vector<Checked>& Cases() {
+  static const std::vector<Checked>* cases = [] {
+    auto* out = new std::vector<Checked>;
+    std::mt19937_64 rng(20260601);
+    for (int i = 0; i < 100; ++i) {
+      Case c = i % 10 == 9 ? GenerateOpen(rng) : Generate(rng);
+      Facts f = FactsOf(c);
+      absl::StatusOr<Recommendation> rec = Recommend(c.table, c.budget, c.seed);
+      out->push_back(Checked{std::move(c), std::move(f), std::move(rec)});
+    }
+    return out;
+  }();
+  return *cases;
+}
+
+std::string Describe(const Checked& k) {
+  std::string out = absl::StrCat("budget ", k.c.budget, ", seed ", k.c.seed,
+                                 ", candidates {",
+                                 absl::StrJoin(k.facts.candidates, ", "),
+                                 "}, clear wins {",
+                                 absl::StrJoin(k.facts.clear_wins, ", "), "}");
+  for (const Measurement& m : k.c.table) {
+    absl::StrAppend(&out, "\n    ", m.workload, " ", m.allocator, ": median ",
+                    Median(m.wall_s), " s, peak RSS ", m.peak_rss_kib,
+                    " KiB", m.verified ? "" : ", unverified");
+  }
+  if (k.rec.ok()) {
+    absl::StrAppend(&out, "\n  got: ", testing::PrintToString(*k.rec));
+  }
+  return out;
+}
+
+// Checks `property` on every generated table: an empty string when it
+// holds, else what is wrong. Reports the first two tables that break it and
+// how many do.
+void ExpectOnEveryTable(
+    absl::string_view rule,
+    const std::function<std::string(const Checked&)>& property) {
+  int wrong = 0;
+  for (const Checked& k : Cases()) {
+    if (!k.rec.ok()) {
+      if (wrong++ < 2) {
+        ADD_FAILURE() << "Recommend() refused a valid table: " << k.rec.status()
+                      << "\n  " << Describe(k);
+      }
+      continue;
+    }
+    const std::string problem = property(k);
+    if (!problem.empty() && wrong++ < 2) {
+      ADD_FAILURE() << rule << " (task.h): " << problem << "\n  "
+                    << Describe(k);
+    }
+  }
+  EXPECT_EQ(wrong, 0) << rule << ": broken on " << wrong << " of "
+                      << Cases().size() << " generated tables";
+}
+
+// The generator makes every situation the properties speak of, so that none
+// of them holds only because it never came up.
+TEST(RecommendPropertyTest, TheTablesCoverEveryCase) {
+  int nothing = 0, baseline_out = 0, wins = 0, none_win = 0, everywhere = 0;
+  for (const Checked& k : Cases()) {
+    nothing += k.facts.candidates.empty();
+    baseline_out += !k.facts.baseline_fits && !k.facts.candidates.empty();
+    wins += k.facts.baseline_fits && !k.facts.clear_wins.empty();
+    none_win += k.facts.baseline_fits && k.facts.clear_wins.empty();
+    everywhere += !k.facts.faster_everywhere.empty();
+  }
+  EXPECT_GE(nothing, 5) << "setup: tables where nothing fits";
+  EXPECT_GE(baseline_out, 5) << "setup: tables with glibc over the budget";
+  EXPECT_GE(wins, 10) << "setup: tables with a clear win";
+  EXPECT_GE(none_win, 10) << "setup: tables without one";
+  EXPECT_GE(everywhere, 10) << "setup: tables with a win on every workload";
+  int open = 0;  // glibc over, no clear win, several candidates
+  for (const Checked& k : Cases()) {
+    open += !k.facts.baseline_fits && k.facts.clear_wins.empty() &&
+            k.facts.candidates.size() >= 2;
+  }
+  EXPECT_GE(open, 5) << "setup: tables where the choice is the design's";
+}
+
+TEST(RecommendPropertyTest, AlwaysACandidate) {
+  ExpectOnEveryTable(
+      "property 1: the recommendation is always a candidate (a verified row "
+      "for every workload glibc has, each within the budget)",
+      [](const Checked& k) -> std::string {
+        if (!k.rec->allocator.has_value()) return "";
+        if (k.facts.candidates.count(*k.rec->allocator)) return "";
+        return absl::StrCat(*k.rec->allocator, " is not a candidate");
+      });
+}
+
+TEST(RecommendPropertyTest, NothingFitsExactlyWithoutACandidate) {
+  ExpectOnEveryTable(
+      "property 2: nullopt exactly when there is no candidate, and then the "
+      "first reason says \"nothing fits\"",
+      [](const Checked& k) -> std::string {
+        const bool none = k.facts.candidates.empty();
+        if (none && k.rec->allocator.has_value()) {
+          return "no allocator is a candidate, but one is recommended";
+        }
+        if (!none && !k.rec->allocator.has_value()) {
+          return "there are candidates, but nothing is recommended";
+        }
+        if (none && (k.rec->reasons.empty() ||
+                     !absl::StrContains(absl::AsciiStrToLower(
+                                            k.rec->reasons.front()),
+                                        "nothing fits"))) {
+          return "the first reason does not say \"nothing fits\"";
+        }
+        return "";
+      });
+}
+
+TEST(RecommendPropertyTest, NoSwitchWithoutAClearWin) {
+  ExpectOnEveryTable(
+      "property 3: when glibc is a candidate, the recommendation is glibc or "
+      "a clear win (faster on one workload, slower on none)",
+      [](const Checked& k) -> std::string {
+        if (!k.facts.baseline_fits || !k.rec->allocator.has_value()) return "";
+        const std::string& a = *k.rec->allocator;
+        if (a == kBaseline || k.facts.clear_wins.count(a)) return "";
+        return absl::StrCat(a, " is no clear win",
+                            k.facts.slower_somewhere.count(a)
+                                ? ": it is clearly slower somewhere"
+                                : ": it is clearly faster nowhere");
+      });
+}
+
+TEST(RecommendPropertyTest, ARealWinIsTaken) {
+  ExpectOnEveryTable(
+      "property 4: when a candidate is clearly faster than glibc on every "
+      "workload, the recommendation is not glibc",
+      [](const Checked& k) -> std::string {
+        if (k.facts.faster_everywhere.empty()) return "";
+        if (k.rec->allocator != std::string(kBaseline)) return "";
+        return absl::StrCat("glibc kept, but ",
+                            *k.facts.faster_everywhere.begin(),
+                            " is clearly faster on every workload");
+      });
+}
+
+TEST(RecommendPropertyTest, ClearWinsFirstWhenTheBaselineIsOver) {
+  ExpectOnEveryTable(
+      "property 5: with glibc over the budget and a clear win, the "
+      "recommendation is a clear win",
+      [](const Checked& k) -> std::string {
+        if (k.facts.baseline_fits || k.facts.clear_wins.empty()) return "";
+        if (k.rec->allocator.has_value() &&
+            k.facts.clear_wins.count(*k.rec->allocator)) {
+          return "";
+        }
+        return absl::StrCat("recommended ",
+                            k.rec->allocator.value_or("nothing"),
+                            ", not one of the clear wins");
+      });
+}
+
+TEST(RecommendPropertyTest, EveryAllocatorIsExplained) {
+  ExpectOnEveryTable(
+      "property 6: a reason names the recommended allocator, and every other "
+      "allocator of the table is named in a reason",
+      [](const Checked& k) -> std::string {
+        for (const std::string& a : k.facts.allocators) {
+          if (!ReasonsMention(*k.rec, a)) {
+            return absl::StrCat("no reason names ", a);
+          }
+        }
+        return "";
+      });
+}
+
+// Tables whose every verdict rests on 30 distinct timings a row (5%
+// spread), each other allocator clearly faster on one workload and clearly
+// slower on another: its interval takes many values from one seed to the
+// next, so a memo that quotes it, or a verdict near its edge, differs
+// between two seeds: a Recommend() that draws its own seed gave another
+// answer on 7 or 8 of 14 such tables in each of three runs, so that all 20
+// agree is as good as impossible.
+std::vector<Case> ManyTimingsCases() {
+  std::mt19937_64 rng(99);
+  std::vector<Case> cases;
+  for (int i = 0; i < 20; ++i) {
+    Case c;
+    c.seed = 1 + rng() % 1000;
+    for (const std::string& w : kWorkloads) {
+      for (const std::string& a : {std::string(kBaseline), kOthers[0],
+                                   kOthers[1], kOthers[2]}) {
+        const double speed = a == kBaseline  ? 1.0
+                             : w == "churn"  ? Uniform(rng, 1.2, 1.4)
+                             : w == "treemap" ? Uniform(rng, 0.6, 0.8)
+                                              : Uniform(rng, 0.97, 1.03);
+        Timings t;
+        for (int k = 0; k < 30; ++k) t.push_back(speed * Uniform(rng, 0.95, 1.05));
+        c.table.push_back(Measurement{w, a, t, 100000, true});
+      }
+    }
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+TEST(RecommendPropertyTest, Deterministic) {
+  int differing = 0;
+  for (const Case& c : ManyTimingsCases()) {
+    absl::StatusOr<Recommendation> first = Recommend(c.table, c.budget, c.seed);
+    absl::StatusOr<Recommendation> again = Recommend(c.table, c.budget, c.seed);
+    ASSERT_TRUE(first.ok() && again.ok()) << "Recommend() refused a valid table";
+    if (first->allocator != again->allocator ||
+        first->reasons != again->reasons) {
+      if (differing++ == 0) {
+        ADD_FAILURE() << "property 7: the same table, budget and seed always "
+                      << "give the same recommendation and reasons (task.h); "
+                      << "seed " << c.seed << " gave "
+                      << testing::PrintToString(*first) << "\nthen "
+                      << testing::PrintToString(*again);
+      }
+    }
+  }
+  EXPECT_EQ(differing, 0) << "of 20 tables of many timings, " << differing
+                          << " gave another answer the second time";
+  ExpectOnEveryTable(
+      "property 7: the same table, budget and seed always give the same "
+      "recommendation and reasons",
+      [](const Checked& k) -> std::string {
+        absl::StatusOr<Recommendation> again =
+            Recommend(k.c.table, k.c.budget, k.c.seed);
+        if (!again.ok()) return "the second call refused the table";
+        if (again->allocator != k.rec->allocator ||
+            again->reasons != k.rec->reasons) {
+          return absl::StrCat("the second call gave ",
+                              testing::PrintToString(*again));
+        }
+        return "";
+      });
+}
+
+TEST(RecommendPropertyTest, IndependentOfRowOrder) {
+  std::mt19937_64 rng(5);
+  ExpectOnEveryTable(
+      "property 8: any order of the same rows gives the same recommendation "
+      "and the same reasons",
+      [&rng](const Checked& k) -> std::string {
+        std::vector<Measurement> shuffled = k.c.table;
+        std::shuffle(shuffled.begin(), shuffled.end(), rng);
+        absl::StatusOr<Recommendation> other =
+            Recommend(shuffled, k.c.budget, k.c.seed);
+        if (!other.ok()) return "the rows in another order were refused";
+        std::vector<std::string> a = k.rec->reasons, b = other->reasons;
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        if (other->allocator != k.rec->allocator || a != b) {
+          return absl::StrCat("in another order the rows gave ",
+                              testing::PrintToString(*other));
+        }
+        return "";
+      });
 }
 
 }  // namespace
