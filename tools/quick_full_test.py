@@ -12,7 +12,11 @@ them on real runs of both, kept in testdata/quick_full/<lab>_{quick,full}.json.
 Times are not compared, only what a learner would conclude from them, and
 only where the run itself says the machine let it be measured: a lab whose
 run notes "this machine was busy" has its timing verdicts excused (the note
-tells the learner so), its counts still compared.
+tells the learner so), its counts still compared. Where quick mode cannot
+show a verdict at all (its rows are too short: smt_siblings' distinct-core
+and sibling rows, counter_contention's headline), the quick run must say so
+in a note that opens with QUICK_CANNOT_SHOW[lab], and only then is that
+verdict excused; a quick run without the note is held to the full run's.
 
 The check must be able to fail: it is run on each lab's pair with one fact
 flipped, and on two real quick runs of the sizing this test was written to
@@ -43,6 +47,15 @@ LABS = ["allocator_cost", "mmap_threshold", "first_call",
 
 BUSY = "this machine was busy"
 
+# The opening words of the note with which a lab's quick run says which
+# verdict quick mode cannot show, and why (the lab's experiment.cc).
+QUICK_CANNOT_SHOW = {
+    "smt_siblings": "quick mode cannot show the slowdown of two threads on "
+                    "distinct cores or on SMT siblings",
+    "counter_contention": "quick mode cannot show whether sharing the "
+                          "counter costs",
+}
+
 
 class Near:
     """A count per call that another run must match to within `tolerance`."""
@@ -72,6 +85,19 @@ def rows_of(results):
 
 def busy(results):
     return any(n.startswith(BUSY) for n in results.get("notes", []))
+
+
+def says_quick_cannot_show(lab, results):
+    """Whether `results` carries the lab's note on what quick mode cannot
+    show."""
+    words = QUICK_CANNOT_SHOW.get(lab)
+    return words is not None and any(
+        n.startswith(words) for n in results.get("notes", []))
+
+
+# A fact whose key starts with this is a timing verdict: compared only when
+# neither run was busy and the quick run does not say it cannot show it.
+TIMING = "timing verdict: "
 
 
 def headline_value(results):
@@ -144,11 +170,10 @@ def counter_contention(results):
         if "transfers_per_round_trip" in row:
             facts["%s transfers per round trip" % name] = (
                 row["transfers_per_round_trip"])
-    if not busy(results):
-        text = (results.get("headline") or {}).get("text") or ""
-        facts["headline: shared / off at 2 threads is"] = (
-            "within noise" if "within noise" in text
-            else above(headline_value(results), 1))
+    text = (results.get("headline") or {}).get("text") or ""
+    facts[TIMING + "headline: shared / off at 2 threads is"] = (
+        "within noise" if "within noise" in text
+        else above(headline_value(results), 1))
     return facts
 
 
@@ -165,9 +190,9 @@ def smt_siblings(results):
         "same_cpu / one_thread CPU time within 15%": abs(
             same["cpu_ns_per_call"] / one["cpu_ns_per_call"] - 1) <= 0.15,
     }
-    if not busy(results):
-        for name, row in rows.items():
-            facts["%s slowdown" % name] = row.get("slowdown")
+    for name, row in rows.items():
+        if name not in ("one_thread", "same_cpu"):
+            facts[TIMING + "%s slowdown" % name] = row.get("slowdown")
     return facts
 
 
@@ -254,6 +279,9 @@ FACTS = {name: globals()[name] for name in LABS}
 def disagreements(lab, quick, full):
     """The facts of `lab` whose quick value is not the full run's."""
     q, f = FACTS[lab](quick), FACTS[lab](full)
+    if busy(quick) or busy(full) or says_quick_cannot_show(lab, quick):
+        q = {k: v for k, v in q.items() if not k.startswith(TIMING)}
+        f = {k: v for k, v in f.items() if not k.startswith(TIMING)}
     out = []
     for key in sorted(set(q) | set(f)):
         if q.get(key, "absent") != f.get(key, "absent"):
@@ -282,10 +310,28 @@ class QuickFullTest(unittest.TestCase):
                                          load(lab + "_full.json"))
                 self.assertEqual(problems, [], "\n".join(problems))
 
+    def test_quick_runs_say_what_they_cannot_show(self):
+        # The excuse is the quick run's own words, and only the quick run's:
+        # a learner reading the quick table is told which verdicts wait for
+        # the full run.
+        for lab in QUICK_CANNOT_SHOW:
+            with self.subTest(lab=lab):
+                self.assertTrue(
+                    says_quick_cannot_show(lab, load(lab + "_quick.json")),
+                    "%s's quick run has no note opening %r" %
+                    (lab, QUICK_CANNOT_SHOW[lab]))
+                self.assertFalse(
+                    says_quick_cannot_show(lab, load(lab + "_full.json")),
+                    "%s's full run says quick mode cannot show it" % lab)
+
     def test_facts_are_not_empty(self):
         # A lab whose facts all came out n/a would agree with anything.
         for lab in LABS:
-            facts = FACTS[lab](load(lab + "_full.json"))
+            full = load(lab + "_full.json")
+            facts = FACTS[lab](full)
+            if busy(full):  # its timing verdicts are never compared
+                facts = {k: v for k, v in facts.items()
+                         if not k.startswith(TIMING)}
             self.assertGreaterEqual(len(facts), 4, lab)
             self.assertNotIn("n/a", facts.values(), lab)
 
@@ -325,16 +371,43 @@ class TheCheckCanFailTest(unittest.TestCase):
             rows["reuse_shared@2"]["allocs_per_call"] = 1
         self.expect("counter_contention", flip, "reuse_shared@2 allocs")
 
-    def test_counter_contention_headline_when_quiet(self):
-        # Quiet runs (no busy note) compare the headline's verdict too.
-        quick = load("counter_contention_quick.json")
-        full = load("counter_contention_full.json")
+    def quiet(self, lab):
+        """The lab's pair with neither a busy note nor the quick note."""
+        quick, full = load(lab + "_quick.json"), load(lab + "_full.json")
         for r in (quick, full):
-            r["notes"] = [n for n in r["notes"] if not n.startswith(BUSY)]
+            r["notes"] = [n for n in r["notes"] if not n.startswith(BUSY) and
+                          not n.startswith(QUICK_CANNOT_SHOW[lab])]
+        return quick, full
+
+    def test_counter_contention_headline_when_quiet(self):
+        # Quiet runs (no busy note) compare the headline's verdict too,
+        # unless the quick run says it cannot show it.
+        quick, full = self.quiet("counter_contention")
         quick["headline"].update(value=9.0, text="9.0x")
         full["headline"].update(value=1.1, text="1.1x (within noise)")
         problems = disagreements("counter_contention", quick, full)
         self.assertTrue(any("headline" in p for p in problems), problems)
+        quick["notes"].append(QUICK_CANNOT_SHOW["counter_contention"] + ": x")
+        problems = disagreements("counter_contention", quick, full)
+        self.assertFalse(any("headline" in p for p in problems), problems)
+
+    def test_smt_siblings_verdicts_when_quiet(self):
+        # Quiet runs compare distinct_cores' verdict, unless the quick run
+        # says it cannot show it; same_cpu's is compared either way.
+        quick, full = self.quiet("smt_siblings")
+        rows_of(quick)["distinct_cores"]["slowdown"] = "none"
+        rows_of(full)["distinct_cores"]["slowdown"] = "shared core"
+        problems = disagreements("smt_siblings", quick, full)
+        self.assertTrue(any("distinct_cores slowdown" in p for p in problems),
+                        problems)
+        quick["notes"].append(QUICK_CANNOT_SHOW["smt_siblings"] + ": x")
+        problems = disagreements("smt_siblings", quick, full)
+        self.assertFalse(any("distinct_cores" in p for p in problems),
+                         problems)
+        rows_of(quick)["same_cpu"]["slowdown"] = "contention"
+        problems = disagreements("smt_siblings", quick, full)
+        self.assertTrue(any("same_cpu slowdown" in p for p in problems),
+                        problems)
 
     def test_smt_siblings(self):
         def flip(rows, r):

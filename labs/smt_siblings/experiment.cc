@@ -122,7 +122,8 @@ alloclab::LabSpec Spec() {
 
 absl::Status Experiment(alloclab::Lab& lab) {
   alloclab::Results& results = lab.results();
-  const int repetitions = lab.options().Repetitions(3, 9);
+  constexpr int kFullRounds = 9;
+  const int repetitions = lab.options().Repetitions(3, kFullRounds);
   absl::StatusOr<std::vector<Placement>> rows = Place(results);
   if (!rows.ok()) return rows.status();
 
@@ -131,7 +132,11 @@ absl::Status Experiment(alloclab::Lab& lab) {
   std::vector<Line> lines(2);
   for (Line& line : lines) line.text.reserve(256);
   alloclab::TeamOptions team;
-  team.iterations = lab.options().quick ? 100'000 : 2'000'000;
+  // A quick row is still many scheduler time slices long (about 30 ms at
+  // 30 ns a call): at 100,000 calls (3 ms, one slice) the two threads of
+  // same_cpu could each run its whole row in its own slice, and its
+  // time-sharing read anywhere from 0.5x to 4x.
+  team.iterations = lab.options().quick ? 1'000'000 : 2'000'000;
   team.warmup_iterations = team.iterations / 10;
   const auto loop = [&](int thread, int64_t calls) {
     Line& line = lines[static_cast<size_t>(thread)];
@@ -208,6 +213,17 @@ absl::Status Experiment(alloclab::Lab& lab) {
         "wall time, so every wall-time ratio includes other programs' share; "
         "the CPU ns column does not",
         100 / busy));
+  }
+  if (lab.options().quick) {
+    const double row_ms = Median(base.ns) * team.iterations / 1e6;
+    results.AddNote(absl::StrFormat(
+        "quick mode cannot show the slowdown of two threads on distinct "
+        "cores or on SMT siblings: what such threads share besides their "
+        "own loop (a VM host's core or caches, other programs' turns) comes "
+        "and goes over seconds, and a quick run's %d rounds of about %.0f ms "
+        "a row sample too little of it to give the full run's verdict (its "
+        "%d rounds do)",
+        repetitions, row_ms, kFullRounds));
   }
   results.AddNote(absl::StrFormat(
       "ns: median of each team's threads, then of %d rounds of every row, "
