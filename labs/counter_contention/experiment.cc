@@ -332,8 +332,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
         "run at once on %.0f%% of their CPUs whatever the machine's load "
         "(here %d of %d rows never ran together); threads that take turns "
         "cannot contend, so the headline's verdict is the full run's to give",
-        kQuickCannotShowContention, team.iterations, round_ms,
-        kTogether * 100, apart, static_cast<int>(cells.size())));
+        kQuickCannotShowContention, team.iterations, round_ms, kTogether * 100,
+        apart, static_cast<int>(cells.size())));
   } else if (apart > 0) {
     results.AddNote(absl::StrFormat(
         "this machine was busy: %d of %d rows never ran together, so their "

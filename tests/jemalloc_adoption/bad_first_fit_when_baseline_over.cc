@@ -39,9 +39,10 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
   if (!excluded(std::string(kBaseline))) return rec;  // glibc fits
   bool chosen_wins = false;
   for (const std::string& reason : rec->reasons) {
-    chosen_wins |= absl::StartsWith(reason, *rec->allocator + ": recommended") &&
-                   !absl::StrContains(reason, "clearly faster on 0 ") &&
-                   absl::StrContains(reason, " and slower on 0,");
+    chosen_wins |=
+        absl::StartsWith(reason, *rec->allocator + ": recommended") &&
+        !absl::StrContains(reason, "clearly faster on 0 ") &&
+        absl::StrContains(reason, " and slower on 0,");
   }
   if (chosen_wins) return rec;
   // The mistake: no clear win, so the first candidate in the table's order.

@@ -29,9 +29,9 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
   // excluded.
   bool glibc_fits = false;
   for (const std::string& reason : rec->reasons) {
-    glibc_fits |= absl::StartsWith(reason, absl::StrCat(kBaseline, ": ")) &&
-                  !absl::StartsWith(
-                      reason, absl::StrCat(kBaseline, ": not a candidate"));
+    glibc_fits |=
+        absl::StartsWith(reason, absl::StrCat(kBaseline, ": ")) &&
+        !absl::StartsWith(reason, absl::StrCat(kBaseline, ": not a candidate"));
   }
   // The mistake: glibc fits, so glibc it is.
   if (glibc_fits && *rec->allocator != kBaseline) {

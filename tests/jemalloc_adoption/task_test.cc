@@ -536,15 +536,14 @@ Case Generate(std::mt19937_64& rng) {
         // among them is then the design's, and must not hang on the order.
         const int fit = static_cast<int>(rng() % 20) / (c.budget < 1 ? 2 : 1);
         const bool exact = c.budget != 0.9;  // 0.9 x base_rss is not exact
-        memory = fit < 5    ? Uniform(rng, 0.7, 0.9)
-                 : fit < 12 ? Uniform(rng, 0.9, 1.25)
+        memory = fit < 5             ? Uniform(rng, 0.7, 0.9)
+                 : fit < 12          ? Uniform(rng, 0.9, 1.25)
                  : fit < 13 && exact ? c.budget  // exactly at the budget
                                      : Uniform(rng, 1.25, 1.9);
       }
-      c.table.push_back(Measurement{kWorkloads[w], a,
-                                    Scattered(rng, base_s * speed),
-                                    base_rss * memory,
-                                    baseline || !Chance(rng, 0.06)});
+      c.table.push_back(
+          Measurement{kWorkloads[w], a, Scattered(rng, base_s * speed),
+                      base_rss * memory, baseline || !Chance(rng, 0.06)});
     }
   }
   std::shuffle(c.table.begin(), c.table.end(), rng);
@@ -653,15 +652,14 @@ const std::vector<Checked>& Cases() {
 }
 
 std::string Describe(const Checked& k) {
-  std::string out = absl::StrCat("budget ", k.c.budget, ", seed ", k.c.seed,
-                                 ", candidates {",
-                                 absl::StrJoin(k.facts.candidates, ", "),
-                                 "}, clear wins {",
-                                 absl::StrJoin(k.facts.clear_wins, ", "), "}");
+  std::string out =
+      absl::StrCat("budget ", k.c.budget, ", seed ", k.c.seed, ", candidates {",
+                   absl::StrJoin(k.facts.candidates, ", "), "}, clear wins {",
+                   absl::StrJoin(k.facts.clear_wins, ", "), "}");
   for (const Measurement& m : k.c.table) {
     absl::StrAppend(&out, "\n    ", m.workload, " ", m.allocator, ": median ",
-                    Median(m.wall_s), " s, peak RSS ", m.peak_rss_kib,
-                    " KiB", m.verified ? "" : ", unverified");
+                    Median(m.wall_s), " s, peak RSS ", m.peak_rss_kib, " KiB",
+                    m.verified ? "" : ", unverified");
   }
   if (k.rec.ok()) {
     absl::StrAppend(&out, "\n  got: ", testing::PrintToString(*k.rec));
@@ -741,10 +739,10 @@ TEST(RecommendPropertyTest, NothingFitsExactlyWithoutACandidate) {
         if (!none && !k.rec->allocator.has_value()) {
           return "there are candidates, but nothing is recommended";
         }
-        if (none && (k.rec->reasons.empty() ||
-                     !absl::StrContains(absl::AsciiStrToLower(
-                                            k.rec->reasons.front()),
-                                        "nothing fits"))) {
+        if (none &&
+            (k.rec->reasons.empty() ||
+             !absl::StrContains(absl::AsciiStrToLower(k.rec->reasons.front()),
+                                "nothing fits"))) {
           return "the first reason does not say \"nothing fits\"";
         }
         return "";
@@ -823,14 +821,15 @@ std::vector<Case> ManyTimingsCases() {
     Case c;
     c.seed = 1 + rng() % 1000;
     for (const std::string& w : kWorkloads) {
-      for (const std::string& a : {std::string(kBaseline), kOthers[0],
-                                   kOthers[1], kOthers[2]}) {
-        const double speed = a == kBaseline  ? 1.0
-                             : w == "churn"  ? Uniform(rng, 1.2, 1.4)
+      for (const std::string& a :
+           {std::string(kBaseline), kOthers[0], kOthers[1], kOthers[2]}) {
+        const double speed = a == kBaseline   ? 1.0
+                             : w == "churn"   ? Uniform(rng, 1.2, 1.4)
                              : w == "treemap" ? Uniform(rng, 0.6, 0.8)
                                               : Uniform(rng, 0.97, 1.03);
         Timings t;
-        for (int k = 0; k < 30; ++k) t.push_back(speed * Uniform(rng, 0.95, 1.05));
+        for (int k = 0; k < 30; ++k)
+          t.push_back(speed * Uniform(rng, 0.95, 1.05));
         c.table.push_back(Measurement{w, a, t, 100000, true});
       }
     }
@@ -844,7 +843,8 @@ TEST(RecommendPropertyTest, Deterministic) {
   for (const Case& c : ManyTimingsCases()) {
     absl::StatusOr<Recommendation> first = Recommend(c.table, c.budget, c.seed);
     absl::StatusOr<Recommendation> again = Recommend(c.table, c.budget, c.seed);
-    ASSERT_TRUE(first.ok() && again.ok()) << "Recommend() refused a valid table";
+    ASSERT_TRUE(first.ok() && again.ok())
+        << "Recommend() refused a valid table";
     if (first->allocator != again->allocator ||
         first->reasons != again->reasons) {
       if (differing++ == 0) {

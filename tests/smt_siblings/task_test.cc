@@ -416,8 +416,8 @@ TEST(ClassifyTest, SharedCounterIsContention) {
 TEST(ClassifyTest, NoSlowdownIsNone) {
   EXPECT_TRUE(ClassifiedAs(1.0, 1.0, Slowdown::kNone, kNoneRule));
   EXPECT_TRUE(ClassifiedAs(0.9, 1.0, Slowdown::kNone, kNoneRule));
-  EXPECT_TRUE(ClassifiedAs(1 + kRatioTolerance, 1.3, Slowdown::kNone,
-                           kNoneRule));
+  EXPECT_TRUE(
+      ClassifiedAs(1 + kRatioTolerance, 1.3, Slowdown::kNone, kNoneRule));
   EXPECT_TRUE(ClassifiedAs(1.1, 0.8, Slowdown::kNone, kNoneRule));
 }
 
@@ -429,8 +429,8 @@ TEST(ClassifyTest, EdgesOfTheTolerance) {
   EXPECT_TRUE(ClassifiedAs(tol, 1.0, Slowdown::kNone, kNoneRule));
   EXPECT_TRUE(ClassifiedAs(out, 1.0, Slowdown::kSharedCore, kSharedRule));
   EXPECT_TRUE(ClassifiedAs(out, out, Slowdown::kClock, kClockRule));
-  EXPECT_TRUE(ClassifiedAs(out * tol * 1.01, out, Slowdown::kSharedCore,
-                           kSharedRule));
+  EXPECT_TRUE(
+      ClassifiedAs(out * tol * 1.01, out, Slowdown::kSharedCore, kSharedRule));
   EXPECT_TRUE(
       ClassifiedAs(kSharingBound, 1.0, Slowdown::kSharedCore, kSharedRule));
   EXPECT_TRUE(ClassifiedAs(kSharingBound * tol * 1.01, 1.0,
@@ -486,10 +486,9 @@ std::vector<std::pair<double, double>> Pairs() {
 // Checks `property(t, c, verdict)` on every pair: an empty string when it
 // holds, else what is wrong. Reports the first three counterexamples and
 // how many there are.
-void ExpectOnEveryPair(
-    absl::string_view rule,
-    const std::function<std::string(double t, double c, Slowdown s)>&
-        property) {
+void ExpectOnEveryPair(absl::string_view rule,
+                       const std::function<std::string(double t, double c,
+                                                       Slowdown s)>& property) {
   int wrong = 0;
   int pairs = 0;
   for (const auto& [t, c] : Pairs()) {
@@ -584,8 +583,7 @@ TEST(ClassifyPropertyTest, OnlyWhatTheClockLeavesCounts) {
       if (t <= tol * (1 + 1e-6)) continue;
       absl::StatusOr<Slowdown> s = ClassifySlowdown(t, c);
       ASSERT_TRUE(s.ok()) << "ClassifySlowdown(" << t << ", " << c
-                          << ") refused positive finite ratios: "
-                          << s.status();
+                          << ") refused positive finite ratios: " << s.status();
       if (!first.has_value()) {
         first = *s;
         first_c = c;
@@ -635,10 +633,9 @@ TEST(ClassifyPropertyTest, Monotonic) {
       if (by_c.has_value() && Severity(sc) > Severity(*by_c) && wrong++ < 3) {
         ADD_FAILURE() << "property 7, monotonic: a slower clock (a larger "
                       << "clock ratio) never gives a harsher verdict "
-                      << "(task.h); time ratio " << fixed_t
-                      << ": clock ratio " << last_c << " is \""
-                      << SlowdownName(*by_c) << "\", " << y << " is \""
-                      << SlowdownName(sc) << "\"";
+                      << "(task.h); time ratio " << fixed_t << ": clock ratio "
+                      << last_c << " is \"" << SlowdownName(*by_c) << "\", "
+                      << y << " is \"" << SlowdownName(sc) << "\"";
       }
       by_c = sc;
       last_c = y;
