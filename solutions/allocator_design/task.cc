@@ -1,18 +1,1046 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// Lab allocator_design: the reference (being written).
+// -----------------------------------------------------------------------------
+// File: task.cc (the reference)
+// -----------------------------------------------------------------------------
+//
+// Lab allocator_design: the reference allocator, the design the seven labs
+// before this one argued for, small enough to read top to bottom. Each
+// choice below names the lab whose measurement made it.
+//
+//   size classes    40 sizes from 16 bytes to 32 KiB (16-byte steps to 128,
+//                   then four per doubling): a request is rounded up to at
+//                   most 25% (12.5% on average) and the class is two shifts
+//                   away, with no search.
+//   spans           64 KiB runs of one class, carved lazily (a block is
+//                   first written when it is first handed out: lab
+//                   first_call's first-touch faults are paid by the caller
+//                   that uses the memory, not by a refill that may not), from
+//                   chunks of 64 KiB to 1 MiB (at most an eighth of what is
+//                   held, so a chunk's unused spans stay a small share).
+//   page map        a three-level radix table from any address to its span:
+//                   Free() needs no header before the block, and a block of
+//                   any alignment is found the same way.
+//   thread caches   per class, a LIFO list of freed blocks and a run of
+//                   never-used ones, bounded (twice the batch), refilled and
+//                   drained a batch at a time under the class's lock: no
+//                   lock, no atomic read-modify-write and no shared cache
+//                   line on the fast path (lab counter_contention: a shared
+//                   line costs more than the whole allocation), and at most
+//                   one central visit per batch (task.h's promise 1).
+//   cross-thread    a block freed by another thread goes into the freeing
+//   frees           thread's cache, which drains to the block's span when
+//                   over its bound: lab jemalloc_adoption's msgsend moves
+//                   blocks from producers to consumers a batch at a time and
+//                   what it holds stays bounded (promise 4).
+//   span pool       a span whose blocks are all free goes back to one pool
+//                   that every class draws from: 64-byte blocks freed may
+//                   come back as 4 KiB blocks (the 'phases' trace, promise
+//                   5).
+//   large blocks    over 32 KiB, a mapping of their own (lab mmap_threshold:
+//                   large blocks in the heap pin it; mapped ones go back
+//                   whole), with a small cache of recently freed mappings
+//                   reused by size, as lab musl_churn's recycler does, so
+//                   that churning large blocks is not a system call each.
+//   decay           memory idle for kDecayNs goes back to the kernel (lab
+//                   jemalloc_adoption: jemalloc's dirty_decay_ms trade), by
+//                   the threads' own calls: each counts its calls and reads
+//                   the clock every kDecayCheckOps-th; no timer thread.
+//   counters        central visits counted under the lock each visit takes
+//                   anyway (a line that is already the visitor's), bytes
+//                   held and returned under the page heap's lock: nothing
+//                   counted on the fast path.
+//
+// The accounting rule, exact: bytes_held is what the page source mapped,
+// less what it unmapped or released, plus what was released and then taken
+// into use again (a released span reused). bytes_returned is what was
+// unmapped plus what was released. Nothing here unmaps a released range.
+//
+// Locks, always taken in this order: a class's lock, then the page heap's.
+// No lock is held across a call that maps memory (a thread stopped in the
+// kernel, or at the suite's map gate, stops nobody else).
+//
+// Example:
+//
+//   void* p = allocator_design::Allocate(100, 16, /*zero=*/false);
+//   // class 112: the thread's cache hands out a block, or refills a batch
+//   allocator_design::Free(p);  // back to this thread's cache
+//   void* q = allocator_design::Allocate(1 << 20, 16, /*zero=*/true);
+//   // its own mapping (or a recently freed one of about that size, zeroed)
+//   allocator_design::Free(q);  // into the cache of recent mappings
 
 #include "labs/allocator_design/task.h"
 
-namespace allocator_design {
+#include <pthread.h>
+#include <string.h>
 
-void* Allocate(size_t, size_t, bool) { return nullptr; }
-void Free(void*) {}
-size_t UsableSize(const void*) { return 0; }
-void ThreadExit() {}
-void ForkPrepare() {}
-void ForkParent() {}
-void ForkChild() {}
-Counters ReadCounters() { return {}; }
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/thread_exit.h"
+
+namespace allocator_design {
+namespace {
+
+// -----------------------------------------------------------------------------
+// Size classes, computed at compile time.
+// -----------------------------------------------------------------------------
+
+constexpr size_t kSmallMax = size_t{32} << 10;
+constexpr int kNumClasses = 40;
+
+// ClassSize()
+//
+// Classes 0-7: 16, 32, ..., 128; then four per doubling: 160, 192, 224,
+// 256, 320, ..., 32768.
+constexpr size_t ClassSize(int c) {
+  if (c < 8) return size_t{16} * static_cast<size_t>(c + 1);
+  const size_t base = size_t{128} << ((c - 8) / 4);
+  return base + static_cast<size_t>((c - 8) % 4 + 1) * (base / 4);
+}
+
+// SizeToClass()
+//
+// The smallest class that holds `size` (<= kSmallMax; 0 is class 0).
+constexpr int SizeToClass(size_t size) {
+  if (size <= 128) return size == 0 ? 0 : static_cast<int>((size - 1) / 16);
+  const int lg = 63 - __builtin_clzll(size - 1);  // 2^lg < size <= 2^(lg+1)
+  const int step = static_cast<int>((size - 1) >> (lg - 2)) - 4;  // 0..3
+  return 8 + (lg - 7) * 4 + step;
+}
+
+// A block of class c starts at a multiple of its size from a span's start,
+// and spans are 64 KiB-aligned: its address is aligned to the largest power
+// of two that divides the size. An aligned request takes the first class
+// whose blocks are aligned enough.
+constexpr size_t kSpanBytes = size_t{64} << 10;
+constexpr size_t ClassAlignment(int c) {
+  const size_t s = ClassSize(c);
+  const size_t natural = s & (~s + 1);
+  return natural < kSpanBytes ? natural : kSpanBytes;
+}
+
+constexpr bool ClassTableIsRight() {
+  for (int c = 0; c < kNumClasses; ++c) {
+    if (SizeToClass(ClassSize(c)) != c) return false;
+    if (c + 1 < kNumClasses && SizeToClass(ClassSize(c) + 1) != c + 1) {
+      return false;
+    }
+    if (ClassSize(c) % kMinAlignment != 0) return false;
+  }
+  return ClassSize(kNumClasses - 1) == kSmallMax;
+}
+static_assert(ClassTableIsRight(), "the size-class table is inconsistent");
+
+struct ClassInfo {
+  uint32_t size[kNumClasses];
+  uint32_t alignment[kNumClasses];
+};
+constexpr ClassInfo MakeClassInfo() {
+  ClassInfo info{};
+  for (int c = 0; c < kNumClasses; ++c) {
+    info.size[c] = static_cast<uint32_t>(ClassSize(c));
+    info.alignment[c] = static_cast<uint32_t>(ClassAlignment(c));
+  }
+  return info;
+}
+constexpr ClassInfo kClass = MakeClassInfo();
+
+// -----------------------------------------------------------------------------
+// The design's numbers.
+// -----------------------------------------------------------------------------
+
+// A batch: what a refill brings and a drain takes. It starts small and
+// doubles with use up to kMaxBatch, so that a class a thread uses once
+// costs a couple of blocks, not a batch of 32 KiB ones. kMaxBatch is twice
+// kOpsPerCentralVisit: a cache of at most 2 * batch blocks that drains to
+// `batch` moves a batch at most every batch - 1 calls (promise 1).
+constexpr uint32_t kFirstBatch = 2;
+constexpr uint32_t kMaxBatch = 2 * kOpsPerCentralVisit;
+
+// Chunks: 64 KiB to 1 MiB, at most an eighth of what is already held.
+constexpr size_t kMinChunk = kSpanBytes;
+constexpr size_t kMaxChunk = size_t{1} << 20;
+
+// The cache of recently freed large mappings (lab musl_churn's recycler):
+// at most this many, of at most this size each and in all. A cached
+// mapping of R bytes serves a request of R * 4/5 to R bytes.
+constexpr int kLargeCacheEntries = 32;
+constexpr size_t kLargeCacheMaxBlock = size_t{1} << 20;
+constexpr size_t kLargeCacheBytes = size_t{4} << 20;
+
+// Whole-free spans kept (not released) while a large block is mapped: above
+// this, the new mapping's bytes are released from idle spans first, so
+// memory freed as small blocks is not held beside new large ones (the
+// 'phases' trace).
+constexpr size_t kPoolSlackBytes = size_t{1} << 20;
+
+// Metadata (page-map nodes and span descriptors) comes from the page
+// source too, in pieces of kMetaChunk; kMetaNeed is the most one install
+// (a span, a chunk's spans or a large mapping) may take.
+constexpr size_t kMetaChunk = size_t{128} << 10;
+
+// -----------------------------------------------------------------------------
+// Locks: a pthread mutex, constant-initialised, that never allocates.
+// -----------------------------------------------------------------------------
+
+struct Lock {
+  pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+  void Acquire() { pthread_mutex_lock(&mu); }
+  void Release() { pthread_mutex_unlock(&mu); }
+};
+
+// -----------------------------------------------------------------------------
+// Spans and their lists.
+// -----------------------------------------------------------------------------
+
+enum class SpanState : uint8_t {
+  kPartial,   // on its class's list: a free block or room to carve
+  kFull,      // small, every block handed out: on no list
+  kCached,    // whole free, held, in the pool
+  kReleased,  // whole free, released, in the pool
+  kBusy,      // between lists, being released by one thread
+  kLarge,     // a live large block
+  kLargeCached,
+};
+
+constexpr int16_t kLargeClass = -1;
+
+// Span
+//
+// One descriptor per 64 KiB span, and per large mapping: 64 bytes, kept in
+// the metadata pieces. A small span's descriptor lives as long as the
+// process (its pages are released, never unmapped); a large one's is
+// recycled when its mapping goes.
+struct Span {
+  Span* next;
+  Span* prev;
+  uintptr_t start;
+  size_t bytes;
+  void* free_list;      // small: freed blocks, linked through their 1st word
+  uintptr_t carve;      // small: blocks from here to the end never handed out
+  uint64_t idle_since;  // pool and large cache: when it was last freed
+  uint32_t live;        // small: blocks handed out (to caches or callers)
+  int16_t size_class;   // kLargeClass for a large mapping
+  SpanState state;
+  bool zeroed;  // small: the blocks from `carve` on read as zeroes
+};
+static_assert(sizeof(Span) == 64, "a descriptor is one cache line");
+
+// SpanList
+//
+// Doubly linked, head and tail: the pool takes from the head (the most
+// recently freed, whose lines may still be cached) and evicts from the tail.
+struct SpanList {
+  Span* head = nullptr;
+  Span* tail = nullptr;
+
+  void PushFront(Span* s) {
+    s->prev = nullptr;
+    s->next = head;
+    if (head != nullptr) head->prev = s;
+    head = s;
+    if (tail == nullptr) tail = s;
+  }
+  void PushBack(Span* s) {
+    s->next = nullptr;
+    s->prev = tail;
+    if (tail != nullptr) tail->next = s;
+    tail = s;
+    if (head == nullptr) head = s;
+  }
+  void Remove(Span* s) {
+    (s->prev != nullptr ? s->prev->next : head) = s->next;
+    (s->next != nullptr ? s->next->prev : tail) = s->prev;
+    s->next = s->prev = nullptr;
+  }
+  Span* PopFront() {
+    Span* s = head;
+    if (s != nullptr) Remove(s);
+    return s;
+  }
+};
+
+// -----------------------------------------------------------------------------
+// The page map: address -> span, three levels of 4096 entries over 48 bits
+// of address in 4 KiB steps. The root is static (32 KiB of zeroes); the
+// lower levels are metadata, written under the page heap's lock and read
+// without one: the thread that frees a block learnt of it after its span
+// was entered, so its read sees the entry (acquire, a plain load on x86).
+// -----------------------------------------------------------------------------
+
+constexpr int kMapShift = 12;
+constexpr int kLevelBits = 12;
+constexpr size_t kLevelSize = size_t{1} << kLevelBits;
+
+struct Leaf {
+  std::atomic<Span*> entry[kLevelSize];
+};
+struct Mid {
+  std::atomic<Leaf*> entry[kLevelSize];
+};
+
+constinit std::atomic<Mid*> page_map_root[kLevelSize];
+
+Span* LookupSpan(const void* p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p) >> kMapShift;
+  if ((a >> (3 * kLevelBits)) != 0) return nullptr;
+  Mid* mid =
+      page_map_root[a >> (2 * kLevelBits)].load(std::memory_order_acquire);
+  if (mid == nullptr) return nullptr;
+  Leaf* leaf = mid->entry[(a >> kLevelBits) & (kLevelSize - 1)].load(
+      std::memory_order_acquire);
+  if (leaf == nullptr) return nullptr;
+  return leaf->entry[a & (kLevelSize - 1)].load(std::memory_order_acquire);
+}
+
+constexpr size_t kMetaNeed =
+    sizeof(Mid) + sizeof(Leaf) + (kMaxChunk / kSpanBytes) * sizeof(Span);
+static_assert(kMetaNeed <= kMetaChunk, "a metadata piece fits an install");
+
+// -----------------------------------------------------------------------------
+// The central pool: per class, the spans with free blocks, under the
+// class's own lock (threads using different sizes never meet); and the
+// page heap, under one lock: the span pool, the large cache, metadata and
+// the byte counters.
+// -----------------------------------------------------------------------------
+
+struct alignas(64) Central {
+  Lock lock;
+  SpanList partial;
+  uint64_t visits = 0;
+};
+constinit Central central[kNumClasses];
+
+struct PageHeap {
+  Lock lock;
+  SpanList cached;  // whole-free spans, held
+  size_t cached_bytes = 0;
+  SpanList released;  // whole-free spans, released: read as zeroes
+  SpanList large_cache;
+  size_t large_cache_bytes = 0;
+  int large_cache_entries = 0;
+  Span* free_descriptors = nullptr;  // linked through `next`
+  char* meta_next = nullptr;
+  char* meta_end = nullptr;
+  uint64_t held = 0;
+  uint64_t returned = 0;
+  uint64_t visits = 0;
+};
+constinit PageHeap heap;
+
+// When the next decay pass is due (NowNs()); read by every thread's decay
+// tick, written under the heap's lock. Relaxed: a late view only delays a
+// pass to the next tick.
+constinit std::atomic<uint64_t> next_decay_ns{UINT64_MAX};
+
+// -----------------------------------------------------------------------------
+// The thread cache: plain data, initial-exec TLS (no constructor, no
+// destructor, no allocation at first use). All zero means "not yet used".
+// -----------------------------------------------------------------------------
+
+struct ClassCache {
+  void* list;         // freed blocks, LIFO, linked through their first word
+  char* run;          // never-used blocks from here ...
+  uint32_t count;     // blocks on `list`
+  uint32_t limit;     // a free past this many drains; 0: class not set up
+  uint16_t run_left;  // ... this many of them
+  uint16_t batch;     // blocks per refill or drain, now
+  bool run_zeroed;    // the run's blocks read as zeroes
+};
+
+struct ThreadCache {
+  ClassCache classes[kNumClasses];
+  uint64_t last_tick_ns;  // the clock at this thread's last decay tick
+  uint32_t ops;           // calls since then
+  bool armed;             // ArmThreadExit() done, last_tick_ns set
+};
+
+constinit thread_local ThreadCache tc
+    __attribute__((tls_model("initial-exec")));
+
+void*& NextOf(void* block) { return *static_cast<void**>(block); }
+
+// -----------------------------------------------------------------------------
+// The page heap (every function here runs with heap.lock held unless it
+// says otherwise).
+// -----------------------------------------------------------------------------
+
+// EnsureMeta()
+//
+// Makes sure kMetaNeed bytes of metadata can be had without mapping. May
+// drop the lock to map a piece (no map under a lock): call it before
+// looking at anything the lock guards. False when the kernel refuses.
+bool EnsureMeta() {
+  while (static_cast<size_t>(heap.meta_end - heap.meta_next) < kMetaNeed) {
+    heap.lock.Release();
+    char* piece = static_cast<char*>(MapPages(kMetaChunk));
+    heap.lock.Acquire();
+    if (piece == nullptr) return false;
+    if (static_cast<size_t>(heap.meta_end - heap.meta_next) >= kMetaNeed) {
+      UnmapPages(piece, kMetaChunk);  // another thread refilled meanwhile
+      heap.returned += kMetaChunk;
+      continue;
+    }
+    heap.meta_next = piece;  // the old piece's tail is left unused
+    heap.meta_end = piece + kMetaChunk;
+    heap.held += kMetaChunk;
+  }
+  return true;
+}
+
+void* MetaAlloc(size_t bytes) {
+  void* p = heap.meta_next;  // EnsureMeta() made room; zeroes, 64-aligned
+  heap.meta_next += (bytes + 63) & ~size_t{63};
+  return p;
+}
+
+Span* NewSpan() {
+  Span* s = heap.free_descriptors;
+  if (s != nullptr) {
+    heap.free_descriptors = s->next;
+  } else {
+    s = static_cast<Span*>(MetaAlloc(sizeof(Span)));
+  }
+  memset(static_cast<void*>(s), 0, sizeof(Span));
+  return s;
+}
+
+void DeleteSpan(Span* s) {
+  s->next = heap.free_descriptors;
+  heap.free_descriptors = s;
+}
+
+// SetPageMap()
+//
+// Enters `s` for the `pages` 4 KiB pages from `start` (all in one leaf:
+// callers map at most a 16 MiB-aligned region's share).
+void SetPageMap(uintptr_t start, size_t pages, Span* s) {
+  const uintptr_t a = start >> kMapShift;
+  std::atomic<Mid*>& root_slot = page_map_root[a >> (2 * kLevelBits)];
+  Mid* mid = root_slot.load(std::memory_order_relaxed);
+  if (mid == nullptr) {
+    mid = static_cast<Mid*>(MetaAlloc(sizeof(Mid)));
+    root_slot.store(mid, std::memory_order_release);
+  }
+  std::atomic<Leaf*>& mid_slot =
+      mid->entry[(a >> kLevelBits) & (kLevelSize - 1)];
+  Leaf* leaf = mid_slot.load(std::memory_order_relaxed);
+  if (leaf == nullptr) {
+    leaf = static_cast<Leaf*>(MetaAlloc(sizeof(Leaf)));
+    mid_slot.store(leaf, std::memory_order_release);
+  }
+  for (size_t i = 0; i < pages; ++i) {
+    leaf->entry[(a + i) & (kLevelSize - 1)].store(s, std::memory_order_release);
+  }
+}
+
+void NoteIdle(uint64_t since) {
+  const uint64_t due = since + kDecayNs;
+  if (due < next_decay_ns.load(std::memory_order_relaxed)) {
+    next_decay_ns.store(due, std::memory_order_relaxed);
+  }
+}
+
+// Whole-free spans, detached from the pool so their pages can be released
+// with no lock held (TakeIdleSpans), then put back as released (lock held).
+Span* TakeOldestCached(size_t bytes) {
+  Span* taken = nullptr;
+  size_t got = 0;
+  while (got < bytes && heap.cached.tail != nullptr) {
+    Span* s = heap.cached.tail;
+    heap.cached.Remove(s);
+    heap.cached_bytes -= s->bytes;
+    s->state = SpanState::kBusy;
+    s->next = taken;
+    taken = s;
+    got += s->bytes;
+  }
+  return taken;
+}
+
+void ReleaseSpansUnlocked(Span* list) {
+  for (Span* s = list; s != nullptr; s = s->next) {
+    ReleasePages(reinterpret_cast<void*>(s->start), s->bytes);
+  }
+}
+
+void FileReleased(Span* list) {
+  while (list != nullptr) {
+    Span* s = list;
+    list = s->next;
+    s->state = SpanState::kReleased;
+    s->zeroed = true;
+    heap.held -= s->bytes;
+    heap.returned += s->bytes;
+    heap.released.PushFront(s);
+  }
+}
+
+// Large mappings leave in two steps too: out of the page map and the
+// counters under the lock (before the kernel may hand the addresses to
+// another thread's mapping), then unmapped with no lock held.
+struct Unmapping {
+  uintptr_t start;
+  size_t bytes;
+};
+
+Unmapping ForgetLarge(Span* s) {
+  SetPageMap(s->start, 1, nullptr);
+  heap.held -= s->bytes;
+  heap.returned += s->bytes;
+  const Unmapping u{s->start, s->bytes};
+  DeleteSpan(s);
+  return u;
+}
+
+// -----------------------------------------------------------------------------
+// Spans for the classes.
+// -----------------------------------------------------------------------------
+
+// GetSpan()
+//
+// A span for class `c`, no lock held on entry or exit: a whole-free one
+// from the pool (recently freed first, then released ones), or one of a
+// new chunk, whose other spans go to the pool. nullptr when the kernel
+// refuses.
+Span* GetSpan(int c) {
+  heap.lock.Acquire();
+  Span* s = heap.cached.PopFront();
+  if (s != nullptr) {
+    heap.cached_bytes -= s->bytes;
+  } else if ((s = heap.released.PopFront()) != nullptr) {
+    heap.held += s->bytes;  // taken into use again: held once more
+  } else {
+    size_t chunk = kMinChunk;
+    while (chunk < kMaxChunk && chunk * 8 <= heap.held) chunk *= 2;
+    heap.lock.Release();
+    // Aligned to its own size: a chunk's spans are 64 KiB-aligned and share
+    // one page-map leaf.
+    void* mem = MapAlignedPages(chunk, chunk);
+    if (mem == nullptr) return nullptr;
+    heap.lock.Acquire();
+    if (!EnsureMeta()) {
+      heap.lock.Release();
+      UnmapPages(mem, chunk);
+      heap.lock.Acquire();
+      heap.returned += chunk;  // mapped and unmapped: returned, never held
+      heap.lock.Release();
+      return nullptr;
+    }
+    heap.held += chunk;
+    const uint64_t now = NowNs();
+    const uintptr_t base = reinterpret_cast<uintptr_t>(mem);
+    for (size_t off = 0; off < chunk; off += kSpanBytes) {
+      Span* span = NewSpan();
+      span->start = base + off;
+      span->bytes = kSpanBytes;
+      span->zeroed = true;  // fresh from the kernel
+      SetPageMap(span->start, kSpanBytes >> kMapShift, span);
+      if (off == 0) {
+        s = span;
+      } else {
+        // Behind the recently freed spans, which are warmer.
+        span->state = SpanState::kCached;
+        span->idle_since = now;
+        heap.cached.PushBack(span);
+        heap.cached_bytes += kSpanBytes;
+      }
+    }
+    if (chunk > kSpanBytes) NoteIdle(now);
+  }
+  heap.lock.Release();
+  // Ours alone now: no lock needed to set it up for its class. A span from
+  // the pool was used before unless released since (`zeroed` says which).
+  s->size_class = static_cast<int16_t>(c);
+  s->free_list = nullptr;
+  s->carve = s->start;
+  s->live = 0;
+  s->state = SpanState::kPartial;
+  return s;
+}
+
+// PutSpans()
+//
+// Whole-free spans (linked through `next`) into the pool, idle since
+// `since`; no lock held.
+void PutSpans(Span* list, uint64_t since) {
+  heap.lock.Acquire();
+  while (list != nullptr) {
+    Span* s = list;
+    list = s->next;
+    s->state = SpanState::kCached;
+    s->zeroed = false;
+    s->idle_since = since;
+    heap.cached.PushFront(s);
+    heap.cached_bytes += s->bytes;
+  }
+  NoteIdle(since);
+  heap.lock.Release();
+}
+
+// -----------------------------------------------------------------------------
+// Refill and drain: the thread cache meets the central pool, a batch at a
+// time.
+// -----------------------------------------------------------------------------
+
+void SetUp(ClassCache& cc) {
+  if (!tc.armed) {
+    tc.armed = true;
+    tc.last_tick_ns = NowNs();
+    ArmThreadExit();  // ThreadExit() will give this cache back
+  }
+  if (cc.limit == 0) {
+    cc.batch = kFirstBatch;
+    cc.limit = 2 * kFirstBatch;
+  }
+}
+
+void GrowBatch(ClassCache& cc) {
+  if (cc.batch < kMaxBatch) {
+    cc.batch = static_cast<uint16_t>(cc.batch * 2 < kMaxBatch ? cc.batch * 2
+                                                              : kMaxBatch);
+    cc.limit = 2u * cc.batch;
+  }
+}
+
+// ReturnBlocks()
+//
+// Gives `list` (linked blocks of class c) and a run of `run_left` unused
+// blocks from `run` back to their spans; spans left whole free go to the
+// pool, idle since `since`. One central visit.
+void ReturnBlocks(int c, void* list, char* run, uint32_t run_left,
+                  uint64_t since) {
+  const size_t size = kClass.size[c];
+  Central& cl = central[c];
+  Span* emptied = nullptr;
+  cl.lock.Acquire();
+  ++cl.visits;
+  auto give_back = [&](Span* s, uint32_t n) {
+    s->live -= n;
+    if (s->state == SpanState::kFull) {
+      s->state = SpanState::kPartial;
+      cl.partial.PushFront(s);
+    }
+    if (s->live == 0) {  // every block back: the span leaves its class
+      cl.partial.Remove(s);
+      s->state = SpanState::kBusy;
+      s->next = emptied;
+      emptied = s;
+    }
+  };
+  while (list != nullptr) {
+    void* block = list;
+    list = NextOf(block);
+    Span* s = LookupSpan(block);
+    NextOf(block) = s->free_list;
+    s->free_list = block;
+    give_back(s, 1);
+  }
+  if (run_left != 0) {
+    Span* s = LookupSpan(run);
+    const uintptr_t run_end =
+        reinterpret_cast<uintptr_t>(run) + uintptr_t{run_left} * size;
+    if (s->carve == run_end) {
+      s->carve = reinterpret_cast<uintptr_t>(run);  // untouched: uncarve
+    } else {
+      for (uint32_t i = 0; i < run_left; ++i) {
+        void* block = run + i * size;
+        NextOf(block) = s->free_list;
+        s->free_list = block;
+      }
+    }
+    give_back(s, run_left);
+  }
+  cl.lock.Release();
+  if (emptied != nullptr) PutSpans(emptied, since == 0 ? NowNs() : since);
+}
+
+// Refill()
+//
+// The cache of class c is empty: bring a batch from the class's spans
+// (freed blocks first, then never-used ones as a run), and hand out one;
+// `*fresh` when it reads as zeroes.
+void* Refill(int c, bool* fresh) {
+  ClassCache& cc = tc.classes[c];
+  SetUp(cc);
+  const uint32_t want = cc.batch;
+  GrowBatch(cc);
+  const size_t size = kClass.size[c];
+  Central& cl = central[c];
+  void* list = nullptr;
+  uint32_t got = 0;
+  cl.lock.Acquire();
+  ++cl.visits;
+  while (got < want) {
+    Span* s = cl.partial.head;
+    if (s == nullptr) {
+      cl.lock.Release();
+      s = GetSpan(c);
+      cl.lock.Acquire();
+      if (s == nullptr) break;
+      cl.partial.PushFront(s);
+    }
+    uint32_t n = 0;
+    while (got + n < want && s->free_list != nullptr) {
+      void* block = s->free_list;
+      s->free_list = NextOf(block);
+      NextOf(block) = list;
+      list = block;
+      ++n;
+    }
+    const uintptr_t end = s->start + s->bytes;
+    if (got + n < want && s->carve + size <= end) {
+      uint32_t room = static_cast<uint32_t>((end - s->carve) / size);
+      if (room > want - got - n) room = want - got - n;
+      if (got + n == 0) {  // the whole refill as one run: nothing written
+        cc.run = reinterpret_cast<char*>(s->carve);
+        cc.run_left = static_cast<uint16_t>(room);
+        cc.run_zeroed = s->zeroed;
+      } else {
+        for (uint32_t i = 0; i < room; ++i) {
+          void* block = reinterpret_cast<void*>(s->carve + i * size);
+          NextOf(block) = list;
+          list = block;
+        }
+      }
+      s->carve += room * size;
+      n += room;
+    }
+    s->live += n;
+    got += n;
+    if (s->free_list == nullptr && s->carve + size > end) {
+      cl.partial.Remove(s);
+      s->state = SpanState::kFull;
+    }
+  }
+  cl.lock.Release();
+  if (got == 0) return nullptr;
+  cc.list = list;
+  cc.count = got - cc.run_left;
+  if (list != nullptr) {
+    cc.list = NextOf(list);
+    --cc.count;
+    *fresh = false;
+    return list;
+  }
+  *fresh = cc.run_zeroed;
+  --cc.run_left;
+  void* block = cc.run;
+  cc.run += size;
+  return block;
+}
+
+// Drain()
+//
+// A free took the cache of class c past its bound: keep the `batch` most
+// recently freed blocks (warm), give the older ones back.
+void Drain(int c) {
+  ClassCache& cc = tc.classes[c];
+  if (cc.limit == 0) {  // the thread's first free of this class
+    SetUp(cc);
+    if (cc.count <= cc.limit) return;
+  }
+  const uint32_t keep = cc.batch;
+  void* last = cc.list;
+  for (uint32_t i = 1; i < keep; ++i) last = NextOf(last);
+  void* old = NextOf(last);
+  NextOf(last) = nullptr;
+  cc.count = keep;
+  GrowBatch(cc);
+  ReturnBlocks(c, old, nullptr, 0, 0);
+}
+
+// FlushCache()
+//
+// Everything this thread's cache holds, back to the central pool; spans
+// left whole free count as idle since `since` (0: now).
+void FlushCache(uint64_t since) {
+  for (int c = 0; c < kNumClasses; ++c) {
+    ClassCache& cc = tc.classes[c];
+    if (cc.list == nullptr && cc.run_left == 0) continue;
+    ReturnBlocks(c, cc.list, cc.run, cc.run_left, since);
+    cc.list = nullptr;
+    cc.count = 0;
+    cc.run = nullptr;
+    cc.run_left = 0;
+  }
+}
+
+// -----------------------------------------------------------------------------
+// The decay (lab jemalloc_adoption's dirty_decay_ms): ticks on the
+// threads' own calls.
+// -----------------------------------------------------------------------------
+
+// Decay()
+//
+// Releases the pool's spans and unmaps the large cache's mappings idle for
+// kDecayNs. The pool is not kept in idle order (a flush files spans with an
+// older time), so the pass looks at all of it; passes are at most one per
+// kDecayNs / 16.
+void Decay(uint64_t now) {
+  heap.lock.Acquire();
+  if (now < next_decay_ns.load(std::memory_order_relaxed)) {
+    heap.lock.Release();
+    return;
+  }
+  ++heap.visits;
+  uint64_t oldest = UINT64_MAX;
+  Span* to_release = nullptr;
+  for (Span* s = heap.cached.head; s != nullptr;) {
+    Span* next = s->next;
+    if (s->idle_since + kDecayNs <= now) {
+      heap.cached.Remove(s);
+      heap.cached_bytes -= s->bytes;
+      s->state = SpanState::kBusy;
+      s->next = to_release;
+      to_release = s;
+    } else if (s->idle_since < oldest) {
+      oldest = s->idle_since;
+    }
+    s = next;
+  }
+  Unmapping unmap[kLargeCacheEntries];
+  int unmaps = 0;
+  for (Span* s = heap.large_cache.head; s != nullptr;) {
+    Span* next = s->next;
+    if (s->idle_since + kDecayNs <= now) {
+      heap.large_cache.Remove(s);
+      heap.large_cache_bytes -= s->bytes;
+      --heap.large_cache_entries;
+      unmap[unmaps++] = ForgetLarge(s);
+    } else if (s->idle_since < oldest) {
+      oldest = s->idle_since;
+    }
+    s = next;
+  }
+  uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
+  if (due < now + kDecayNs / 16) due = now + kDecayNs / 16;
+  next_decay_ns.store(due, std::memory_order_relaxed);
+  heap.lock.Release();
+  for (int i = 0; i < unmaps; ++i) {
+    UnmapPages(reinterpret_cast<void*>(unmap[i].start), unmap[i].bytes);
+  }
+  if (to_release != nullptr) {
+    ReleaseSpansUnlocked(to_release);
+    heap.lock.Acquire();
+    FileReleased(to_release);
+    heap.lock.Release();
+  }
+}
+
+// DecayTick()
+//
+// Every kDecayCheckOps-th call of a thread: read the clock. A thread that
+// went a whole kDecayNs without a tick (fewer than kDecayCheckOps calls in
+// it) gives its cache back first: those blocks have sat for about that long
+// (since its last tick, give or take its last few calls).
+[[gnu::noinline]] void DecayTick() {
+  tc.ops = 0;
+  const uint64_t now = NowNs();
+  if (tc.armed) {
+    if (tc.last_tick_ns + kDecayNs <= now) FlushCache(tc.last_tick_ns);
+    tc.last_tick_ns = now;
+  }
+  if (now >= next_decay_ns.load(std::memory_order_relaxed)) Decay(now);
+}
+
+inline void CountCall() {
+  if (++tc.ops >= kDecayCheckOps) [[unlikely]]
+    DecayTick();
+}
+
+// -----------------------------------------------------------------------------
+// Large blocks: a mapping each, and the cache of recent ones.
+// -----------------------------------------------------------------------------
+
+void* AllocateLarge(size_t size, size_t alignment, bool zero) {
+  const size_t page = PageSize();
+  if (size > SIZE_MAX - page) return nullptr;  // rounding up would overflow
+  const size_t bytes = size == 0 ? page : (size + page - 1) & ~(page - 1);
+  if (alignment > page && bytes > SIZE_MAX - alignment) return nullptr;
+  heap.lock.Acquire();
+  ++heap.visits;
+  Span* best = nullptr;
+  for (Span* s = heap.large_cache.head; s != nullptr; s = s->next) {
+    if (s->bytes >= bytes && s->bytes - bytes <= s->bytes / 5 &&
+        s->start % alignment == 0 &&
+        (best == nullptr || s->bytes < best->bytes)) {
+      best = s;
+    }
+  }
+  if (best != nullptr) {
+    heap.large_cache.Remove(best);
+    heap.large_cache_bytes -= best->bytes;
+    --heap.large_cache_entries;
+    best->state = SpanState::kLarge;
+    heap.lock.Release();
+    void* p = reinterpret_cast<void*>(best->start);
+    if (zero) memset(p, 0, size);  // recycled: its old bytes are there
+    return p;
+  }
+  // Idle small spans make room for the new mapping (kPoolSlackBytes).
+  Span* to_release = nullptr;
+  if (heap.cached_bytes > kPoolSlackBytes) {
+    to_release = TakeOldestCached(bytes);
+  }
+  heap.lock.Release();
+  if (to_release != nullptr) {
+    ReleaseSpansUnlocked(to_release);
+    heap.lock.Acquire();
+    FileReleased(to_release);
+    heap.lock.Release();
+  }
+  void* p =
+      alignment > page ? MapAlignedPages(bytes, alignment) : MapPages(bytes);
+  if (p == nullptr) return nullptr;
+  heap.lock.Acquire();
+  if (!EnsureMeta()) {
+    heap.returned += bytes;  // mapped and unmapped at once: never held
+    heap.lock.Release();
+    UnmapPages(p, bytes);
+    return nullptr;
+  }
+  Span* s = NewSpan();
+  s->start = reinterpret_cast<uintptr_t>(p);
+  s->bytes = bytes;
+  s->size_class = kLargeClass;
+  s->state = SpanState::kLarge;
+  SetPageMap(s->start, 1, s);  // its blocks' only address: the first page
+  heap.held += bytes;
+  heap.lock.Release();
+  return p;  // fresh from the kernel: zeroes already
+}
+
+void FreeLarge(Span* s) {
+  Unmapping unmap[kLargeCacheEntries + 1];
+  int unmaps = 0;
+  heap.lock.Acquire();
+  ++heap.visits;
+  if (s->bytes <= kLargeCacheMaxBlock) {
+    s->state = SpanState::kLargeCached;
+    s->idle_since = NowNs();
+    heap.large_cache.PushFront(s);
+    heap.large_cache_bytes += s->bytes;
+    ++heap.large_cache_entries;
+    NoteIdle(s->idle_since);
+    while (heap.large_cache_entries > kLargeCacheEntries ||
+           heap.large_cache_bytes > kLargeCacheBytes) {
+      Span* old = heap.large_cache.tail;
+      heap.large_cache.Remove(old);
+      heap.large_cache_bytes -= old->bytes;
+      --heap.large_cache_entries;
+      unmap[unmaps++] = ForgetLarge(old);
+    }
+  } else {
+    unmap[unmaps++] = ForgetLarge(s);
+  }
+  heap.lock.Release();
+  for (int i = 0; i < unmaps; ++i) {
+    UnmapPages(reinterpret_cast<void*>(unmap[i].start), unmap[i].bytes);
+  }
+}
+
+// -----------------------------------------------------------------------------
+// The fast path.
+// -----------------------------------------------------------------------------
+
+inline void* AllocateSmall(int c, size_t size, bool zero) {
+  CountCall();
+  ClassCache& cc = tc.classes[c];
+  void* block = cc.list;
+  if (block != nullptr) [[likely]] {
+    cc.list = NextOf(block);
+    --cc.count;
+    if (zero) memset(block, 0, size);  // recycled
+    return block;
+  }
+  bool fresh = false;  // from a run that reads as zeroes
+  if (cc.run_left != 0) {
+    --cc.run_left;
+    block = cc.run;
+    cc.run += kClass.size[c];
+    fresh = cc.run_zeroed;
+  } else {
+    block = Refill(c, &fresh);
+    if (block == nullptr) return nullptr;
+  }
+  if (zero && !fresh) memset(block, 0, size);
+  return block;
+}
+
+}  // namespace
+
+void* Allocate(size_t size, size_t alignment, bool zero) {
+  if (alignment <= kMinAlignment && size <= kSmallMax) [[likely]] {
+    return AllocateSmall(SizeToClass(size), size, zero);
+  }
+  if ((alignment & (alignment - 1)) != 0) return nullptr;  // not a power of 2
+  if (alignment < kMinAlignment) alignment = kMinAlignment;
+  if (size <= kSmallMax) {
+    for (int c = SizeToClass(size); c < kNumClasses; ++c) {
+      if (kClass.alignment[c] >= alignment) return AllocateSmall(c, size, zero);
+    }
+  }
+  CountCall();
+  return AllocateLarge(size, alignment, zero);
+}
+
+void Free(void* block) {
+  if (block == nullptr) return;
+  Span* s = LookupSpan(block);
+  if (s == nullptr) return;  // not from here
+  CountCall();
+  const int c = s->size_class;
+  if (c == kLargeClass) return FreeLarge(s);
+  ClassCache& cc = tc.classes[c];
+  NextOf(block) = cc.list;
+  cc.list = block;
+  if (++cc.count > cc.limit) [[unlikely]]
+    Drain(c);
+}
+
+size_t UsableSize(const void* block) {
+  const Span* s = block == nullptr ? nullptr : LookupSpan(block);
+  if (s == nullptr) return 0;
+  return s->size_class == kLargeClass ? s->bytes : kClass.size[s->size_class];
+}
+
+void ThreadExit() {
+  FlushCache(0);
+  for (ClassCache& cc : tc.classes) cc = ClassCache{};
+  tc.armed = false;  // a later call on this thread sets up and arms again
+}
+
+// Every lock, in one order; the child's only thread is the one that took
+// them all, so it may release them as the parent does.
+void ForkPrepare() {
+  for (Central& cl : central) cl.lock.Acquire();
+  heap.lock.Acquire();
+}
+
+void ForkParent() {
+  heap.lock.Release();
+  for (int c = kNumClasses - 1; c >= 0; --c) central[c].lock.Release();
+}
+
+void ForkChild() { ForkParent(); }
+
+Counters ReadCounters() {
+  Counters out;
+  for (Central& cl : central) {
+    cl.lock.Acquire();
+    out.central_visits += cl.visits;
+    cl.lock.Release();
+  }
+  heap.lock.Acquire();
+  out.central_visits += heap.visits;
+  out.bytes_held = heap.held;
+  out.bytes_returned = heap.returned;
+  heap.lock.Release();
+  return out;
+}
 
 }  // namespace allocator_design
