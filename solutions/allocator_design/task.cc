@@ -88,13 +88,13 @@ namespace {
 // Size classes, computed at compile time.
 // -----------------------------------------------------------------------------
 
-constexpr size_t kSmallMax = size_t{32} << 10;
-constexpr int kNumClasses = 40;
+constexpr size_t kSmallMax = size_t{256} << 10;
+constexpr int kNumClasses = 52;
 
 // ClassSize()
 //
 // Classes 0-7: 16, 32, ..., 128; then four per doubling: 160, 192, 224,
-// 256, 320, ..., 32768.
+// 256, 320, ..., 256 KiB.
 constexpr size_t ClassSize(int c) {
   if (c < 8) return size_t{16} * static_cast<size_t>(c + 1);
   const size_t base = size_t{128} << ((c - 8) / 4);
@@ -111,15 +111,40 @@ constexpr int SizeToClass(size_t size) {
   return 8 + (lg - 7) * 4 + step;
 }
 
-// A block of class c starts at a multiple of its size from a span's start,
-// and spans are 64 KiB-aligned: its address is aligned to the largest power
-// of two that divides the size. An aligned request takes the first class
-// whose blocks are aligned enough.
+// Spans come in two sizes, each aligned to its size: 64 KiB for classes
+// up to 16 KiB, 1 MiB for the larger ones (at least four blocks a span).
 constexpr size_t kSpanBytes = size_t{64} << 10;
+constexpr size_t kBigSpanBytes = size_t{1} << 20;
+constexpr size_t kSmallSpanMaxClass = size_t{16} << 10;
+constexpr size_t SpanBytesOf(int c) {
+  return ClassSize(c) <= kSmallSpanMaxClass ? kSpanBytes : kBigSpanBytes;
+}
+
+// A block of class c starts at a multiple of its size from its span's
+// start: its address is aligned to the largest power of two that divides
+// the size (at most the span's alignment). An aligned request takes the
+// first class whose blocks are aligned enough.
 constexpr size_t ClassAlignment(int c) {
   const size_t s = ClassSize(c);
   const size_t natural = s & (~s + 1);
-  return natural < kSpanBytes ? natural : kSpanBytes;
+  return natural < SpanBytesOf(c) ? natural : SpanBytesOf(c);
+}
+
+// A batch: what a refill brings and a drain takes. It starts at two blocks
+// and doubles with use up to the class's most, so that a class a thread
+// uses once costs a couple of blocks, not a batch. The most is twice
+// kOpsPerCentralVisit (a cache of at most 2 * batch blocks that drains to
+// `batch` moves a batch at most every batch - 1 calls: promise 1), and at
+// most 512 KiB of blocks for the large classes (promise 1's sizes are the
+// small ones; a batch of 32 blocks of 256 KiB would be 8 MiB a thread).
+constexpr uint32_t kFirstBatch = 2;
+constexpr uint32_t kMaxBatch = 2 * kOpsPerCentralVisit;
+constexpr size_t kMaxBatchBytes = size_t{512} << 10;
+constexpr uint32_t MaxBatchOf(int c) {
+  const size_t by_bytes = kMaxBatchBytes / ClassSize(c);
+  return by_bytes >= kMaxBatch    ? kMaxBatch
+         : by_bytes < kFirstBatch ? kFirstBatch
+                                  : static_cast<uint32_t>(by_bytes);
 }
 
 constexpr bool ClassTableIsRight() {
@@ -129,6 +154,7 @@ constexpr bool ClassTableIsRight() {
       return false;
     }
     if (ClassSize(c) % kMinAlignment != 0) return false;
+    if (SpanBytesOf(c) / ClassSize(c) < 4) return false;
   }
   return ClassSize(kNumClasses - 1) == kSmallMax;
 }
@@ -137,12 +163,14 @@ static_assert(ClassTableIsRight(), "the size-class table is inconsistent");
 struct ClassInfo {
   uint32_t size[kNumClasses];
   uint32_t alignment[kNumClasses];
+  uint32_t max_batch[kNumClasses];
 };
 constexpr ClassInfo MakeClassInfo() {
   ClassInfo info{};
   for (int c = 0; c < kNumClasses; ++c) {
     info.size[c] = static_cast<uint32_t>(ClassSize(c));
     info.alignment[c] = static_cast<uint32_t>(ClassAlignment(c));
+    info.max_batch[c] = MaxBatchOf(c);
   }
   return info;
 }
@@ -152,35 +180,29 @@ constexpr ClassInfo kClass = MakeClassInfo();
 // The design's numbers.
 // -----------------------------------------------------------------------------
 
-// A batch: what a refill brings and a drain takes. It starts small and
-// doubles with use up to kMaxBatch, so that a class a thread uses once
-// costs a couple of blocks, not a batch of 32 KiB ones. kMaxBatch is twice
-// kOpsPerCentralVisit: a cache of at most 2 * batch blocks that drains to
-// `batch` moves a batch at most every batch - 1 calls (promise 1).
-constexpr uint32_t kFirstBatch = 2;
-constexpr uint32_t kMaxBatch = 2 * kOpsPerCentralVisit;
-
-// Chunks: 64 KiB to 1 MiB, at most an eighth of what is already held.
+// Chunks of small spans: 64 KiB to 1 MiB, at most an eighth of what is
+// already held; a big span is a chunk of its own.
 constexpr size_t kMinChunk = kSpanBytes;
-constexpr size_t kMaxChunk = size_t{1} << 20;
+constexpr size_t kMaxChunk = kBigSpanBytes;
 
 // The cache of recently freed large mappings (lab musl_churn's recycler):
 // at most this many, of at most this size each and in all. A cached
 // mapping of R bytes serves a request of R * 4/5 to R bytes.
 constexpr int kLargeCacheEntries = 32;
-constexpr size_t kLargeCacheMaxBlock = size_t{1} << 20;
+constexpr size_t kLargeCacheMaxBlock = size_t{2} << 20;
 constexpr size_t kLargeCacheBytes = size_t{4} << 20;
 
-// Whole-free spans kept (not released) while a large block is mapped: above
-// this, the new mapping's bytes are released from idle spans first, so
-// memory freed as small blocks is not held beside new large ones (the
-// 'phases' trace).
+// Whole-free spans kept (not released) while new memory is mapped: above
+// this, as many bytes as the new mapping are released from the idle spans
+// first, so memory freed as one kind of block is not held beside new
+// memory for another (the 'phases' trace: 64-byte blocks, then 100 KiB
+// ones).
 constexpr size_t kPoolSlackBytes = size_t{1} << 20;
 
 // Metadata (page-map nodes and span descriptors) comes from the page
 // source too, in pieces of kMetaChunk; kMetaNeed is the most one install
 // (a span, a chunk's spans or a large mapping) may take.
-constexpr size_t kMetaChunk = size_t{128} << 10;
+constexpr size_t kMetaChunk = size_t{256} << 10;
 
 // -----------------------------------------------------------------------------
 // Locks: a pthread mutex, constant-initialised, that never allocates.
@@ -264,40 +286,56 @@ struct SpanList {
 };
 
 // -----------------------------------------------------------------------------
-// The page map: address -> span, three levels of 4096 entries over 48 bits
-// of address in 4 KiB steps. The root is static (32 KiB of zeroes); the
-// lower levels are metadata, written under the page heap's lock and read
-// without one: the thread that frees a block learnt of it after its span
-// was entered, so its read sees the entry (acquire, a plain load on x86).
+// The page map: address -> span and class, in two levels over the 47 bits
+// of a user address on x86-64, in 64 KiB units (every span and every large
+// mapping starts on one). The root is static: 2^17 pointers, 1 MiB of
+// zeroes in .bss, of which only the pages touched are ever backed. A leaf
+// (2^14 entries, 128 KiB, for 1 GiB of address space) is metadata from the
+// page source. An entry is the span's descriptor (64-byte aligned) with
+// its class + 1 in the low six bits, 0 there for a large mapping: Free()
+// learns the class without touching the descriptor. Entries are written
+// under the page heap's lock, or by the thread that owns the span, and
+// read without one: the thread that frees a block learnt of it after its
+// span was entered, so its read sees the entry (acquire: a plain load on
+// x86).
 // -----------------------------------------------------------------------------
 
-constexpr int kMapShift = 12;
-constexpr int kLevelBits = 12;
-constexpr size_t kLevelSize = size_t{1} << kLevelBits;
+constexpr int kUnitShift = 16;
+constexpr int kLeafBits = 14;
+constexpr int kRootBits = 47 - kUnitShift - kLeafBits;
+constexpr uintptr_t kClassBits = 63;
+static_assert(kNumClasses < 64, "a class + 1 fits an entry's low bits");
+static_assert(alignof(Span) <= 64 && sizeof(Span) == 64);
+static_assert((size_t{1} << kUnitShift) == kSpanBytes);
 
 struct Leaf {
-  std::atomic<Span*> entry[kLevelSize];
-};
-struct Mid {
-  std::atomic<Leaf*> entry[kLevelSize];
+  std::atomic<uintptr_t> entry[size_t{1} << kLeafBits];
 };
 
-constinit std::atomic<Mid*> page_map_root[kLevelSize];
+constinit std::atomic<Leaf*> page_map_root[size_t{1} << kRootBits];
 
-Span* LookupSpan(const void* p) {
-  const uintptr_t a = reinterpret_cast<uintptr_t>(p) >> kMapShift;
-  if ((a >> (3 * kLevelBits)) != 0) return nullptr;
-  Mid* mid =
-      page_map_root[a >> (2 * kLevelBits)].load(std::memory_order_acquire);
-  if (mid == nullptr) return nullptr;
-  Leaf* leaf = mid->entry[(a >> kLevelBits) & (kLevelSize - 1)].load(
+[[gnu::always_inline]] inline uintptr_t LookupEntry(const void* p) {
+  const uintptr_t unit = reinterpret_cast<uintptr_t>(p) >> kUnitShift;
+  if ((unit >> (kRootBits + kLeafBits)) != 0) return 0;
+  Leaf* leaf = page_map_root[unit >> kLeafBits].load(std::memory_order_acquire);
+  if (leaf == nullptr) return 0;
+  return leaf->entry[unit & ((uintptr_t{1} << kLeafBits) - 1)].load(
       std::memory_order_acquire);
-  if (leaf == nullptr) return nullptr;
-  return leaf->entry[a & (kLevelSize - 1)].load(std::memory_order_acquire);
+}
+
+Span* SpanOf(uintptr_t entry) {
+  return reinterpret_cast<Span*>(entry & ~kClassBits);
+}
+
+Span* LookupSpan(const void* p) { return SpanOf(LookupEntry(p)); }
+
+uintptr_t EntryOf(Span* s, int size_class) {
+  return reinterpret_cast<uintptr_t>(s) |
+         static_cast<uintptr_t>(size_class + 1);
 }
 
 constexpr size_t kMetaNeed =
-    sizeof(Mid) + sizeof(Leaf) + (kMaxChunk / kSpanBytes) * sizeof(Span);
+    sizeof(Leaf) + (kMaxChunk / kSpanBytes) * sizeof(Span);
 static_assert(kMetaNeed <= kMetaChunk, "a metadata piece fits an install");
 
 // -----------------------------------------------------------------------------
@@ -314,11 +352,18 @@ struct alignas(64) Central {
 };
 constinit Central central[kNumClasses];
 
+// The two sizes of span, as the pool keeps them apart.
+constexpr int kSmallSpan = 0;
+constexpr int kBigSpan = 1;
+constexpr int KindOf(size_t span_bytes) {
+  return span_bytes == kSpanBytes ? kSmallSpan : kBigSpan;
+}
+
 struct PageHeap {
   Lock lock;
-  SpanList cached;  // whole-free spans, held
+  SpanList cached[2];  // whole-free spans, held, by kind
   size_t cached_bytes = 0;
-  SpanList released;  // whole-free spans, released: read as zeroes
+  SpanList released[2];  // whole-free spans, released: read as zeroes
   SpanList large_cache;
   size_t large_cache_bytes = 0;
   int large_cache_entries = 0;
@@ -415,25 +460,21 @@ void DeleteSpan(Span* s) {
 
 // SetPageMap()
 //
-// Enters `s` for the `pages` 4 KiB pages from `start` (all in one leaf:
-// callers map at most a 16 MiB-aligned region's share).
-void SetPageMap(uintptr_t start, size_t pages, Span* s) {
-  const uintptr_t a = start >> kMapShift;
-  std::atomic<Mid*>& root_slot = page_map_root[a >> (2 * kLevelBits)];
-  Mid* mid = root_slot.load(std::memory_order_relaxed);
-  if (mid == nullptr) {
-    mid = static_cast<Mid*>(MetaAlloc(sizeof(Mid)));
-    root_slot.store(mid, std::memory_order_release);
-  }
-  std::atomic<Leaf*>& mid_slot =
-      mid->entry[(a >> kLevelBits) & (kLevelSize - 1)];
-  Leaf* leaf = mid_slot.load(std::memory_order_relaxed);
+// Enters `entry` for the 64 KiB units of [start, start + bytes), all in
+// one leaf (callers enter at most a 1 MiB-aligned MiB). Makes the leaf
+// when there is none: EnsureMeta() first.
+void SetPageMap(uintptr_t start, size_t bytes, uintptr_t entry) {
+  const uintptr_t unit = start >> kUnitShift;
+  std::atomic<Leaf*>& slot = page_map_root[unit >> kLeafBits];
+  Leaf* leaf = slot.load(std::memory_order_relaxed);
   if (leaf == nullptr) {
     leaf = static_cast<Leaf*>(MetaAlloc(sizeof(Leaf)));
-    mid_slot.store(leaf, std::memory_order_release);
+    slot.store(leaf, std::memory_order_release);
   }
-  for (size_t i = 0; i < pages; ++i) {
-    leaf->entry[(a + i) & (kLevelSize - 1)].store(s, std::memory_order_release);
+  const size_t units = (bytes + kSpanBytes - 1) >> kUnitShift;
+  for (size_t i = 0; i < units; ++i) {
+    leaf->entry[(unit + i) & ((uintptr_t{1} << kLeafBits) - 1)].store(
+        entry, std::memory_order_release);
   }
 }
 
@@ -449,9 +490,14 @@ void NoteIdle(uint64_t since) {
 Span* TakeOldestCached(size_t bytes) {
   Span* taken = nullptr;
   size_t got = 0;
-  while (got < bytes && heap.cached.tail != nullptr) {
-    Span* s = heap.cached.tail;
-    heap.cached.Remove(s);
+  while (got < bytes && heap.cached_bytes > kPoolSlackBytes) {
+    Span* small = heap.cached[kSmallSpan].tail;
+    Span* big = heap.cached[kBigSpan].tail;
+    Span* s = small == nullptr                       ? big
+              : big == nullptr                       ? small
+              : small->idle_since <= big->idle_since ? small
+                                                     : big;
+    heap.cached[KindOf(s->bytes)].Remove(s);
     heap.cached_bytes -= s->bytes;
     s->state = SpanState::kBusy;
     s->next = taken;
@@ -461,10 +507,20 @@ Span* TakeOldestCached(size_t bytes) {
   return taken;
 }
 
-void ReleaseSpansUnlocked(Span* list) {
+void FileReleased(Span* list);
+
+// ReleaseSpans()
+//
+// Releases the pages of spans taken out of the pool (TakeOldestCached(),
+// Decay()) with no lock held, then files them as released.
+void ReleaseSpans(Span* list) {
+  if (list == nullptr) return;
   for (Span* s = list; s != nullptr; s = s->next) {
     ReleasePages(reinterpret_cast<void*>(s->start), s->bytes);
   }
+  heap.lock.Acquire();
+  FileReleased(list);
+  heap.lock.Release();
 }
 
 void FileReleased(Span* list) {
@@ -475,7 +531,7 @@ void FileReleased(Span* list) {
     s->zeroed = true;
     heap.held -= s->bytes;
     heap.returned += s->bytes;
-    heap.released.PushFront(s);
+    heap.released[KindOf(s->bytes)].PushFront(s);
   }
 }
 
@@ -488,7 +544,7 @@ struct Unmapping {
 };
 
 Unmapping ForgetLarge(Span* s) {
-  SetPageMap(s->start, 1, nullptr);
+  SetPageMap(s->start, kSpanBytes, 0);
   heap.held -= s->bytes;
   heap.returned += s->bytes;
   const Unmapping u{s->start, s->bytes};
@@ -502,59 +558,63 @@ Unmapping ForgetLarge(Span* s) {
 
 // GetSpan()
 //
-// A span for class `c`, no lock held on entry or exit: a whole-free one
-// from the pool (recently freed first, then released ones), or one of a
-// new chunk, whose other spans go to the pool. nullptr when the kernel
-// refuses.
+// A span for class `c`, no lock held on entry or exit: a whole-free one of
+// its size from the pool (recently freed first, then released ones), or
+// one of a new chunk, whose other spans go to the pool. Before mapping,
+// idle spans past kPoolSlackBytes give back as much as the chunk takes.
+// nullptr when the kernel refuses.
 Span* GetSpan(int c) {
+  const size_t span_bytes = SpanBytesOf(c);
+  const int kind = KindOf(span_bytes);
   heap.lock.Acquire();
-  Span* s = heap.cached.PopFront();
+  Span* s = heap.cached[kind].PopFront();
   if (s != nullptr) {
     heap.cached_bytes -= s->bytes;
-  } else if ((s = heap.released.PopFront()) != nullptr) {
+  } else if ((s = heap.released[kind].PopFront()) != nullptr) {
     heap.held += s->bytes;  // taken into use again: held once more
   } else {
-    size_t chunk = kMinChunk;
+    size_t chunk = span_bytes;
     while (chunk < kMaxChunk && chunk * 8 <= heap.held) chunk *= 2;
+    Span* to_release = TakeOldestCached(chunk);
     heap.lock.Release();
-    // Aligned to its own size: a chunk's spans are 64 KiB-aligned and share
+    ReleaseSpans(to_release);
+    // Aligned to its own size: its spans are aligned to theirs, and share
     // one page-map leaf.
     void* mem = MapAlignedPages(chunk, chunk);
     if (mem == nullptr) return nullptr;
     heap.lock.Acquire();
     if (!EnsureMeta()) {
-      heap.lock.Release();
-      UnmapPages(mem, chunk);
-      heap.lock.Acquire();
       heap.returned += chunk;  // mapped and unmapped: returned, never held
       heap.lock.Release();
+      UnmapPages(mem, chunk);
       return nullptr;
     }
     heap.held += chunk;
     const uint64_t now = NowNs();
     const uintptr_t base = reinterpret_cast<uintptr_t>(mem);
-    for (size_t off = 0; off < chunk; off += kSpanBytes) {
+    for (size_t off = 0; off < chunk; off += span_bytes) {
       Span* span = NewSpan();
       span->start = base + off;
-      span->bytes = kSpanBytes;
+      span->bytes = span_bytes;
       span->zeroed = true;  // fresh from the kernel
-      SetPageMap(span->start, kSpanBytes >> kMapShift, span);
+      SetPageMap(span->start, span_bytes, reinterpret_cast<uintptr_t>(span));
       if (off == 0) {
         s = span;
       } else {
         // Behind the recently freed spans, which are warmer.
         span->state = SpanState::kCached;
         span->idle_since = now;
-        heap.cached.PushBack(span);
-        heap.cached_bytes += kSpanBytes;
+        heap.cached[kind].PushBack(span);
+        heap.cached_bytes += span_bytes;
       }
     }
-    if (chunk > kSpanBytes) NoteIdle(now);
+    if (chunk > span_bytes) NoteIdle(now);
   }
   heap.lock.Release();
   // Ours alone now: no lock needed to set it up for its class. A span from
   // the pool was used before unless released since (`zeroed` says which).
   s->size_class = static_cast<int16_t>(c);
+  SetPageMap(s->start, s->bytes, EntryOf(s, c));  // its leaf is there
   s->free_list = nullptr;
   s->carve = s->start;
   s->live = 0;
@@ -574,7 +634,7 @@ void PutSpans(Span* list, uint64_t since) {
     s->state = SpanState::kCached;
     s->zeroed = false;
     s->idle_since = since;
-    heap.cached.PushFront(s);
+    heap.cached[KindOf(s->bytes)].PushFront(s);
     heap.cached_bytes += s->bytes;
   }
   NoteIdle(since);
@@ -598,10 +658,11 @@ void SetUp(ClassCache& cc) {
   }
 }
 
-void GrowBatch(ClassCache& cc) {
-  if (cc.batch < kMaxBatch) {
-    cc.batch = static_cast<uint16_t>(cc.batch * 2 < kMaxBatch ? cc.batch * 2
-                                                              : kMaxBatch);
+void GrowBatch(ClassCache& cc, int c) {
+  const uint32_t most = kClass.max_batch[c];
+  if (cc.batch < most) {
+    cc.batch =
+        static_cast<uint16_t>(cc.batch * 2u < most ? cc.batch * 2u : most);
     cc.limit = 2u * cc.batch;
   }
 }
@@ -663,11 +724,11 @@ void ReturnBlocks(int c, void* list, char* run, uint32_t run_left,
 // The cache of class c is empty: bring a batch from the class's spans
 // (freed blocks first, then never-used ones as a run), and hand out one;
 // `*fresh` when it reads as zeroes.
-void* Refill(int c, bool* fresh) {
+[[gnu::noinline]] void* Refill(int c, bool* fresh) {
   ClassCache& cc = tc.classes[c];
   SetUp(cc);
   const uint32_t want = cc.batch;
-  GrowBatch(cc);
+  GrowBatch(cc, c);
   const size_t size = kClass.size[c];
   Central& cl = central[c];
   void* list = nullptr;
@@ -737,7 +798,7 @@ void* Refill(int c, bool* fresh) {
 //
 // A free took the cache of class c past its bound: keep the `batch` most
 // recently freed blocks (warm), give the older ones back.
-void Drain(int c) {
+[[gnu::noinline]] void Drain(int c) {
   ClassCache& cc = tc.classes[c];
   if (cc.limit == 0) {  // the thread's first free of this class
     SetUp(cc);
@@ -749,7 +810,7 @@ void Drain(int c) {
   void* old = NextOf(last);
   NextOf(last) = nullptr;
   cc.count = keep;
-  GrowBatch(cc);
+  GrowBatch(cc, c);
   ReturnBlocks(c, old, nullptr, 0, 0);
 }
 
@@ -789,18 +850,20 @@ void Decay(uint64_t now) {
   ++heap.visits;
   uint64_t oldest = UINT64_MAX;
   Span* to_release = nullptr;
-  for (Span* s = heap.cached.head; s != nullptr;) {
-    Span* next = s->next;
-    if (s->idle_since + kDecayNs <= now) {
-      heap.cached.Remove(s);
-      heap.cached_bytes -= s->bytes;
-      s->state = SpanState::kBusy;
-      s->next = to_release;
-      to_release = s;
-    } else if (s->idle_since < oldest) {
-      oldest = s->idle_since;
+  for (SpanList& list : heap.cached) {
+    for (Span* s = list.head; s != nullptr;) {
+      Span* next = s->next;
+      if (s->idle_since + kDecayNs <= now) {
+        list.Remove(s);
+        heap.cached_bytes -= s->bytes;
+        s->state = SpanState::kBusy;
+        s->next = to_release;
+        to_release = s;
+      } else if (s->idle_since < oldest) {
+        oldest = s->idle_since;
+      }
+      s = next;
     }
-    s = next;
   }
   Unmapping unmap[kLargeCacheEntries];
   int unmaps = 0;
@@ -823,12 +886,7 @@ void Decay(uint64_t now) {
   for (int i = 0; i < unmaps; ++i) {
     UnmapPages(reinterpret_cast<void*>(unmap[i].start), unmap[i].bytes);
   }
-  if (to_release != nullptr) {
-    ReleaseSpansUnlocked(to_release);
-    heap.lock.Acquire();
-    FileReleased(to_release);
-    heap.lock.Release();
-  }
+  ReleaseSpans(to_release);
 }
 
 // DecayTick()
@@ -847,7 +905,7 @@ void Decay(uint64_t now) {
   if (now >= next_decay_ns.load(std::memory_order_relaxed)) Decay(now);
 }
 
-inline void CountCall() {
+[[gnu::always_inline]] inline void CountCall() {
   if (++tc.ops >= kDecayCheckOps) [[unlikely]]
     DecayTick();
 }
@@ -856,11 +914,12 @@ inline void CountCall() {
 // Large blocks: a mapping each, and the cache of recent ones.
 // -----------------------------------------------------------------------------
 
-void* AllocateLarge(size_t size, size_t alignment, bool zero) {
+[[gnu::noinline]] void* AllocateLarge(size_t size, size_t alignment,
+                                      bool zero) {
   const size_t page = PageSize();
   if (size > SIZE_MAX - page) return nullptr;  // rounding up would overflow
   const size_t bytes = size == 0 ? page : (size + page - 1) & ~(page - 1);
-  if (alignment > page && bytes > SIZE_MAX - alignment) return nullptr;
+  if (bytes > SIZE_MAX - alignment - kSpanBytes) return nullptr;
   heap.lock.Acquire();
   ++heap.visits;
   Span* best = nullptr;
@@ -882,19 +941,12 @@ void* AllocateLarge(size_t size, size_t alignment, bool zero) {
     return p;
   }
   // Idle small spans make room for the new mapping (kPoolSlackBytes).
-  Span* to_release = nullptr;
-  if (heap.cached_bytes > kPoolSlackBytes) {
-    to_release = TakeOldestCached(bytes);
-  }
+  Span* to_release = TakeOldestCached(bytes);
   heap.lock.Release();
-  if (to_release != nullptr) {
-    ReleaseSpansUnlocked(to_release);
-    heap.lock.Acquire();
-    FileReleased(to_release);
-    heap.lock.Release();
-  }
+  ReleaseSpans(to_release);
+  // On a 64 KiB unit of its own, for the page map.
   void* p =
-      alignment > page ? MapAlignedPages(bytes, alignment) : MapPages(bytes);
+      MapAlignedPages(bytes, alignment > kSpanBytes ? alignment : kSpanBytes);
   if (p == nullptr) return nullptr;
   heap.lock.Acquire();
   if (!EnsureMeta()) {
@@ -908,13 +960,13 @@ void* AllocateLarge(size_t size, size_t alignment, bool zero) {
   s->bytes = bytes;
   s->size_class = kLargeClass;
   s->state = SpanState::kLarge;
-  SetPageMap(s->start, 1, s);  // its blocks' only address: the first page
+  SetPageMap(s->start, kSpanBytes, reinterpret_cast<uintptr_t>(s));
   heap.held += bytes;
   heap.lock.Release();
   return p;  // fresh from the kernel: zeroes already
 }
 
-void FreeLarge(Span* s) {
+[[gnu::noinline]] void FreeLarge(Span* s) {
   Unmapping unmap[kLargeCacheEntries + 1];
   int unmaps = 0;
   heap.lock.Acquire();
@@ -947,7 +999,8 @@ void FreeLarge(Span* s) {
 // The fast path.
 // -----------------------------------------------------------------------------
 
-inline void* AllocateSmall(int c, size_t size, bool zero) {
+[[gnu::always_inline]] inline void* AllocateSmall(int c, size_t size,
+                                                  bool zero) {
   CountCall();
   ClassCache& cc = tc.classes[c];
   void* block = cc.list;
@@ -971,10 +1024,13 @@ inline void* AllocateSmall(int c, size_t size, bool zero) {
   return block;
 }
 
-}  // namespace
-
-void* Allocate(size_t size, size_t alignment, bool zero) {
-  if (alignment <= kMinAlignment && size <= kSmallMax) [[likely]] {
+// AllocateSlow(), FreeSlow()
+//
+// Everything but the commonest case: the fast paths below test for that
+// case only, and call these in tail position, so that they need no stack
+// frame of their own.
+[[gnu::noinline]] void* AllocateSlow(size_t size, size_t alignment, bool zero) {
+  if (alignment <= kMinAlignment && size <= kSmallMax) {
     return AllocateSmall(SizeToClass(size), size, zero);
   }
   if ((alignment & (alignment - 1)) != 0) return nullptr;  // not a power of 2
@@ -988,24 +1044,57 @@ void* Allocate(size_t size, size_t alignment, bool zero) {
   return AllocateLarge(size, alignment, zero);
 }
 
-void Free(void* block) {
-  if (block == nullptr) return;
-  Span* s = LookupSpan(block);
-  if (s == nullptr) return;  // not from here
+[[gnu::noinline]] void FreeSlow(void* block, Span* s) {
   CountCall();
   const int c = s->size_class;
   if (c == kLargeClass) return FreeLarge(s);
   ClassCache& cc = tc.classes[c];
   NextOf(block) = cc.list;
   cc.list = block;
-  if (++cc.count > cc.limit) [[unlikely]]
-    Drain(c);
+  if (++cc.count > cc.limit) Drain(c);
+}
+
+}  // namespace
+
+// The fast path: a block off this thread's list for its class, or onto it;
+// one counter of this thread's for the decay's tick. No lock, no atomic
+// read-modify-write, no line another thread writes.
+void* Allocate(size_t size, size_t alignment, bool zero) {
+  if (alignment <= kMinAlignment && size <= kSmallMax && !zero) [[likely]] {
+    ThreadCache& t = tc;
+    ClassCache& cc = t.classes[SizeToClass(size)];
+    void* block = cc.list;
+    if (block != nullptr && ++t.ops < kDecayCheckOps) [[likely]] {
+      cc.list = NextOf(block);
+      --cc.count;
+      return block;
+    }
+  }
+  return AllocateSlow(size, alignment, zero);
+}
+
+void Free(void* block) {
+  const uintptr_t entry = LookupEntry(block);  // 0 for nullptr, not ours
+  const uintptr_t code = entry & kClassBits;
+  if (code != 0) [[likely]] {
+    ThreadCache& t = tc;
+    ClassCache& cc = t.classes[code - 1];
+    if (cc.count < cc.limit && ++t.ops < kDecayCheckOps) [[likely]] {
+      NextOf(block) = cc.list;
+      cc.list = block;
+      ++cc.count;
+      return;
+    }
+  }
+  if (entry == 0) return;  // nullptr, or not from here
+  return FreeSlow(block, SpanOf(entry));
 }
 
 size_t UsableSize(const void* block) {
-  const Span* s = block == nullptr ? nullptr : LookupSpan(block);
-  if (s == nullptr) return 0;
-  return s->size_class == kLargeClass ? s->bytes : kClass.size[s->size_class];
+  const uintptr_t entry = LookupEntry(block);
+  if (entry == 0) return 0;
+  const uintptr_t code = entry & kClassBits;
+  return code == 0 ? SpanOf(entry)->bytes : kClass.size[code - 1];
 }
 
 void ThreadExit() {
