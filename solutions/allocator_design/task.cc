@@ -120,6 +120,33 @@ constexpr size_t SpanBytesOf(int c) {
   return ClassSize(c) <= kSmallSpanMaxClass ? kSpanBytes : kBigSpanBytes;
 }
 
+// The fast path's class of a size up to kLookupMax: one load, no branch.
+constexpr size_t kLookupMax = 1024;
+struct SmallClassTable {
+  uint8_t of[kLookupMax / 16 + 1];
+};
+constexpr SmallClassTable MakeSmallClassTable() {
+  SmallClassTable t{};
+  for (size_t i = 0; i <= kLookupMax / 16; ++i) {
+    t.of[i] = static_cast<uint8_t>(SizeToClass(i * 16));
+  }
+  return t;
+}
+constexpr SmallClassTable kSmallClass = MakeSmallClassTable();
+
+constexpr bool SmallClassTableIsRight() {
+  for (size_t size = 0; size <= kLookupMax; ++size) {
+    if (kSmallClass.of[(size + 15) / 16] != SizeToClass(size)) return false;
+  }
+  return true;
+}
+static_assert(SmallClassTableIsRight(), "the small-size table is wrong");
+
+[[gnu::always_inline]] inline int ClassOf(size_t size) {
+  return size <= kLookupMax ? kSmallClass.of[(size + 15) / 16]
+                            : SizeToClass(size);
+}
+
 // A block of class c starts at a multiple of its size from its span's
 // start: its address is aligned to the largest power of two that divides
 // the size (at most the span's alignment). An aligned request takes the
@@ -389,8 +416,8 @@ constinit std::atomic<uint64_t> next_decay_ns{UINT64_MAX};
 struct ClassCache {
   void* list;         // freed blocks, LIFO, linked through their first word
   char* run;          // never-used blocks from here ...
-  uint32_t count;     // blocks on `list`
-  uint32_t limit;     // a free past this many drains; 0: class not set up
+  uint32_t room;      // frees before a drain: limit - blocks on `list`
+  uint32_t limit;     // the most blocks on `list`; 0: class not set up
   uint16_t run_left;  // ... this many of them
   uint16_t batch;     // blocks per refill or drain, now
   bool run_zeroed;    // the run's blocks read as zeroes
@@ -399,7 +426,7 @@ struct ClassCache {
 struct ThreadCache {
   ClassCache classes[kNumClasses];
   uint64_t last_tick_ns;  // the clock at this thread's last decay tick
-  uint32_t ops;           // calls since then
+  uint32_t ticks_left;    // calls to the next tick (0: tick at the next)
   bool armed;             // ArmThreadExit() done, last_tick_ns set
 };
 
@@ -652,9 +679,10 @@ void SetUp(ClassCache& cc) {
     tc.last_tick_ns = NowNs();
     ArmThreadExit();  // ThreadExit() will give this cache back
   }
-  if (cc.limit == 0) {
+  if (cc.limit == 0) {  // and so `list` is empty
     cc.batch = kFirstBatch;
     cc.limit = 2 * kFirstBatch;
+    cc.room = cc.limit;
   }
 }
 
@@ -663,6 +691,7 @@ void GrowBatch(ClassCache& cc, int c) {
   if (cc.batch < most) {
     cc.batch =
         static_cast<uint16_t>(cc.batch * 2u < most ? cc.batch * 2u : most);
+    cc.room += 2u * cc.batch - cc.limit;
     cc.limit = 2u * cc.batch;
   }
 }
@@ -780,10 +809,10 @@ void ReturnBlocks(int c, void* list, char* run, uint32_t run_left,
   cl.lock.Release();
   if (got == 0) return nullptr;
   cc.list = list;
-  cc.count = got - cc.run_left;
+  cc.room = cc.limit - (got - cc.run_left);  // limit >= batch >= got
   if (list != nullptr) {
     cc.list = NextOf(list);
-    --cc.count;
+    ++cc.room;
     *fresh = false;
     return list;
   }
@@ -796,20 +825,20 @@ void ReturnBlocks(int c, void* list, char* run, uint32_t run_left,
 
 // Drain()
 //
-// A free took the cache of class c past its bound: keep the `batch` most
+// A free finds the cache of class c full (no room): keep the `batch` most
 // recently freed blocks (warm), give the older ones back.
 [[gnu::noinline]] void Drain(int c) {
   ClassCache& cc = tc.classes[c];
   if (cc.limit == 0) {  // the thread's first free of this class
     SetUp(cc);
-    if (cc.count <= cc.limit) return;
+    return;
   }
-  const uint32_t keep = cc.batch;
+  const uint32_t keep = cc.batch;  // 2 or more, and less than `limit`
   void* last = cc.list;
   for (uint32_t i = 1; i < keep; ++i) last = NextOf(last);
   void* old = NextOf(last);
   NextOf(last) = nullptr;
-  cc.count = keep;
+  cc.room = cc.limit - keep;
   GrowBatch(cc, c);
   ReturnBlocks(c, old, nullptr, 0, 0);
 }
@@ -824,7 +853,7 @@ void FlushCache(uint64_t since) {
     if (cc.list == nullptr && cc.run_left == 0) continue;
     ReturnBlocks(c, cc.list, cc.run, cc.run_left, since);
     cc.list = nullptr;
-    cc.count = 0;
+    cc.room = cc.limit;
     cc.run = nullptr;
     cc.run_left = 0;
   }
@@ -896,7 +925,7 @@ void Decay(uint64_t now) {
 // it) gives its cache back first: those blocks have sat for about that long
 // (since its last tick, give or take its last few calls).
 [[gnu::noinline]] void DecayTick() {
-  tc.ops = 0;
+  tc.ticks_left = kDecayCheckOps;
   const uint64_t now = NowNs();
   if (tc.armed) {
     if (tc.last_tick_ns + kDecayNs <= now) FlushCache(tc.last_tick_ns);
@@ -905,9 +934,14 @@ void Decay(uint64_t now) {
   if (now >= next_decay_ns.load(std::memory_order_relaxed)) Decay(now);
 }
 
+// CountCall()
+//
+// One call of this thread; every kDecayCheckOps-th ticks. The fast paths
+// count down themselves and come here at 0 without ticking.
 [[gnu::always_inline]] inline void CountCall() {
-  if (++tc.ops >= kDecayCheckOps) [[unlikely]]
+  if (tc.ticks_left == 0 || --tc.ticks_left == 0) [[unlikely]] {
     DecayTick();
+  }
 }
 
 // -----------------------------------------------------------------------------
@@ -1006,7 +1040,7 @@ void Decay(uint64_t now) {
   void* block = cc.list;
   if (block != nullptr) [[likely]] {
     cc.list = NextOf(block);
-    --cc.count;
+    ++cc.room;
     if (zero) memset(block, 0, size);  // recycled
     return block;
   }
@@ -1049,9 +1083,10 @@ void Decay(uint64_t now) {
   const int c = s->size_class;
   if (c == kLargeClass) return FreeLarge(s);
   ClassCache& cc = tc.classes[c];
+  if (cc.room == 0) Drain(c);  // makes room (or sets the class up)
   NextOf(block) = cc.list;
   cc.list = block;
-  if (++cc.count > cc.limit) Drain(c);
+  --cc.room;
 }
 
 }  // namespace
@@ -1062,11 +1097,11 @@ void Decay(uint64_t now) {
 void* Allocate(size_t size, size_t alignment, bool zero) {
   if (alignment <= kMinAlignment && size <= kSmallMax && !zero) [[likely]] {
     ThreadCache& t = tc;
-    ClassCache& cc = t.classes[SizeToClass(size)];
+    ClassCache& cc = t.classes[ClassOf(size)];
     void* block = cc.list;
-    if (block != nullptr && ++t.ops < kDecayCheckOps) [[likely]] {
+    if (block != nullptr && --t.ticks_left != 0) [[likely]] {
       cc.list = NextOf(block);
-      --cc.count;
+      ++cc.room;
       return block;
     }
   }
@@ -1079,10 +1114,10 @@ void Free(void* block) {
   if (code != 0) [[likely]] {
     ThreadCache& t = tc;
     ClassCache& cc = t.classes[code - 1];
-    if (cc.count < cc.limit && ++t.ops < kDecayCheckOps) [[likely]] {
+    if (cc.room != 0 && --t.ticks_left != 0) [[likely]] {
       NextOf(block) = cc.list;
       cc.list = block;
-      ++cc.count;
+      --cc.room;
       return;
     }
   }
