@@ -8,40 +8,46 @@
 // before this one argued for, small enough to read top to bottom. Each
 // choice below names the lab whose measurement made it.
 //
-//   size classes    40 sizes from 16 bytes to 32 KiB (16-byte steps to 128,
-//                   then four per doubling): a request is rounded up to at
-//                   most 25% (12.5% on average) and the class is two shifts
-//                   away, with no search.
-//   spans           64 KiB runs of one class, carved lazily (a block is
-//                   first written when it is first handed out: lab
-//                   first_call's first-touch faults are paid by the caller
-//                   that uses the memory, not by a refill that may not), from
-//                   chunks of 64 KiB to 1 MiB (at most an eighth of what is
-//                   held, so a chunk's unused spans stay a small share).
-//   page map        a three-level radix table from any address to its span:
-//                   Free() needs no header before the block, and a block of
-//                   any alignment is found the same way.
+//   size classes    52 sizes from 16 bytes to 256 KiB (16-byte steps to
+//                   128, then four per doubling): a request is rounded up by
+//                   at most 25%, and its class is a table look-up (to 1 KiB)
+//                   or two shifts away, with no search.
+//   spans           runs of one class, carved lazily (a block is first
+//                   written when it is first handed out: lab first_call's
+//                   first-touch faults are paid by the caller that uses the
+//                   memory, not by a refill that may not), 64 KiB for classes
+//                   to 16 KiB and 1 MiB above, from chunks of at most an
+//                   eighth of what is held, so that a chunk's unused spans
+//                   stay a small share.
+//   page map        a two-level table from any address to its span and
+//                   class: Free() needs no header before the block, a block
+//                   of any alignment is found the same way, and the fast
+//                   path never touches the span itself.
 //   thread caches   per class, a LIFO list of freed blocks and a run of
 //                   never-used ones, bounded (twice the batch), refilled and
 //                   drained a batch at a time under the class's lock: no
-//                   lock, no atomic read-modify-write and no shared cache
-//                   line on the fast path (lab counter_contention: a shared
-//                   line costs more than the whole allocation), and at most
-//                   one central visit per batch (task.h's promise 1).
+//                   lock, no atomic read-modify-write and no cache line
+//                   another thread writes on the fast path (lab
+//                   counter_contention: a shared line costs more than the
+//                   whole allocation), and at most one central visit per
+//                   batch (task.h's promise 1).
 //   cross-thread    a block freed by another thread goes into the freeing
 //   frees           thread's cache, which drains to the block's span when
 //                   over its bound: lab jemalloc_adoption's msgsend moves
 //                   blocks from producers to consumers a batch at a time and
 //                   what it holds stays bounded (promise 4).
-//   span pool       a span whose blocks are all free goes back to one pool
-//                   that every class draws from: 64-byte blocks freed may
-//                   come back as 4 KiB blocks (the 'phases' trace, promise
-//                   5).
-//   large blocks    over 32 KiB, a mapping of their own (lab mmap_threshold:
-//                   large blocks in the heap pin it; mapped ones go back
-//                   whole), with a small cache of recently freed mappings
-//                   reused by size, as lab musl_churn's recycler does, so
-//                   that churning large blocks is not a system call each.
+//   span pool       a span whose blocks are all free goes back to a pool
+//                   that every class of its span size draws from, and idle
+//                   spans are released when new memory is mapped: 64-byte
+//                   blocks freed come back as 4 KiB blocks, or make room for
+//                   100 KiB ones (the 'phases' trace, promise 5).
+//   large blocks    over 256 KiB, a mapping of their own (lab
+//                   mmap_threshold: large blocks in the heap pin it; mapped
+//                   ones go back whole), with a small cache of recently
+//                   freed mappings reused by size, as lab musl_churn's
+//                   recycler does, so that churning large blocks is not two
+//                   system calls each. Below that, lab musl_churn's churn
+//                   (1 to 256 KiB) lives in spans and makes none.
 //   decay           memory idle for kDecayNs goes back to the kernel (lab
 //                   jemalloc_adoption: jemalloc's dirty_decay_ms trade), by
 //                   the threads' own calls: each counts its calls and reads
@@ -65,7 +71,7 @@
 //   void* p = allocator_design::Allocate(100, 16, /*zero=*/false);
 //   // class 112: the thread's cache hands out a block, or refills a batch
 //   allocator_design::Free(p);  // back to this thread's cache
-//   void* q = allocator_design::Allocate(1 << 20, 16, /*zero=*/true);
+//   void* q = allocator_design::Allocate(4 << 20, 16, /*zero=*/true);
 //   // its own mapping (or a recently freed one of about that size, zeroed)
 //   allocator_design::Free(q);  // into the cache of recent mappings
 
@@ -259,7 +265,7 @@ constexpr int16_t kLargeClass = -1;
 
 // Span
 //
-// One descriptor per 64 KiB span, and per large mapping: 64 bytes, kept in
+// One descriptor per span, and per large mapping: 64 bytes, kept in
 // the metadata pieces. A small span's descriptor lives as long as the
 // process (its pages are released, never unmapped); a large one's is
 // recycled when its mapping goes.
@@ -512,8 +518,11 @@ void NoteIdle(uint64_t since) {
   }
 }
 
-// Whole-free spans, detached from the pool so their pages can be released
-// with no lock held (TakeIdleSpans), then put back as released (lock held).
+// TakeOldestCached()
+//
+// The pool's oldest whole-free spans, about `bytes` of them, while it holds
+// more than kPoolSlackBytes: detached (linked through `next`), for
+// ReleaseSpans() to release with no lock held.
 Span* TakeOldestCached(size_t bytes) {
   Span* taken = nullptr;
   size_t got = 0;
