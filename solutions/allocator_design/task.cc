@@ -1074,12 +1074,12 @@ void Decay(uint64_t now) {
 // frame of their own.
 [[gnu::noinline]] void* AllocateSlow(size_t size, size_t alignment, bool zero) {
   if (alignment <= kMinAlignment && size <= kSmallMax) {
-    return AllocateSmall(SizeToClass(size), size, zero);
+    return AllocateSmall(ClassOf(size), size, zero);
   }
   if ((alignment & (alignment - 1)) != 0) return nullptr;  // not a power of 2
   if (alignment < kMinAlignment) alignment = kMinAlignment;
   if (size <= kSmallMax) {
-    for (int c = SizeToClass(size); c < kNumClasses; ++c) {
+    for (int c = ClassOf(size); c < kNumClasses; ++c) {
       if (kClass.alignment[c] >= alignment) return AllocateSmall(c, size, zero);
     }
   }
@@ -1104,9 +1104,9 @@ void Decay(uint64_t now) {
 // one counter of this thread's for the decay's tick. No lock, no atomic
 // read-modify-write, no line another thread writes.
 void* Allocate(size_t size, size_t alignment, bool zero) {
-  if (alignment <= kMinAlignment && size <= kSmallMax && !zero) [[likely]] {
+  if (size <= kLookupMax && alignment <= kMinAlignment && !zero) [[likely]] {
     ThreadCache& t = tc;
-    ClassCache& cc = t.classes[ClassOf(size)];
+    ClassCache& cc = t.classes[kSmallClass.of[(size + 15) / 16]];
     void* block = cc.list;
     if (block != nullptr && --t.ticks_left != 0) [[likely]] {
       cc.list = NextOf(block);
