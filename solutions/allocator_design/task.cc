@@ -367,6 +367,16 @@ uintptr_t EntryOf(Span* s, int size_class) {
          static_cast<uintptr_t>(size_class + 1);
 }
 
+// Mappable()
+//
+// Whether the page map covers [p, p + bytes): below 2^47, where the kernel
+// puts every mapping that was not asked for higher (x86-64 with five-level
+// page tables, and arm64 with 52-bit addresses, map higher only on a hint).
+bool Mappable(const void* p, size_t bytes) {
+  const uintptr_t end = reinterpret_cast<uintptr_t>(p) + bytes;
+  return (end >> (kUnitShift + kRootBits + kLeafBits)) == 0;
+}
+
 constexpr size_t kMetaNeed =
     sizeof(Leaf) + (kMaxChunk / kSpanBytes) * sizeof(Span);
 static_assert(kMetaNeed <= kMetaChunk, "a metadata piece fits an install");
@@ -619,7 +629,7 @@ Span* GetSpan(int c) {
     void* mem = MapAlignedPages(chunk, chunk);
     if (mem == nullptr) return nullptr;
     heap.lock.Acquire();
-    if (!EnsureMeta()) {
+    if (!Mappable(mem, chunk) || !EnsureMeta()) {
       heap.returned += chunk;  // mapped and unmapped: returned, never held
       heap.lock.Release();
       UnmapPages(mem, chunk);
@@ -992,7 +1002,7 @@ void Decay(uint64_t now) {
       MapAlignedPages(bytes, alignment > kSpanBytes ? alignment : kSpanBytes);
   if (p == nullptr) return nullptr;
   heap.lock.Acquire();
-  if (!EnsureMeta()) {
+  if (!Mappable(p, bytes) || !EnsureMeta()) {
     heap.returned += bytes;  // mapped and unmapped at once: never held
     heap.lock.Release();
     UnmapPages(p, bytes);
