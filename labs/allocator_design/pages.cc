@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 
 #include "labs/allocator_design/internal/pages_testing.h"
@@ -33,6 +34,17 @@ constinit std::atomic<uint64_t> fake_now{0};
 
 // The map gate: 0 open, 1 closed, 2 closed with a thread parked at it.
 constinit std::atomic<int> gate{0};
+
+// Restores errno when it goes out of scope (pages.h: nothing here changes
+// it).
+class KeepErrno {
+ public:
+  KeepErrno() : saved_(errno) {}
+  ~KeepErrno() { errno = saved_; }
+
+ private:
+  int saved_;
+};
 
 void Add(std::atomic<uint64_t>& counter, uint64_t value) {
   counter.fetch_add(value, std::memory_order_relaxed);
@@ -73,6 +85,7 @@ size_t PageSize() {
 }
 
 void* MapPages(size_t bytes) {
+  KeepErrno keep;
   if (!IsPageMultiple(bytes)) return nullptr;
   void* p = Map(bytes);
   if (p == nullptr) return nullptr;
@@ -82,6 +95,7 @@ void* MapPages(size_t bytes) {
 }
 
 void* MapAlignedPages(size_t bytes, size_t alignment) {
+  KeepErrno keep;
   if (!IsPageMultiple(bytes) || alignment < PageSize() ||
       (alignment & (alignment - 1)) != 0 || bytes > SIZE_MAX - alignment) {
     return nullptr;
@@ -101,6 +115,7 @@ void* MapAlignedPages(size_t bytes, size_t alignment) {
 }
 
 void UnmapPages(void* pages, size_t bytes) {
+  KeepErrno keep;
   if (pages == nullptr || !IsPageMultiple(bytes)) return;
   if (munmap(pages, bytes) != 0) return;
   Add(counts.unmap_calls, 1);
@@ -108,6 +123,7 @@ void UnmapPages(void* pages, size_t bytes) {
 }
 
 void ReleasePages(void* pages, size_t bytes) {
+  KeepErrno keep;
   if (pages == nullptr || !IsPageMultiple(bytes)) return;
   if (madvise(pages, bytes, MADV_DONTNEED) != 0) return;
   Add(counts.release_calls, 1);

@@ -11,7 +11,9 @@
 // Counters) to what really happened, and the experiment can show the
 // system calls per operation.
 //
-// Nothing here calls malloc: it runs inside malloc.
+// Nothing here calls malloc: it runs inside malloc. And nothing here
+// changes errno: free() must leave it as it was (POSIX.1-2024), and a
+// failed map is the caller's to report (malloc sets ENOMEM itself).
 //
 // Example:
 //

