@@ -1,0 +1,1028 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The check of lab allocator_design, written against task.h, the page
+// source (pages.h and its test hooks) and the traces (traces.h). It is
+// linked directly against an implementation, without the C ABI shim: the
+// reference (solution_test), the starter (starter_test) and the known-bad
+// solutions in this folder, which it must reject. The test binary's own
+// malloc stays glibc's (or a sanitizer's), so GoogleTest, std::thread and
+// the containers used here never run on the allocator under test; only the
+// calls made through task.h do. The C ABI is checked apart, under
+// LD_PRELOAD (abi_check.cc).
+//
+// Two parts, as task.h says:
+//
+//   Validator* tests: the malloclab-style facts every allocator owes its
+//   callers, as contents and counts. The starter passes them all.
+//
+//   Design* tests: task.h's five promises, as counts: system calls (from
+//   ptrace, common/syscalls.h), central visits and bytes held (the
+//   allocator's Counters, themselves checked against the page source's
+//   counts), utilization on the fixed traces. Whatever depends on what the
+//   allocator has served before (bytes held, a cache of large blocks) runs
+//   in a fresh copy of this binary (common/fresh_process.h), so that no
+//   verdict depends on which tests ran first. Time is the page source's
+//   fake clock (internal/pages_testing.h), never the wall clock: "a second
+//   later" is Advance(), and a thread "stopped inside the allocator" is one
+//   parked at the page source's map gate, driven, not hoped for.
+//
+// Every failure message quotes the rule of task.h it checks.
+
+#include "labs/allocator_design/task.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <ostream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "common/fresh_process.h"
+#include "common/syscalls.h"
+#include "gtest/gtest.h"
+#include "labs/allocator_design/internal/pages_testing.h"
+#include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/traces.h"
+
+namespace allocator_design {
+
+// Failures print the allocator's counters and the page source's by field:
+// through PrintTo() in GoogleTest's messages, through AbslStringify() in
+// absl::StrCat() where the installed Abseil has it (20230125 and later).
+std::string Describe(const Counters& c) {
+  return absl::StrFormat(
+      "{central_visits=%d bytes_held=%d bytes_returned=%d}", c.central_visits,
+      c.bytes_held, c.bytes_returned);
+}
+
+std::string Describe(const PageSourceCounts& c) {
+  return absl::StrFormat(
+      "{map_calls=%d unmap_calls=%d release_calls=%d bytes_mapped=%d "
+      "bytes_unmapped=%d bytes_released=%d}",
+      c.map_calls, c.unmap_calls, c.release_calls, c.bytes_mapped,
+      c.bytes_unmapped, c.bytes_released);
+}
+
+template <typename Sink>
+void AbslStringify(Sink& sink, const Counters& c) {
+  sink.Append(Describe(c));
+}
+
+template <typename Sink>
+void AbslStringify(Sink& sink, const PageSourceCounts& c) {
+  sink.Append(Describe(c));
+}
+
+void PrintTo(const Counters& c, std::ostream* os) { *os << Describe(c); }
+
+void PrintTo(const PageSourceCounts& c, std::ostream* os) {
+  *os << Describe(c);
+}
+
+namespace {
+
+// The rules, in task.h's words, for the failure messages.
+constexpr absl::string_view kRuleAligned =
+    "task.h, Allocate(): a block is aligned to `alignment`, or to "
+    "kMinAlignment when that is larger";
+constexpr absl::string_view kRuleOverlap =
+    "task.h, Validator: no two live blocks overlap";
+constexpr absl::string_view kRuleSurvive =
+    "task.h, Validator: a block's bytes survive until it is freed";
+constexpr absl::string_view kRuleZero =
+    "task.h, Allocate(): when `zero`, its first `size` bytes read as zeroes "
+    "(recycled memory too)";
+constexpr absl::string_view kRuleSizeZero =
+    "task.h, Allocate(): size 0 gives a unique block of its own";
+constexpr absl::string_view kRuleUsable =
+    "task.h, UsableSize(): at least the size asked for";
+constexpr absl::string_view kRuleImpossible =
+    "task.h, Allocate(): nullptr when the size is so large that rounding it "
+    "up would overflow";
+constexpr absl::string_view kRuleFastPath =
+    "task.h, promise 1 (the fast path is private): after a warm-up, a "
+    "thread that allocates and frees blocks of a size it has used before "
+    "makes no system call, and visits the central pool at most once every "
+    "kOpsPerCentralVisit operations, however its allocations and frees are "
+    "grouped";
+constexpr absl::string_view kRuleNotStopped =
+    "task.h, promise 1 (the fast path is private): another thread stopped "
+    "inside the allocator never stops it";
+constexpr absl::string_view kRuleDecay =
+    "task.h, promise 2 (idle memory goes back): once every block is freed "
+    "and kDecayNs has passed on the page source's clock, the thread that "
+    "next makes kDecayCheckOps calls leaves at most kIdleHeldBytes held";
+constexpr absl::string_view kRuleChurn =
+    "task.h, promise 3 (thread exit gives back): threads that allocate, "
+    "free and exit leave at most kThreadChurnHeldBytes held, however many "
+    "there were";
+constexpr absl::string_view kRuleMessages =
+    "task.h, promise 4 (producer and consumer stay bounded): when one "
+    "thread allocates what another frees, the bytes held stay at most "
+    "kMessagePassingHeldBytes";
+constexpr absl::string_view kRuleUtilization =
+    "task.h, promise 5 (memory is used): on each fixed trace, the peak of "
+    "the bytes requested and live divided by the peak of the bytes held is "
+    "at least kMinUtilization";
+constexpr absl::string_view kRuleCounters =
+    "task.h, Counters: bytes_held is what is mapped and not unmapped or "
+    "released; bytes_returned is what was unmapped or released (pages.h's "
+    "counts)";
+
+constexpr size_t kKiB = 1024;
+constexpr size_t kMiB = 1024 * 1024;
+
+// A small, fixed-seed generator (splitmix64): the same sizes on every run.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [lo, hi].
+  size_t Between(size_t lo, size_t hi) {
+    return lo + static_cast<size_t>(Next() % (hi - lo + 1));
+  }
+
+ private:
+  uint64_t state_;
+};
+
+// Mostly small blocks, some medium, a few large (past any sensible
+// large-block threshold): the mix of lab jemalloc_adoption's workloads.
+size_t MixedSize(Rng& rng) {
+  const uint64_t pick = rng.Next() % 100;
+  if (pick < 70) return rng.Between(1, 256);
+  if (pick < 90) return rng.Between(257, 8 * kKiB);
+  if (pick < 98) return rng.Between(8 * kKiB + 1, 256 * kKiB);
+  return rng.Between(256 * kKiB + 1, 2 * kMiB);
+}
+
+// The byte at `offset` of a block filled for `seed`.
+uint8_t PatternByte(uint64_t seed, size_t offset) {
+  return static_cast<uint8_t>((seed * 131) ^ (offset * 7) ^ (offset >> 8));
+}
+
+void Fill(void* block, size_t size, uint64_t seed) {
+  uint8_t* p = static_cast<uint8_t*>(block);
+  for (size_t i = 0; i < size; ++i) p[i] = PatternByte(seed, i);
+}
+
+// The first offset whose byte is not the pattern's, or -1.
+int64_t FirstChanged(const void* block, size_t size, uint64_t seed) {
+  const uint8_t* p = static_cast<const uint8_t*>(block);
+  for (size_t i = 0; i < size; ++i) {
+    if (p[i] != PatternByte(seed, i)) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+// The first non-zero offset of `size` bytes, or -1.
+int64_t FirstNonZero(const void* block, size_t size) {
+  const uint8_t* p = static_cast<const uint8_t*>(block);
+  for (size_t i = 0; i < size; ++i) {
+    if (p[i] != 0) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+uintptr_t Address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+// A live block of a test, with the size asked for and its pattern's seed.
+struct Block {
+  void* p = nullptr;
+  size_t size = 0;
+  uint64_t seed = 0;
+};
+
+// Runs `fn` on `count` threads, `at_once` at a time, each given its index.
+template <typename Fn>
+void RunThreadsInWaves(int count, int at_once, Fn fn) {
+  for (int first = 0; first < count; first += at_once) {
+    std::vector<std::thread> wave;
+    for (int i = first; i < std::min(count, first + at_once); ++i) {
+      wave.emplace_back(fn, i);
+    }
+    for (std::thread& t : wave) t.join();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Validator: alignment, overlap, contents, zeroing, sizes.
+// ---------------------------------------------------------------------------
+
+TEST(ValidatorAlignment, EveryPowerOfTwoUpTo1MiB) {
+  for (size_t alignment = 1; alignment <= kMiB; alignment *= 2) {
+    const size_t want = std::max(alignment, kMinAlignment);
+    for (size_t size : {size_t{0}, size_t{1}, size_t{24}, size_t{100},
+                        alignment - 1, alignment, alignment + 1,
+                        3 * alignment, size_t{70000}}) {
+      std::vector<void*> blocks;
+      for (int i = 0; i < 4; ++i) {
+        void* p = Allocate(size, alignment, false);
+        ASSERT_NE(p, nullptr) << "Allocate(" << size << ", " << alignment
+                              << ") failed";
+        EXPECT_EQ(Address(p) % want, 0u)
+            << kRuleAligned << ": Allocate(" << size << ", " << alignment
+            << ") gave " << p;
+        if (size != 0) {
+          static_cast<volatile char*>(p)[0] = 1;
+          static_cast<volatile char*>(p)[size - 1] = 1;
+        }
+        blocks.push_back(p);
+      }
+      for (void* p : blocks) Free(p);
+    }
+  }
+}
+
+TEST(ValidatorAlignment, EverySmallSizeAtTheMinimum) {
+  std::vector<void*> blocks;
+  for (size_t size = 1; size <= 4096; ++size) {
+    void* p = Allocate(size, 1, false);
+    ASSERT_NE(p, nullptr) << "Allocate(" << size << ", 1) failed";
+    EXPECT_EQ(Address(p) % kMinAlignment, 0u)
+        << kRuleAligned << ": Allocate(" << size << ", 1) gave " << p;
+    blocks.push_back(p);
+  }
+  for (void* p : blocks) Free(p);
+}
+
+// Thousands of live blocks of mixed sizes and alignments, some freed along
+// the way: each new block's usable bytes must not meet any live block's.
+TEST(ValidatorOverlap, NoTwoLiveBlocksOverlap) {
+  Rng rng(18);
+  std::map<uintptr_t, uintptr_t> live;  // start -> end (exclusive)
+  std::vector<void*> blocks;
+  int overlaps = 0;
+  for (int i = 0; i < 6000; ++i) {
+    if (!blocks.empty() && rng.Next() % 3 == 0) {
+      const size_t k = rng.Next() % blocks.size();
+      live.erase(Address(blocks[k]));
+      Free(blocks[k]);
+      blocks[k] = blocks.back();
+      blocks.pop_back();
+    }
+    const size_t size = MixedSize(rng);
+    const size_t alignment = size_t{1} << rng.Between(0, 12);
+    void* p = Allocate(size, alignment, false);
+    ASSERT_NE(p, nullptr) << "Allocate(" << size << ", " << alignment
+                          << ") failed";
+    const uintptr_t start = Address(p);
+    const uintptr_t end = start + std::max<size_t>(UsableSize(p), 1);
+    auto next = live.lower_bound(start);
+    const bool meets_next = next != live.end() && next->first < end;
+    const bool meets_prev =
+        next != live.begin() && std::prev(next)->second > start;
+    if ((meets_next || meets_prev) && ++overlaps <= 5) {
+      const auto& other = meets_next ? *next : *std::prev(next);
+      ADD_FAILURE() << kRuleOverlap << ": [" << p << ", +" << (end - start)
+                    << ") meets the live block [" << other.first << ", +"
+                    << (other.second - other.first) << ")";
+    }
+    if (!meets_next && !meets_prev) {
+      live[start] = end;
+      blocks.push_back(p);
+    }
+  }
+  EXPECT_EQ(overlaps, 0) << kRuleOverlap;
+  for (void* p : blocks) Free(p);
+}
+
+// Every block filled with its own pattern, checked in full just before it
+// is freed, while others come and go around it.
+TEST(ValidatorContents, BytesSurviveUntilFree) {
+  Rng rng(7);
+  std::vector<Block> live;
+  int changed = 0;
+  auto check_and_free = [&](size_t k) {
+    const Block b = live[k];
+    const int64_t at = FirstChanged(b.p, b.size, b.seed);
+    if (at >= 0 && ++changed <= 5) {
+      ADD_FAILURE() << kRuleSurvive << ": the block " << b.p << " of "
+                    << b.size << " bytes changed at offset " << at;
+    }
+    Free(b.p);
+    live[k] = live.back();
+    live.pop_back();
+  };
+  for (uint64_t i = 0; i < 20000; ++i) {
+    if (!live.empty() && (live.size() > 2000 || rng.Next() % 2 == 0)) {
+      check_and_free(rng.Next() % live.size());
+      continue;
+    }
+    const size_t size = MixedSize(rng) % (64 * kKiB) + 1;
+    void* p = Allocate(size, 1, false);
+    ASSERT_NE(p, nullptr) << "Allocate(" << size << ") failed";
+    Fill(p, size, i);
+    live.push_back({p, size, i});
+  }
+  while (!live.empty()) check_and_free(live.size() - 1);
+  EXPECT_EQ(changed, 0) << kRuleSurvive;
+}
+
+// Recycled memory: a block written all over, freed, and the same size
+// asked for again with `zero`, for small, medium and large sizes, one at a
+// time and in batches (a thread cache hands back the block just freed; a
+// batch goes through the central lists).
+TEST(ValidatorZero, ZeroedRequestsReadZeroesOnRecycledMemory) {
+  int dirty = 0;
+  for (size_t size :
+       {size_t{1}, size_t{8}, size_t{16}, size_t{24}, size_t{100},
+        size_t{256}, size_t{1000}, size_t{4096}, size_t{10000},
+        size_t{65536}, size_t{200000}, size_t{1} << 20, size_t{4} << 20,
+        size_t{9} << 20}) {
+    const int batch = size <= 4096 ? 64 : size <= 65536 ? 8 : 2;
+    for (int round = 0; round < 4; ++round) {
+      std::vector<void*> blocks;
+      for (int i = 0; i < batch; ++i) {
+        void* p = Allocate(size, 1, false);
+        ASSERT_NE(p, nullptr) << "Allocate(" << size << ") failed";
+        std::memset(p, 0xA5, UsableSize(p));
+        blocks.push_back(p);
+      }
+      for (void* p : blocks) Free(p);
+      blocks.clear();
+      for (int i = 0; i < batch; ++i) {
+        void* p = Allocate(size, 1, true);
+        ASSERT_NE(p, nullptr) << "Allocate(" << size << ", zero) failed";
+        const int64_t at = FirstNonZero(p, size);
+        if (at >= 0 && ++dirty <= 5) {
+          ADD_FAILURE() << kRuleZero << ": Allocate(" << size
+                        << ", 1, true) gave " << p << ", byte " << at
+                        << " is not zero";
+        }
+        std::memset(p, 0x5A, size);
+        blocks.push_back(p);
+      }
+      for (void* p : blocks) Free(p);
+    }
+  }
+  EXPECT_EQ(dirty, 0) << kRuleZero;
+}
+
+TEST(ValidatorSizeZero, IsAUniqueBlockAndFreeable) {
+  std::vector<void*> blocks;
+  std::map<uintptr_t, int> seen;
+  for (int i = 0; i < 1000; ++i) {
+    void* p = Allocate(0, 1, false);
+    ASSERT_NE(p, nullptr) << kRuleSizeZero << ": Allocate(0) failed";
+    EXPECT_EQ(++seen[Address(p)], 1)
+        << kRuleSizeZero << ": Allocate(0) gave " << p << " twice, live";
+    blocks.push_back(p);
+  }
+  for (void* p : blocks) Free(p);
+  Free(nullptr);  // "nullptr is ignored"
+}
+
+TEST(ValidatorUsableSize, IsAtLeastTheSizeAskedFor) {
+  Rng rng(3);
+  std::vector<size_t> sizes;
+  for (size_t s = 0; s <= 2048; ++s) sizes.push_back(s);
+  for (int i = 0; i < 500; ++i) sizes.push_back(MixedSize(rng));
+  for (size_t s : {size_t{4} << 20, size_t{8} << 20}) sizes.push_back(s);
+  for (size_t size : sizes) {
+    void* p = Allocate(size, 1, false);
+    ASSERT_NE(p, nullptr) << "Allocate(" << size << ") failed";
+    const size_t usable = UsableSize(p);
+    EXPECT_GE(usable, size) << kRuleUsable << ": Allocate(" << size << ")";
+    // Every usable byte is the caller's: write them all.
+    if (usable >= size) std::memset(p, 0x3C, usable);
+    Free(p);
+  }
+}
+
+TEST(ValidatorImpossibleSizes, FailWithoutOverflow) {
+  const size_t page = PageSize();
+  for (size_t size :
+       {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 15, SIZE_MAX - page + 1,
+        SIZE_MAX - 2 * page, size_t{1} << 63, (size_t{1} << 63) + 1,
+        SIZE_MAX / 2}) {
+    for (size_t alignment : {size_t{1}, size_t{16}, size_t{4096},
+                             size_t{1} << 20, size_t{1} << 30}) {
+      void* p = Allocate(size, alignment, false);
+      EXPECT_EQ(p, nullptr) << kRuleImpossible << ": Allocate(" << size
+                            << ", " << alignment << ") gave " << p;
+      if (p != nullptr) Free(p);
+      p = Allocate(size, alignment, true);
+      EXPECT_EQ(p, nullptr) << kRuleImpossible << ": Allocate(" << size
+                            << ", " << alignment << ", true) gave " << p;
+      if (p != nullptr) Free(p);
+    }
+  }
+  // And the allocator still works.
+  void* p = Allocate(100, 16, true);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(FirstNonZero(p, 100), -1) << kRuleZero;
+  Free(p);
+}
+
+// ---------------------------------------------------------------------------
+// Validator: threads, other threads' frees, fork.
+// ---------------------------------------------------------------------------
+
+// 2000 threads, four at a time, each allocating, checking and freeing its
+// blocks and handing a few to this thread to free after it has exited.
+TEST(ValidatorThreads, ThousandsOfThreadsAllocateAndExit) {
+  constexpr int kThreads = 2000;
+  constexpr int kHandedOver = 4;
+  std::vector<Block> handed(kThreads * kHandedOver);
+  std::atomic<int> changed{0}, failed{0};
+  RunThreadsInWaves(kThreads, 4, [&](int index) {
+    Rng rng(1000 + index);
+    Block mine[32];
+    for (int i = 0; i < 32; ++i) {
+      const size_t size = MixedSize(rng) % (32 * kKiB) + 1;
+      const uint64_t seed = static_cast<uint64_t>(index) * 64 + i;
+      void* p = Allocate(size, 1, false);
+      if (p == nullptr) {
+        failed.fetch_add(1);
+        continue;
+      }
+      Fill(p, size, seed);
+      mine[i] = {p, size, seed};
+    }
+    for (int i = 0; i < 32; ++i) {
+      if (mine[i].p == nullptr) continue;
+      if (FirstChanged(mine[i].p, mine[i].size, mine[i].seed) >= 0) {
+        changed.fetch_add(1);
+      }
+      if (i < kHandedOver) {
+        handed[index * kHandedOver + i] = mine[i];
+      } else {
+        Free(mine[i].p);
+      }
+    }
+  });
+  EXPECT_EQ(failed.load(), 0) << "Allocate() failed in a thread";
+  EXPECT_EQ(changed.load(), 0) << kRuleSurvive << " (in 2000 threads)";
+  int changed_after_exit = 0;
+  for (const Block& b : handed) {
+    if (b.p == nullptr) continue;
+    if (FirstChanged(b.p, b.size, b.seed) >= 0) ++changed_after_exit;
+    Free(b.p);
+  }
+  EXPECT_EQ(changed_after_exit, 0)
+      << kRuleSurvive << ": blocks of threads that exited changed";
+}
+
+// Blocks allocated by one thread and freed by another, both ways, while
+// both allocate; then the freed memory is used again by both.
+TEST(ValidatorCrossThread, AnyThreadMayFreeAnyBlock) {
+  constexpr int kRounds = 20;
+  constexpr int kBlocks = 2000;
+  std::atomic<int> changed{0}, failed{0};
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<Block> a_made(kBlocks), b_made(kBlocks);
+    auto make = [&](std::vector<Block>& out, uint64_t base) {
+      Rng rng(base);
+      for (int i = 0; i < kBlocks; ++i) {
+        const size_t size = MixedSize(rng) % (16 * kKiB) + 1;
+        void* p = Allocate(size, 1, false);
+        if (p == nullptr) {
+          failed.fetch_add(1);
+          out[i] = {};
+          continue;
+        }
+        Fill(p, size, base + i);
+        out[i] = {p, size, base + i};
+      }
+    };
+    auto check_and_free = [&](std::vector<Block>& blocks) {
+      for (Block& b : blocks) {
+        if (b.p == nullptr) continue;
+        if (FirstChanged(b.p, b.size, b.seed) >= 0) changed.fetch_add(1);
+        Free(b.p);
+      }
+    };
+    std::thread a([&] { make(a_made, 1'000'000 * round); });
+    std::thread b([&] { make(b_made, 1'000'000 * round + 500'000); });
+    a.join();
+    b.join();
+    // Each frees the other's blocks, while making new ones of its own.
+    std::vector<Block> a_again(kBlocks), b_again(kBlocks);
+    std::thread a2([&] {
+      check_and_free(b_made);
+      make(a_again, 7'000'000 + round);
+    });
+    std::thread b2([&] {
+      check_and_free(a_made);
+      make(b_again, 9'000'000 + round);
+    });
+    a2.join();
+    b2.join();
+    check_and_free(a_again);  // this thread frees both
+    check_and_free(b_again);
+  }
+  EXPECT_EQ(failed.load(), 0) << "Allocate() failed";
+  EXPECT_EQ(changed.load(), 0)
+      << kRuleSurvive << ", whichever thread frees it";
+}
+
+// Waits for `pid` for at most `seconds`; kills it after that. Returns the
+// wait status, or -1 when it had to be killed.
+int WaitOrKill(pid_t pid, int seconds) {
+  int status = 0;
+  for (int i = 0; i < seconds * 100; ++i) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    usleep(10'000);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+// fork() while three other threads allocate and free: the child has only
+// the forking thread, so no lock may be left held by one it lost. The
+// child allocates, checks and frees, and exits 0.
+TEST(ValidatorFork, ChildOfAThreadedProcessAllocates) {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  for (int t = 0; t < 3; ++t) {
+    busy.emplace_back([&stop, t] {
+      Rng rng(77 + t);
+      while (!stop.load(std::memory_order_relaxed)) {
+        void* blocks[16];
+        for (void*& p : blocks) p = Allocate(MixedSize(rng), 1, false);
+        for (void* p : blocks) Free(p);
+      }
+    });
+  }
+  int bad_children = 0;
+  for (int i = 0; i < 20; ++i) {
+    ForkPrepare();
+    const pid_t pid = fork();
+    if (pid == 0) {
+      ForkChild();
+      Rng rng(i);
+      int code = 0;
+      Block blocks[200];
+      for (int k = 0; k < 200; ++k) {
+        const size_t size = MixedSize(rng);
+        void* p = Allocate(size, 1, false);
+        if (p == nullptr) _exit(3);
+        Fill(p, size, k);
+        blocks[k] = {p, size, static_cast<uint64_t>(k)};
+      }
+      for (const Block& b : blocks) {
+        if (FirstChanged(b.p, b.size, b.seed) >= 0) code = 4;
+        Free(b.p);
+      }
+      _exit(code);
+    }
+    ForkParent();
+    ASSERT_GE(pid, 0) << "fork failed";
+    // A bound on a child that hangs on a lock it inherited held: far more
+    // than its work takes, and no verdict depends on how long it took.
+    const int status = WaitOrKill(pid, 30);
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      ++bad_children;
+      ADD_FAILURE() << "task.h, ForkPrepare()/ForkChild(): a forked child "
+                       "may allocate (no lock left held by a thread it does "
+                       "not have); child "
+                    << i << ": "
+                    << (status == -1 ? std::string("still blocked after 30 s")
+                        : WIFEXITED(status)
+                            ? absl::StrCat("exited ", WEXITSTATUS(status),
+                                           " (3: Allocate failed, 4: a "
+                                           "block's bytes changed)")
+                            : absl::StrCat("killed by signal ",
+                                           WTERMSIG(status)));
+      if (bad_children >= 3) break;
+    }
+  }
+  stop.store(true);
+  for (std::thread& t : busy) t.join();
+}
+
+// ---------------------------------------------------------------------------
+// Validator: the counters agree with the page source.
+// ---------------------------------------------------------------------------
+
+void ExpectCountersAgree(const Counters& c, const PageSourceCounts& pages,
+                         absl::string_view when) {
+  EXPECT_EQ(c.bytes_returned, pages.bytes_unmapped + pages.bytes_released)
+      << kRuleCounters << " (" << when << "): allocator " << Describe(c)
+      << ", page source " << Describe(pages);
+  EXPECT_LE(c.bytes_held, pages.bytes_mapped - pages.bytes_unmapped)
+      << kRuleCounters << " (" << when << "): allocator " << Describe(c)
+      << ", page source " << Describe(pages);
+}
+
+// Small and large blocks, freed, and a decay let pass: whatever the
+// allocator returned, its counters say exactly what the page source did.
+TEST(ValidatorCounters, AgreeWithThePageSource) {
+  ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(), "at start");
+  {
+    internal::ScopedFakeClock clock;
+    Rng rng(5);
+    std::vector<void*> blocks;
+    for (int i = 0; i < 3000; ++i) {
+      blocks.push_back(Allocate(MixedSize(rng), 1, false));
+    }
+    for (size_t size : {size_t{3} << 20, size_t{17} << 20}) {
+      blocks.push_back(Allocate(size, 1, true));
+    }
+    ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(),
+                        "blocks live");
+    for (void* p : blocks) Free(p);
+    clock.Advance(2 * kDecayNs);
+    for (uint64_t i = 0; i < 2 * kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+    ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(),
+                        "all freed, decay passed");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Design, promise 1: the fast path is private.
+// ---------------------------------------------------------------------------
+
+// The sizes of the fast-path tests: several size classes, all small.
+constexpr size_t kFastSizes[] = {16, 48, 64, 200, 1000, 3000};
+constexpr int kFastSizeCount = sizeof(kFastSizes) / sizeof(kFastSizes[0]);
+
+// `pairs` Allocate()/Free() pairs over kFastSizes; returns the operations.
+uint64_t Pairs(int pairs) {
+  for (int i = 0; i < pairs; ++i) {
+    void* p = Allocate(kFastSizes[i % kFastSizeCount], 1, false);
+    static_cast<volatile char*>(p)[0] = 1;
+    Free(p);
+  }
+  return 2 * static_cast<uint64_t>(pairs);
+}
+
+// `bursts` times: 1000 blocks allocated, then all 1000 freed.
+uint64_t Bursts(int bursts) {
+  void* blocks[1000];
+  for (int b = 0; b < bursts; ++b) {
+    for (int i = 0; i < 1000; ++i) {
+      blocks[i] = Allocate(kFastSizes[i % kFastSizeCount], 1, false);
+      static_cast<volatile char*>(blocks[i])[0] = 1;
+    }
+    for (int i = 0; i < 1000; ++i) Free(blocks[i]);
+  }
+  return 2000 * static_cast<uint64_t>(bursts);
+}
+
+// One pattern of promise 1: warmed up on this thread, then counted twice,
+// for the central visits here and for the system calls under ptrace in a
+// forked copy of this process (the same warm caches: fork copies them).
+void ExpectPrivateFastPath(absl::string_view pattern,
+                           uint64_t (*run)(int), int warm, int counted) {
+  // The decay's clock stands still: "a size it has used before" must not
+  // have been given back because a second passed on a loaded machine.
+  internal::ScopedFakeClock clock;
+  run(warm);
+  const Counters before = ReadCounters();
+  const uint64_t ops = run(counted);
+  const Counters after = ReadCounters();
+  const uint64_t visits = after.central_visits - before.central_visits;
+  EXPECT_LE(visits * kOpsPerCentralVisit, ops)
+      << kRuleFastPath << ": " << pattern << " made " << visits
+      << " central visits in " << ops << " operations (at most "
+      << ops / kOpsPerCentralVisit << " allowed)";
+
+  absl::StatusOr<alloclab::SyscallCounts> calls =
+      alloclab::CountSyscallsInChild([&] { run(counted); });
+  if (absl::IsFailedPrecondition(calls.status())) {
+    GTEST_SKIP() << "cannot count system calls here: " << calls.status();
+  }
+  ASSERT_TRUE(calls.ok()) << calls.status();
+  EXPECT_EQ(calls->total, 0)
+      << kRuleFastPath << ": " << pattern << " made " << calls->total
+      << " system calls in " << ops << " operations ("
+      << alloclab::FormatSyscallCounts(*calls) << ")";
+}
+
+TEST(DesignFastPath, SteadyStatePairsArePrivate) {
+  ExpectPrivateFastPath("malloc/free pairs", Pairs, 20'000, 100'000);
+}
+
+TEST(DesignFastPath, SteadyStateBurstsArePrivate) {
+  ExpectPrivateFastPath("bursts of 1000 allocations then 1000 frees", Bursts,
+                        5, 50);
+}
+
+// In a fresh process: thread B warms up; a thread A is parked inside
+// Allocate() at the page source's map gate (a 64 MiB block: it must map);
+// B then makes warmed-up pairs. Records "parked" (A reached the gate) and
+// "finished" (B's pairs ended while A was parked).
+void StoppedThreadCall(alloclab::FreshCall& call) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool warmed = false, go = false, finished = false, parked = false;
+  std::atomic<bool> a_returned{false};
+
+  std::thread b([&] {
+    Pairs(20'000);
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      warmed = true;
+      cv.notify_all();
+      cv.wait(lock, [&] { return go; });
+    }
+    Pairs(20'000);
+    std::lock_guard<std::mutex> lock(mu);
+    finished = true;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return warmed; });
+  }
+  internal::CloseMapGate();
+  void* large = nullptr;
+  std::thread a([&] {
+    large = Allocate((64 << 20) + 17 * PageSize(), 16, false);
+    a_returned.store(true);
+  });
+  std::thread watcher([&] {
+    internal::WaitUntilParkedAtMapGate();
+    std::lock_guard<std::mutex> lock(mu);
+    parked = true;
+    cv.notify_all();
+  });
+  bool a_parked = false;
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    // Bounds, not timings: each waits for what takes microseconds.
+    a_parked = cv.wait_for(lock, std::chrono::seconds(20), [&] {
+      return parked || a_returned.load();
+    }) && parked;
+    if (a_parked) {
+      go = true;
+      cv.notify_all();
+      cv.wait_for(lock, std::chrono::seconds(20), [&] { return finished; });
+    }
+  }
+  call.Record("parked", a_parked ? 1 : 0);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    call.Record("finished", finished ? 1 : 0);
+    go = true;
+    cv.notify_all();
+  }
+  internal::OpenMapGate();
+  a.join();
+  b.join();
+  if (parked) {
+    watcher.join();
+  } else {
+    watcher.detach();  // it waits for a thread that never came; we exit
+  }
+  Free(large);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_stopped_thread", StoppedThreadCall);
+
+TEST(DesignFastPath, OtherThreadStoppedInsideDoesNotStopThisOne) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("allocator_design_stopped_thread");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->values["parked"], 1)
+      << "the test could not stop a thread inside the allocator: a fresh "
+         "Allocate() of 64 MiB never asked the page source for memory";
+  EXPECT_EQ(r->values["finished"], 1)
+      << kRuleNotStopped << ": with one thread parked inside Allocate() "
+      << "(waiting for the page source), another thread's warmed-up "
+      << "malloc/free pairs did not finish within 20 s";
+}
+
+// ---------------------------------------------------------------------------
+// Design, promise 2: idle memory goes back.
+// ---------------------------------------------------------------------------
+
+// Allocates at least `total` bytes of mixed sizes, touching each page,
+// and frees them all (in another order than allocated).
+void AllocateAndFreeMixed(size_t total, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Block> blocks;
+  size_t sum = 0;
+  const size_t page = PageSize();
+  while (sum < total) {
+    const size_t size = MixedSize(rng);
+    void* p = Allocate(size, 1, false);
+    if (p == nullptr) break;
+    for (size_t i = 0; i < size; i += page) static_cast<char*>(p)[i] = 1;
+    blocks.push_back({p, size, 0});
+    sum += size;
+  }
+  for (size_t i = 0; i < blocks.size(); i += 2) Free(blocks[i].p);
+  for (size_t i = 1; i < blocks.size(); i += 2) Free(blocks[i].p);
+}
+
+void DecayCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  std::thread t([] { AllocateAndFreeMixed(64 * kMiB, 2); });
+  t.join();
+  call.Record("held_before", ReadCounters().bytes_held);
+  clock.Advance(2 * kDecayNs);
+  for (uint64_t i = 0; i < kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+  call.Record("held_after", ReadCounters().bytes_held);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay", DecayCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackAfterTheDecay) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("allocator_design_decay");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ": a thread allocated and freed 64 MiB and exited; "
+      << "held " << r->values["held_before"] << " bytes then, and "
+      << r->values["held_after"] << " after 2 * kDecayNs and "
+      << kDecayCheckOps << " malloc/free pairs (kIdleHeldBytes = "
+      << kIdleHeldBytes << ")";
+}
+
+// ---------------------------------------------------------------------------
+// Design, promise 3: thread exit gives back.
+// ---------------------------------------------------------------------------
+
+void ChurnCall(alloclab::FreshCall& call) {
+  constexpr int kThreads = 2000;
+  std::atomic<uint64_t> failed{0};
+  RunThreadsInWaves(kThreads, 4, [&](int index) {
+    // Many size classes, each left in the thread's own cache when it ends.
+    void* blocks[256];
+    Rng rng(index);
+    for (void*& p : blocks) {
+      const size_t size = rng.Between(1, 16 * kKiB);
+      p = Allocate(size, 1, false);
+      if (p == nullptr) {
+        failed.fetch_add(1);
+      } else {
+        static_cast<char*>(p)[0] = 1;
+      }
+    }
+    for (int i = 255; i >= 0; --i) Free(blocks[i]);
+  });
+  call.Record("failed", static_cast<double>(failed.load()));
+  call.Record("held", ReadCounters().bytes_held);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn", ChurnCall);
+
+TEST(DesignThreadChurn, ThreadsThatExitLeaveLittleHeld) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("allocator_design_churn");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0) << "Allocate() failed in a thread";
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurn << ": 2000 threads (four at a time) each allocated and "
+      << "freed 256 blocks of up to 16 KiB and exited; " << r->values["held"]
+      << " bytes held after (kThreadChurnHeldBytes = "
+      << kThreadChurnHeldBytes << ")";
+}
+
+// ---------------------------------------------------------------------------
+// Design, promise 4: producer and consumer stay bounded.
+// ---------------------------------------------------------------------------
+
+// A single-producer, single-consumer ring of kRing blocks: at most that
+// many messages (of at most 1 KiB) are live at once.
+constexpr int kRing = 512;
+constexpr int kMessages = 1'000'000;
+
+void MessagesCall(alloclab::FreshCall& call) {
+  std::atomic<void*> ring[kRing];
+  for (auto& slot : ring) slot.store(nullptr);
+  std::atomic<uint64_t> max_held{0}, failed{0}, changed{0};
+  std::thread producer([&] {
+    Rng rng(4);
+    for (int i = 0; i < kMessages; ++i) {
+      const size_t size = rng.Between(64, 1024);
+      auto* p = static_cast<uint32_t*>(Allocate(size, 1, false));
+      if (p == nullptr) {
+        failed.fetch_add(1);
+        break;
+      }
+      p[0] = static_cast<uint32_t>(i);
+      p[1] = static_cast<uint32_t>(size);
+      static_cast<char*>(static_cast<void*>(p))[size - 1] =
+          static_cast<char>(i);
+      std::atomic<void*>& slot = ring[i % kRing];
+      while (slot.load(std::memory_order_acquire) != nullptr) sched_yield();
+      slot.store(p, std::memory_order_release);
+    }
+  });
+  std::thread consumer([&] {
+    for (int i = 0; i < kMessages && failed.load() == 0; ++i) {
+      std::atomic<void*>& slot = ring[i % kRing];
+      void* p;
+      while ((p = slot.load(std::memory_order_acquire)) == nullptr) {
+        if (failed.load() != 0) return;
+        sched_yield();
+      }
+      slot.store(nullptr, std::memory_order_release);
+      const uint32_t* words = static_cast<const uint32_t*>(p);
+      const size_t size = words[1];
+      if (words[0] != static_cast<uint32_t>(i) ||
+          static_cast<const char*>(p)[size - 1] != static_cast<char>(i)) {
+        changed.fetch_add(1);
+      }
+      Free(p);
+      if (i % 4096 == 0) {
+        const uint64_t held = ReadCounters().bytes_held;
+        if (held > max_held.load()) max_held.store(held);
+      }
+    }
+  });
+  producer.join();
+  consumer.join();
+  const uint64_t held = ReadCounters().bytes_held;
+  call.Record("failed", static_cast<double>(failed.load()));
+  call.Record("changed", static_cast<double>(changed.load()));
+  call.Record("max_held", std::max(held, max_held.load()));
+  call.Record("held", held);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_messages", MessagesCall);
+
+TEST(DesignMessagePassing, ProducerAndConsumerStayBounded) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("allocator_design_messages");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0) << "Allocate() failed in the producer";
+  EXPECT_EQ(r->values["changed"], 0)
+      << kRuleSurvive << " (a message changed between its threads)";
+  EXPECT_LE(r->values["max_held"], kMessagePassingHeldBytes)
+      << kRuleMessages << ": " << kMessages << " messages of 64 to 1024 "
+      << "bytes through a ring of " << kRing << "; at most "
+      << r->values["max_held"] << " bytes held (" << r->values["held"]
+      << " at the end; kMessagePassingHeldBytes = "
+      << kMessagePassingHeldBytes << ")";
+}
+
+// ---------------------------------------------------------------------------
+// Design, promise 5: memory is used.
+// ---------------------------------------------------------------------------
+
+void TraceCall(alloclab::FreshCall& call) {
+  for (const Trace& trace : Traces()) {
+    if (trace.name != call.arg()) continue;
+    absl::StatusOr<TraceResult> r = ReplayTrace(trace);
+    if (!r.ok()) {
+      call.Fail(r.status().ToString());
+      return;
+    }
+    call.Record("peak_live", static_cast<double>(r->peak_live_bytes));
+    call.Record("peak_held", static_cast<double>(r->peak_held_bytes));
+    call.Record("utilization", r->utilization);
+    return;
+  }
+  call.Fail(absl::StrCat("no trace named '", call.arg(), "'"));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_trace", TraceCall);
+
+class DesignUtilization : public testing::TestWithParam<std::string> {};
+
+TEST_P(DesignUtilization, TraceUsesTheMemoryItHolds) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("allocator_design_trace", GetParam());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GE(r->values["utilization"], kMinUtilization)
+      << kRuleUtilization << ": trace " << GetParam() << " peaked at "
+      << r->values["peak_live"] << " bytes live and "
+      << r->values["peak_held"] << " held (kMinUtilization = "
+      << kMinUtilization << ")";
+}
+
+std::vector<std::string> TraceNames() {
+  std::vector<std::string> names;
+  for (const Trace& trace : Traces()) names.push_back(trace.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, DesignUtilization,
+                         testing::ValuesIn(TraceNames()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (!absl::ascii_isalnum(c)) c = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace allocator_design
