@@ -97,8 +97,7 @@ void CheckProvider(const std::string& expected) {
   char want[PATH_MAX], got[PATH_MAX];
   const bool resolved = realpath(expected.c_str(), want) != nullptr &&
                         realpath(p->path.c_str(), got) != nullptr;
-  Report(resolved && strcmp(want, got) == 0,
-         "malloc is served by " + expected,
+  Report(resolved && strcmp(want, got) == 0, "malloc is served by " + expected,
          "the probe says " + p->path + " (" + p->allocator +
              ") serves it: nothing below would check the library asked "
              "for");
@@ -117,14 +116,14 @@ void CheckMalloc() {
   void* p = malloc(Opaque(SIZE_MAX));
   g_escape = p;
   Report(p == nullptr && errno == ENOMEM, "malloc(SIZE_MAX) is NULL, ENOMEM",
-         "got " + std::to_string(reinterpret_cast<uintptr_t>(p)) +
-             ", errno " + std::to_string(errno));
+         "got " + std::to_string(reinterpret_cast<uintptr_t>(p)) + ", errno " +
+             std::to_string(errno));
   errno = 0;
   p = malloc(Opaque(SIZE_MAX - 8));
   g_escape = p;
   Report(p == nullptr && errno == ENOMEM,
-         "malloc(SIZE_MAX - 8) is NULL, ENOMEM", "errno " +
-             std::to_string(errno));
+         "malloc(SIZE_MAX - 8) is NULL, ENOMEM",
+         "errno " + std::to_string(errno));
   void* a = malloc(0);
   void* b = malloc(0);
   Report(a != nullptr && b != nullptr && a != b,
@@ -170,8 +169,8 @@ void CheckCalloc() {
   g_escape = p;
   Report(p == nullptr && errno == ENOMEM,
          "calloc(SIZE_MAX / 2, 3) (overflow) is NULL, ENOMEM",
-         "got " + std::to_string(reinterpret_cast<uintptr_t>(p)) +
-             ", errno " + std::to_string(errno));
+         "got " + std::to_string(reinterpret_cast<uintptr_t>(p)) + ", errno " +
+             std::to_string(errno));
   errno = 0;
   p = calloc(Opaque(size_t{1} << 33), Opaque(size_t{1} << 31));
   g_escape = p;
@@ -186,10 +185,9 @@ void CheckCalloc() {
 void CheckRealloc() {
   // Grow through small classes into large blocks, then shrink back: the
   // bytes that fit must be kept at every step.
-  const size_t steps[] = {1,      7,       16,      17,     100,
-                          1000,   4096,    4097,    70000,  300000,
-                          2 << 20, 9 << 20, 300000, 5000,   100,
-                          16,     3};
+  const size_t steps[] = {1,      7,    16,    17,     100,     1000,
+                          4096,   4097, 70000, 300000, 2 << 20, 9 << 20,
+                          300000, 5000, 100,   16,     3};
   char* p = static_cast<char*>(realloc(nullptr, 1));
   bool kept = p != nullptr;
   size_t size = 1;
@@ -217,8 +215,7 @@ void CheckRealloc() {
     size = next;
     if (!kept) break;
   }
-  Report(kept, "realloc keeps the bytes (grow, shrink, across classes)",
-         broke);
+  Report(kept, "realloc keeps the bytes (grow, shrink, across classes)", broke);
   errno = 0;
   // A realloc() that fails leaves the block as it was (C17 7.22.3.5), which
   // GCC's use-after-free warning does not know.
@@ -387,8 +384,7 @@ void CheckThreads() {
 int main(int argc, char** argv) {
   const std::string flag = "--expect_library=";
   if (argc != 2 || std::string(argv[1]).rfind(flag, 0) != 0) {
-    fprintf(stderr, "usage: LD_PRELOAD=LIB %s --expect_library=LIB\n",
-            argv[0]);
+    fprintf(stderr, "usage: LD_PRELOAD=LIB %s --expect_library=LIB\n", argv[0]);
     return 2;
   }
   CheckProvider(std::string(argv[1]).substr(flag.size()));

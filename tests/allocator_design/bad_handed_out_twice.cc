@@ -23,8 +23,8 @@
 namespace allocator_design {
 namespace {
 
-__attribute__((tls_model("initial-exec"))) constinit thread_local void*
-    last_freed = nullptr;
+__attribute__((tls_model(
+    "initial-exec"))) constinit thread_local void* last_freed = nullptr;
 
 }  // namespace
 
