@@ -1,34 +1,58 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// Known bad: a thread cache without a bound. Free() keeps every block in
-// the freeing thread's cache, as the reference's does, but never drains it
-// back to the spans: a thread that frees what another allocated (a
-// consumer of messages, lab jemalloc_adoption's msgsend) piles up every
-// block it ever freed, and the producer, finding nothing free, takes new
-// spans for every batch. Only thread exit gives it back. The reference's
-// own Free() is this one with its Drain(), and the reference does the
-// rest. The suite must reject it.
+// Known bad: a per-thread cache of freed blocks without a bound. Free()
+// only links the block into the thread's own list; the list goes back to
+// the allocator in one go when the thread next allocates (or exits), "to
+// take the allocator's locks once for many frees". A thread that only
+// frees, as the consumer of lab jemalloc_adoption's msgsend does, never
+// allocates: it keeps every block it was ever handed, and the producer,
+// finding nothing free, takes new memory for every message. The reference
+// does the rest. The suite must reject it.
 
 #include "labs/allocator_design/task.h"
 
-// The reference, with its Free() renamed out of the way.
+// The reference, with the entry points the cache wraps renamed out of the
+// way.
+#define Allocate ReferenceAllocate
 #define Free ReferenceFree
+#define ThreadExit ReferenceThreadExit
 #include "solutions/allocator_design/task.cc"
+#undef Allocate
 #undef Free
+#undef ThreadExit
 
 namespace allocator_design {
+namespace {
+
+// The blocks this thread freed, linked through their first word.
+__attribute__((tls_model(
+    "initial-exec"))) constinit thread_local void* freed_here = nullptr;
+
+void GiveBackFreed() {
+  while (freed_here != nullptr) {
+    void* block = freed_here;
+    freed_here = *static_cast<void**>(block);
+    ReferenceFree(block);
+  }
+}
+
+}  // namespace
+
+void* Allocate(size_t size, size_t alignment, bool zero) {
+  GiveBackFreed();
+  return ReferenceAllocate(size, alignment, zero);
+}
 
 void Free(void* block) {
   if (block == nullptr) return;
-  Span* s = LookupSpan(block);
-  if (s == nullptr) return;
-  CountCall();
-  const int c = s->size_class;
-  if (c == kLargeClass) return FreeLarge(s);
-  ClassCache& cc = tc.classes[c];
-  NextOf(block) = cc.list;
-  cc.list = block;
-  ++cc.count;  // the mistake: no `if (cc.count > cc.limit) Drain(c);`
+  // The mistake: no bound on the list, and no drain when it grows.
+  *static_cast<void**>(block) = freed_here;
+  freed_here = block;
+}
+
+void ThreadExit() {
+  GiveBackFreed();
+  ReferenceThreadExit();
 }
 
 }  // namespace allocator_design
