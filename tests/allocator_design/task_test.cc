@@ -120,6 +120,9 @@ constexpr absl::string_view kRuleSizeZero =
     "task.h, Allocate(): size 0 gives a unique block of its own";
 constexpr absl::string_view kRuleUsable =
     "task.h, UsableSize(): at least the size asked for";
+constexpr absl::string_view kRuleAvailable =
+    "task.h, Allocate(): nullptr only when the page source refuses, or the "
+    "size is so large that rounding it up would overflow";
 constexpr absl::string_view kRuleImpossible =
     "task.h, Allocate(): nullptr when the size is so large that rounding it "
     "up would overflow";
@@ -267,8 +270,8 @@ TEST(ValidatorAlignment, EveryPowerOfTwoUpTo1MiB) {
       std::vector<void*> blocks;
       for (int i = 0; i < 4; ++i) {
         void* p = Allocate(size, alignment, false);
-        ASSERT_NE(p, nullptr)
-            << "Allocate(" << size << ", " << alignment << ") failed";
+        ASSERT_NE(p, nullptr) << kRuleAvailable << ": Allocate(" << size << ", "
+                              << alignment << ") failed";
         EXPECT_EQ(Address(p) % want, 0u)
             << kRuleAligned << ": Allocate(" << size << ", " << alignment
             << ") gave " << p;
@@ -287,7 +290,8 @@ TEST(ValidatorAlignment, EverySmallSizeAtTheMinimum) {
   std::vector<void*> blocks;
   for (size_t size = 1; size <= 4096; ++size) {
     void* p = Allocate(size, 1, false);
-    ASSERT_NE(p, nullptr) << "Allocate(" << size << ", 1) failed";
+    ASSERT_NE(p, nullptr) << kRuleAvailable << ": Allocate(" << size
+                          << ", 1) failed";
     EXPECT_EQ(Address(p) % kMinAlignment, 0u)
         << kRuleAligned << ": Allocate(" << size << ", 1) gave " << p;
     blocks.push_back(p);
@@ -313,8 +317,8 @@ TEST(ValidatorOverlap, NoTwoLiveBlocksOverlap) {
     const size_t size = MixedSize(rng);
     const size_t alignment = size_t{1} << rng.Between(0, 12);
     void* p = Allocate(size, alignment, false);
-    ASSERT_NE(p, nullptr) << "Allocate(" << size << ", " << alignment
-                          << ") failed";
+    ASSERT_NE(p, nullptr) << kRuleAvailable << ": Allocate(" << size << ", "
+                          << alignment << ") failed";
     const uintptr_t start = Address(p);
     const uintptr_t end = start + std::max<size_t>(UsableSize(p), 1);
     auto next = live.lower_bound(start);
@@ -360,7 +364,8 @@ TEST(ValidatorContents, BytesSurviveUntilFree) {
     }
     const size_t size = MixedSize(rng) % (64 * kKiB) + 1;
     void* p = Allocate(size, 1, false);
-    ASSERT_NE(p, nullptr) << "Allocate(" << size << ") failed";
+    ASSERT_NE(p, nullptr) << kRuleAvailable << ": Allocate(" << size
+                          << ") failed";
     Fill(p, size, i);
     live.push_back({p, size, i});
   }
@@ -383,7 +388,8 @@ TEST(ValidatorZero, ZeroedRequestsReadZeroesOnRecycledMemory) {
       std::vector<void*> blocks;
       for (int i = 0; i < batch; ++i) {
         void* p = Allocate(size, 1, false);
-        ASSERT_NE(p, nullptr) << "Allocate(" << size << ") failed";
+        ASSERT_NE(p, nullptr)
+            << kRuleAvailable << ": Allocate(" << size << ") failed";
         std::memset(p, 0xA5, UsableSize(p));
         blocks.push_back(p);
       }
@@ -391,7 +397,8 @@ TEST(ValidatorZero, ZeroedRequestsReadZeroesOnRecycledMemory) {
       blocks.clear();
       for (int i = 0; i < batch; ++i) {
         void* p = Allocate(size, 1, true);
-        ASSERT_NE(p, nullptr) << "Allocate(" << size << ", zero) failed";
+        ASSERT_NE(p, nullptr)
+            << kRuleAvailable << ": Allocate(" << size << ", zero) failed";
         const int64_t at = FirstNonZero(p, size);
         if (at >= 0 && ++dirty <= 5) {
           ADD_FAILURE() << kRuleZero << ": Allocate(" << size
@@ -447,7 +454,8 @@ TEST(ValidatorUsableSize, IsAtLeastTheSizeAskedFor) {
   for (size_t s : {size_t{4} << 20, size_t{8} << 20}) sizes.push_back(s);
   for (size_t size : sizes) {
     void* p = Allocate(size, 1, false);
-    ASSERT_NE(p, nullptr) << "Allocate(" << size << ") failed";
+    ASSERT_NE(p, nullptr) << kRuleAvailable << ": Allocate(" << size
+                          << ") failed";
     const size_t usable = UsableSize(p);
     EXPECT_GE(usable, size) << kRuleUsable << ": Allocate(" << size << ")";
     // Every usable byte is the caller's: write them all.
@@ -475,7 +483,8 @@ TEST(ValidatorImpossibleSizes, FailWithoutOverflow) {
   }
   // And the allocator still works.
   void* p = Allocate(100, 16, false);
-  ASSERT_NE(p, nullptr) << "Allocate(100) failed after the refusals";
+  ASSERT_NE(p, nullptr) << kRuleAvailable
+                        << ": Allocate(100) failed after the refusals";
   std::memset(p, 1, 100);
   Free(p);
 }
@@ -517,7 +526,8 @@ TEST(ValidatorThreads, ThousandsOfThreadsAllocateAndExit) {
       }
     }
   });
-  EXPECT_EQ(failed.load(), 0) << "Allocate() failed in a thread";
+  EXPECT_EQ(failed.load(), 0)
+      << kRuleAvailable << ": Allocate() failed in a thread";
   EXPECT_EQ(changed.load(), 0) << kRuleSurvive << " (in 2000 threads)";
   int changed_after_exit = 0;
   for (const Block& b : handed) {
@@ -577,7 +587,7 @@ TEST(ValidatorCrossThread, AnyThreadMayFreeAnyBlock) {
     check_and_free(a_again);  // this thread frees both
     check_and_free(b_again);
   }
-  EXPECT_EQ(failed.load(), 0) << "Allocate() failed";
+  EXPECT_EQ(failed.load(), 0) << kRuleAvailable << ": Allocate() failed";
   EXPECT_EQ(changed.load(), 0) << kRuleSurvive << ", whichever thread frees it";
 }
 
@@ -810,13 +820,13 @@ void StoppedThreadCall(alloclab::FreshCall& call) {
   {
     std::unique_lock<std::mutex> lock(mu);
     // Bounds, not timings: each waits for what takes microseconds.
-    a_parked = cv.wait_for(lock, std::chrono::seconds(20), [&] {
+    a_parked = cv.wait_for(lock, std::chrono::seconds(10), [&] {
       return parked || a_returned.load();
     }) && parked;
     if (a_parked) {
       go = true;
       cv.notify_all();
-      cv.wait_for(lock, std::chrono::seconds(20), [&] { return finished; });
+      cv.wait_for(lock, std::chrono::seconds(10), [&] { return finished; });
     }
   }
   call.Record("parked", a_parked ? 1 : 0);
@@ -848,7 +858,7 @@ TEST(DesignFastPath, OtherThreadStoppedInsideDoesNotStopThisOne) {
   EXPECT_EQ(r->values["finished"], 1)
       << kRuleNotStopped << ": with one thread parked inside Allocate() "
       << "(waiting for the page source), another thread's warmed-up "
-      << "malloc/free pairs did not finish within 20 s";
+      << "malloc/free pairs did not finish within 10 s";
 }
 
 // ---------------------------------------------------------------------------
@@ -937,7 +947,8 @@ TEST(DesignThreadChurn, ThreadsThatExitLeaveLittleHeld) {
   absl::StatusOr<alloclab::FreshCallResult> r =
       RunFresh("allocator_design_churn");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->values["failed"], 0) << "Allocate() failed in a thread";
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in a thread";
   EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
       << kRuleChurn << ": threads, four at a time, each allocated and freed "
       << "128 blocks of up to 8 KiB and exited; after " << r->values["threads"]
@@ -1013,7 +1024,8 @@ TEST(DesignMessagePassing, ProducerAndConsumerStayBounded) {
   absl::StatusOr<alloclab::FreshCallResult> r =
       RunFresh("allocator_design_messages");
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->values["failed"], 0) << "Allocate() failed in the producer";
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in the producer";
   EXPECT_EQ(r->values["changed"], 0)
       << kRuleSurvive << " (a message changed between its threads)";
   EXPECT_LE(r->values["max_held"], kMessagePassingHeldBytes)
