@@ -645,7 +645,6 @@ TEST(ValidatorFork, ChildOfAThreadedProcessAllocates) {
       }
     });
   }
-  int bad_children = 0;
   for (int i = 0; i < 8; ++i) {
     ForkPrepare();
     const pid_t pid = fork();
@@ -671,21 +670,20 @@ TEST(ValidatorFork, ChildOfAThreadedProcessAllocates) {
     ASSERT_GE(pid, 0) << "fork failed";
     // A bound on a child that hangs on a lock it inherited held: far more
     // than its work takes, and no verdict depends on how long it took.
-    const int status = WaitOrKill(pid, 30);
+    const int status = WaitOrKill(pid, 10);
     if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      ++bad_children;
       ADD_FAILURE() << "task.h, ForkPrepare()/ForkChild(): a forked child "
                        "may allocate (no lock left held by a thread it does "
                        "not have); child "
                     << i << ": "
-                    << (status == -1 ? std::string("still blocked after 30 s")
+                    << (status == -1 ? std::string("still blocked after 10 s")
                         : WIFEXITED(status)
                             ? absl::StrCat("exited ", WEXITSTATUS(status),
                                            " (3: Allocate failed, 4: a "
                                            "block's bytes changed)")
                             : absl::StrCat("killed by signal ",
                                            WTERMSIG(status)));
-      if (bad_children >= 3) break;
+      break;  // one is enough, and each waits out its bound
     }
   }
   stop.store(true);
