@@ -127,6 +127,13 @@ absl::StatusOr<const AllocatorSpec*> FindAllocator(absl::string_view name) {
     if (spec.name == name) return &spec;
     names.push_back(spec.name);
   }
+  if (name == kYoursAllocator) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "allocator '", name, "' is lab allocator_design's ", kYoursLibraryFile,
+        ", built by Bazel and never installed: only that lab's experiment "
+        "runs it; installed allocators: ",
+        absl::StrJoin(names, ", ")));
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown allocator '", name, "'; known: ", absl::StrJoin(names, ", ")));
 }
@@ -269,6 +276,7 @@ std::string IdentifyAllocatorFile(absl::string_view path) {
   if (absl::StartsWith(file, "libc.so") || absl::StartsWith(file, "libc-2.")) {
     return "glibc";
   }
+  if (file == kYoursLibraryFile) return std::string(kYoursAllocator);
   for (const AllocatorSpec& spec : KnownAllocators()) {
     for (const AllocatorLibrary& library : spec.libraries) {
       const absl::string_view stem = UnversionedSoname(library.soname);

@@ -72,6 +72,18 @@ struct AllocatorSpec {
   std::string dev_package = {};
 };
 
+// kYoursAllocator / kYoursLibraryFile
+//
+// The learner's own allocator, "yours": lab allocator_design's shared
+// library, libyours.so, preloaded like the others. It is built by Bazel,
+// has no Debian package and is never looked for in the system's
+// directories: the experiment that runs it finds it beside itself
+// (child_run.h's ProgramBesideSelf()) and preloads that path. It is not one
+// of KnownAllocators(), which are the installed ones; IdentifyAllocatorFile()
+// knows it by its file name, so that the probe can verify its rows.
+inline constexpr absl::string_view kYoursAllocator = "yours";
+inline constexpr absl::string_view kYoursLibraryFile = "libyours.so";
+
 // KnownAllocators()
 //
 // glibc, jemalloc, tcmalloc (gperftools) and mimalloc, with the sonames
@@ -81,7 +93,8 @@ const std::vector<AllocatorSpec>& KnownAllocators();
 
 // FindAllocator()
 //
-// The spec of `name`; InvalidArgument listing the known names otherwise.
+// The spec of `name`; InvalidArgument listing the known names otherwise
+// (for kYoursAllocator: saying that only lab allocator_design runs it).
 absl::StatusOr<const AllocatorSpec*> FindAllocator(absl::string_view name);
 
 // LibrarySearch
@@ -132,7 +145,8 @@ struct LocatedAllocator {
 // LocateAllocator()
 //
 // The library of allocator `name`, found through `search`. Errors:
-// InvalidArgument for an unknown name; NotFound when no library of it is
+// InvalidArgument for an unknown name and for kYoursAllocator (never
+// installed: its experiment passes its path); NotFound when no library of it is
 // installed, naming each soname with the packages that provide it, the
 // command that installs it on Debian 12 and 13 alike (its dev_package), and
 // tools/setup.sh, which installs them all.
@@ -163,7 +177,7 @@ struct MallocProvider {
 // The allocator a library file belongs to, by its file name: "glibc" for
 // libc.so.*, the name of the allocator whose soname it starts with (the
 // soname without its version: libjemalloc.so.2 matches libjemalloc.so.2.1),
-// else "unknown".
+// kYoursAllocator for kYoursLibraryFile (wherever it lies), else "unknown".
 std::string IdentifyAllocatorFile(absl::string_view path);
 
 // ProbeMalloc()

@@ -101,6 +101,30 @@ TEST(IdentifyAllocatorFileTest, ByFileName) {
   EXPECT_EQ(IdentifyAllocatorFile("/home/me/a.out"), "unknown");
 }
 
+// Lab allocator_design's library, wherever Bazel put it; only that name.
+TEST(IdentifyAllocatorFileTest, KnowsTheLearnersLibrary) {
+  EXPECT_EQ(IdentifyAllocatorFile("/home/me/.cache/bazel/execroot/"
+                                  "bin/labs/allocator_design/libyours.so"),
+            "yours");
+  EXPECT_EQ(IdentifyAllocatorFile("libyours.so"), "yours");
+  EXPECT_EQ(IdentifyAllocatorFile("/lib/libyours.so.1"), "unknown");
+  EXPECT_EQ(IdentifyAllocatorFile("/lib/libyoursandmine.so"), "unknown");
+}
+
+// "yours" is no installed allocator: neither a spec nor a search finds it,
+// and the refusal says where it comes from.
+TEST(FindAllocatorTest, TheLearnersAllocatorIsNeverInstalled) {
+  absl::StatusOr<const AllocatorSpec*> spec = FindAllocator(kYoursAllocator);
+  ASSERT_EQ(spec.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(spec.status().message(), HasSubstr("allocator_design"));
+  EXPECT_THAT(spec.status().message(), HasSubstr("libyours.so"));
+  const std::string dir = TempDir("fake_lib_yours");
+  WriteFile(dir + "/libyours.so", "");
+  absl::StatusOr<LocatedAllocator> located =
+      LocateAllocator(kYoursAllocator, LibrarySearch{"", {dir}});
+  EXPECT_EQ(located.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(ProviderLineTest, RoundTripsThroughAChildsOutput) {
   MallocProvider provider{"/opt/my libs/libjemalloc.so.2", "jemalloc"};
   const std::string output =

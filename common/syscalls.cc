@@ -518,7 +518,7 @@ absl::StatusOr<SyscallCounts> CountSyscallsInChild(
 
 absl::StatusOr<ProcessSyscalls> CountSyscallsOfCommand(
     const std::vector<std::string>& argv,
-    const std::vector<std::string>& extra_env) {
+    const std::vector<std::string>& extra_env, std::string* stdout_text) {
   if (argv.empty()) {
     return absl::InvalidArgumentError(
         "CountSyscallsOfCommand: argv is empty, there is no program to run");
@@ -534,9 +534,36 @@ absl::StatusOr<ProcessSyscalls> CountSyscallsOfCommand(
       internal::PrepareExec(argv, *env);
   if (!exec.ok()) return exec.status();
 
-  absl::StatusOr<TracerReport> report = RunInTracerProcess(
-      Region::kFromExec, &*exec,
-      [&](int setup_fd) { internal::ExecPrepared(*exec, setup_fd); });
+  // The program's stdout, when the caller wants it: an anonymous file that
+  // the tracer process and the program inherit, read back here afterwards
+  // (a pipe would need a reader while the tracer waits).
+  int out_fd = -1;
+  if (stdout_text != nullptr) {
+    out_fd = memfd_create("alloclab-traced-stdout", MFD_CLOEXEC);
+    if (out_fd < 0) {
+      return absl::InternalError(absl::StrCat(
+          "memfd_create for the traced program's stdout failed: ",
+          internal::ErrnoText(errno)));
+    }
+  }
+  absl::StatusOr<TracerReport> report =
+      RunInTracerProcess(Region::kFromExec, &*exec, [&](int setup_fd) {
+        // dup2 clears close-on-exec on the copy: the program keeps it.
+        if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0) _exit(127);
+        internal::ExecPrepared(*exec, setup_fd);
+      });
+  if (out_fd >= 0) {
+    stdout_text->clear();
+    char buffer[4096];
+    ssize_t n = 0;
+    if (lseek(out_fd, 0, SEEK_SET) == 0) {
+      while ((n = read(out_fd, buffer, sizeof(buffer))) > 0 ||
+             (n < 0 && errno == EINTR)) {
+        if (n > 0) stdout_text->append(buffer, static_cast<size_t>(n));
+      }
+    }
+    close(out_fd);
+  }
   if (!report.ok()) return report.status();
   ProcessSyscalls result;
   result.counts = report->counts;

@@ -135,12 +135,18 @@ struct ProcessSyscalls {
 // Waits until every traced process has exited, so a program that leaves a
 // daemon behind keeps this call waiting as it would keep strace.
 //
+// When `stdout_text` is given, the program's standard output goes there
+// instead of this process's (a program that reports facts, as the
+// allocator probe's provider line, is read back without printing them);
+// the redirection is made before the execve, so it is not in the counts.
+//
 // Errors: InvalidArgument for an empty `argv` or a malformed `extra_env`
 // entry; NotFound when execve fails (the message names the program and
 // errno); FailedPrecondition when the kernel refuses ptrace.
 absl::StatusOr<ProcessSyscalls> CountSyscallsOfCommand(
     const std::vector<std::string>& argv,
-    const std::vector<std::string>& extra_env = {});
+    const std::vector<std::string>& extra_env = {},
+    std::string* stdout_text = nullptr);
 
 }  // namespace alloclab
 

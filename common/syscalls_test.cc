@@ -268,6 +268,17 @@ TEST(CountSyscallsOfCommandTest, PassesExtraEnvironment) {
   EXPECT_EQ(inherited->exit_code, 1);
 }
 
+TEST(CountSyscallsOfCommandTest, CapturesStdoutWhenAsked) {
+  std::string out = "left over";
+  absl::StatusOr<ProcessSyscalls> run = CountSyscallsOfCommand(
+      {"/bin/sh", "-c", "echo \"provider $ALLOCLAB_PROBE\"; echo second"},
+      {"ALLOCLAB_PROBE=yes"}, &out);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->exit_code, 0);
+  EXPECT_EQ(out, "provider yes\nsecond\n");
+  EXPECT_GT(run->counts.total, 0);
+}
+
 TEST(CountSyscallsOfCommandTest, RejectsBadInput) {
   EXPECT_EQ(CountSyscallsOfCommand({}).status().code(),
             absl::StatusCode::kInvalidArgument);
