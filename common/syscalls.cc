@@ -541,9 +541,9 @@ absl::StatusOr<ProcessSyscalls> CountSyscallsOfCommand(
   if (stdout_text != nullptr) {
     out_fd = memfd_create("alloclab-traced-stdout", MFD_CLOEXEC);
     if (out_fd < 0) {
-      return absl::InternalError(absl::StrCat(
-          "memfd_create for the traced program's stdout failed: ",
-          internal::ErrnoText(errno)));
+      return absl::InternalError(
+          absl::StrCat("memfd_create for the traced program's stdout failed: ",
+                       internal::ErrnoText(errno)));
     }
   }
   absl::StatusOr<TracerReport> report =

@@ -159,13 +159,16 @@ def lab_starter(
             ] + benchmark_deps,
         )
 
-def lab_solution(name, experiment_data = [], c_task = False):
+def lab_solution(name, experiment_data = [], c_task = False, task_visibility = []):
     """Declares a lab's reference package (solutions/<name>/).
 
     Args:
       name: the lab.
       experiment_data: as in lab_starter, built with the reference task.
       c_task: as in lab_starter.
+      task_visibility: packages besides the lab's tests that may link the
+        reference task, e.g. a later lab whose experiment judges with this
+        lab's reference functions.
     """
     _all_files()
     starter = _pkg("labs", name)
@@ -174,7 +177,7 @@ def lab_solution(name, experiment_data = [], c_task = False):
         name = "task",
         srcs = [task_src],
         copts = task_copts,
-        visibility = [_pkg("tests", name) + ":__pkg__"],
+        visibility = [_pkg("tests", name) + ":__pkg__"] + task_visibility,
         deps = [starter + ":task_header"],
     )
 

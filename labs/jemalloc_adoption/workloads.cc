@@ -184,6 +184,12 @@ absl::Status CheckWorkloadName(absl::string_view workload) {
                    "'; known: ", absl::StrJoin(WorkloadNames(), ", ")));
 }
 
+uint64_t Operations(absl::string_view workload, int threads,
+                    uint64_t iterations) {
+  if (workload == "msgsend" || workload == "churn") return iterations;
+  return iterations * static_cast<uint64_t>(threads > 0 ? threads : 1);
+}
+
 uint64_t DefaultIterations(absl::string_view workload, bool quick) {
   uint64_t full = 0;
   uint64_t quick_share_percent = 10;  // of the full count, when quick

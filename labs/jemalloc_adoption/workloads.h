@@ -82,6 +82,16 @@ absl::Status CheckWorkloadName(absl::string_view workload);
 // another than the full run's (tools/quick_full_test.py checks they agree).
 uint64_t DefaultIterations(absl::string_view workload, bool quick);
 
+// Operations()
+//
+// The operations of a run, for per-operation figures (system calls per
+// operation): its iterations over all its threads. treemap and
+// scalability_* run `iterations` on each of `threads` threads (an insert or
+// an erase; a malloc and its free); msgsend's iterations are its messages
+// in all (each a malloc and a free), churn's its allocations (one thread).
+uint64_t Operations(absl::string_view workload, int threads,
+                    uint64_t iterations);
+
 // kChurnScale
 //
 // churn's bytes per size step: 1 KiB, blocks of 1 KiB to 256 KiB, as in the

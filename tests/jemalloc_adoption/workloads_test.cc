@@ -69,6 +69,14 @@ TEST(WorkloadsTest, SameChecksumUnderEveryAllocator) {
   }
 }
 
+TEST(WorkloadsTest, OperationsCountEveryThreadsIterations) {
+  EXPECT_EQ(Operations("treemap", 4, 1000), 4000u);
+  EXPECT_EQ(Operations("scalability_8", 2, 10), 20u);
+  EXPECT_EQ(Operations("scalability_1024", 1, 10), 10u);
+  EXPECT_EQ(Operations("msgsend", 4, 1000), 1000u);  // messages in all
+  EXPECT_EQ(Operations("churn", 8, 1000), 1000u);    // one thread
+}
+
 TEST(WorkloadsTest, EveryWorkloadHasADefaultScale) {
   for (const std::string& workload : WorkloadNames()) {
     EXPECT_GT(DefaultIterations(workload, true), 0u) << workload;
