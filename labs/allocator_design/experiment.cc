@@ -1,24 +1,406 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// Lab allocator_design: the experiment (being written: lab
-// jemalloc_adoption's table with your allocator in it).
+// Lab allocator_design: the experiment. Your allocator, built into
+// libyours.so with the lab's shim, joins lab jemalloc_adoption's matrix
+// (labs/jemalloc_adoption/matrix.h): its five workloads as child processes
+// under glibc, jemalloc, tcmalloc, mimalloc and yours, preloaded, the rows
+// interleaved, every row verified by the allocator probe; the time ratio to
+// glibc with its interval and verdict, the peak RSS ratio, and the system
+// calls per operation from one more run of each row under ptrace. Lab
+// jemalloc_adoption's reference Recommend() then judges the table, and
+// judges yours against glibc alone: the decision that lab taught, with
+// your allocator as a candidate.
+//
+// Then the malloclab score: each fixed trace of traces.h replayed against
+// your task.cc (linked into this program) in a fresh process, its
+// utilization against task.h's kMinUtilization; and the same trace on
+// glibc's malloc, whose bytes held mallinfo2() reports.
 
 #include "common/experiment.h"
 
+#include <malloc.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "common/allocator_probe.h"
+#include "common/child_run.h"
+#include "common/fresh_process.h"
+#include "labs/allocator_design/task.h"
+#include "labs/allocator_design/traces.h"
+#include "labs/jemalloc_adoption/matrix.h"
+
+ABSL_FLAG(std::string, workloads,
+          "treemap,scalability_8,scalability_1024,msgsend,churn",
+          "comma-separated workloads to run (lab jemalloc_adoption's)");
+ABSL_FLAG(std::string, allocators, "glibc,jemalloc,tcmalloc,mimalloc",
+          "comma-separated allocators beside yours, which is always in the "
+          "table (glibc, the baseline, is required)");
+ABSL_FLAG(int, threads, 0, "threads per workload (0: the CPUs available)");
+ABSL_FLAG(double, iterations_scale, 1.0,
+          "multiplies every workload's iterations (the tests use 0.01)");
+ABSL_FLAG(int, rss_interval_ms, 20, "milliseconds between two RSS samples");
+ABSL_FLAG(std::string, yours_library, "",
+          "your allocator's shared library (empty: the libyours.so built "
+          "beside this program)");
 
 namespace {
 
-absl::Status Experiment(alloclab::Lab&) {
-  return absl::UnimplementedError("lab allocator_design's experiment");
+namespace ad = allocator_design;
+namespace ja = jemalloc_adoption;
+
+constexpr absl::string_view kYours = alloclab::kYoursAllocator;
+
+std::vector<std::string> List(const std::string& flag) {
+  return absl::StrSplit(flag, ',', absl::SkipEmpty());
 }
 
+// --allocators, with yours added at the end unless it is named.
+std::vector<std::string> AllocatorNames() {
+  std::vector<std::string> names = List(absl::GetFlag(FLAGS_allocators));
+  if (std::find(names.begin(), names.end(), kYours) == names.end()) {
+    names.emplace_back(kYours);
+  }
+  return names;
+}
+
+// YoursLibrary()
+//
+// The library to preload for "yours": --yours_library, or libyours.so
+// beside this program (a data dependency of the lab's target), as an
+// absolute path. NotFound saying how to build it.
+absl::StatusOr<std::string> YoursLibrary() {
+  const std::string flag = absl::GetFlag(FLAGS_yours_library);
+  if (flag.empty()) {
+    absl::StatusOr<std::string> beside =
+        alloclab::ProgramBesideSelf(alloclab::kYoursLibraryFile);
+    if (beside.ok()) return beside;
+    return absl::NotFoundError(absl::StrCat(
+        "your allocator's library is missing: ", beside.status().message(),
+        " (`bazel run //labs/allocator_design` builds ",
+        alloclab::kYoursLibraryFile,
+        " beside the experiment; or name one "
+        "with --yours_library)"));
+  }
+  struct stat st;
+  char resolved[PATH_MAX];
+  if (stat(flag.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      realpath(flag.c_str(), resolved) == nullptr) {
+    return absl::NotFoundError(absl::StrCat(
+        "--yours_library=", flag,
+        ": no such file (your allocator's shared library: `bazel build "
+        "//labs/allocator_design:libyours.so` builds it)"));
+  }
+  // The probe knows yours by its file name: another name would leave every
+  // row of yours unverified.
+  if (alloclab::IdentifyAllocatorFile(resolved) != kYours) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--yours_library=", flag, ": the file must be named ",
+                     alloclab::kYoursLibraryFile,
+                     ", by which the allocator probe verifies its rows"));
+  }
+  return std::string(resolved);
+}
+
+// ---------------------------------------------------------------------------
+// Utilization: a trace in a fresh process, on your task.cc or on glibc.
+
+const ad::Trace* FindTrace(absl::string_view name) {
+  for (const ad::Trace& trace : ad::Traces()) {
+    if (trace.name == name) return &trace;
+  }
+  return nullptr;
+}
+
+// What glibc holds from the kernel: its heap (brk and its arenas' mappings,
+// mallinfo2's arena) and the chunks it mapped alone (hblkhd).
+uint64_t GlibcHeldBytes() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<uint64_t>(info.arena) + static_cast<uint64_t>(info.hblkhd);
+}
+
+// The start of the brk heap ("[heap]" in /proc/self/maps), or the break
+// itself while there is no heap yet.
+uintptr_t HeapStart() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (absl::EndsWith(line, "[heap]")) {
+      return static_cast<uintptr_t>(std::strtoull(line.c_str(), nullptr, 16));
+    }
+  }
+  return reinterpret_cast<uintptr_t>(sbrk(0));
+}
+
+// The byte block `id` holds: the replay checks it survived until the free.
+unsigned char Pattern(uint32_t id) {
+  return static_cast<unsigned char>(0x5a ^ (id * 131));
+}
+
+// traces.h's ReplayTrace() on glibc's malloc and free: the same operations,
+// the same bytes written and checked, and the bytes held, less what glibc
+// held when the replay began. mallinfo2() walks every free chunk, too slow
+// to call after each of tens of thousands of operations; but what glibc
+// holds grows only when the break moves or a chunk is mapped alone (outside
+// the brk heap), so it is read after each allocation that did either: the
+// peak is the same.
+absl::StatusOr<ad::TraceResult> ReplayOnGlibc(const ad::Trace& trace) {
+  uint32_t max_id = 0;
+  for (const ad::TraceOp& op : trace.ops) max_id = std::max(max_id, op.id);
+  std::vector<unsigned char*> blocks(static_cast<size_t>(max_id) + 1);
+  std::vector<uint32_t> sizes(blocks.size());
+  const uintptr_t heap_start = HeapStart();
+  void* last_break = sbrk(0);
+  const uint64_t base = GlibcHeldBytes();
+  uint64_t live = 0;
+  ad::TraceResult r;
+  for (size_t i = 0; i < trace.ops.size(); ++i) {
+    const ad::TraceOp& op = trace.ops[i];
+    if (op.kind == ad::TraceOp::Kind::kAllocate) {
+      auto* p = static_cast<unsigned char*>(std::malloc(op.size));
+      if (p == nullptr && op.size > 0) {
+        return absl::DataLossError(absl::StrCat(trace.name, ": glibc's malloc(",
+                                                op.size, ") failed at op ", i));
+      }
+      if (op.size > 0) std::memset(p, Pattern(op.id), op.size);
+      blocks[op.id] = p;
+      sizes[op.id] = op.size;
+      live += op.size;
+      r.peak_live_bytes = std::max(r.peak_live_bytes, live);
+      void* now_break = sbrk(0);
+      const auto at = reinterpret_cast<uintptr_t>(p);
+      if (now_break != last_break || at < heap_start ||
+          at >= reinterpret_cast<uintptr_t>(now_break)) {
+        last_break = now_break;
+        const uint64_t held = GlibcHeldBytes();
+        r.peak_held_bytes =
+            std::max(r.peak_held_bytes, held > base ? held - base : 0);
+      }
+    } else {
+      unsigned char* p = blocks[op.id];
+      for (uint32_t b = 0; b < sizes[op.id]; ++b) {
+        if (p[b] != Pattern(op.id)) {
+          return absl::DataLossError(absl::StrCat(trace.name, ": block ", op.id,
+                                                  " changed while live (op ", i,
+                                                  ")"));
+        }
+      }
+      std::free(p);
+      blocks[op.id] = nullptr;
+      live -= sizes[op.id];
+    }
+  }
+  if (r.peak_held_bytes == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(trace.name,
+                     ": glibc served the whole trace from memory it held "
+                     "before the replay began: no utilization to measure"));
+  }
+  r.utilization = static_cast<double>(r.peak_live_bytes) /
+                  static_cast<double>(r.peak_held_bytes);
+  return r;
+}
+
+void RecordTrace(alloclab::FreshCall& call,
+                 const absl::StatusOr<ad::TraceResult>& r) {
+  if (!r.ok()) return call.Fail(r.status().ToString());
+  call.Record("peak_live_bytes", static_cast<double>(r->peak_live_bytes));
+  call.Record("peak_held_bytes", static_cast<double>(r->peak_held_bytes));
+  call.Record("utilization", r->utilization);
+}
+
+// Fresh call "allocator_design_trace", arg "<trace> <yours|glibc>": a new
+// process whose allocators have served nothing of the trace's.
+void TraceInFreshProcess(alloclab::FreshCall& call) {
+  const std::vector<std::string> args = absl::StrSplit(call.arg(), ' ');
+  const ad::Trace* trace = args.size() == 2 ? FindTrace(args[0]) : nullptr;
+  if (trace == nullptr) {
+    return call.Fail(absl::StrCat("bad trace arguments '", call.arg(), "'"));
+  }
+  if (args[1] == kYours) return RecordTrace(call, ad::ReplayTrace(*trace));
+  return RecordTrace(call, ReplayOnGlibc(*trace));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_trace", TraceInFreshProcess);
+
+// The utilization rows: each trace on yours and on glibc.
+void AddUtilizationRows(alloclab::Results& results) {
+  std::vector<std::string> below, variants;
+  for (const ad::Trace& trace : ad::Traces()) {
+    for (const std::string& allocator :
+         {std::string(kYours), std::string(ja::kBaseline)}) {
+      const std::string variant =
+          absl::StrCat("trace_", trace.name, "_", allocator);
+      const alloclab::Samples s = alloclab::SamplesOrNote(
+          alloclab::RunFreshCalls(variant, "allocator_design_trace", 1,
+                                  absl::StrCat(trace.name, " ", allocator)),
+          results);
+      const std::optional<double> u = s.Median("utilization");
+      alloclab::Row& row = results.AddRow(variant);
+      row.Set("utilization", u)
+          .Set("peak_live_kib", s.Median("peak_live_bytes", 1024))
+          .Set("peak_held_kib", s.Median("peak_held_bytes", 1024))
+          .Set("utilization_ok",
+               u.has_value()
+                   ? std::optional<double>(*u >= ad::kMinUtilization ? 1 : 0)
+                   : std::nullopt)
+          .SetText("workload", trace.name)
+          .SetText("allocator", allocator);
+      variants.push_back(variant);
+      if (allocator == kYours && (!u.has_value() || *u < ad::kMinUtilization))
+        below.push_back(trace.name);
+    }
+  }
+  results.AddNote(absl::StrFormat(
+      "utilization: peak live bytes requested / peak bytes held on each "
+      "fixed trace (traces.h), at least %.2f for task.h's promise 5; yours "
+      "%s. Replayed in a fresh process each. Yours: bytes_held of your "
+      "Counters (pages.h's count); glibc: mallinfo2()'s arena + hblkhd (its "
+      "heap and its mapped chunks), less what it held when the replay began: "
+      "glibc may reuse free memory its start-up left, so its figure can "
+      "only flatter it",
+      ad::kMinUtilization,
+      below.empty() ? "meets it on every trace"
+                    : absl::StrCat("is below it (or failed) on ",
+                                   absl::StrJoin(below, ", "))));
+  results.AddPlot({.kind = alloclab::PlotKind::kBars,
+                   .y = "utilization",
+                   .title = "utilization on the fixed traces",
+                   .variants = variants});
+}
+
+// ---------------------------------------------------------------------------
+
+absl::Status Experiment(alloclab::Lab& lab) {
+  ja::MatrixSpec spec;
+  spec.workloads = List(absl::GetFlag(FLAGS_workloads));
+  for (const std::string& name : AllocatorNames()) {
+    if (name == kYours) {
+      absl::StatusOr<std::string> library = YoursLibrary();
+      if (!library.ok()) return library.status();
+      spec.allocators.push_back({name, *library});
+      continue;
+    }
+    absl::StatusOr<alloclab::LocatedAllocator> a =
+        alloclab::LocateAllocator(name);
+    if (!a.ok()) return a.status();  // names the Debian package
+    spec.allocators.push_back({name, a->path});
+  }
+  spec.threads = absl::GetFlag(FLAGS_threads);
+  spec.iterations_scale = absl::GetFlag(FLAGS_iterations_scale);
+  spec.rss_interval_ms = absl::GetFlag(FLAGS_rss_interval_ms);
+  spec.count_syscalls = true;
+  // Lab jemalloc_adoption's reference functions judge (this program links
+  // //solutions/jemalloc_adoption:task): the rule, not a learner's version.
+  spec.compare = ja::CompareTimings;
+  spec.recommend = ja::Recommend;
+  absl::StatusOr<ja::MatrixResult> matrix = ja::RunMatrix(lab, spec);
+  if (!matrix.ok()) return matrix.status();
+
+  // Yours against glibc alone: the rule's answer to "switch to yours?",
+  // whatever else the table holds.
+  std::vector<ja::Measurement> pair;
+  for (const ja::Measurement& m : matrix->table) {
+    if (m.allocator == ja::kBaseline || m.allocator == kYours)
+      pair.push_back(m);
+  }
+  absl::StatusOr<ja::Recommendation> duel =
+      ja::Recommend(pair, ja::kMemoryBudgetRatio, 1);
+  if (!duel.ok()) return duel.status();
+  const bool recommended = duel->allocator == std::string(kYours);
+  std::string why;
+  for (const std::string& reason : duel->reasons) {
+    if (absl::StartsWith(reason, absl::StrCat(kYours, ":"))) why = reason;
+  }
+  if (why.empty()) why = absl::StrJoin(duel->reasons, " ");
+  lab.results().AddNote(absl::StrFormat(
+      "memo: yours over glibc (Recommend() on their rows alone, budget %.2fx "
+      "peak RSS): %s. %s",
+      ja::kMemoryBudgetRatio, recommended ? "recommended" : "not recommended",
+      why));
+
+  double log_sum = 0;
+  int ratios = 0;
+  for (const ja::MatrixRow& row : matrix->rows) {
+    if (row.allocator != kYours || !row.vs_baseline.has_value()) continue;
+    log_sum += std::log(row.vs_baseline->ratio);
+    ++ratios;
+  }
+  if (ratios > 0) {
+    const double geomean = std::exp(log_sum / ratios);
+    lab.results().SetHeadline(
+        {"yours / glibc time, geometric mean over workloads", geomean,
+         absl::StrFormat("%.2fx; recommended over glibc: %s", geomean,
+                         recommended ? "yes" : "no"),
+         "n/a (no reference run yet)"});
+  }
+
+  AddUtilizationRows(lab.results());
+  return absl::OkStatus();
+}
+
+absl::Status CheckAllocatorName(absl::string_view name) {
+  if (name == kYours) return absl::OkStatus();
+  absl::Status s = alloclab::FindAllocator(name).status();
+  if (s.ok()) return s;
+  return absl::InvalidArgumentError(
+      absl::StrCat(s.message(), ", and yours (your ",
+                   alloclab::kYoursLibraryFile, ", always in the table)"));
+}
+
+absl::Status CheckFlags(const alloclab::LabOptions& options) {
+  if (absl::Status s = ja::CheckMatrixFlags(
+          options,
+          {.workloads = absl::GetFlag(FLAGS_workloads),
+           .allocators = absl::GetFlag(FLAGS_allocators),
+           .threads = absl::GetFlag(FLAGS_threads),
+           .iterations_scale = absl::GetFlag(FLAGS_iterations_scale),
+           .tuning_workload = "",
+           .rss_interval_ms = absl::GetFlag(FLAGS_rss_interval_ms)},
+          CheckAllocatorName);
+      !s.ok()) {
+    return s;
+  }
+  return YoursLibrary().status();
+}
+
+// Spec()
+//
+// The lab as RunLab() shows it: its name, its question (--help), its
+// columns and its flag checks.
 alloclab::LabSpec Spec() {
+  std::vector<alloclab::Column> columns = ja::MatrixColumns(/*syscalls=*/true);
+  // The trace rows' peaks (peak_live_kib, peak_held_kib) are in the JSON.
+  columns.push_back({"utilization", 3});
+  columns.push_back({"utilization_ok",
+                     absl::StrFormat("util >= %.2f", ad::kMinUtilization), 0});
   return {.lab = "allocator_design",
           .usage =
-              "Lab allocator_design: your allocator beside glibc, "
-              "jemalloc, tcmalloc and mimalloc.",
-          .columns = {}};
+              "Lab allocator_design: your allocator beside glibc, jemalloc, "
+              "tcmalloc and mimalloc on lab jemalloc_adoption's five "
+              "workloads, judged by that lab's rule; and its utilization on "
+              "fixed traces.",
+          .usage_flags = "[--yours_library=PATH]",
+          .columns = std::move(columns),
+          .check_flags = CheckFlags};
 }
 
 }  // namespace
