@@ -337,11 +337,21 @@ absl::Status Experiment(alloclab::Lab& lab) {
     if (absl::StartsWith(reason, absl::StrCat(kYours, ":"))) why = reason;
   }
   if (why.empty()) why = absl::StrJoin(duel->reasons, " ");
+  // Every rule's input, not only the first one that failed: the verdict
+  // and the memory of each workload.
+  std::vector<std::string> each;
+  for (const ja::MatrixRow& row : matrix->rows) {
+    if (row.allocator != kYours || !row.vs_baseline.has_value()) continue;
+    each.push_back(absl::StrFormat(
+        "%s %s (%.2fx time, %.2fx RSS%s)", row.workload,
+        ja::VerdictName(row.vs_baseline->verdict), row.vs_baseline->ratio,
+        row.rss_ratio.value_or(0), row.verified ? "" : ", not verified"));
+  }
   lab.results().AddNote(absl::StrFormat(
       "memo: yours over glibc (Recommend() on their rows alone, budget %.2fx "
-      "peak RSS): %s. %s",
+      "peak RSS): %s. %s Per workload: %s.",
       ja::kMemoryBudgetRatio, recommended ? "recommended" : "not recommended",
-      why));
+      why, absl::StrJoin(each, "; ")));
 
   double log_sum = 0;
   int ratios = 0;
