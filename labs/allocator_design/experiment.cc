@@ -334,7 +334,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
   const bool recommended = duel->allocator == std::string(kYours);
   std::string why;
   for (const std::string& reason : duel->reasons) {
-    if (absl::StartsWith(reason, absl::StrCat(kYours, ":"))) why = reason;
+    // Every allocator is named in a reason of its own (task.h, property 6).
+    if (why.empty() && absl::StrContains(reason, kYours)) why = reason;
   }
   if (why.empty()) why = absl::StrJoin(duel->reasons, " ");
   // Every rule's input, not only the first one that failed: the verdict
