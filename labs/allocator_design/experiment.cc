@@ -367,7 +367,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
         {"yours / glibc time, geometric mean over workloads", geomean,
          absl::StrFormat("%.2fx; recommended over glibc: %s", geomean,
                          recommended ? "yes" : "no"),
-         "0.78x; recommended over glibc: yes (the reference, full run)"});
+         "0.78x-0.85x; recommended over glibc: yes (the reference, two full "
+         "runs)"});
   }
 
   AddUtilizationRows(lab.results());
