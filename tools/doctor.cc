@@ -27,6 +27,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "common/allocator_probe.h"
+#include "common/child_run.h"
 #include "common/faults.h"
 #include "common/internal/launch.h"
 #include "common/syscalls.h"
@@ -144,6 +145,56 @@ PtraceFacts ProbePtrace(const ProbeRoots& roots) {
   return facts;
 }
 
+PreloadFacts ProbePreload(const ProbeRoots& roots,
+                          const std::vector<AllocatorFact>& allocators) {
+  PreloadFacts facts;
+  for (const AllocatorFact& a : allocators) {
+    if (!a.library.ok()) continue;
+    facts.allocator = a.name;
+    facts.library = *a.library;
+    break;
+  }
+  if (facts.library.empty()) {
+    facts.served = absl::FailedPreconditionError(
+        "no allocator library is installed to try a preload with");
+    return facts;
+  }
+  if (!roots.live_probes) return facts;  // "not probed"
+  std::string program = roots.which_malloc;
+  if (program.empty()) {
+    absl::StatusOr<std::string> found = FindRunfile("common/which_malloc");
+    if (!found.ok()) {
+      facts.served = found.status();
+      return facts;
+    }
+    program = *found;
+  }
+  ChildCommand command;
+  command.argv = {program};
+  command.env = {{"LD_PRELOAD", facts.library}};
+  absl::StatusOr<ChildRun> run = RunChild(command);
+  if (!run.ok()) {
+    facts.served = run.status();
+    return facts;
+  }
+  absl::StatusOr<MallocProvider> provider = ParseProviderLine(run->stdout_text);
+  if (!provider.ok()) {
+    facts.served = provider.status();
+  } else if (provider->allocator == facts.allocator) {
+    facts.served = absl::OkStatus();
+  } else {
+    // ld.so's own words say why, where it gave any ("cannot be
+    // preloaded ... ignored").
+    std::string loader = std::string(absl::StripAsciiWhitespace(
+        run->stderr_text.substr(0, run->stderr_text.find('\n'))));
+    facts.served = absl::FailedPreconditionError(absl::StrCat(
+        "with LD_PRELOAD=", facts.library, " malloc was served by ",
+        provider->allocator, " (", provider->path, ")",
+        loader.empty() ? "" : absl::StrCat(": ", loader)));
+  }
+  return facts;
+}
+
 MachineFacts GatherFacts(const ProbeRoots& roots) {
   MachineFacts facts;
   facts.topology = ReadTopology(roots.sys_root);
@@ -196,6 +247,7 @@ MachineFacts GatherFacts(const ProbeRoots& roots) {
     }
     facts.allocators.push_back(std::move(fact));
   }
+  facts.preload = ProbePreload(roots, facts.allocators);
   // Runs musl's loader and reads dpkg's status: this machine's, not a
   // fixture's.
   if (roots.live_probes) facts.versions = SoftwareVersions();
@@ -384,6 +436,57 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
     }
     labs.push_back(v);
   }
+
+  // 8. allocator_design: lab jemalloc_adoption's matrix with the learner's
+  // allocator preloaded as one more row; its system calls per operation
+  // are counted under ptrace.
+  {
+    const LabVerdict& adoption = labs.back();
+    LabVerdict v{"allocator_design", Verdict::kYes, "", ""};
+    std::vector<std::string> why, fix;
+    if (!facts.preload.served.ok() && !facts.preload.library.empty() &&
+        facts.preload.served.code() != absl::StatusCode::kUnknown) {
+      // The one fact the lab cannot do without: its row would be glibc's.
+      v.verdict = Verdict::kNo;
+      why.push_back(absl::StrCat(
+          "a preloaded allocator does not serve malloc here (",
+          facts.preload.served.message(),
+          "): your libyours.so's row would be refused as unverified"));
+      fix.push_back(
+          "run outside what strips LD_PRELOAD (a setuid wrapper, a "
+          "sanitizer build: drop --config=asan/tsan for the experiment)");
+    } else if (facts.preload.served.ok()) {
+      why.push_back(absl::StrCat("a preload takes here (",
+                                 facts.preload.allocator,
+                                 " served a child's malloc)"));
+    } else {
+      why.push_back(absl::StrCat("preload not tried (",
+                                 facts.preload.served.message(),
+                                 "); the experiment verifies your row itself"));
+    }
+    if (adoption.verdict != Verdict::kYes) {
+      if (v.verdict == Verdict::kYes) v.verdict = Verdict::kPartly;
+      why.push_back(absl::StrCat("as lab jemalloc_adoption: ", adoption.why,
+                                 " (yours is still compared with glibc)"));
+      if (!adoption.fix.empty()) fix.push_back(adoption.fix);
+    } else {
+      why.push_back(
+          absl::StrCat("the other allocators as lab "
+                       "jemalloc_adoption: ",
+                       adoption.why));
+    }
+    if (ptrace_ok) {
+      why.push_back("ptrace counts system calls per operation");
+    } else {
+      if (v.verdict == Verdict::kYes) v.verdict = Verdict::kPartly;
+      why.push_back(absl::StrCat("system calls per operation are n/a: ",
+                                 facts.ptrace.traced_child.message()));
+      fix.push_back(ptrace_fix);
+    }
+    v.why = Join(why);
+    v.fix = Join(fix);
+    labs.push_back(v);
+  }
   return labs;
 }
 
@@ -433,6 +536,13 @@ std::string RenderFacts(const MachineFacts& f) {
             ? *a.library
             : absl::StrCat("missing: ", a.library.status().message())));
   }
+  lines.push_back(absl::StrCat(
+      "LD_PRELOAD:   ",
+      f.preload.served.ok()
+          ? absl::StrCat("takes (", f.preload.allocator,
+                         " served a child's malloc)")
+          : absl::StrCat(f.preload.library.empty() ? "not tried: " : "",
+                         f.preload.served.message())));
   if (!f.versions.empty()) {
     std::vector<std::string> versions;
     for (const SoftwareVersion& v : f.versions) {

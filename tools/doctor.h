@@ -11,9 +11,10 @@
 // real probe (the /sys and /proc files under a root a test can point at a
 // fixture tree, perf_event_open, ptrace of a forked child, the zero-page
 // and THP probes of common/vm_facts.h, the allocator libraries found as
-// common/allocator_probe.h finds them, musl-gcc on PATH). `JudgeLabs()`
-// turns facts into verdicts and is a pure function, so tests give it the
-// facts of machines this one is not (SMT, a zero page, no ptrace, no musl).
+// common/allocator_probe.h finds them, musl-gcc on PATH, a preloaded
+// allocator in a child). `JudgeLabs()` turns facts into verdicts and is a
+// pure function, so tests give it the facts of machines this one is not
+// (SMT, a zero page, no ptrace, no musl, a preload that does not take).
 //
 // Example:
 //
@@ -47,6 +48,10 @@ struct ProbeRoots {
   std::string proc_root = "/proc";
   std::string path;  // as $PATH; empty: this process's PATH
   std::optional<LibrarySearch> library_search;  // nullopt: the default
+  // The program the preload probe runs under LD_PRELOAD, which prints the
+  // allocator serving its malloc (//common:which_malloc); empty: that
+  // program from this one's runfiles.
+  std::string which_malloc;
   // Probes that act on this machine rather than read a file (ptrace of a
   // child, perf_event_open, the zero-page probe). Tests of the rendering
   // turn them off; each has its own test.
@@ -77,6 +82,20 @@ struct AllocatorFact {
   absl::StatusOr<std::string> library;  // its path, or why not (package)
 };
 
+// PreloadFacts
+//
+// Whether a library named in LD_PRELOAD really serves malloc in a program
+// the course built, as lab allocator_design's `libyours.so` must in lab
+// jemalloc_adoption's workloads: //common:which_malloc run with LD_PRELOAD
+// of the first allocator library found here, and the allocator it reports.
+// `served` is OK when that allocator served malloc; otherwise it says who
+// did, or why the probe could not run (no library to preload).
+struct PreloadFacts {
+  std::string allocator;  // the allocator preloaded; empty when none was
+  std::string library;    // its file
+  absl::Status served = absl::UnknownError("not probed");
+};
+
 // MachineFacts
 //
 // Everything the verdicts are made of. A probe that could not run holds its
@@ -94,6 +113,7 @@ struct MachineFacts {
   std::string libc;                      // "glibc 2.36", "musl", ...
   absl::StatusOr<std::string> musl_gcc = absl::UnknownError("not probed");
   std::vector<AllocatorFact> allocators;
+  PreloadFacts preload;
   // The versions of what the labs measure (common/versions.h); empty when
   // live probes are off.
   std::vector<SoftwareVersion> versions;
@@ -106,6 +126,8 @@ MachineFacts GatherFacts(const ProbeRoots& roots);
 absl::StatusOr<int> ReadIntFile(const std::string& path);
 PerfFacts ProbePerf(const ProbeRoots& roots);
 PtraceFacts ProbePtrace(const ProbeRoots& roots);
+PreloadFacts ProbePreload(const ProbeRoots& roots,
+                          const std::vector<AllocatorFact>& allocators);
 
 // PerfErrorMeaning()
 //
@@ -131,7 +153,7 @@ struct LabVerdict {
 
 // JudgeLabs()
 //
-// The seven labs' verdicts on `facts`, in course order.
+// The eight labs' verdicts on `facts`, in course order.
 std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts);
 
 // RenderFacts() / RenderVerdicts()

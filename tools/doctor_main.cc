@@ -12,7 +12,8 @@
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "bazel run //:doctor: probes this machine (CPUs and SMT, perf_event, "
-      "ptrace, zero page, THP, libc, musl-gcc, allocator libraries) and says, "
+      "ptrace, zero page, THP, libc, musl-gcc, allocator libraries, a "
+      "preload) and says, "
       "for each lab, whether it can show the lab's effect here, and the fix "
       "where there is one. Takes no arguments.");
   const std::vector<char*> rest = absl::ParseCommandLine(argc, argv);

@@ -131,8 +131,56 @@ TEST(ProbeTest, LiveProbesAnswerOnThisMachine) {
 #ifdef __GLIBC__
   EXPECT_EQ(facts.libc, absl::StrCat("glibc ", gnu_get_libc_version()));
 #endif
-  EXPECT_THAT(RenderVerdicts(JudgeLabs(facts)),
-              HasSubstr("7 jemalloc_adoption"));
+  EXPECT_NE(facts.preload.served.code(), absl::StatusCode::kUnknown);
+  EXPECT_THAT(
+      RenderVerdicts(JudgeLabs(facts)),
+      AllOf(HasSubstr("7 jemalloc_adoption"), HasSubstr("8 allocator_design")));
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr const char* kSanitizerServesMalloc =
+    "built with a sanitizer: its runtime serves malloc and refuses to share "
+    "it with a preloaded allocator";
+#else
+constexpr const char* kSanitizerServesMalloc = nullptr;
+#endif
+
+TEST(ProbeTest, AnInstalledAllocatorPreloadedServesMalloc) {
+  if (kSanitizerServesMalloc != nullptr) GTEST_SKIP() << kSanitizerServesMalloc;
+  const MachineFacts facts = GatherFacts(ProbeRoots());
+  if (facts.preload.library.empty()) {
+    // No allocator installed: the probe says so instead of guessing.
+    EXPECT_THAT(facts.preload.served.message(),
+                HasSubstr("no allocator library"));
+    return;
+  }
+  EXPECT_TRUE(facts.preload.served.ok())
+      << facts.preload.allocator << " at " << facts.preload.library << ": "
+      << facts.preload.served;
+  EXPECT_THAT(RenderFacts(facts),
+              HasSubstr(absl::StrCat("LD_PRELOAD:   takes (",
+                                     facts.preload.allocator)));
+}
+
+TEST(ProbeTest, APreloadTheLoaderIgnoresIsReportedWithItsWords) {
+  // ld.so cannot open the file: it warns and the program runs on its own
+  // malloc, which is exactly the silent failure the probe exists for.
+  const PreloadFacts preload = ProbePreload(
+      ProbeRoots(),
+      {{"jemalloc", std::string("/nonexistent/libjemalloc.so.2")}});
+  EXPECT_EQ(preload.allocator, "jemalloc");
+  EXPECT_EQ(preload.served.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(preload.served.message(),
+              AllOf(HasSubstr("with LD_PRELOAD=/nonexistent/libjemalloc.so.2 "
+                              "malloc was served by "),
+                    HasSubstr("cannot be preloaded")));
+}
+
+TEST(ProbeTest, NoLibraryToPreloadIsSaidNotGuessed) {
+  const PreloadFacts preload =
+      ProbePreload(ProbeRoots(), {{"jemalloc", absl::NotFoundError("gone")}});
+  EXPECT_TRUE(preload.library.empty());
+  EXPECT_THAT(preload.served.message(), HasSubstr("no allocator library"));
 }
 
 TEST(ProbeDeathTest, PtraceRefusedInAChildIsReportedWithItsReason) {
@@ -200,6 +248,7 @@ MachineFacts HandMadeFacts(int cpus, int cores) {
     facts.allocators.push_back(
         {name, absl::StrCat("/usr/lib/lib", name, ".so")});
   }
+  facts.preload = {"jemalloc", "/usr/lib/libjemalloc.so", absl::OkStatus()};
   return facts;
 }
 
@@ -213,11 +262,51 @@ const LabVerdict& Find(const std::vector<LabVerdict>& verdicts,
   return *none;
 }
 
-TEST(JudgeLabsTest, SevenLabsInCourseOrder) {
+TEST(JudgeLabsTest, EightLabsInCourseOrder) {
   const std::vector<LabVerdict> verdicts = JudgeLabs(HandMadeFacts(2, 2));
-  ASSERT_EQ(verdicts.size(), 7u);
+  ASSERT_EQ(verdicts.size(), 8u);
   EXPECT_EQ(verdicts.front().lab, "allocator_cost");
-  EXPECT_EQ(verdicts.back().lab, "jemalloc_adoption");
+  EXPECT_EQ(verdicts[6].lab, "jemalloc_adoption");
+  EXPECT_EQ(verdicts.back().lab, "allocator_design");
+}
+
+TEST(JudgeLabsTest, AllocatorDesignNeedsAPreloadThatTakes) {
+  MachineFacts facts = HandMadeFacts(2, 2);
+  LabVerdict v = Find(JudgeLabs(facts), "allocator_design");
+  EXPECT_EQ(v.verdict, Verdict::kYes);
+  EXPECT_THAT(v.why, AllOf(HasSubstr("a preload takes here (jemalloc"),
+                           HasSubstr("ptrace counts system calls")));
+  EXPECT_EQ(v.fix, "");
+  // The loader ignored the preload: the learner's row cannot be verified.
+  facts.preload.served = absl::FailedPreconditionError(
+      "with LD_PRELOAD=/usr/lib/libjemalloc.so malloc was served by glibc");
+  v = Find(JudgeLabs(facts), "allocator_design");
+  EXPECT_EQ(v.verdict, Verdict::kNo);
+  EXPECT_THAT(v.why, AllOf(HasSubstr("served by glibc"),
+                           HasSubstr("refused as unverified")));
+  EXPECT_THAT(v.fix, HasSubstr("LD_PRELOAD"));
+  // Never probed (no live probes): not a verdict against the machine.
+  facts.preload.served = absl::UnknownError("not probed");
+  EXPECT_EQ(Find(JudgeLabs(facts), "allocator_design").verdict, Verdict::kYes);
+}
+
+TEST(JudgeLabsTest, AllocatorDesignNeedsWhatJemallocAdoptionNeedsAndPtrace) {
+  MachineFacts facts = HandMadeFacts(2, 2);
+  facts.allocators[2].library =
+      absl::NotFoundError("mimalloc: apt-get install libmimalloc-dev");
+  LabVerdict v = Find(JudgeLabs(facts), "allocator_design");
+  EXPECT_EQ(v.verdict, Verdict::kPartly);
+  EXPECT_THAT(v.why, HasSubstr("yours is still compared with glibc"));
+  EXPECT_THAT(v.fix, HasSubstr("libmimalloc-dev"));
+
+  facts = HandMadeFacts(2, 2);
+  facts.ptrace.traced_child =
+      absl::FailedPreconditionError("ptrace: Operation not permitted");
+  facts.ptrace.yama_scope = 3;
+  v = Find(JudgeLabs(facts), "allocator_design");
+  EXPECT_EQ(v.verdict, Verdict::kPartly);
+  EXPECT_THAT(v.why, HasSubstr("system calls per operation are n/a"));
+  EXPECT_THAT(v.fix, HasSubstr("ptrace_scope is 3"));
 }
 
 TEST(JudgeLabsTest, SmtDecidesTheSiblingsLab) {
