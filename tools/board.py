@@ -11,6 +11,15 @@ it each failing check's name with the first line of its message (and its
 last, where the test says in its own words what went wrong). A teacher gets
 the same from a learner's checkout (docs/teaching.md).
 
+A suite with Validator* tests (lab allocator_design's: the allocator is
+correct) gets one more line, how many of them pass, apart from the rest
+(the design's promises). And a lab whose experiment ends in lab
+jemalloc_adoption's decision (DECISIONS below) gets the decision about your
+allocator, read from the results JSON of the last `bazel run //:tour`: the
+newest alloclab-tour-* folder where you typed `bazel run`, or the folder
+`--tour=DIR` names; without one it says to run the tour (the board runs
+suites, not experiments).
+
 Exit status: 0 when every suite ran (solved or not), 1 when a suite could
 not run or crashed, 2 for bad arguments. `--labs=a,b` shows only those.
 
@@ -18,7 +27,10 @@ Arguments (//:board writes them): LAB=SUITE_BINARY ...
 """
 
 import argparse
+import glob
+import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,6 +43,23 @@ SUITE_TIMEOUT_S = 300
 # Longest message shown per failing check, so that the board stays a board.
 MESSAGE_WIDTH = 150
 
+# The suites' tests of correctness, counted apart: GoogleTest suite names
+# that start with this (ValidatorTest, ValidatorThreadsTest, ...).
+VALIDATOR_PREFIX = "Validator"
+
+# Labs whose experiment ends in lab jemalloc_adoption's Recommend() over a
+# table with your allocator in it: the lab, and your allocator's name in its
+# table. The board shows whether the rule recommends yours.
+DECISIONS = {"allocator_design": "yours"}
+
+# How the experiment states the decision, and its reasons (lab
+# jemalloc_adoption's memo notes, in the results JSON).
+RECOMMENDED_NOTE = "memo: recommended: "
+MEMO_NOTE = "memo: "
+
+# The folders `bazel run //:tour` makes when given no --out (tools/tour.py).
+TOUR_FOLDERS = "alloclab-tour-*"
+
 
 class LabResult:
     """One lab's line on the board."""
@@ -42,6 +71,8 @@ class LabResult:
         self.skipped = []   # (name, reason)
         self.failures = []  # (name, first message line)
         self.problem = None  # why the suite gave no verdict, or None
+        self.validator = None  # (passed, ran) of the Validator* tests
+        self.decision = None   # a line on the lab's decision, or None
 
     @property
     def solved(self):
@@ -71,9 +102,75 @@ def first_line(message):
     return text
 
 
+def suite_name(test_name):
+    """GoogleTest's suite of "Prefix/Suite.Name/0": "Suite"."""
+    suite = test_name.split(".", 1)[0]
+    return suite.rsplit("/", 1)[-1]
+
+
+def validator_counts(suite_run):
+    """(passed, ran) of the Validator* tests that ran, or None if none."""
+    passed = ran = 0
+    for name, test in suite_run.ran.items():
+        if not suite_name(name).startswith(VALIDATOR_PREFIX):
+            continue
+        if test.verdict == gtest_run.SKIPPED:
+            continue
+        ran += 1
+        passed += test.verdict != gtest_run.FAILED
+    return (passed, ran) if ran else None
+
+
+def newest_tour(base):
+    """The newest tour folder under `base`, or None."""
+    folders = [f for f in glob.glob(os.path.join(base, TOUR_FOLDERS))
+               if os.path.isdir(f)]
+    return max(folders, key=os.path.getmtime) if folders else None
+
+
+def decision_line(lab, yours, tour):
+    """What lab jemalloc_adoption's rule decided about `yours`, from the
+    tour's JSON of `lab` in folder `tour` (None: no tour found)."""
+    if tour is None:
+        return ("jemalloc_adoption's rule: run the tour to see whether it "
+                "recommends %s over glibc (bazel run //:tour; the board "
+                "runs only the suites)" % yours)
+    path = os.path.join(tour, lab + ".json")
+    where = os.path.basename(os.path.normpath(tour))
+    try:
+        with open(path, encoding="utf-8") as f:
+            notes = json.load(f).get("notes", [])
+    except FileNotFoundError:
+        return ("jemalloc_adoption's rule: the tour in %s has no %s.json: "
+                "run the tour again" % (where, lab))
+    except (OSError, ValueError, AttributeError) as e:
+        return ("jemalloc_adoption's rule: cannot read %s (%s): run the "
+                "tour again" % (path, e))
+    if not isinstance(notes, list):
+        notes = []
+    notes = [n for n in notes if isinstance(n, str)]
+    chosen = [n[len(RECOMMENDED_NOTE):].strip() for n in notes
+              if n.startswith(RECOMMENDED_NOTE)]
+    if not chosen:
+        return ("jemalloc_adoption's rule: %s.json of the tour in %s states "
+                "no recommendation (no note starts %r)" %
+                (lab, where, RECOMMENDED_NOTE))
+    if chosen[0] == yours:
+        return ("jemalloc_adoption's rule recommends %s (tour in %s)" %
+                (yours, where))
+    # The memo's reason that names yours says why not.
+    named = re.compile(r"\b%s\b" % re.escape(yours))
+    reasons = [n[len(MEMO_NOTE):] for n in notes
+               if n.startswith(MEMO_NOTE) and not n.startswith(
+                   RECOMMENDED_NOTE) and named.search(n)]
+    return ("jemalloc_adoption's rule recommends %s, not %s%s (tour in %s)" %
+            (chosen[0], yours, ": " + reasons[0] if reasons else "", where))
+
+
 def lab_result(lab, suite_run):
     """A LabResult from one run of the lab's suite (tools/gtest_run.py)."""
     result = LabResult(lab)
+    result.validator = validator_counts(suite_run)
     for name, test in suite_run.ran.items():
         if test.verdict == gtest_run.FAILED:
             result.total += 1
@@ -137,6 +234,13 @@ def render(results):
                      (width, r.lab, status, checks)).rstrip())
         if r.problem:
             lines.append("    %s" % r.problem)
+        if r.validator is not None and not r.problem:
+            passed, ran = r.validator
+            lines.append("    validator (Validator* tests): %d/%d passed; "
+                         "the design's promises: %d/%d" % (
+                             passed, ran, r.passed - passed, r.total - ran))
+        if r.decision is not None:
+            lines.append("    %s" % r.decision)
         for name, message in r.failures:
             lines.append("    FAILED %s: %s" % (name, message))
         for name, reason in r.skipped:
@@ -159,10 +263,15 @@ def lab_and_binary(arg):
 
 
 def parse_args(argv):
-    """[(lab, binary)] to run, from argv; exits 2 with usage on bad input."""
+    """([(lab, binary)] to run, the tour folder or None), from argv; exits 2
+    with usage on bad input."""
     parser = argparse.ArgumentParser(
         prog="board", description=__doc__.split("\n")[0])
     parser.add_argument("--labs", help="only these labs, comma-separated")
+    parser.add_argument(
+        "--tour", metavar="DIR",
+        help="the folder of a `bazel run //:tour` (default: the newest "
+             "alloclab-tour-* where bazel run was typed)")
     parser.add_argument("suites", nargs="+", type=lab_and_binary,
                         metavar="LAB=SUITE_BINARY")
     args = parser.parse_args(argv)
@@ -175,11 +284,19 @@ def parse_args(argv):
             parser.error("--labs: unknown lab %s; the labs are %s" % (
                 ", ".join(unknown) or "(none given)", ", ".join(known)))
         labs = [(lab, binary) for lab, binary in labs if lab in only]
-    return labs
+    base = os.environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd()
+    tour = None
+    if args.tour is not None:
+        tour = os.path.join(base, args.tour)
+        if not os.path.isdir(tour):
+            parser.error("--tour: %s is not a folder" % tour)
+    elif any(lab in DECISIONS for lab, _ in labs):
+        tour = newest_tour(base)
+    return labs, tour
 
 
 def main(argv):
-    labs = parse_args(argv[1:])
+    labs, tour = parse_args(argv[1:])
     print("Your labs/<lab>/task.cc against each lab's suite:\n")
     # A suite takes seconds to a minute (lab 4's threads, lab 7's children):
     # say what runs, so that a first board is not minutes of silence.
@@ -192,6 +309,9 @@ def main(argv):
             print("  [%d/%d] %s: running its suite on your task.cc ..." %
                   (n, len(labs), lab), file=sys.stderr, flush=True)
             results.append(run_suite(lab, binary, tmp))
+            if lab in DECISIONS:
+                results[-1].decision = decision_line(lab, DECISIONS[lab],
+                                                     tour)
     print("", file=sys.stderr, flush=True)
     print(render(results))
     return 1 if any(r.problem for r in results) else 0

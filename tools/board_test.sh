@@ -6,12 +6,18 @@
 # a suite that crashes; bad arguments. Stand-ins, not the labs' suites, so
 # that this test's verdict does not change when a learner solves a lab.
 #
-# Usage: board_test.sh BOARD UNSOLVED_XML SOLVED_XML
+# Lab allocator_design's extra lines, on a stand-in suite of its shape
+# (Validator* tests pass, Design* tests fail) and tour folders made here:
+# the validator's count, and the decision read from the newest tour's JSON,
+# from --tour=DIR, or "run the tour" when there is none.
+#
+# Usage: board_test.sh BOARD UNSOLVED_XML SOLVED_XML ALLOCATOR_DESIGN_XML
 set -u
 source tools/expect.sh
 board="$1"
 unsolved_xml="$(realpath "$2")"
 solved_xml="$(realpath "$3")"
+design_xml="$(realpath "$4")"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 
@@ -82,10 +88,62 @@ status=$?
 grep -qE '^beta +broken' <<<"${out}" || fail "crash: not broken: ${out}"
 grep -qF 'was killed by SIGSEGV before writing a report: about to crash' <<<"${out}" || fail "crash: no reason: ${out}"
 
+# Lab allocator_design: the validator apart, and the decision.
+design="$(suite design "${design_xml}" 1)"
+work="${tmp}/work"
+mkdir -p "${work}"
+out="$(BUILD_WORKING_DIRECTORY="${work}" "${board}" alpha="${unsolved}" allocator_design="${design}" 2>&1)"
+grep -qE '^allocator_design +not yet +3/5$' <<<"${out}" || fail "design: no lab line: ${out}"
+grep -qxF '    validator (Validator* tests): 3/3 passed; the design'"'"'s promises: 0/2' <<<"${out}" ||
+  fail "design: the validator's count is missing or wrong: ${out}"
+grep -qF 'promise 1: the fast path visited the central pool on every call' <<<"${out}" ||
+  fail "design: a failing promise is not shown in its words: ${out}"
+grep -qF "jemalloc_adoption's rule: run the tour to see whether it recommends yours over glibc" <<<"${out}" ||
+  fail "design: no tour, but no 'run the tour': ${out}"
+[[ "$(grep -c 'validator' <<<"${out}")" -eq 1 ]] || fail "a suite without Validator tests got a validator line: ${out}"
+
+# The newest tour folder is read; an older one is not.
+tour_json() {  # FOLDER RECOMMENDED REASON...
+  local folder="$1" chosen="$2"
+  shift 2
+  mkdir -p "${folder}"
+  {
+    printf '{"lab": "allocator_design", "notes": ["a note", "memo: recommended: %s"' "${chosen}"
+    for reason in "$@"; do printf ', "memo: %s"' "${reason}"; done
+    printf ']}\n'
+  } >"${folder}/allocator_design.json"
+}
+tour_json "${work}/alloclab-tour-20261201-100000" yours "yours is faster on 2 workloads and slower on none"
+tour_json "${work}/alloclab-tour-20261201-110000" glibc "mimalloc is over the budget on churn" \
+  "yours is slower on churn (1.40x) and over the budget on churn (1.60x)"
+touch -d '2026-12-01 10:00' "${work}/alloclab-tour-20261201-100000"
+touch -d '2026-12-01 11:00' "${work}/alloclab-tour-20261201-110000"
+out="$(BUILD_WORKING_DIRECTORY="${work}" "${board}" allocator_design="${design}" 2>&1)"
+grep -qxF "    jemalloc_adoption's rule recommends glibc, not yours: yours is slower on churn (1.40x) and over the budget on churn (1.60x) (tour in alloclab-tour-20261201-110000)" <<<"${out}" ||
+  fail "newest tour: the decision and its reason naming yours are missing: ${out}"
+
+# --tour=DIR picks one, relative to where bazel run was typed.
+out="$(BUILD_WORKING_DIRECTORY="${work}" "${board}" --tour=alloclab-tour-20261201-100000 allocator_design="${design}" 2>&1)"
+grep -qxF "    jemalloc_adoption's rule recommends yours (tour in alloclab-tour-20261201-100000)" <<<"${out}" ||
+  fail "--tour: the decision is missing: ${out}"
+"${board}" --tour="${tmp}/nowhere" allocator_design="${design}" >/dev/null 2>"${tmp}/err"
+[[ $? -eq 2 ]] || fail "--tour of no folder did not exit 2"
+grep -q "is not a folder" "${tmp}/err" || fail "--tour of no folder: $(cat "${tmp}/err")"
+
+# A tour without the lab's JSON, and a JSON that states no decision.
+mkdir -p "${tmp}/tour_without"
+out="$("${board}" --tour="${tmp}/tour_without" allocator_design="${design}" 2>&1)"
+grep -qF "the tour in tour_without has no allocator_design.json: run the tour again" <<<"${out}" ||
+  fail "tour without the lab: ${out}"
+mkdir -p "${tmp}/tour_silent"
+echo '{"lab": "allocator_design", "notes": ["a note"]}' >"${tmp}/tour_silent/allocator_design.json"
+out="$("${board}" --tour="${tmp}/tour_silent" allocator_design="${design}" 2>&1)"
+grep -qF "states no recommendation" <<<"${out}" || fail "tour without a memo: ${out}"
+
 # Bad arguments.
 "${board}" >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "no argument did not exit 2"
 "${board}" --bogus alpha="${solved}" >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "an unknown flag did not exit 2"
 
-finish "board: none, some and all solved, crash and bad arguments behave"
+finish "board: none, some and all solved, crash, lab allocator_design's validator and decision, and bad arguments behave"
