@@ -16,13 +16,14 @@ told apart by fill (solid, then light and hatched) and by name in the
 legend, never by hatching alone.
 """
 
-# Allocators and C libraries: what lab 6 and lab 7 compare.
+# Allocators and C libraries: what labs 6, 7 and 8 compare.
 ALLOCATORS = {
     "glibc": "#0072B2",     # blue
     "jemalloc": "#009E73",  # green
     "tcmalloc": "#E69F00",  # orange
     "mimalloc": "#CC79A7",  # purple
     "musl": "#D55E00",      # vermilion
+    "yours": "#56B4E9",     # sky blue: lab allocator_design's, your own
 }
 
 # Lab 4's counting modes, in the experiment's order (labs/counter_contention/

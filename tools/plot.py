@@ -11,11 +11,12 @@ learner's and the reference solution's) draw into the same panels, the
 first solid and the second light and hatched, and the legend says which is
 which in words.
 
-Two labs have a picture of their own: counter_contention (one line per
+Three labs have a picture of their own: counter_contention (one line per
 counting mode against the thread count, the learner's mode thicker, a
-column per run) and jemalloc_adoption (small multiples: one row per
-workload, time as a ratio to glibc with its interval beside the peak-RSS
-ratio, the memory budget as a line, the recommendation named). Every other
+column per run), and jemalloc_adoption and allocator_design (the same
+matrix, lab 8's with yours in it: small multiples, one row per workload,
+time as a ratio to glibc with its interval beside the peak-RSS ratio, the
+memory budget as a line, the recommendation named). Every other
 lab, and a new one, is drawn from the panels its JSON chose ("plots",
 common/report.h `Results::AddPlot`):
 
@@ -76,6 +77,8 @@ QUESTIONS = {
     "musl_churn": ("Where does musl's time go, and what does glibc's speed "
                    "cost?"),
     "jemalloc_adoption": "How do you decide on an allocator?",
+    "allocator_design": ("Can you build an allocator that lab 7's own rule "
+                         "recommends over glibc?"),
 }
 
 # What a metric is, in words; its unit comes from its key (_ns, _s, _kib).
@@ -108,7 +111,8 @@ LAB_LABELS = {
 }
 
 # What a ratio of a lab is relative to, for its axis ("x one_thread").
-RATIO_BASE = {"smt_siblings": "one_thread", "jemalloc_adoption": "glibc"}
+RATIO_BASE = {"smt_siblings": "one_thread", "jemalloc_adoption": "glibc",
+              "allocator_design": "glibc"}
 
 # Where a run's samples are too few to be a curve: fewer than this many in
 # any row, and the panel is left out with the reason.
@@ -785,7 +789,8 @@ def _recommended(results):
 
 
 def jemalloc_adoption(mpl, runs):
-    lab = "jemalloc_adoption"
+    """Lab 7's matrix, and lab 8's (the same table with yours in it)."""
+    lab = runs[0][1]["lab"]
     workloads = []
     for _, results in runs:
         for row in results["rows"]:
@@ -930,7 +935,8 @@ def jemalloc_adoption(mpl, runs):
 
 
 DESIGNS = {"counter_contention": counter_contention,
-           "jemalloc_adoption": jemalloc_adoption}
+           "jemalloc_adoption": jemalloc_adoption,
+           "allocator_design": jemalloc_adoption}
 
 
 def figure(runs):
