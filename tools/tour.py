@@ -18,7 +18,7 @@ files beside it. The chapters' pictures (docs/img/) are redrawn by the one
 command above, `--reference --out=docs/img`. The flags every experiment takes
 (--repetitions=N, --cpu=N; common/lab_main.cc) go to every experiment; any
 other flag is refused before the first run, since a lab's own flag would
-stop the six labs that do not know it.
+stop the labs that do not know it.
 
 A lab plugs in by declaring its headline in its JSON (Results::SetHeadline
 in common/report.h: a label, this run's figure as text, the reference run's
