@@ -52,8 +52,14 @@ VALIDATOR_PREFIX = "Validator"
 # table. The board shows whether the rule recommends yours.
 DECISIONS = {"allocator_design": "yours"}
 
-# How the experiment states the decision, and its reasons (lab
-# jemalloc_adoption's memo notes, in the results JSON).
+# How the experiment states the decision, in the results JSON's notes: its
+# own answer for yours against glibc alone ("memo: yours over glibc (...):
+# recommended. ..." or "not recommended. <why>"); failing that, lab
+# jemalloc_adoption's memo over the whole table, and its reason that names
+# yours.
+DUEL_NOTE = re.compile(
+    r"^memo: (?P<yours>\w+) over glibc(?: \(.*?\))?: "
+    r"(?P<verdict>recommended|not recommended)\.?\s*(?P<why>.*)$")
 RECOMMENDED_NOTE = "memo: recommended: "
 MEMO_NOTE = "memo: "
 
@@ -149,6 +155,17 @@ def decision_line(lab, yours, tour):
     if not isinstance(notes, list):
         notes = []
     notes = [n for n in notes if isinstance(n, str)]
+    for note in notes:
+        duel = DUEL_NOTE.match(note)
+        if duel is None or duel.group("yours") != yours:
+            continue
+        if duel.group("verdict") == "recommended":
+            return ("jemalloc_adoption's rule recommends %s over glibc "
+                    "(tour in %s)" % (yours, where))
+        why = duel.group("why").strip()
+        return ("jemalloc_adoption's rule does not recommend %s over "
+                "glibc%s (tour in %s)" % (yours, ": " + why if why else "",
+                                          where))
     chosen = [n[len(RECOMMENDED_NOTE):].strip() for n in notes
               if n.startswith(RECOMMENDED_NOTE)]
     if not chosen:

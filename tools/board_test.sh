@@ -130,6 +130,18 @@ grep -qxF "    jemalloc_adoption's rule recommends yours (tour in alloclab-tour-
 [[ $? -eq 2 ]] || fail "--tour of no folder did not exit 2"
 grep -q "is not a folder" "${tmp}/err" || fail "--tour of no folder: $(cat "${tmp}/err")"
 
+# The experiment's own answer for yours against glibc alone comes first.
+duel="${tmp}/tour_duel"
+tour_json "${duel}" mimalloc "yours: no clear win"
+sed -i 's|"a note"|"a note", "memo: yours over glibc (Recommend() on their rows alone, budget 1.25x peak RSS): not recommended. yours: slower on churn (1.30x, interval 1.10-1.50)"|' "${duel}/allocator_design.json"
+out="$("${board}" --tour="${duel}" allocator_design="${design}" 2>&1)"
+grep -qxF "    jemalloc_adoption's rule does not recommend yours over glibc: yours: slower on churn (1.30x, interval 1.10-1.50) (tour in tour_duel)" <<<"${out}" ||
+  fail "the experiment's answer for yours is not the one shown: ${out}"
+sed -i 's|: not recommended. yours: slower on churn (1.30x, interval 1.10-1.50)|: recommended. yours: faster on 2 workloads|' "${duel}/allocator_design.json"
+out="$("${board}" --tour="${duel}" allocator_design="${design}" 2>&1)"
+grep -qxF "    jemalloc_adoption's rule recommends yours over glibc (tour in tour_duel)" <<<"${out}" ||
+  fail "the experiment's 'recommended' is not shown: ${out}"
+
 # A tour without the lab's JSON, and a JSON that states no decision.
 mkdir -p "${tmp}/tour_without"
 out="$("${board}" --tour="${tmp}/tour_without" allocator_design="${design}" 2>&1)"
