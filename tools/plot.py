@@ -909,8 +909,15 @@ def jemalloc_adoption(mpl, runs):
                 linestyle="--"),
             "memory budget %sx" %
             plain(budget))
-    canvas.add_entry(mpl.lines.Line2D([], [], color="black", marker="|",
-                                      linestyle="-", linewidth=0.9), "interval")
+    # At most eight legend entries: with a fourth allocator (lab
+    # allocator_design's yours) and two runs, the interval is said in words.
+    entries = len(allocators) + 2 + (1 if budget else 0) + (2 if n > 1 else 0)
+    if entries < 8:
+        canvas.add_entry(mpl.lines.Line2D([], [], color="black", marker="|",
+                                          linestyle="-", linewidth=0.9),
+                         "interval")
+    else:
+        canvas.notes.append("Black whiskers: each time ratio's interval.")
     if n > 1:
         canvas.run_entries(color="gray")
     recs = []
@@ -923,6 +930,12 @@ def jemalloc_adoption(mpl, runs):
         canvas.notes.append(
             "churn's jemalloc settings (malloc_conf) compare with "
             "plain jemalloc, not glibc: see the table.")
+    for spec in specs_of(runs[0][1], runs[0][0]):
+        if spec["kind"] == "bars" and spec.get("title"):
+            # Rows of another kind than the matrix's (allocator_design's
+            # trace utilization): in the table, not in these panels.
+            canvas.notes.append("%s%s: see the table." % (
+                spec["title"][0].upper(), spec["title"][1:]))
     for spec in specs_of(runs[0][1], runs[0][0]):
         if spec["kind"] == "samples":
             try:
