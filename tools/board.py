@@ -162,7 +162,9 @@ def decision_line(lab, yours, tour):
         if duel.group("verdict") == "recommended":
             return ("jemalloc_adoption's rule recommends %s over glibc "
                     "(tour in %s)" % (yours, where))
-        why = duel.group("why").strip()
+        # Its first sentence: the rule that failed, and where (the note
+        # goes on with every workload's verdict, for the table's reader).
+        why = re.split(r"(?<=\.)\s+(?=[A-Z])", duel.group("why").strip())[0]
         return ("jemalloc_adoption's rule does not recommend %s over "
                 "glibc%s (tour in %s)" % (yours, ": " + why if why else "",
                                           where))
