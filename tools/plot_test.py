@@ -41,7 +41,7 @@ plot = None  # tools/plot.py, imported in main
 MAX_LEGEND = 8
 
 LABS = ["allocator_cost", "mmap_threshold", "first_call", "counter_contention",
-        "smt_siblings", "musl_churn", "jemalloc_adoption"]
+        "smt_siblings", "musl_churn", "jemalloc_adoption", "allocator_design"]
 
 
 def run(*args, env=None):
@@ -471,6 +471,29 @@ class PictureTest(unittest.TestCase):
         notes = [ax.get_legend().get_title().get_text() for ax in fig.axes
                  if not ax.axison]
         self.assertIn("reference solution: glibc", " ".join(notes[0].split()))
+
+    def test_allocator_design_small_multiples_with_yours(self):
+        # Lab 7's picture with yours as one more allocator: a bar per
+        # workload, allocator and ratio, in each run; the trace rows
+        # (no time ratio) are not workloads.
+        fig, gids = self.check("allocator_design")
+        workloads = ["churn", "msgsend",
+                     "scalability_1024", "scalability_8", "treemap"]
+        titles = sorted(ax.get_title(loc="left")
+                        for ax in fig.axes if ax.get_title(loc="left"))
+        self.assertEqual(titles, workloads)
+        for run in (0, 1):
+            for w in workloads:
+                for a in ("jemalloc", "tcmalloc", "mimalloc", "yours"):
+                    for key in ("time_ratio", "rss_ratio"):
+                        self.assertIn("series-%d-%s_%s_%s" %
+                                      (run, w, a, key), gids)
+        colours = {a.get_gid(): a.get_facecolor()[:3] for a in fig.findobj()
+                   if (a.get_gid() or "").startswith("series-0-")}
+        import matplotlib.colors  # noqa: PLC0415
+        self.assertEqual(colours["series-0-churn_yours_time_ratio"],
+                         matplotlib.colors.to_rgb(
+                             plot.palette.ALLOCATORS["yours"]))
 
     def test_every_lab_alone(self):
         # The tour without --reference draws one run: the same rules hold,

@@ -2,9 +2,9 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """The tour's page in a real browser: headless Chromium loads index.html.
 
-The tour runs on stand-in experiments that copy real runs of all seven labs
+The tour runs on stand-in experiments that copy real runs of all eight labs
 and their references (testdata/plots/labs/), as `bazel run //:tour --
---reference` would, and writes index.html with the seven pictures beside it.
+--reference` would, and writes index.html with the eight pictures beside it.
 Then Debian's chromium, headless and offline:
 
   1. loads a copy of the page with a script that records, after the load
@@ -35,7 +35,7 @@ TOUR = None
 FIXTURES = None
 
 LABS = ["allocator_cost", "mmap_threshold", "first_call", "counter_contention",
-        "smt_siblings", "musl_churn", "jemalloc_adoption"]
+        "smt_siblings", "musl_churn", "jemalloc_adoption", "allocator_design"]
 
 # Headless, offline, no profile of anyone's: what the browser may do.
 CHROMIUM_FLAGS = [
