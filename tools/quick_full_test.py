@@ -43,7 +43,7 @@ DATA = None
 
 LABS = ["allocator_cost", "mmap_threshold", "first_call",
         "counter_contention", "smt_siblings", "musl_churn",
-        "jemalloc_adoption"]
+        "jemalloc_adoption", "allocator_design"]
 
 BUSY = "this machine was busy"
 
@@ -273,6 +273,53 @@ def jemalloc_adoption(results):
     return facts
 
 
+def allocator_design(results):
+    # Lab 7's matrix with yours in it: the same memory facts as lab 7 (every
+    # row's side of the budget, who fits), and lab 8's own: every row of
+    # yours verified, the experiment's answer for yours over glibc, and each
+    # trace's utilization against task.h's floor.
+    rows = rows_of(results)
+    facts = {}
+    budget_note = " ".join(results.get("notes", []))
+    found = re.search(r"budget ([0-9.]+)x", budget_note)
+    if found is None:
+        raise ValueError("no memo states the budget (\"budget N.NNx\")")
+    budget = float(found.group(1))
+    candidates, allocators = set(), set()
+    for row in rows.values():
+        if row.get("rss_ratio") is None:
+            continue
+        allocators.add(row["allocator"])
+        facts["%s peak RSS against the %.2fx budget" % (
+            row["variant"], budget)] = (
+                "over" if row["rss_ratio"] > budget else "within")
+    for a in sorted(allocators):
+        mine = [r for r in rows.values() if r.get("allocator") == a and
+                r.get("rss_ratio") is not None]
+        if all(r["rss_ratio"] <= budget for r in mine):
+            candidates.add(a)
+    facts["allocators within the budget on every workload"] = sorted(candidates)
+    yours = [r for r in rows.values() if r.get("allocator") == "yours" and
+             "allocator_verified" in r]
+    if not yours:
+        raise ValueError("no matrix row of yours")
+    facts["every row of yours verified"] = all(
+        r["allocator_verified"] == 1 for r in yours)
+    # The lab's answer rests on timing verdicts: excused where a run says
+    # the machine was busy.
+    duel = memo(results, "memo: yours over glibc")
+    if duel is None:
+        raise ValueError("no memo answers \"yours over glibc\"")
+    facts[TIMING + "yours over glibc"] = (
+        "not recommended" if ": not recommended" in duel else
+        "recommended" if ": recommended" in duel else duel)
+    for name, row in rows.items():
+        if name.startswith("trace_") and name.endswith("_yours"):
+            facts["%s utilization at least the floor" % name] = (
+                row.get("utilization_ok"))
+    return facts
+
+
 FACTS = {name: globals()[name] for name in LABS}
 
 
@@ -425,6 +472,21 @@ class TheCheckCanFailTest(unittest.TestCase):
             rows["churn_mimalloc"]["rss_ratio"] = 1.68
         self.expect("jemalloc_adoption", flip,
                     "churn_mimalloc peak RSS against the 1.25x budget")
+
+    def test_allocator_design(self):
+        def flip(rows, r):
+            rows["churn_yours"]["rss_ratio"] = 1.5
+        self.expect("allocator_design", flip,
+                    "churn_yours peak RSS against the 1.25x budget")
+
+        def unrecommend(rows, r):
+            r["notes"] = [n.replace("): recommended.", "): not recommended.")
+                          for n in r["notes"]]
+        self.expect("allocator_design", unrecommend, "yours over glibc")
+
+        def waste(rows, r):
+            rows["trace_phases_yours"]["utilization_ok"] = 0
+        self.expect("allocator_design", waste, "trace_phases_yours")
 
     def test_the_old_sizing_fails(self):
         # Real quick runs before the labs' quick sizes were changed.
