@@ -16,6 +16,12 @@ course:
                             in a header);
   path/to/file              the file or directory exists.
 
+And where a doc quotes a constant's value right after its name, `kName` =
+16 or `kName` (4 MiB), the value is the one a C++ source of the course
+defines (`constexpr ... kName = ...;`, evaluated: literals, size_t{N},
+shifts and arithmetic, other constants): one source of truth, and a doc
+that states a different number fails.
+
 Anything else (a shell command, a value, a field of the results JSON) is
 not a name and is not checked. A name that is real but not the course's
 (a libc call, a Bazel or GoogleTest flag) is listed, with why, in the
@@ -46,6 +52,80 @@ FLAG = re.compile(r"^(--[a-z][\w\-]*)(?:=.*)?$")
 NAME = re.compile(r"^((?:[A-Za-z_]\w*::)*)([A-Za-z_]\w*)(\(\))?$")
 PATH = re.compile(r"^(common|labs|tools|tests|solutions|docs|\.ci)/[\w./\-]*$")
 SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+# A constant's definition in a C++ source, and a doc's quote of its value.
+DEFINITION = re.compile(
+    r"\bconstexpr\s+(?:const\s+)?[\w:]+\s+(k[A-Z]\w*)\s*=\s*([^;{}]+|"
+    r"[\w:]+\{[^}]*\}[^;]*);")
+QUOTE = re.compile(
+    r"`(k[A-Z]\w*)`(?: = (?P<eq>[0-9][0-9',.]*(?: << [0-9]+)?)|"
+    r" \((?P<paren>[0-9][0-9',.]*)(?=[ )]))(?: (?P<unit>bytes|KiB|MiB|GiB)\b)?")
+UNITS = {None: 1, "bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def evaluate(expr, definitions, seen=()):
+    """The value of a C++ constant expression, or None when it is more than
+    literals, casts to an integer type, arithmetic and other constants."""
+    expr = re.sub(r"\b(?:size_t|u?int(?:8|16|32|64)_t|int|double|unsigned)"
+                  r"\{([^{}]*)\}", r"(\1)", expr)
+    expr = re.sub(r"(?<=[0-9])'(?=[0-9])", "", expr)
+    expr = re.sub(r"\b([0-9]+)(?:[uU]?[lL]{0,2}|[lL]{1,2}[uU])\b", r"\1",
+                  expr)
+
+    def constant(match):
+        name = match.group(0)
+        if name in seen:
+            return "?"
+        values = [evaluate(e, definitions, seen + (name,))
+                  for e in definitions.get(name, [])]
+        values = [v for v in values if v is not None]
+        if len(set(values)) != 1:
+            return "?"  # unknown, or defined with different values
+        return repr(values[0])
+    expr = re.sub(r"\bk[A-Z]\w*\b", constant, expr)
+    if not re.fullmatch(r"[0-9.\s+\-*/()<>e]*", expr) or not expr.strip():
+        return None
+    try:
+        value = eval(expr, {"__builtins__": {}})  # digits and operators only
+    except (SyntaxError, TypeError, ZeroDivisionError, ValueError):
+        return None
+    return value if isinstance(value, (int, float)) else None
+
+
+def quoted_number(text, unit):
+    """The number a doc wrote ("1'000'000'000", "131,072", "0.5", "4 << 20"),
+    times its unit, or None."""
+    text = text.rstrip(".,")
+    if "," in text:
+        if not re.fullmatch(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", text):
+            return None
+        text = text.replace(",", "")
+    text = text.replace("'", "")
+    shift = re.fullmatch(r"([0-9]+) << ([0-9]+)", text)
+    try:
+        value = (int(shift.group(1)) << int(shift.group(2)) if shift
+                 else float(text) if "." in text else int(text))
+    except ValueError:
+        return None
+    return value * UNITS[unit]
+
+
+def constant_quotes(text):
+    """(line number, name, number) of every constant's value a doc quotes,
+    outside fences."""
+    fenced = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for match in QUOTE.finditer(line):
+            value = quoted_number(match.group("eq") or match.group("paren"),
+                                  match.group("unit"))
+            if value is not None:
+                yield number, match.group(1), value
 
 
 def code_spans(text):
@@ -86,6 +166,28 @@ class Tree:
             if rel.endswith(".h"):
                 self.header_words |= found
         self.all_text = "\n".join(self.sources.values())
+        self.constants = {}  # name -> [expression, ...]
+        for rel, text in self.sources.items():
+            if rel.endswith((".h", ".cc", ".c")):
+                for name, expr in DEFINITION.findall(text):
+                    self.constants.setdefault(name, []).append(expr.strip())
+
+    def constant_problem(self, name, value):
+        """None when `name` is defined with `value`, else what is wrong."""
+        if name not in self.constants:
+            return "no constant %s is defined" % name
+        values = [evaluate(e, self.constants) for e in self.constants[name]]
+        known = [v for v in values if v is not None]
+        if not known:
+            return None  # not an expression this check can evaluate
+        if any(abs(v - value) <= 1e-9 * max(1, abs(v)) for v in known):
+            return None
+
+        def show(v):
+            return str(int(v)) if v == int(v) else "%g" % v
+        return "%s is %s in the source (%s), not %s" % (
+            name, " or ".join(show(v) for v in known),
+            "; ".join(self.constants[name]), show(value))
 
     def target_exists(self, package, name):
         if package == "..." or package.endswith("/..."):
@@ -203,6 +305,12 @@ def main(argv):
             if problem:
                 problems.append("%s:%d: `%s`: %s" % (
                     os.path.relpath(doc, args.root), number, span, problem))
+        for number, name, value in constant_quotes(read(doc)):
+            checked += 1
+            problem = tree.constant_problem(name, value)
+            if problem:
+                problems.append("%s:%d: `%s`: %s" % (
+                    os.path.relpath(doc, args.root), number, name, problem))
     for problem in problems:
         print("doc_names_check: " + problem, file=sys.stderr)
     if problems:
