@@ -54,6 +54,9 @@ QUICK_CANNOT_SHOW = {
                     "distinct cores or on SMT siblings",
     "counter_contention": "quick mode cannot show whether sharing the "
                           "counter costs",
+    "allocator_design": "quick mode cannot show whether lab "
+                        "jemalloc_adoption's rule recommends yours over "
+                        "glibc",
 }
 
 
@@ -479,10 +482,19 @@ class TheCheckCanFailTest(unittest.TestCase):
         self.expect("allocator_design", flip,
                     "churn_yours peak RSS against the 1.25x budget")
 
-        def unrecommend(rows, r):
-            r["notes"] = [n.replace("): recommended.", "): not recommended.")
-                          for n in r["notes"]]
-        self.expect("allocator_design", unrecommend, "yours over glibc")
+        # Without the quick note, a flipped answer for yours over glibc is
+        # seen; with it, quick mode has said it cannot show that answer.
+        quick, full = self.quiet("allocator_design")
+        quick["notes"] = [
+            n.replace("): recommended.", "): not recommended.")
+            for n in quick["notes"]]
+        problems = disagreements("allocator_design", quick, full)
+        self.assertTrue(any("yours over glibc" in p for p in problems),
+                        problems)
+        quick["notes"].append(QUICK_CANNOT_SHOW["allocator_design"] + ": x")
+        problems = disagreements("allocator_design", quick, full)
+        self.assertFalse(any("yours over glibc" in p for p in problems),
+                         problems)
 
         def waste(rows, r):
             rows["trace_phases_yours"]["utilization_ok"] = 0
