@@ -386,8 +386,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
         {"yours / glibc time, geometric mean over workloads", geomean,
          absl::StrFormat("%.2fx; recommended over glibc: %s", geomean,
                          recommended ? "yes" : "no"),
-         "0.67x; recommended over glibc: yes (the reference's full run, "
-         "load 0.5)"});
+         "0.69x; recommended over glibc: yes (the reference's full run, "
+         "load 0.78)"});
   }
 
   AddUtilizationRows(lab.results());
