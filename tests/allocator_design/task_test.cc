@@ -301,6 +301,9 @@ TEST(ValidatorAlignment, EveryPowerOfTwoUpTo1MiB) {
             << kRuleAligned << ": Allocate(" << size << ", " << alignment
             << ") gave " << p;
         if (size != 0) {
+          // A block shorter than asked would be written past: say so first.
+          ASSERT_GE(UsableSize(p), size) << kRuleUsable << ": Allocate(" << size
+                                         << ", " << alignment << ") gave " << p;
           static_cast<volatile char*>(p)[0] = 1;
           static_cast<volatile char*>(p)[size - 1] = 1;
         }
@@ -325,7 +328,8 @@ TEST(ValidatorAlignment, EverySmallSizeAtTheMinimum) {
 }
 
 // Thousands of live blocks of mixed sizes and alignments, some freed along
-// the way: each new block's usable bytes must not meet any live block's.
+// the way: each new block's bytes, the size asked for or the usable size if
+// that is more, must not meet any live block's.
 TEST(ValidatorOverlap, NoTwoLiveBlocksOverlap) {
   Rng rng(18);
   std::map<uintptr_t, uintptr_t> live;  // start -> end (exclusive)
@@ -345,7 +349,7 @@ TEST(ValidatorOverlap, NoTwoLiveBlocksOverlap) {
     ASSERT_NE(p, nullptr) << kRuleAvailable << ": Allocate(" << size << ", "
                           << alignment << ") failed";
     const uintptr_t start = Address(p);
-    const uintptr_t end = start + std::max<size_t>(UsableSize(p), 1);
+    const uintptr_t end = start + std::max({UsableSize(p), size, size_t{1}});
     auto next = live.lower_bound(start);
     const bool meets_next = next != live.end() && next->first < end;
     const bool meets_prev =
@@ -353,7 +357,8 @@ TEST(ValidatorOverlap, NoTwoLiveBlocksOverlap) {
     if ((meets_next || meets_prev) && ++overlaps <= 5) {
       const auto& other = meets_next ? *next : *std::prev(next);
       ADD_FAILURE() << kRuleOverlap << ": [" << p << ", +" << (end - start)
-                    << ") meets the live block [" << other.first << ", +"
+                    << ") meets the live block ["
+                    << reinterpret_cast<const void*>(other.first) << ", +"
                     << (other.second - other.first) << ")";
     }
     if (!meets_next && !meets_prev) {
@@ -688,6 +693,117 @@ TEST(ValidatorFork, ChildOfAThreadedProcessAllocates) {
   }
   stop.store(true);
   for (std::thread& t : busy) t.join();
+}
+
+// In a fresh process: thread A is parked inside Allocate() at the page
+// source's map gate (a 64 MiB block: it must map), and this thread forks.
+// The interleaving is driven, not hoped for: a design that holds a lock
+// while it maps holds it now, so ForkPrepare() must wait for A, or the
+// child inherits a lock that no thread of its own will release. The gate
+// opens once the fork is done, or after kForkGateSeconds if ForkPrepare()
+// is waiting for A; the verdict is the child's alone. Records "parked" and
+// "child" (0: it allocated; 3, 4: as ValidatorFork's; 5: still blocked
+// after 10 s; 6: killed by a signal).
+constexpr int kForkGateSeconds = 2;
+
+void ForkWhileParkedCall(alloclab::FreshCall& call) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool forked = false, parked = false;
+  std::atomic<bool> a_returned{false};
+  internal::CloseMapGate();
+  void* large = nullptr;
+  std::thread a([&] {
+    large = Allocate((64 << 20) + 19 * PageSize(), 16, false);
+    a_returned.store(true);
+  });
+  std::thread watcher([&] {
+    internal::WaitUntilParkedAtMapGate();
+    std::lock_guard<std::mutex> lock(mu);
+    parked = true;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    // A bound, not a timing: A reaches the gate in microseconds.
+    cv.wait_for(lock, std::chrono::seconds(10),
+                [&] { return parked || a_returned.load(); });
+  }
+  call.Record("parked", parked ? 1 : 0);
+  if (!parked) {
+    internal::OpenMapGate();
+    a.join();
+    watcher.detach();  // it waits for a thread that never came; we exit
+    Free(large);
+    return;
+  }
+  watcher.join();
+  std::thread opener([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, std::chrono::seconds(kForkGateSeconds),
+                [&] { return forked; });
+    internal::OpenMapGate();
+  });
+  ForkPrepare();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    internal::OpenMapGate();  // the child's copy of the gate is closed
+    ForkChild();
+    int code = 0;
+    Block blocks[64];
+    for (int k = 0; k < 64; ++k) {
+      // Small blocks, and large ones that map.
+      const size_t size = k % 8 == 7 ? (size_t{1} << 20) + 5 * PageSize()
+                                     : 16 + 40 * static_cast<size_t>(k);
+      void* p = Allocate(size, 1, false);
+      if (p == nullptr) _exit(3);
+      Fill(p, size, k);
+      blocks[k] = {p, size, static_cast<uint64_t>(k)};
+    }
+    for (const Block& b : blocks) {
+      if (FirstChanged(b.p, b.size, b.seed) >= 0) code = 4;
+      Free(b.p);
+    }
+    _exit(code);
+  }
+  ForkParent();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    forked = true;
+    cv.notify_all();
+  }
+  opener.join();
+  a.join();
+  Free(large);
+  if (pid < 0) {
+    call.Record("child", 7);
+    return;
+  }
+  const int status = WaitOrKill(pid, 10);
+  call.Record("child", status == -1         ? 5
+                       : !WIFEXITED(status) ? 6
+                                            : WEXITSTATUS(status));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_fork_while_parked", ForkWhileParkedCall);
+
+TEST(ValidatorFork, ChildForkedWhileAThreadWaitsInsideAllocates) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_fork_while_parked");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->values["parked"], 1)
+      << "the test could not stop a thread inside the allocator";
+  EXPECT_EQ(r->values["child"], 0)
+      << "task.h, ForkPrepare()/ForkChild(): a forked child may allocate "
+         "(no lock left held by a thread it does not have); forked while "
+         "another thread waited inside Allocate() for the page source, the "
+         "child "
+      << (r->values["child"] == 5   ? "was still blocked after 10 s"
+          : r->values["child"] == 6 ? "was killed by a signal"
+          : r->values["child"] == 7
+              ? "could not be forked"
+              : absl::StrCat("exited ", r->values["child"],
+                             " (3: Allocate failed, 4: "
+                             "a block's bytes changed)"));
 }
 
 // ---------------------------------------------------------------------------
