@@ -11,8 +11,6 @@
 // ValidatorFork.ChildForkedWhileAThreadWaitsInsideAllocates parks one
 // there first. The suite must reject it.
 
-#include "labs/allocator_design/task.h"
-
 #include <pthread.h>
 
 #include <cstddef>
@@ -20,6 +18,7 @@
 #include <cstring>
 
 #include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/task.h"
 
 namespace allocator_design {
 namespace {

@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -120,6 +121,8 @@ constexpr absl::string_view kRuleSizeZero =
     "task.h, Allocate(): size 0 gives a unique block of its own";
 constexpr absl::string_view kRuleUsable =
     "task.h, UsableSize(): at least the size asked for";
+constexpr absl::string_view kRuleErrno =
+    "task.h, Free(): leaves errno as it found it";
 constexpr absl::string_view kRuleAvailable =
     "task.h, Allocate(): nullptr only when the page source refuses, or the "
     "size is so large that rounding it up would overflow";
@@ -492,6 +495,41 @@ TEST(ValidatorUsableSize, IsAtLeastTheSizeAskedFor) {
     if (usable >= size) std::memset(p, 0x3C, usable);
     Free(p);
   }
+}
+
+// free() promises to leave errno alone (POSIX.1-2024), and programs rely
+// on it: `if (write(...) < 0) { free(buf); perror(...); }`. Blocks of
+// every kind, freed in batches (a drain goes to the central pool, a large
+// block to its cache or the page source), with errno set before each.
+TEST(ValidatorFreeErrno, LeavesErrnoAsItFoundIt) {
+  int changed = 0;
+  for (size_t size : {size_t{0}, size_t{24}, size_t{1000}, size_t{70000},
+                      size_t{1} << 20, size_t{9} << 20}) {
+    for (size_t alignment : {size_t{1}, size_t{4096}}) {
+      std::vector<void*> blocks;
+      const int batch = size <= 70000 ? 100 : 3;
+      for (int i = 0; i < batch; ++i) {
+        void* p = Allocate(size, alignment, false);
+        ASSERT_NE(p, nullptr) << kRuleAvailable << ": Allocate(" << size << ", "
+                              << alignment << ") failed";
+        blocks.push_back(p);
+      }
+      for (void* p : blocks) {
+        errno = EDOM;
+        Free(p);
+        const int after = errno;
+        if (after != EDOM && ++changed <= 5) {
+          ADD_FAILURE() << kRuleErrno << ": errno was EDOM (" << EDOM
+                        << ") before Free() of a block of Allocate(" << size
+                        << ", " << alignment << "), " << after << " after";
+        }
+      }
+    }
+  }
+  errno = EDOM;
+  Free(nullptr);
+  EXPECT_EQ(errno, EDOM) << kRuleErrno << ": Free(nullptr)";
+  EXPECT_EQ(changed, 0) << kRuleErrno;
 }
 
 TEST(ValidatorImpossibleSizes, FailWithoutOverflow) {
