@@ -37,9 +37,11 @@
 //   Validator* tests: every block is aligned, no two live blocks overlap, a
 //   block's bytes survive until it is freed, a zeroed request reads as
 //   zeroes even when its memory is recycled, Allocate(0) is a unique block,
-//   impossible sizes fail without overflowing, thousands of threads may
-//   allocate and exit, any thread may free any block, a forked child may
-//   allocate. The starter passes them all.
+//   impossible sizes fail without overflowing, Free() leaves errno alone,
+//   thousands of threads may allocate and exit, any thread may free any
+//   block, a forked child may allocate (even while another thread waits
+//   inside the allocator for the page source). The starter passes them
+//   all.
 //
 //   Design* tests: the promises below, as counts. The starter keeps 3 and
 //   4 (its one shared list reuses whatever any thread freed, at the price
