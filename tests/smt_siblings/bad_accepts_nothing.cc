@@ -32,9 +32,4 @@ absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
   return known_bad::CorrectSiblingPairs(topology, allowed, n);
 }
 
-absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
-                                          double clock_ratio) {
-  return known_bad::CorrectClassify(time_ratio, clock_ratio);
-}
-
 }  // namespace smt_siblings

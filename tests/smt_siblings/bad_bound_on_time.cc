@@ -20,18 +20,6 @@
 
 namespace smt_siblings {
 
-absl::StatusOr<std::vector<int>> PickDistinctCores(
-    const alloclab::Topology& topology, const std::vector<int>& allowed,
-    int n) {
-  return known_bad::CorrectDistinctCores(topology, allowed, n);
-}
-
-absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
-    const alloclab::Topology& topology, const std::vector<int>& allowed,
-    int n) {
-  return known_bad::CorrectSiblingPairs(topology, allowed, n);
-}
-
 absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
                                           double clock_ratio) {
   absl::StatusOr<Slowdown> right =

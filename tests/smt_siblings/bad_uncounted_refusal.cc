@@ -17,12 +17,6 @@
 
 namespace smt_siblings {
 
-absl::StatusOr<std::vector<int>> PickDistinctCores(
-    const alloclab::Topology& topology, const std::vector<int>& allowed,
-    int n) {
-  return known_bad::CorrectDistinctCores(topology, allowed, n);
-}
-
 absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
@@ -32,11 +26,6 @@ absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
     return absl::InvalidArgumentError("not enough cores");
   }
   return pairs;
-}
-
-absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
-                                          double clock_ratio) {
-  return known_bad::CorrectClassify(time_ratio, clock_ratio);
 }
 
 }  // namespace smt_siblings

@@ -89,3 +89,26 @@ absl::StatusOr<Slowdown> CorrectClassify(double time_ratio,
 }
 
 }  // namespace smt_siblings::known_bad
+
+// The task itself, correct and weak: a known-bad's own definition of one of
+// these replaces it, so that each bad_*.cc defines only what it gets wrong.
+namespace smt_siblings {
+
+__attribute__((weak)) absl::StatusOr<std::vector<int>> PickDistinctCores(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  return known_bad::CorrectDistinctCores(topology, allowed, n);
+}
+
+__attribute__((weak)) absl::StatusOr<std::vector<std::pair<int, int>>>
+PickSiblingPairs(const alloclab::Topology& topology,
+                 const std::vector<int>& allowed, int n) {
+  return known_bad::CorrectSiblingPairs(topology, allowed, n);
+}
+
+__attribute__((weak)) absl::StatusOr<Slowdown> ClassifySlowdown(
+    double time_ratio, double clock_ratio) {
+  return known_bad::CorrectClassify(time_ratio, clock_ratio);
+}
+
+}  // namespace smt_siblings

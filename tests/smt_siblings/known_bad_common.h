@@ -10,10 +10,16 @@
 // of the reference (one pass over the CPUs by id), which is a second check
 // that the suite's expectations do not depend on one way of writing it.
 //
+// It also defines task.h's three functions, correctly and weakly: a
+// known-bad defines only the one it gets wrong, and its definition replaces
+// the weak one.
+//
 // Example:
 //
+//   // bad_no_contention.cc: ClassifySlowdown() alone.
 //   absl::StatusOr<Slowdown> ClassifySlowdown(double t, double c) {
-//     return known_bad::CorrectClassify(t, c);
+//     absl::StatusOr<Slowdown> right = known_bad::CorrectClassify(t, c);
+//     ...
 //   }
 
 #ifndef ALLOCLAB_TESTS_SMT_SIBLINGS_KNOWN_BAD_COMMON_H_
