@@ -1,11 +1,11 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// Known bad: no fork handlers ("the shim calls pthread_atfork(), my
-// allocator has nothing to do there"). A one-lock allocator, a copy of the
-// starter as it was when this file was written (not the learner's
-// task.cc, which changes), held while it asks the page source for memory:
-// fork() while another thread waits there, and the child inherits the lock
-// held by a thread it does not have; its first Allocate() never returns.
+// Known bad: a lock with no fork handler ("the shim calls pthread_atfork(),
+// my allocator has nothing to do there"). The reference, behind one lock
+// that is held while a thread asks the page source for memory, and fork
+// handlers that forget that lock: fork() while another thread waits inside
+// Allocate(), and the child inherits the lock held by a thread it does not
+// have; its first Allocate() never returns.
 // ValidatorFork.ChildOfAThreadedProcessAllocates finds this only when a
 // busy thread happens to hold the lock at the fork;
 // ValidatorFork.ChildForkedWhileAThreadWaitsInsideAllocates parks one
@@ -13,156 +13,59 @@
 
 #include <pthread.h>
 
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-
-#include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/task.h"
+
+// The reference, with the entry points the lock wraps renamed out of the
+// way.
+#define Allocate ReferenceAllocate
+#define Free ReferenceFree
+#define UsableSize ReferenceUsableSize
+#define ThreadExit ReferenceThreadExit
+#include "solutions/allocator_design/task.cc"
+#undef Allocate
+#undef Free
+#undef UsableSize
+#undef ThreadExit
 
 namespace allocator_design {
 namespace {
 
-struct Header {
-  size_t size;    // usable bytes after the header
-  size_t offset;  // 0, or how far past its raw block an aligned block lies
-};
-static_assert(sizeof(Header) == kMinAlignment);
-
-struct FreeBlock {
-  FreeBlock* next;
-};
-
-constexpr size_t kChunkBytes = 1 << 20;
-constexpr int kMinClass = 4;   // 16 bytes
-constexpr int kMaxClass = 17;  // 128 KiB: larger blocks are mapped alone
-constexpr size_t kMaxRequest = PTRDIFF_MAX;
-
-// one lock on every call is promise 1's problem: every thread
-// waits for every other, and each call is a visit to the shared pool.
 constinit pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-constinit FreeBlock* free_lists[kMaxClass + 1] = {};
-constinit FreeBlock* free_large = nullptr;  // mapped alone, first fit
-constinit char* chunk_next = nullptr;       // the chunk blocks are cut from
-constinit char* chunk_end = nullptr;
-constinit uint64_t central_visits = 0;
-constinit uint64_t bytes_mapped = 0;
 
-Header* HeaderOf(const void* block) {
-  return static_cast<Header*>(const_cast<void*>(block)) - 1;
-}
-
-int ClassOf(size_t size) {
-  int c = kMinClass;
-  while ((size_t{1} << c) < size) ++c;
-  return c;
-}
-
-// A block of at least `size` bytes, 16-aligned, with its header set;
-// `fresh` says whether it comes straight from the kernel (zeroed). Called
-// with the lock held.
-void* TakeBlock(size_t size, bool& fresh) {
-  fresh = false;
-  if (size <= (size_t{1} << kMaxClass)) {
-    const int c = ClassOf(size);
-    if (FreeBlock* b = free_lists[c]) {
-      free_lists[c] = b->next;
-      return b;
-    }
-    // a block freed here is only ever reused at its own size
-    // (promise 5), and nothing goes back to the kernel (promises 2 to 4).
-    const size_t need = sizeof(Header) + (size_t{1} << c);
-    if (chunk_next == nullptr ||
-        static_cast<size_t>(chunk_end - chunk_next) < need) {
-      chunk_next = static_cast<char*>(MapPages(kChunkBytes));
-      if (chunk_next == nullptr) return nullptr;
-      chunk_end = chunk_next + kChunkBytes;
-      bytes_mapped += kChunkBytes;
-    }
-    Header* h = reinterpret_cast<Header*>(chunk_next);
-    chunk_next += need;
-    *h = {size_t{1} << c, 0};
-    fresh = true;
-    return h + 1;
-  }
-  for (FreeBlock** b = &free_large; *b != nullptr; b = &(*b)->next) {
-    if (HeaderOf(*b)->size >= size) {
-      FreeBlock* found = *b;
-      *b = found->next;
-      return found;
-    }
-  }
-  const size_t page = PageSize();
-  const size_t bytes = (sizeof(Header) + size + page - 1) / page * page;
-  Header* h = static_cast<Header*>(MapPages(bytes));
-  if (h == nullptr) return nullptr;
-  bytes_mapped += bytes;
-  *h = {bytes - sizeof(Header), 0};
-  fresh = true;
-  return h + 1;
+// The one lock, held for the whole call: also while the page source maps.
+template <typename F>
+auto Locked(F f) {
+  pthread_mutex_lock(&lock);
+  auto result = f();
+  pthread_mutex_unlock(&lock);
+  return result;
 }
 
 }  // namespace
 
 void* Allocate(size_t size, size_t alignment, bool zero) {
-  if (alignment < kMinAlignment) alignment = kMinAlignment;
-  if ((alignment & (alignment - 1)) != 0) return nullptr;
-  if (size > kMaxRequest || alignment > kMaxRequest - size) return nullptr;
-  // Aligned beyond 16: room to slide the block up to the next boundary.
-  const size_t raw_size =
-      alignment == kMinAlignment ? size : size + alignment - kMinAlignment;
-  bool fresh;
-  pthread_mutex_lock(&lock);
-  ++central_visits;
-  char* raw = static_cast<char*>(TakeBlock(raw_size, fresh));
-  pthread_mutex_unlock(&lock);
-  if (raw == nullptr) return nullptr;
-  if (zero && !fresh) memset(raw, 0, raw_size);
-  const uintptr_t at = reinterpret_cast<uintptr_t>(raw);
-  const size_t offset = ((at + alignment - 1) & ~(alignment - 1)) - at;
-  if (offset == 0) return raw;
-  // The aligned block's own header lies inside the raw block.
-  char* block = raw + offset;
-  *HeaderOf(block) = {HeaderOf(raw)->size - offset, offset};
-  return block;
+  return Locked([&] { return ReferenceAllocate(size, alignment, zero); });
 }
 
 void Free(void* block) {
-  if (block == nullptr) return;
-  char* raw = static_cast<char*>(block) - HeaderOf(block)->offset;
-  const size_t size = HeaderOf(raw)->size;
-  FreeBlock* b = reinterpret_cast<FreeBlock*>(raw);
-  pthread_mutex_lock(&lock);
-  ++central_visits;
-  FreeBlock** list = size <= (size_t{1} << kMaxClass)
-                         ? &free_lists[ClassOf(size)]
-                         : &free_large;
-  b->next = *list;
-  *list = b;
-  pthread_mutex_unlock(&lock);
+  Locked([&] {
+    ReferenceFree(block);
+    return 0;
+  });
 }
 
-size_t UsableSize(const void* block) { return HeaderOf(block)->size; }
-
-// nothing here is per thread, so a thread's exit has nothing to
-// give back. Yours will (promise 3).
-void ThreadExit() {}
-
-// The mistake: nothing around fork().
-void ForkPrepare() {}
-
-void ForkParent() {}
-
-void ForkChild() {}
-
-Counters ReadCounters() {
-  pthread_mutex_lock(&lock);
-  Counters c;
-  c.central_visits = central_visits;
-  c.bytes_held = bytes_mapped;  // nothing is ever unmapped or released
-  c.bytes_returned = 0;
-  pthread_mutex_unlock(&lock);
-  return c;
+size_t UsableSize(const void* block) {
+  return Locked([&] { return ReferenceUsableSize(block); });
 }
+
+void ThreadExit() {
+  Locked([] {
+    ReferenceThreadExit();
+    return 0;
+  });
+}
+
+// The mistake: the reference's own ForkPrepare(), ForkParent() and
+// ForkChild() run as they are, and nothing takes or resets `lock`.
 
 }  // namespace allocator_design
