@@ -672,6 +672,32 @@ int WaitOrKill(pid_t pid, int seconds) {
   return -1;
 }
 
+// In a forked child, after ForkChild(): allocates `count` blocks (at most
+// kChildBlocks) of size_of(k) bytes, fills them, checks and frees them, and
+// exits 0; 3 when Allocate() failed, 4 when a block's bytes changed (the
+// codes both fork tests report).
+constexpr int kChildBlocks = 200;
+
+template <typename SizeOf>
+[[noreturn]] void AllocateCheckAndExit(int count, SizeOf size_of) {
+  Block blocks[kChildBlocks];
+  for (int k = 0; k < count; ++k) {
+    const size_t size = size_of(k);
+    void* p = Allocate(size, 1, false);
+    if (p == nullptr) _exit(3);
+    Fill(p, size, k);
+    blocks[k] = {p, size, static_cast<uint64_t>(k)};
+  }
+  int code = 0;
+  for (int k = 0; k < count; ++k) {
+    if (FirstChanged(blocks[k].p, blocks[k].size, blocks[k].seed) >= 0) {
+      code = 4;
+    }
+    Free(blocks[k].p);
+  }
+  _exit(code);
+}
+
 // fork() while three other threads allocate and free: the child has only
 // the forking thread, so no lock may be left held by one it lost. The
 // child allocates, checks and frees, and exits 0.
@@ -694,20 +720,8 @@ TEST(ValidatorFork, ChildOfAThreadedProcessAllocates) {
     if (pid == 0) {
       ForkChild();
       Rng rng(i);
-      int code = 0;
-      Block blocks[200];
-      for (int k = 0; k < 200; ++k) {
-        const size_t size = MixedSize(rng);
-        void* p = Allocate(size, 1, false);
-        if (p == nullptr) _exit(3);
-        Fill(p, size, k);
-        blocks[k] = {p, size, static_cast<uint64_t>(k)};
-      }
-      for (const Block& b : blocks) {
-        if (FirstChanged(b.p, b.size, b.seed) >= 0) code = 4;
-        Free(b.p);
-      }
-      _exit(code);
+      AllocateCheckAndExit(kChildBlocks,
+                           [&rng](int) { return MixedSize(rng); });
     }
     ForkParent();
     ASSERT_GE(pid, 0) << "fork failed";
@@ -787,22 +801,11 @@ void ForkWhileParkedCall(alloclab::FreshCall& call) {
   if (pid == 0) {
     internal::OpenMapGate();  // the child's copy of the gate is closed
     ForkChild();
-    int code = 0;
-    Block blocks[64];
-    for (int k = 0; k < 64; ++k) {
-      // Small blocks, and large ones that map.
-      const size_t size = k % 8 == 7 ? (size_t{1} << 20) + 5 * PageSize()
-                                     : 16 + 40 * static_cast<size_t>(k);
-      void* p = Allocate(size, 1, false);
-      if (p == nullptr) _exit(3);
-      Fill(p, size, k);
-      blocks[k] = {p, size, static_cast<uint64_t>(k)};
-    }
-    for (const Block& b : blocks) {
-      if (FirstChanged(b.p, b.size, b.seed) >= 0) code = 4;
-      Free(b.p);
-    }
-    _exit(code);
+    // Small blocks, and large ones that map.
+    AllocateCheckAndExit(64, [](int k) {
+      return k % 8 == 7 ? (size_t{1} << 20) + 5 * PageSize()
+                        : 16 + 40 * static_cast<size_t>(k);
+    });
   }
   ForkParent();
   {
