@@ -407,7 +407,10 @@ def lab_tests(
     ]:
         native.py_test(
             name = impl + "_order_test",
-            size = "medium",
+            # It runs the whole suite several times over (each test alone,
+            # then shuffled with three seeds): under TSan a suite of
+            # property tests takes minutes (jemalloc_adoption's: 217 s).
+            size = "large",
             tags = order_tags + tags,
             srcs = ["//tools:order_check.py"],
             main = "//tools:order_check.py",
