@@ -58,8 +58,9 @@
 //   3. Thread exit gives back. Threads that allocate, free and exit leave at
 //      most kThreadChurnHeldBytes held, however many there were.
 //   4. Producer and consumer stay bounded. When one thread allocates what
-//      another frees (lab jemalloc_adoption's msgsend), the bytes held stay
-//      at most kMessagePassingHeldBytes.
+//      another frees (lab jemalloc_adoption's msgsend), with at most a few
+//      hundred KiB of messages live at once, small or large, the bytes held
+//      stay at most kMessagePassingHeldBytes.
 //   5. Memory is used. On each fixed trace of traces.h, the peak of the
 //      bytes requested and live, divided by the peak of the bytes held, is
 //      at least kMinUtilization.
@@ -182,7 +183,9 @@ void ForkChild();
 //   central_visits  times any thread took a batch from, or gave one to, the
 //                   central pool (a lock taken, or a shared list touched)
 //   bytes_held      bytes from the page source now held: mapped, and not
-//                   unmapped or released (pages.h)
+//                   unmapped or released (pages.h); a released range taken
+//                   into use again is held again. Metadata, and memory kept
+//                   in any cache, are held.
 //   bytes_returned  bytes given back so far: unmapped or released
 struct Counters {
   uint64_t central_visits = 0;
