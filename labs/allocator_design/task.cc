@@ -4,7 +4,9 @@
 // one lock around everything, one free list per power-of-two size, blocks
 // carved from 1 MiB chunks of the page source, big blocks mapped on their
 // own, and nothing ever given back. It passes every Validator* test of the
-// suite and none of the Design* ones. Run
+// suite; of the Design* ones, only those of promises 3 and 4 (its one
+// shared list reuses whatever any thread freed) and two of promise 5's
+// traces. Run
 // `bazel run //labs/allocator_design -- --quick` to see it in lab
 // jemalloc_adoption's table, then make
 // `bazel test //tests/allocator_design:starter_test` pass.

@@ -40,8 +40,9 @@
 //   impossible sizes fail without overflowing, Free() leaves errno alone,
 //   thousands of threads may allocate and exit, any thread may free any
 //   block, a forked child may allocate (even while another thread waits
-//   inside the allocator for the page source). The starter passes them
-//   all.
+//   inside the allocator for the page source), and ReadCounters() says
+//   what the page source counted (Counters, below). The starter passes
+//   them all.
 //
 //   Design* tests: the promises below, as counts. The starter keeps 3 and
 //   4 (its one shared list reuses whatever any thread freed, at the price
@@ -54,7 +55,9 @@
 //      grouped. Another thread stopped inside the allocator never stops it.
 //   2. Idle memory goes back. Once every block is freed and kDecayNs has
 //      passed on the page source's clock (NowNs()), the thread that next
-//      makes kDecayCheckOps calls leaves at most kIdleHeldBytes held.
+//      makes kDecayCheckOps calls (any calls, allocations alone too)
+//      leaves at most kIdleHeldBytes held, whether the thread that freed
+//      the blocks has exited or runs on.
 //   3. Thread exit gives back. Threads that allocate, free and exit leave at
 //      most kThreadChurnHeldBytes held, however many there were.
 //   4. Producer and consumer stay bounded. When one thread allocates what

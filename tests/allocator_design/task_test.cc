@@ -155,6 +155,10 @@ constexpr absl::string_view kRuleUtilization =
     "task.h, promise 5 (memory is used): on each fixed trace, the peak of "
     "the bytes requested and live divided by the peak of the bytes held is "
     "at least kMinUtilization";
+constexpr absl::string_view kRuleVisits =
+    "task.h, Counters: central_visits is the times any thread took a batch "
+    "from, or gave one to, the central pool (a lock taken, or a shared list "
+    "touched)";
 constexpr absl::string_view kRuleCounters =
     "task.h, Counters: bytes_held is what is mapped and not unmapped or "
     "released (a released range taken into use again is held again); "
@@ -893,6 +897,34 @@ TEST(ValidatorCounters, AgreeWithThePageSource) {
     ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(),
                         "all freed, decay passed");
   }
+}
+
+// A thread's first Allocate() finds nothing of its own: it takes a batch
+// from the central pool (a visit) or maps memory from the page source. So
+// threads that each make one allocation and exit make, between them, at
+// least as many central visits and map calls as there were threads; an
+// allocator whose central_visits misses visits (promise 1's count) falls
+// short.
+TEST(ValidatorCounters, CentralVisitsAreCounted) {
+  constexpr int kThreads = 64;
+  const Counters before = ReadCounters();
+  const PageSourceCounts pages_before = ReadPageSourceCounts();
+  std::atomic<int> failed{0};
+  RunThreadsInWaves(kThreads, 1, [&](int) {
+    void* p = Allocate(64, 1, false);
+    if (p == nullptr) failed.fetch_add(1);
+    Free(p);
+  });
+  const Counters after = ReadCounters();
+  const uint64_t visits = after.central_visits - before.central_visits;
+  const uint64_t maps =
+      ReadPageSourceCounts().map_calls - pages_before.map_calls;
+  EXPECT_EQ(failed.load(), 0) << kRuleAvailable << ": Allocate(64) failed";
+  EXPECT_GE(visits + maps, static_cast<uint64_t>(kThreads))
+      << kRuleVisits << ": " << kThreads << " threads, one after another, "
+      << "each made its first Allocate(64) (nothing of its own to serve it "
+      << "from) and exited; central_visits rose by " << visits
+      << " and the page source mapped " << maps << " times";
 }
 
 // ---------------------------------------------------------------------------
