@@ -837,7 +837,10 @@ TEST(ValidatorFork, ChildForkedWhileAThreadWaitsInsideAllocates) {
       RunFresh("allocator_design_fork_while_parked");
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->values["parked"], 1)
-      << "the test could not stop a thread inside the allocator";
+      << "the test could not stop a thread inside the allocator: a fresh "
+         "Allocate() of 64 MiB never asked the page source for memory "
+         "(task.h: it gets memory only from pages.h; a process's first "
+         "64 MiB block must be mapped there)";
   EXPECT_EQ(r->values["child"], 0)
       << "task.h, ForkPrepare()/ForkChild(): a forked child may allocate "
          "(no lock left held by a thread it does not have); forked while "
@@ -1076,7 +1079,9 @@ TEST(DesignFastPath, OtherThreadStoppedInsideDoesNotStopThisOne) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->values["parked"], 1)
       << "the test could not stop a thread inside the allocator: a fresh "
-         "Allocate() of 64 MiB never asked the page source for memory";
+         "Allocate() of 64 MiB never asked the page source for memory "
+         "(task.h: it gets memory only from pages.h; a process's first "
+         "64 MiB block must be mapped there)";
   EXPECT_EQ(r->values["finished"], 1)
       << kRuleNotStopped << ": with one thread parked inside Allocate() "
       << "(waiting for the page source), another thread's warmed-up "
