@@ -35,6 +35,11 @@ constinit std::atomic<uint64_t> fake_now{0};
 // The map gate: 0 open, 1 closed, 2 closed with a thread parked at it.
 constinit std::atomic<int> gate{0};
 
+// The refusal: while `refusing`, every map fails as the kernel's would, and
+// `refused_maps` counts the attempts.
+constinit std::atomic<bool> refusing{false};
+constinit std::atomic<uint64_t> refused_maps{0};
+
 // Restores errno when it goes out of scope (pages.h: nothing here changes
 // it).
 class KeepErrno {
@@ -72,6 +77,10 @@ void PassGate() {
 
 void* Map(size_t bytes) {
   PassGate();
+  if (refusing.load(std::memory_order_acquire)) {
+    refused_maps.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? nullptr : p;
@@ -169,6 +178,19 @@ void WaitUntilParkedAtMapGate() {
 }
 
 void OpenMapGate() { gate.store(0, std::memory_order_release); }
+
+ScopedMapRefusal::ScopedMapRefusal()
+    : refused_before_(refused_maps.load(std::memory_order_relaxed)) {
+  refusing.store(true, std::memory_order_release);
+}
+
+ScopedMapRefusal::~ScopedMapRefusal() {
+  refusing.store(false, std::memory_order_release);
+}
+
+uint64_t ScopedMapRefusal::refused() const {
+  return refused_maps.load(std::memory_order_relaxed) - refused_before_;
+}
 
 }  // namespace internal
 }  // namespace allocator_design

@@ -37,7 +37,9 @@
 //   Validator* tests: every block is aligned, no two live blocks overlap, a
 //   block's bytes survive until it is freed, a zeroed request reads as
 //   zeroes even when its memory is recycled, Allocate(0) is a unique block,
-//   impossible sizes fail without overflowing, Free() leaves errno alone,
+//   impossible sizes fail without overflowing, a refused map gives nullptr
+//   (never a crash, never memory from elsewhere) and blocks come again once
+//   the page source maps, Free() leaves errno alone,
 //   thousands of threads may allocate and exit, any thread may free any
 //   block, a forked child may allocate (even while another thread waits
 //   inside the allocator for the page source), and ReadCounters() says

@@ -46,6 +46,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -126,6 +127,9 @@ constexpr absl::string_view kRuleErrno =
 constexpr absl::string_view kRuleAvailable =
     "task.h, Allocate(): nullptr only when the page source refuses, or the "
     "size is so large that rounding it up would overflow";
+constexpr absl::string_view kRuleRefused =
+    "task.h, Allocate(): nullptr when it cannot be had: the page source "
+    "refuses";
 constexpr absl::string_view kRuleImpossible =
     "task.h, Allocate(): nullptr when the size is so large that rounding it "
     "up would overflow";
@@ -560,6 +564,118 @@ TEST(ValidatorImpossibleSizes, FailWithoutOverflow) {
                         << ": Allocate(100) failed after the refusals";
   std::memset(p, 1, 100);
   Free(p);
+}
+
+// In a fresh process, whose allocator has no memory yet: first every map
+// the page source is asked for is refused, and each size (small, medium,
+// large, over-aligned) must come back nullptr, the allocator asking for
+// memory at least once; then the page source maps again, and the same
+// sizes must be had and hold their bytes; then, with small blocks in use
+// and maps refused again, a 64 MiB block (which no design holds before it
+// is asked for) must come back nullptr, while the small blocks are
+// untouched, and once maps are allowed the allocator works on. Records
+// "gave_while_refused" (blocks handed out with nothing mapped),
+// "refused_calls", "failed_after" (sizes that failed once maps were
+// allowed), "changed" (blocks whose bytes changed) and
+// "large_while_refused".
+struct RefusalCase {
+  size_t size;
+  size_t alignment;
+};
+constexpr RefusalCase kRefusalCases[] = {
+    {24, 1},        {1000, 1},          {70000, 1},
+    {24, 4096},     {(1 << 20) + 5, 1}, {size_t{9} << 20, 1},
+    {100, 1 << 20},
+};
+
+void RefusalCall(alloclab::FreshCall& call) {
+  int gave = 0;
+  uint64_t refused_calls = 0;
+  {
+    internal::ScopedMapRefusal refusal;
+    for (const RefusalCase& c : kRefusalCases) {
+      void* p = Allocate(c.size, c.alignment, false);
+      if (p != nullptr) {
+        ++gave;
+        Free(p);
+      }
+    }
+    refused_calls = refusal.refused();
+  }
+  call.Record("gave_while_refused", gave);
+  call.Record("refused_calls", static_cast<double>(refused_calls));
+
+  int failed_after = 0, changed = 0;
+  std::vector<Block> live;
+  uint64_t seed = 0;
+  for (const RefusalCase& c : kRefusalCases) {
+    void* p = Allocate(c.size, c.alignment, false);
+    if (p == nullptr) {
+      ++failed_after;
+      continue;
+    }
+    const size_t filled = std::min(c.size, kMaxPatternBytes);
+    Fill(p, filled, ++seed);
+    live.push_back({p, filled, seed});
+  }
+  for (int i = 0; i < 200; ++i) {
+    void* p = Allocate(64, 1, false);
+    if (p == nullptr) {
+      ++failed_after;
+      break;
+    }
+    Fill(p, 64, ++seed);
+    live.push_back({p, 64, seed});
+  }
+  int large_while_refused = 0;
+  {
+    internal::ScopedMapRefusal refusal;
+    void* p = Allocate(size_t{64} << 20, 16, false);
+    if (p != nullptr) {
+      ++large_while_refused;
+      Free(p);
+    }
+  }
+  for (const Block& b : live) {
+    if (FirstChanged(b.p, b.size, b.seed) >= 0) ++changed;
+    Free(b.p);
+  }
+  void* p = Allocate(size_t{64} << 20, 16, false);
+  if (p == nullptr) {
+    ++failed_after;
+  } else {
+    Free(p);
+  }
+  call.Record("failed_after", failed_after);
+  call.Record("changed", changed);
+  call.Record("large_while_refused", large_while_refused);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_refusal", RefusalCall);
+
+TEST(ValidatorRefusal, NullptrWhileThePageSourceRefusesThenWorksAgain) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_refusal");
+  ASSERT_TRUE(r.ok()) << kRuleRefused
+                      << " (not a crash, and not an abort): " << r.status();
+  EXPECT_GE(r->values["refused_calls"], 1)
+      << "the allocator never asked the page source for memory while it had "
+         "none (task.h: it gets memory only from pages.h)";
+  EXPECT_EQ(r->values["gave_while_refused"], 0)
+      << kRuleRefused << ": in a fresh process, with every map refused, "
+      << r->values["gave_while_refused"] << " of " << std::size(kRefusalCases)
+      << " Allocate() calls gave a block (task.h: memory comes only from "
+         "pages.h)";
+  EXPECT_EQ(r->values["large_while_refused"], 0)
+      << kRuleRefused
+      << ": Allocate(64 MiB) gave a block while every map "
+         "was refused";
+  EXPECT_EQ(r->values["failed_after"], 0)
+      << kRuleAvailable << ": once the page source mapped again, "
+      << r->values["failed_after"] << " Allocate() calls still failed (a "
+      << "refusal must not leave the allocator broken)";
+  EXPECT_EQ(r->values["changed"], 0)
+      << kRuleSurvive << " (blocks live while a 64 MiB Allocate() was "
+      << "refused)";
 }
 
 // ---------------------------------------------------------------------------

@@ -6,10 +6,12 @@
 //
 // The page source's test hooks, for the suite only (an allocator must not
 // use them): a clock the test moves by hand, so that a decay of a second is
-// checked without waiting for one; and a gate that stops the next thread
+// checked without waiting for one; a gate that stops the next thread
 // that asks the page source for memory, inside the allocator, until the
 // test lets it go, so that "another thread stopped inside the allocator
-// never stops this one" is driven, not hoped for.
+// never stops this one" is driven, not hoped for; and a refusal, so that
+// "nullptr when the page source refuses" is checked without exhausting the
+// machine's memory.
 //
 // Example:
 //
@@ -22,6 +24,11 @@
 //   // ... t is stopped inside Allocate(); this thread goes on ...
 //   allocator_design::internal::OpenMapGate();
 //   t.join();
+//
+//   {
+//     allocator_design::internal::ScopedMapRefusal refusal;
+//     // Allocate(64 << 20, 16, false) == nullptr; refusal.refused() >= 1
+//   }
 
 #ifndef ALLOCLAB_LABS_ALLOCATOR_DESIGN_INTERNAL_PAGES_TESTING_H_
 #define ALLOCLAB_LABS_ALLOCATOR_DESIGN_INTERNAL_PAGES_TESTING_H_
@@ -54,6 +61,24 @@ class ScopedFakeClock {
 void CloseMapGate();
 void WaitUntilParkedAtMapGate();
 void OpenMapGate();
+
+// ScopedMapRefusal
+//
+// While it lives, every MapPages() and MapAlignedPages() call, on any
+// thread, fails as a kernel out of memory would: nullptr, nothing mapped,
+// nothing counted in PageSourceCounts. `refused()` says how many calls it
+// refused, so a test knows the allocator asked.
+class ScopedMapRefusal {
+ public:
+  ScopedMapRefusal();
+  ~ScopedMapRefusal();
+  ScopedMapRefusal(const ScopedMapRefusal&) = delete;
+  ScopedMapRefusal& operator=(const ScopedMapRefusal&) = delete;
+  uint64_t refused() const;
+
+ private:
+  uint64_t refused_before_;
+};
 
 }  // namespace internal
 }  // namespace allocator_design
