@@ -716,7 +716,9 @@ TEST(ValidatorThreads, ThousandsOfThreadsAllocateAndExit) {
     }
   });
   EXPECT_EQ(failed.load(), 0)
-      << kRuleAvailable << ": Allocate() failed in a thread";
+      << "task.h, Validator: thousands of threads may allocate and exit ("
+      << kRuleAvailable << "): Allocate() failed " << failed.load()
+      << " times in " << kThreads << " threads, four alive at a time";
   EXPECT_EQ(changed.load(), 0) << kRuleSurvive << " (in 2000 threads)";
   int changed_after_exit = 0;
   for (const Block& b : handed) {
