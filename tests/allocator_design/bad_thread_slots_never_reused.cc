@@ -24,8 +24,8 @@ namespace {
 
 constexpr int kSlots = 1024;
 constinit std::atomic<int> slots_taken{0};
-__attribute__((tls_model("initial-exec"))) constinit thread_local bool
-    has_slot = false;
+__attribute__((
+    tls_model("initial-exec"))) constinit thread_local bool has_slot = false;
 
 }  // namespace
 
