@@ -244,6 +244,18 @@ def axis_label(lab, key, unit, log=False):
     return text
 
 
+# The unit a metric key's values are in, as a table prints them unscaled.
+KEY_UNITS = {"ns": "ns", "ms": "ms", "s": "s", "kib": "KiB", "bytes": "bytes"}
+
+
+def column_title(lab, key):
+    """A table column's title: the metric in words and the unit its values
+    are in ("time per call (ns)"), never the results JSON's key."""
+    tokens = str(key).split("_")
+    unit = next((KEY_UNITS[t] for t in tokens if t in KEY_UNITS), None)
+    return axis_label(lab, key, unit)
+
+
 def gid(run, name):
     """An SVG id for one series of one run."""
     return "series-%d-%s" % (run, re.sub(r"[^A-Za-z0-9_.-]", "_", str(name)))
@@ -815,6 +827,10 @@ def jemalloc_adoption(mpl, runs):
     budget = _budget(runs[-1][1])
     height = 0.8 / n
     tuned = False
+    # Every ratio drawn, per column: the axes are logarithmic around 1, so
+    # that 0.5x and 2x lie as far from glibc, and a 12x bar leaves the
+    # 0.9x ones readable.
+    extremes = ([], [])
     for w, workload in enumerate(workloads):
         for c, key in enumerate(("time_ratio", "rss_ratio")):
             ax = canvas.axes[w][c]
@@ -842,6 +858,7 @@ def jemalloc_adoption(mpl, runs):
                             va="center",
                             fontsize="x-small")
                         continue
+                    extremes[c].append(value)
                     color = palette.allocator_color(a)
                     bar = ax.barh([pos], [value - 1], height, left=1,
                                   color=color, alpha=style["alpha"],
@@ -855,7 +872,8 @@ def jemalloc_adoption(mpl, runs):
                     if key == "time_ratio":
                         low, high = rows[0].get(
                             "ci_low"), rows[0].get("ci_high")
-                        if _number(low) and _number(high):
+                        if _number(low) and _number(high) and low > 0:
+                            extremes[c].extend([low, high])
                             ax.errorbar([value],
                                         [pos],
                                         xerr=[[value - low],
@@ -871,27 +889,30 @@ def jemalloc_adoption(mpl, runs):
             ax.set_yticks(range(len(allocators)))
             ax.set_yticklabels(allocators)
             ax.set_ylim(len(allocators) - 0.5, -0.5)
-            set_plain_ticks(mpl, ax.xaxis, False)
+            ax.set_xscale("log")
+            # 0.5x, 1x, 2x, 5x...: a ratio axis spans less than a decade on
+            # a quiet run, where ticks at powers of ten alone show only 1.
+            ax.xaxis.set_major_locator(
+                mpl.ticker.LogLocator(base=10, subs=(1, 2, 5)))
+            set_plain_ticks(mpl, ax.xaxis, True)
             ax.grid(True, axis="x", alpha=0.3)
             if c == 0:
                 ax.set_title(workload, loc="left", fontsize="medium",
                              fontweight="bold")
             if w == len(workloads) - 1:
-                ax.set_xlabel("wall time (x glibc)" if key == "time_ratio"
-                              else "peak RSS (x glibc)")
+                ax.set_xlabel("wall time (x glibc, log scale)"
+                              if key == "time_ratio"
+                              else "peak RSS (x glibc, log scale)")
             else:
                 ax.tick_params(axis="x", labelbottom=False)
-        # One x range per column, so that rows compare.
+    # One x range per column, so that rows compare, as far out on each
+    # side of 1 (the budget line inside it).
     for c in range(2):
-        lows, highs = [], []
+        values = [v for v in extremes[c] if v > 0] + [
+            budget if c and budget else 1.1]
+        reach = max([1.1] + [max(v, 1 / v) for v in values]) * 1.08
         for w in range(len(workloads)):
-            lo, hi = canvas.axes[w][c].get_xlim()
-            lows.append(lo)
-            highs.append(hi)
-        span = [min(lows + [0.9]), max(highs +
-                                       [1.1, (budget or 0) * 1.05 if c else 0])]
-        for w in range(len(workloads)):
-            canvas.axes[w][c].set_xlim(*span)
+            canvas.axes[w][c].set_xlim(1 / reach, reach)
     for a in allocators:
         canvas.add_entry(mpl.patches.Patch(color=palette.allocator_color(a)), a)
     canvas.add_entry(

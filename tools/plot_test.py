@@ -488,6 +488,14 @@ class PictureTest(unittest.TestCase):
                     for key in ("time_ratio", "rss_ratio"):
                         self.assertIn("series-%d-%s_%s_%s" %
                                       (run, w, a, key), gids)
+        # Ratios on log axes, as far out on each side of 1: the starter's
+        # 12-18x must not squeeze a 0.9x bar to a sliver.
+        panels = [ax for ax in fig.axes if ax.axison]
+        self.assertTrue(panels)
+        for ax in panels:
+            self.assertEqual(ax.get_xscale(), "log", ax.get_title())
+            low, high = ax.get_xlim()
+            self.assertAlmostEqual(low * high, 1.0, places=6)
         colours = {a.get_gid(): a.get_facecolor()[:3] for a in fig.findobj()
                    if (a.get_gid() or "").startswith("series-0-")}
         import matplotlib.colors  # noqa: PLC0415

@@ -41,7 +41,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 
 from check_results import UnusableInput, load_results  # noqa: E402
-from plot import PlotError, draw  # noqa: E402
+from plot import PlotError, column_title, draw  # noqa: E402
 from results import (fmt, headline_of, machine_line, metric_keys,  # noqa: E402
                      resolve, table)
 
@@ -182,14 +182,23 @@ def main(argv):
     return 1 if problems else 0
 
 
+# A page table's metric columns at most: more are split into tables of
+# this many, so that no table is wider than the page.
+COLUMNS_PER_TABLE = 6
+
 STYLE = """
 body { font-family: "DejaVu Sans", sans-serif; \
 max-width: 60rem; margin: 1rem auto;
        padding: 0 1rem; color: #222; }
 .machine { color: #555; font-size: 0.9rem; }
-table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.85rem; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.15rem 0.5rem; \
+table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.8rem; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.15rem 0.4rem; \
 text-align: left; }
+th { font-weight: 600; vertical-align: bottom; min-width: 4rem; \
+overflow-wrap: break-word; }
+.tables th { max-width: 7rem; }
+td { overflow-wrap: anywhere; }
+td:first-child { overflow-wrap: normal; white-space: nowrap; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 img { max-width: 100%; height: auto; border: 1px solid #eee; }
 .tables { overflow-x: auto; }
@@ -253,10 +262,16 @@ def html_page(header, summary, pages, reference):
             rows = results["rows"]
             keys = metric_keys(rows)
             parts.append("<h3>%s</h3>" % esc(name))
-            parts.append('<div class="tables">%s</div>' % html_table(
-                ["variant", "threads"] + keys,
-                [[r.get("variant"), fmt(r.get("threads", 1))] +
-                 [fmt(r.get(k)) for k in keys] for r in rows], numeric_from=1))
+            # At most COLUMNS_PER_TABLE metrics a table, each with the
+            # variants again: a lab's dozen columns fit a laptop's page.
+            for first in range(0, max(len(keys), 1), COLUMNS_PER_TABLE):
+                part = keys[first:first + COLUMNS_PER_TABLE]
+                parts.append('<div class="tables">%s</div>' % html_table(
+                    ["variant", "threads"] +
+                    [column_title(lab, k) for k in part],
+                    [[r.get("variant"), fmt(r.get("threads", 1))] +
+                     [fmt(r.get(k)) for k in part] for r in rows],
+                    numeric_from=1))
             for note in results.get("notes", []):
                 parts.append('<p class="note">note: %s</p>' % esc(note))
     parts.append("</body></html>")

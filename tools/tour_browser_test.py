@@ -12,6 +12,9 @@ Then Debian's chromium, headless and offline:
      or decode it), and dumps the DOM: every picture of the page must have
      loaded, and a control picture whose file is missing must not (so the
      check can fail);
+     the same DOM says how far the page and each table reach past their
+     width: neither may (a table of nine columns of JSON keys once pushed
+     the page off to the right);
   2. takes a screenshot of the page itself, which must not be blank; it is
      kept as the test's output (tour_page.png in bazel-testlogs/tools/
      tour_browser_test/test.outputs/outputs.zip), to look at.
@@ -50,6 +53,9 @@ CHROMIUM_FLAGS = [
     "--disable-dev-shm-usage",
     "--hide-scrollbars"]
 
+# The window the page is laid out in: a laptop's browser.
+PAGE_WIDTH = 1200
+
 # Records each picture's natural width once the page has loaded.
 PROBE = """<img id="control" src="no-such-picture.svg" alt="control">
 <script>
@@ -57,6 +63,16 @@ window.addEventListener("load", function () {
   for (const img of document.images) {
     img.setAttribute("data-natural-width", String(img.naturalWidth));
   }
+  const root = document.documentElement;
+  document.body.setAttribute("data-page-overflow",
+                             String(root.scrollWidth - root.clientWidth));
+  const wide = [];
+  for (const table of document.querySelectorAll("table")) {
+    if (table.offsetWidth > table.parentElement.clientWidth + 1) {
+      wide.push(table.rows[0].textContent.trim().slice(0, 60));
+    }
+  }
+  document.body.setAttribute("data-wide-tables", wide.join(" | "));
   document.body.setAttribute("data-loaded", "yes");
 });
 </script>
@@ -137,8 +153,9 @@ class TourPageInBrowserTest(unittest.TestCase):
         probe = os.path.join(self.out, "probe.html")
         with open(probe, "w", encoding="utf-8") as f:
             f.write(page.replace("</body>", PROBE))
-        dom = self.run_browser("--virtual-time-budget=20000", "--dump-dom",
-                               "file://" + probe)
+        dom = self.run_browser("--virtual-time-budget=20000",
+                               "--window-size=%d,4000" % PAGE_WIDTH,
+                               "--dump-dom", "file://" + probe)
         self.assertIn('data-loaded="yes"', dom, dom[-2000:])
         widths = {}
         for tag in re.findall(r"<img [^>]*>", dom):
@@ -151,12 +168,34 @@ class TourPageInBrowserTest(unittest.TestCase):
             # 9 inches at 72 points an inch: matplotlib's SVG is 648pt wide.
             self.assertGreater(width or 0, 300, "%s did not load" % src)
 
+    def test_tables_fit_and_name_their_columns_in_words(self):
+        with open(self.page, encoding="utf-8") as f:
+            page = f.read()
+        probe = os.path.join(self.out, "probe_fit.html")
+        with open(probe, "w", encoding="utf-8") as f:
+            f.write(page.replace("</body>", PROBE))
+        dom = self.run_browser("--virtual-time-budget=20000",
+                               "--window-size=%d,4000" % PAGE_WIDTH,
+                               "--dump-dom", "file://" + probe)
+        self.assertIn('data-loaded="yes"', dom, dom[-2000:])
+        overflow = re.search(r'data-page-overflow="(-?\d+)"', dom)
+        self.assertEqual(int(overflow.group(1)), 0,
+                         "the page is wider than a %d-pixel window" %
+                         PAGE_WIDTH)
+        wide = re.search(r'data-wide-tables="([^"]*)"', dom).group(1)
+        self.assertEqual(wide, "", "tables wider than the page: " + wide)
+        headers = re.findall(r"<th>([^<]*)</th>", page)
+        self.assertGreater(len(headers), 20)
+        keys = [h for h in headers if re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)+",
+                                                   h)]
+        self.assertEqual(keys, [], "results JSON keys as column titles")
+
     def test_a_screenshot_of_the_page_is_not_blank(self):
         outputs = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or self.tmp
         shot = os.path.join(outputs, "tour_page.png")
         self.run_browser(
             "--virtual-time-budget=20000",
-            "--window-size=1200,4000",
+            "--window-size=%d,4000" % PAGE_WIDTH,
             "--screenshot=" + shot,
             "file://" + self.page)
         import matplotlib.image  # noqa: PLC0415
