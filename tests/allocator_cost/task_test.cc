@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -96,6 +97,83 @@ TEST_F(AllocatorCostTest, SmallReuseAllocatesNothingOnceWarm) {
       << "after the warm calls `out` must hold the last id's line";
 }
 
+// task.h: "Must not allocate when `out` already has the capacity for the
+// line": the capacity for this id's line, not for the longest one, and given
+// by the caller (reserve()) as well as by an earlier call.
+TEST_F(AllocatorCostTest, SmallReuseAllocatesNothingAtExactCapacity) {
+  for (uint64_t id : SampleIds()) {
+    const std::string expected = Expected(id);
+    std::string line;
+    line.reserve(expected.size());
+    const uint64_t before = alloclab::ThreadAllocations();
+    FormatRecordInto(id, line);
+    const uint64_t allocations = alloclab::ThreadAllocations() - before;
+    ASSERT_EQ(allocations, 0u)
+        << "FormatRecordInto must not allocate when `out` already has the "
+           "capacity for the line; id "
+        << id << ", a line of " << expected.size() << " bytes, `out` of "
+        << "capacity " << line.capacity();
+    ASSERT_EQ(line, expected) << "id " << id;
+  }
+}
+
+// The first call in a thread: allocations, and whether the line is right.
+struct FirstCallCount {
+  uint64_t allocations = 0;
+  bool matches = false;
+};
+
+// Makes one FormatRecordInto() call into a string that already has the
+// capacity for the line, counting this thread's allocations in it.
+FirstCallCount FormatIntoReservedString(uint64_t id) {
+  const std::string expected = Expected(id);
+  std::string line;
+  line.reserve(expected.size());
+  const uint64_t before = alloclab::ThreadAllocations();
+  FormatRecordInto(id, line);
+  return {alloclab::ThreadAllocations() - before, line == expected};
+}
+
+// task.h's promise holds on every call, a thread's first one included: a
+// thread-local scratch buffer that allocates once per thread breaks it on a
+// new thread, however warm the main thread is.
+TEST_F(AllocatorCostTest, SmallReuseAllocatesNothingOnANewThreadsFirstCall) {
+  FormatIntoReservedString(kMaxId);  // the main thread is warm
+  FirstCallCount first;
+  std::thread thread([&] { first = FormatIntoReservedString(kMaxId); });
+  thread.join();
+  EXPECT_EQ(first.allocations, 0u)
+      << "FormatRecordInto must not allocate when `out` already has the "
+         "capacity for the line: it allocated on a new thread's first call";
+  EXPECT_TRUE(first.matches)
+      << "on a new thread, FormatRecordInto must replace the contents of "
+         "`out` with FormatRecordNew(id)";
+}
+
+// The process's first call, on the main thread, in a process of its own: in
+// the suite, earlier tests have made their calls already.
+void SmallReuseFirstCall(alloclab::FreshCall& call) {
+  alloclab::SetCountingMode(alloclab::CountingMode::kPerThread);
+  const FirstCallCount first = FormatIntoReservedString(kMaxId);
+  call.Record("allocations", static_cast<double>(first.allocations));
+  call.Record("matches", first.matches ? 1 : 0);
+}
+ALLOCLAB_FRESH_CALL("allocator_cost_small_reuse_first", SmallReuseFirstCall);
+
+TEST_F(AllocatorCostTest, SmallReuseAllocatesNothingOnTheProcessesFirstCall) {
+  absl::StatusOr<alloclab::FreshCallResult> fresh =
+      alloclab::RunFreshCall("allocator_cost_small_reuse_first");
+  ASSERT_TRUE(fresh.ok()) << "the fresh process of the first call failed: "
+                          << fresh.status();
+  EXPECT_EQ(fresh->values["allocations"], 0)
+      << "FormatRecordInto must not allocate when `out` already has the "
+         "capacity for the line: it allocated on the first call of a fresh "
+         "process";
+  EXPECT_EQ(fresh->values["matches"], 1)
+      << "FormatRecordInto must replace the contents of `out` with "
+         "FormatRecordNew(id)";
+}
+
 TEST_F(AllocatorCostTest, LargeNewAllocatesOncePerCall) {
   alloclab::AllocationScope scope;
   for (uint64_t seed = 0; seed < 20; ++seed) {
@@ -142,6 +220,67 @@ TEST_F(AllocatorCostTest, LargeReuseAllocatesNothingOnceWarm) {
   EXPECT_EQ(alloclab::ThreadAllocations() - before, 0u)
       << "FillBlockInto allocated in 20 calls although `out` already held a "
          "block";
+}
+
+// Makes one FillBlockInto() call into a vector that already held a block,
+// one of FillBlockNew()'s, counting this thread's allocations in it.
+FirstCallCount FillIntoHeldBlock(uint64_t seed) {
+  std::vector<uint8_t> block = FillBlockNew(seed + 1);
+  const uint64_t before = alloclab::ThreadAllocations();
+  FillBlockInto(seed, block);
+  return {alloclab::ThreadAllocations() - before, block == FillBlockNew(seed)};
+}
+
+// task.h: "Must not allocate ... when `out` already held a block": whatever
+// filled it, and on a thread's first call too.
+TEST_F(AllocatorCostTest, LargeReuseAllocatesNothingOnANewThreadsFirstCall) {
+  const FirstCallCount main_first = FillIntoHeldBlock(5);
+  EXPECT_EQ(main_first.allocations, 0u)
+      << "FillBlockInto must not allocate when `out` already held a block "
+         "(one of FillBlockNew()'s)";
+  FirstCallCount first;
+  std::thread thread([&] { first = FillIntoHeldBlock(6); });
+  thread.join();
+  EXPECT_EQ(first.allocations, 0u)
+      << "FillBlockInto must not allocate when `out` already held a block: "
+         "it allocated on a new thread's first call";
+  EXPECT_TRUE(first.matches)
+      << "on a new thread, FillBlockInto must make `out` hold exactly "
+         "FillBlockNew(seed)";
+}
+
+// The process's first FillBlockInto(), into FillBlockNew()'s block, in a
+// process of its own (what faults depends on the heap's history).
+void LargeReuseFirstCall(alloclab::FreshCall& call) {
+  alloclab::SetCountingMode(alloclab::CountingMode::kPerThread);
+  std::vector<uint8_t> block = FillBlockNew(1);
+  uint64_t allocations = 0;
+  call.Measure("first", [&] {
+    const uint64_t before = alloclab::ThreadAllocations();
+    FillBlockInto(2, block);
+    allocations = alloclab::ThreadAllocations() - before;
+  });
+  call.Record("allocations", static_cast<double>(allocations));
+  call.Record("bytes_match", block == FillBlockNew(2) ? 1 : 0);
+}
+ALLOCLAB_FRESH_CALL("allocator_cost_large_reuse_first", LargeReuseFirstCall);
+
+TEST_F(AllocatorCostTest, LargeReuseFirstCallTouchesNoNewPage) {
+  absl::StatusOr<alloclab::FreshCallResult> fresh =
+      alloclab::RunFreshCall("allocator_cost_large_reuse_first");
+  ASSERT_TRUE(fresh.ok()) << "the fresh process of the first call failed: "
+                          << fresh.status();
+  EXPECT_EQ(fresh->values["allocations"], 0)
+      << "FillBlockInto must not allocate when `out` already held a block: "
+         "it allocated on the first call of a fresh process";
+#if !defined(__SANITIZE_THREAD__)  // its buffers fault as the program runs
+  EXPECT_EQ(fresh->values["first_minor_faults"], 0)
+      << "FillBlockInto must not fault in a new page when `out` already "
+         "held a block: page faults in the first call of a fresh process "
+         "(getrusage(RUSAGE_THREAD))";
+#endif
+  EXPECT_EQ(fresh->values["bytes_match"], 1)
+      << "FillBlockInto must make `out` hold exactly FillBlockNew(seed)";
 }
 
 // Ten warm calls after two that set the block up, in a program of their own:

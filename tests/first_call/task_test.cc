@@ -342,6 +342,7 @@ struct Observed {
   int64_t user_faults = -1;  // perf_event: the program's own accesses only
   int64_t own_pages = -1;    // present and writable afterwards (pagemap)
   int64_t first_call_faults = -1;
+  absl::StatusCode code = absl::StatusCode::kOk;  // PrepareBuffer()'s
   char error[256] = {};
 };
 
@@ -358,13 +359,15 @@ int64_t MinorFaults(const absl::StatusOr<alloclab::FaultCounter>& counter) {
 }
 
 // In the child: prepares a buffer, recording what it cost and what it left.
-void PrepareAndObserve(bool refuse_populate, Observed& seen) {
-  if (refuse_populate) {
+// `refusal` (an errno, 0 for none) is the kernel's answer to every
+// madvise(MADV_POPULATE_WRITE).
+void PrepareAndObserve(int refusal, Observed& seen) {
+  if (refusal != 0) {
     const absl::Status refused =
         alloclab::RefuseSyscall({.nr = SYS_madvise,
                                  .arg = 2,
                                  .arg_value = kMadvPopulateWrite,
-                                 .error = EINVAL});
+                                 .error = refusal});
     if (!refused.ok()) {
       SetError(seen, refused.ToString());
       return;
@@ -382,6 +385,7 @@ void PrepareAndObserve(bool refuse_populate, Observed& seen) {
   const int64_t all_after = MinorFaults(all);
   const int64_t user_after = MinorFaults(user);
   if (!buffer.ok()) {
+    seen.code = buffer.status().code();
     SetError(seen, buffer.status().ToString());
     return;
   }
@@ -404,7 +408,7 @@ void PrepareAndObserve(bool refuse_populate, Observed& seen) {
 }
 
 // Runs PrepareAndObserve() in a traced child; `counts` gets its system calls.
-absl::StatusOr<Observed> ObservePrepare(bool refuse_populate,
+absl::StatusOr<Observed> ObservePrepare(int refusal,
                                         alloclab::SyscallCounts& counts) {
   void* shared = mmap(nullptr, sizeof(Observed), PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -414,7 +418,7 @@ absl::StatusOr<Observed> ObservePrepare(bool refuse_populate,
   Observed* seen = new (shared) Observed();
   absl::StatusOr<alloclab::SyscallCounts> counted =
       alloclab::CountSyscallsInChild(
-          [&] { PrepareAndObserve(refuse_populate, *seen); });
+          [&] { PrepareAndObserve(refusal, *seen); });
   const Observed copy = *seen;
   munmap(shared, sizeof(Observed));
   if (!counted.ok()) return counted.status();
@@ -466,31 +470,78 @@ void ExpectMethodMatches(const Observed& seen,
 
 TEST(PrepareBufferMethod, ReportsWhatItDid) {
   alloclab::SyscallCounts counts;
-  absl::StatusOr<Observed> seen = ObservePrepare(false, counts);
+  absl::StatusOr<Observed> seen = ObservePrepare(0, counts);
   ASSERT_TRUE(seen.ok()) << seen.status();
   ASSERT_EQ(seen->prepared, 1) << seen->error;
   ExpectMethodMatches(*seen, counts);
 }
 
-TEST(PrepareBufferMethod, FallsBackWhereThePopulateIsRefused) {
+// Where the kernel refuses MADV_POPULATE_WRITE with `refusal`,
+// PrepareBuffer() falls back to a method that works, and says which.
+void ExpectFallsBack(int refusal) {
+  const std::string answer = absl::StrCat(
+      "madvise(MADV_POPULATE_WRITE) answers ", strerrorname_np(refusal));
   alloclab::SyscallCounts counts;
-  absl::StatusOr<Observed> seen = ObservePrepare(true, counts);
+  absl::StatusOr<Observed> seen = ObservePrepare(refusal, counts);
   ASSERT_TRUE(seen.ok()) << seen.status();
   ASSERT_EQ(seen->prepared, 1)
-      << "where madvise(MADV_POPULATE_WRITE) answers EINVAL (Linux before "
-         "5.14), PrepareBuffer() must fall back, not fail: "
+      << "where " << answer
+      << " (EINVAL: Linux before 5.14; EPERM, ENOSYS: a sandbox), "
+         "PrepareBuffer() must \"fall back when this kernel refuses it\", "
+         "not fail: "
       << seen->error;
   EXPECT_NE(seen->method, PrefaultMethod::kMadvisePopulateWrite)
       << "the kernel refused MADV_POPULATE_WRITE, so it cannot be the method";
   ExpectMethodMatches(*seen, counts);
   EXPECT_EQ(seen->own_pages, static_cast<int64_t>(PagesIn(kBufferBytes)))
       << "pages present and writable after the fallback, method "
-      << PrefaultMethodName(seen->method);
+      << PrefaultMethodName(seen->method) << ", where " << answer;
 #if !defined(__SANITIZE_THREAD__)  // its shadow faults too: see above
   EXPECT_LE(seen->first_call_faults, UnavoidableFaults(kBufferBytes))
       << "the first Work() after the fallback, method "
-      << PrefaultMethodName(seen->method);
+      << PrefaultMethodName(seen->method) << ", where " << answer;
 #endif
+}
+
+TEST(PrepareBufferMethod, FallsBackWhereThePopulateIsRefused) {
+  ExpectFallsBack(EINVAL);
+}
+
+// A sandbox's refusals: the advice is forbidden or unknown, not the memory
+// missing.
+class PrepareBufferRefusalTest : public testing::TestWithParam<int> {};
+
+TEST_P(PrepareBufferRefusalTest, FallsBack) { ExpectFallsBack(GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(Refusals, PrepareBufferRefusalTest,
+                         testing::Values(EPERM, ENOSYS),
+                         [](const testing::TestParamInfo<int>& info) {
+                           return std::string(strerrorname_np(info.param));
+                         });
+
+// task.h: "another error, with the kernel's reason, when no memory could be
+// had". ENOMEM from MADV_POPULATE_WRITE is not a refusal of the advice: the
+// kernel understood it and found no memory, which no other method finds.
+TEST(PrepareBufferMethod, NoMemoryForThePopulateIsAnError) {
+  alloclab::SyscallCounts counts;
+  absl::StatusOr<Observed> seen = ObservePrepare(ENOMEM, counts);
+  ASSERT_TRUE(seen.ok()) << seen.status();
+  EXPECT_EQ(seen->prepared, 0)
+      << "where madvise(MADV_POPULATE_WRITE) answers ENOMEM, no memory "
+         "could be had: PrepareBuffer() must return \"another error, with "
+         "the kernel's reason\", not fall back (it reported "
+      << PrefaultMethodName(seen->method) << ")";
+  if (seen->prepared == 0) {
+    EXPECT_NE(seen->code, absl::StatusCode::kInvalidArgument)
+        << "InvalidArgument is for 0 bytes; where no memory could be had it "
+           "is another error: "
+        << seen->error;
+    EXPECT_NE(std::string(seen->error).find(std::strerror(ENOMEM)),
+              std::string::npos)
+        << "where no memory could be had the error must give the kernel's "
+           "reason (\""
+        << std::strerror(ENOMEM) << "\"): " << seen->error;
+  }
 }
 
 // --- The given half ----------------------------------------------------------

@@ -36,13 +36,15 @@ int MapsKeepingBlocks(size_t size) {
   return -1;
 }
 
-absl::StatusOr<size_t> SearchThreshold(absl::FunctionRef<int(size_t)> maps) {
+absl::StatusOr<size_t> SearchThreshold(absl::FunctionRef<int(size_t)> maps,
+                                       size_t* largest_tried) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t low = 1;
   size_t high = 2 * kMmapThresholdMax / page;
   for (int answer = maps(high * page); answer != 1;
        answer = maps(high * page)) {
     if (answer < 0 || high * page >= (size_t{1} << 40)) {
+      if (largest_tried != nullptr) *largest_tried = high * page;
       return absl::InternalError("no answer");
     }
     low = high + 1;
@@ -61,16 +63,31 @@ absl::StatusOr<size_t> SearchThreshold(absl::FunctionRef<int(size_t)> maps) {
   return high * page;
 }
 
-absl::StatusOr<size_t> CorrectProbe() {
-  absl::StatusOr<size_t> threshold = alloclab::RunInForkedChild<size_t>([] {
-    absl::StatusOr<size_t> t = SearchThreshold(MapsKeepingBlocks);
-    return t.ok() ? *t : size_t{0};
+absl::StatusOr<size_t> ProbeInForkedCopy(
+    absl::FunctionRef<absl::Status(size_t largest_tried)> nothing_maps) {
+  // What the copy sends back: a threshold, or 0 and the size it stopped at.
+  struct Found {
+    size_t threshold = 0;
+    size_t largest_tried = 0;
+  };
+  absl::StatusOr<Found> found = alloclab::RunInForkedChild<Found>([] {
+    Found f;
+    absl::StatusOr<size_t> t =
+        SearchThreshold(MapsKeepingBlocks, &f.largest_tried);
+    if (t.ok()) f.threshold = *t;
+    return f;
   });
-  if (!threshold.ok()) return threshold.status();
-  if (*threshold == 0) {
-    return absl::FailedPreconditionError("no threshold found: nothing maps");
-  }
-  return *threshold;
+  if (!found.ok()) return found.status();
+  if (found->threshold == 0) return nothing_maps(found->largest_tried);
+  return found->threshold;
+}
+
+absl::StatusOr<size_t> CorrectProbe() {
+  return ProbeInForkedCopy([](size_t largest_tried) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no threshold found: malloc mapped nothing up to ",
+                     largest_tried, " bytes"));
+  });
 }
 
 std::string FixedByEnvironment() {

@@ -43,6 +43,7 @@
 #include <string>
 
 #include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace mmap_threshold {
@@ -62,15 +63,24 @@ int MapsKeepingBlocks(size_t size);
 // The smallest multiple of the page size for which `maps` (a trial like
 // MapsKeepingBlocks()) answers 1: sizes double from twice kMmapThresholdMax
 // until one maps, then a binary search; every trial runs in this process.
-// Internal error when a trial answers -1, or nothing maps up to 1 TiB.
-absl::StatusOr<size_t> SearchThreshold(absl::FunctionRef<int(size_t)> maps);
+// Internal error when a trial answers -1, or nothing maps up to 1 TiB; then
+// `largest_tried`, when given, is set to the last size asked about.
+absl::StatusOr<size_t> SearchThreshold(absl::FunctionRef<int(size_t)> maps,
+                                       size_t* largest_tried = nullptr);
+
+// ProbeInForkedCopy()
+//
+// SearchThreshold(MapsKeepingBlocks) in a forked copy of this process, so
+// the caller's heap and threshold are left as found. When the search finds
+// nothing that maps, returns `nothing_maps(largest_tried)`; Internal when
+// the copy gives no answer.
+absl::StatusOr<size_t> ProbeInForkedCopy(
+    absl::FunctionRef<absl::Status(size_t largest_tried)> nothing_maps);
 
 // CorrectProbe()
 //
-// A right ProbeMmapThreshold(): SearchThreshold(MapsKeepingBlocks) in a
-// forked copy of this process, so the caller's heap and threshold are left
-// as found. FailedPrecondition when the search finds nothing that maps,
-// Internal when the copy gives no answer.
+// A right ProbeMmapThreshold(): ProbeInForkedCopy() with FailedPrecondition,
+// the message naming the largest size tried, when nothing maps.
 absl::StatusOr<size_t> CorrectProbe();
 
 // FixedByEnvironment()

@@ -28,11 +28,15 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/fresh_process.h"
 #include "common/memory.h"
@@ -234,6 +238,32 @@ void ProbeLeavesHeap(alloclab::FreshCall& call) {
 }
 ALLOCLAB_FRESH_CALL("probe_leaves_heap", ProbeLeavesHeap);
 
+// The largest decimal number in `text` (0 when there is none): the size a
+// message names.
+double LargestNumberIn(absl::string_view text) {
+  double largest = 0;
+  for (size_t i = 0; i < text.size();) {
+    size_t end = i;
+    while (end < text.size() && absl::ascii_isdigit(text[end])) ++end;
+    uint64_t number = 0;
+    if (end > i && absl::SimpleAtoi(text.substr(i, end - i), &number)) {
+      largest = std::max(largest, static_cast<double>(number));
+    }
+    i = end > i ? end : i + 1;
+  }
+  return largest;
+}
+
+// Fresh call "probe_status": the probe where the environment the test set
+// (read by glibc at start-up) may leave malloc nothing to map; records the
+// status code and the largest size its message names.
+void ProbeStatus(alloclab::FreshCall& call) {
+  const absl::StatusOr<size_t> probe = ProbeMmapThreshold();
+  call.Record("code", static_cast<double>(probe.status().code()));
+  call.Record("named_size", LargestNumberIn(probe.status().message()));
+}
+ALLOCLAB_FRESH_CALL("probe_status", ProbeStatus);
+
 // Fresh call "fixed_holds", arg: the fixed threshold. Probes it, then frees
 // a mapped block twice its size and probes again.
 void FixedHolds(alloclab::FreshCall& call) {
@@ -292,8 +322,14 @@ ALLOCLAB_FRESH_CALL("dynamic_loop", DynamicLoop);
 
 // Fresh call "policy_status", arg: a scenario. Records the status code of
 // the last SetMallocPolicy() and the threshold after a 256 KiB free.
+//
+// An arg "<scenario> <cause>" also records whether the status's message
+// names `cause` (message_names_cause).
 void PolicyStatus(alloclab::FreshCall& call) {
-  const absl::string_view scenario = call.arg();
+  const std::pair<absl::string_view, absl::string_view> words =
+      absl::StrSplit(call.arg(), absl::MaxSplits(' ', 1));
+  const absl::string_view scenario = words.first;
+  const absl::string_view cause = words.second;
   absl::Status status;
   if (scenario == "dynamic") {
     status = SetMallocPolicy(MallocPolicy::Dynamic());
@@ -303,6 +339,8 @@ void PolicyStatus(alloclab::FreshCall& call) {
     status = SetMallocPolicy(MallocPolicy::Fixed(size_t{64} << 20));
   } else if (scenario == "fixed_1g") {
     status = SetMallocPolicy(MallocPolicy::Fixed(size_t{1} << 30));
+  } else if (scenario == "fixed_at_int_max") {
+    status = SetMallocPolicy(MallocPolicy::Fixed(kFixedThresholdMax));
   } else if (scenario == "fixed_above_int") {
     status = SetMallocPolicy(MallocPolicy::Fixed(kFixedThresholdMax + 1));
   } else if (scenario == "dynamic_after_fixed") {
@@ -317,6 +355,10 @@ void PolicyStatus(alloclab::FreshCall& call) {
     return;
   }
   call.Record("code", static_cast<double>(status.code()));
+  if (!cause.empty()) {
+    call.Record("message_names_cause",
+                absl::StrContains(status.message(), cause) ? 1 : 0);
+  }
   AllocateTouchFree(call, kBlockBytes);
   RecordOracle(call, "oracle_after_free");
 }
@@ -470,6 +512,63 @@ TEST(ProbeTest, SeesThroughFreeChunksInTheHeap) {
          "arena moved";
 }
 
+// EnvCase
+//
+// A setting of the environment for a fresh call, the status the call must
+// return under it, and, for SetMallocPolicy(Dynamic()), the name its
+// message must give as the cause (task.h: "The message names the cause"):
+// the variable, or the tunable's name.
+struct EnvCase {
+  const char* name;
+  const char* variable;
+  std::string value;
+  absl::StatusCode code;
+  const char* cause = "";
+};
+
+void PrintTo(const EnvCase& c, std::ostream* os) { *os << c.name; }
+
+// task.h: "FailedPrecondition when malloc maps no block at all, up to the
+// largest this machine would allocate (mmap switched off with
+// M_MMAP_MAX = 0, ...), the message naming the size". glibc reads the
+// setting at start-up, so the fresh process gets it from its environment:
+// malloc then grows the heap for every size until it fails, in
+// milliseconds (nothing is touched).
+class ProbeNothingMapsTest : public testing::TestWithParam<EnvCase> {};
+
+TEST_P(ProbeNothingMapsTest, IsAFailedPreconditionThatNamesTheSize) {
+  const EnvCase& c = GetParam();
+  alloclab::ScopedEnv env(c.variable, c.value);  // for the fresh call
+  ASSERT_TRUE(env.status().ok()) << env.status();
+  const auto v = Fresh("probe_status", "");
+  ASSERT_TRUE(v.has_value());
+  const auto code = static_cast<absl::StatusCode>(v->at("code"));
+  EXPECT_EQ(code, absl::StatusCode::kFailedPrecondition)
+      << "ProbeMmapThreshold() with " << c.variable << "=" << c.value
+      << " must return FailedPrecondition \"when malloc maps no block at "
+         "all\" (task.h), not "
+      << absl::StatusCodeToString(code)
+      << " (Internal is for a probe that itself failed)";
+  // A fixed threshold can be far above the dynamic ceiling: a probe that
+  // looked no further has not seen that nothing maps.
+  EXPECT_GT(v->at("named_size"), static_cast<int64_t>(kMmapThresholdMax))
+      << "ProbeMmapThreshold() with " << c.variable << "=" << c.value
+      << ": \"the message naming the size\" (task.h) up to which nothing "
+         "mapped, above kMmapThresholdMax; the largest number it names is "
+      << v->at("named_size");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    MmapOff, ProbeNothingMapsTest,
+    testing::Values(EnvCase{"mmap_max_tunable", "GLIBC_TUNABLES",
+                            "glibc.malloc.mmap_max=0",
+                            absl::StatusCode::kFailedPrecondition},
+                    EnvCase{"old_mmap_max_variable", "MALLOC_MMAP_MAX_", "0",
+                            absl::StatusCode::kFailedPrecondition}),
+    [](const testing::TestParamInfo<EnvCase>& info) {
+      return std::string(info.param.name);
+    });
+
 // ---------------------------------------------------------------------------
 // The policy.
 
@@ -608,6 +707,9 @@ INSTANTIATE_TEST_SUITE_P(
         // the dynamic one.
         AboveTheCeiling("fixed_64m", size_t{64} << 20),
         AboveTheCeiling("fixed_1g", size_t{1} << 30),
+        // The largest threshold mallopt()'s int takes: the edge of
+        // InvalidArgument, on the accepted side (where glibc takes it).
+        AboveTheCeiling("fixed_at_int_max", kFixedThresholdMax),
         // mallopt() takes an int: refused, and nothing changed, the policy
         // is still glibc's.
         StatusCase{"fixed_above_int", absl::StatusCode::kInvalidArgument, 0},
@@ -617,15 +719,6 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(info.param.scenario);
     });
 
-struct EnvCase {
-  const char* name;
-  const char* variable;
-  std::string value;
-  absl::StatusCode code;
-};
-
-void PrintTo(const EnvCase& c, std::ostream* os) { *os << c.name; }
-
 class PolicyEnvTest : public testing::TestWithParam<EnvCase> {};
 
 TEST_P(PolicyEnvTest, DynamicIsRefusedWhereTheEnvironmentFixedIt) {
@@ -633,7 +726,7 @@ TEST_P(PolicyEnvTest, DynamicIsRefusedWhereTheEnvironmentFixedIt) {
   // Set for the fresh call below, which inherits it.
   alloclab::ScopedEnv env(c.variable, c.value);
   ASSERT_TRUE(env.status().ok()) << env.status();
-  const auto v = Fresh("policy_status", "dynamic");
+  const auto v = Fresh("policy_status", absl::StrCat("dynamic ", c.cause));
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(static_cast<absl::StatusCode>(v->at("code")), c.code)
       << "SetMallocPolicy(Dynamic()) with " << c.variable << "=" << c.value
@@ -641,6 +734,12 @@ TEST_P(PolicyEnvTest, DynamicIsRefusedWhereTheEnvironmentFixedIt) {
       << ": FailedPrecondition where the environment fixed the threshold, "
       << "not "
       << absl::StatusCodeToString(static_cast<absl::StatusCode>(v->at("code")));
+  if (c.code == absl::StatusCode::kFailedPrecondition) {
+    EXPECT_EQ(v->at("message_names_cause"), 1)
+        << "SetMallocPolicy(Dynamic()) with " << c.variable << "=" << c.value
+        << ": FailedPrecondition, \"The message names the cause\" (task.h): "
+        << "it must name " << c.cause;
+  }
   // The fact behind the status: does a 256 KiB free still move it?
   ExpectThresholdAfterFree(
       v->at("oracle_after_free"),
@@ -657,28 +756,30 @@ INSTANTIATE_TEST_SUITE_P(
         EnvCase{
             "mmap_threshold_tunable", "GLIBC_TUNABLES",
             absl::StrCat("glibc.malloc.mmap_threshold=", kDefaultMmapThreshold),
-            absl::StatusCode::kFailedPrecondition},
+            absl::StatusCode::kFailedPrecondition, "mmap_threshold"},
         EnvCase{"trim_threshold_among_others", "GLIBC_TUNABLES",
                 "glibc.malloc.tcache_count=7:glibc.malloc.trim_threshold="
                 "262144",
-                absl::StatusCode::kFailedPrecondition},
+                absl::StatusCode::kFailedPrecondition, "trim_threshold"},
         EnvCase{"top_pad_tunable", "GLIBC_TUNABLES",
                 absl::StrCat("glibc.malloc.top_pad=", kDefaultMmapThreshold),
-                absl::StatusCode::kFailedPrecondition},
+                absl::StatusCode::kFailedPrecondition, "top_pad"},
         EnvCase{"mmap_max_tunable", "GLIBC_TUNABLES",
                 "glibc.malloc.mmap_max=65536",
-                absl::StatusCode::kFailedPrecondition},
+                absl::StatusCode::kFailedPrecondition, "mmap_max"},
         EnvCase{"old_mmap_threshold_variable", "MALLOC_MMAP_THRESHOLD_",
                 absl::StrCat(kDefaultMmapThreshold),
-                absl::StatusCode::kFailedPrecondition},
+                absl::StatusCode::kFailedPrecondition,
+                "MALLOC_MMAP_THRESHOLD_"},
         EnvCase{"old_trim_threshold_variable", "MALLOC_TRIM_THRESHOLD_",
-                "262144", absl::StatusCode::kFailedPrecondition},
+                "262144", absl::StatusCode::kFailedPrecondition,
+                "MALLOC_TRIM_THRESHOLD_"},
         // Any top pad fixes the threshold, even 128 KiB, glibc's default.
         EnvCase{"old_top_pad_variable", "MALLOC_TOP_PAD_",
                 absl::StrCat(kDefaultMmapThreshold),
-                absl::StatusCode::kFailedPrecondition},
+                absl::StatusCode::kFailedPrecondition, "MALLOC_TOP_PAD_"},
         EnvCase{"old_mmap_max_variable", "MALLOC_MMAP_MAX_", "65536",
-                absl::StatusCode::kFailedPrecondition},
+                absl::StatusCode::kFailedPrecondition, "MALLOC_MMAP_MAX_"},
         // A tunable of another kind leaves the adjustment on.
         EnvCase{"tcache_tunable", "GLIBC_TUNABLES",
                 "glibc.malloc.tcache_count=3", absl::StatusCode::kOk}),

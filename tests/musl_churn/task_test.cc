@@ -216,6 +216,56 @@ TEST(RecyclerTest, PassesSmallBlocksStraightThrough) {
          "releases of 100 KiB must reach the backend";
 }
 
+// task.h: "blocks smaller than `min_size` are passed straight through", and
+// a block of `min_size` or more "is reused ... when the bound allows it":
+// the edge is the caller's min_size, whatever it is (below musl's
+// threshold, above it, no multiple of any class), tried at min_size - 1 and
+// at min_size itself.
+class RecyclerMinSizeTest : public testing::TestWithParam<size_t> {};
+
+TEST_P(RecyclerMinSizeTest, PassesThroughBelowMinSizeAndReusesFromIt) {
+  const size_t min_size = GetParam();
+  {
+    Tracker t(min_size, 64 << 20);
+    ASSERT_NE(t.r(), nullptr);
+    for (int i = 0; i < 2; ++i) {
+      void* p = t.Get(min_size - 1);
+      if (p != nullptr) t.Put(p, min_size - 1);
+      EXPECT_EQ(t.HeldBytes(), 0u)
+          << "blocks smaller than min_size are passed straight through: a "
+          << "block of " << min_size - 1 << " bytes was kept, min_size "
+          << min_size;
+    }
+    EXPECT_EQ(t.backend_allocations(), 2u)
+        << "blocks smaller than min_size are passed straight through: two "
+        << "allocations of " << min_size - 1 << " bytes (min_size " << min_size
+        << ") must reach the backend";
+    EXPECT_EQ(t.backend_releases(), 2u)
+        << "blocks smaller than min_size are passed straight through: two "
+        << "releases of " << min_size - 1 << " bytes (min_size " << min_size
+        << ") must reach the backend";
+  }
+  Tracker t(min_size, 64 << 20);
+  ASSERT_NE(t.r(), nullptr);
+  for (int i = 0; i < 2; ++i) {
+    void* p = t.Get(min_size);
+    if (p != nullptr) t.Put(p, min_size);
+  }
+  EXPECT_EQ(t.backend_allocations(), 1u)
+      << "a freed large block is reused: allocate, release, allocate the "
+      << "same size again makes one backend allocation when the bound allows "
+      << "it; a block of exactly min_size (" << min_size << " bytes), bound "
+      << "64 MiB";
+}
+
+INSTANTIATE_TEST_SUITE_P(MinSizes, RecyclerMinSizeTest,
+                         testing::Values(size_t{64} * kKiB,
+                                         size_t{200} * kKiB + 5,
+                                         size_t{1} << 20),
+                         [](const testing::TestParamInfo<size_t>& info) {
+                           return absl::StrCat(info.param, "_bytes");
+                         });
+
 TEST(RecyclerTest, ReusesAFreedLargeBlock) {
   Tracker t(kMin, 64 << 20);
   ASSERT_NE(t.r(), nullptr);

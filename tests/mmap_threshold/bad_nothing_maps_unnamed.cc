@@ -1,0 +1,28 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Known bad: when nothing maps, FailedPrecondition "malloc never maps (mmap
+// switched off?)": the right code, and a message that explains, but it
+// names no size, so the caller cannot tell how far the probe looked (a
+// fixed threshold can be far above the 32 MiB ceiling). task.h promises the
+// message names the size. The suite must reject it.
+//
+// The trial, the search, the copy and the policy come from
+// known_bad_common.h; the mistake is the message.
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "labs/mmap_threshold/task.h"
+#include "tests/mmap_threshold/known_bad_common.h"
+
+namespace mmap_threshold {
+
+absl::StatusOr<size_t> ProbeMmapThreshold() {
+  return known_bad::ProbeInForkedCopy([](size_t) {
+    return absl::FailedPreconditionError(
+        "malloc never maps (mmap switched off?)");
+  });
+}
+
+}  // namespace mmap_threshold

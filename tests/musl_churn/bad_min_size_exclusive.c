@@ -1,0 +1,36 @@
+/* Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+ *
+ * Known-bad: a recycler that keeps only blocks *larger* than min_size, "a
+ * block of min_size is still a small one". Every block the suite's churn
+ * keeps is far above min_size, and every small one far below; but task.h
+ * lets blocks "of this many bytes or more" be kept and reuses a freed large
+ * block: a block of exactly min_size passes through here, and is never
+ * reused. MinSizes/RecyclerMinSizeTest must fail. */
+
+#include "labs/musl_churn/task.h"
+#include "tests/musl_churn/known_bad_common.h"
+
+static long class_of(const struct recycler* r, size_t size) {
+  /* The mistake: <=, where only a smaller block passes through. */
+  if (size <= r->config.min_size || size < KEPT_MIN_BYTES) return -1;
+  const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
+  return c < KEPT_CLASSES ? (long)c : -1;
+}
+
+void* recycler_allocate(struct recycler* r, size_t size) {
+  const long c = class_of(r, size);
+  if (c < 0) return backend_allocate(r, size);
+  void* block = kept_pop(r, c);
+  return block != NULL ? block
+                       : backend_allocate(r, (size_t)c * KEPT_CLASS_BYTES);
+}
+
+void recycler_release(struct recycler* r, void* block, size_t size) {
+  const long c = class_of(r, size);
+  const size_t bytes = (size_t)c * KEPT_CLASS_BYTES;
+  if (c < 0 || r->held_bytes + bytes > r->config.bound_bytes) {
+    backend_release(r, block, c < 0 ? size : bytes);
+    return;
+  }
+  kept_push(r, c, block, bytes);
+}

@@ -1,0 +1,38 @@
+/* Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+ *
+ * Known-bad: a recycler that passes through the blocks below musl's mmap
+ * threshold (131052 bytes, CHURN_MUSL_MMAP_THRESHOLD), "the blocks musl
+ * unmaps are the ones worth keeping", instead of the ones below min_size.
+ * With the lab's own config (min_size = that threshold) it is exactly right;
+ * but min_size is the caller's choice: below it blocks must pass straight
+ * through, and from it on a freed block is reused. task.h says so for any
+ * min_size. MinSizes/RecyclerMinSizeTest must fail. */
+
+#include "labs/musl_churn/task.h"
+#include "tests/musl_churn/known_bad_common.h"
+
+static long class_of(const struct recycler* r, size_t size) {
+  (void)r;
+  /* The mistake: musl's threshold, hard-coded, in place of min_size. */
+  if (size < 131052 || size < KEPT_MIN_BYTES) return -1;
+  const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
+  return c < KEPT_CLASSES ? (long)c : -1;
+}
+
+void* recycler_allocate(struct recycler* r, size_t size) {
+  const long c = class_of(r, size);
+  if (c < 0) return backend_allocate(r, size);
+  void* block = kept_pop(r, c);
+  return block != NULL ? block
+                       : backend_allocate(r, (size_t)c * KEPT_CLASS_BYTES);
+}
+
+void recycler_release(struct recycler* r, void* block, size_t size) {
+  const long c = class_of(r, size);
+  const size_t bytes = (size_t)c * KEPT_CLASS_BYTES;
+  if (c < 0 || r->held_bytes + bytes > r->config.bound_bytes) {
+    backend_release(r, block, c < 0 ? size : bytes);
+    return;
+  }
+  kept_push(r, c, block, bytes);
+}
