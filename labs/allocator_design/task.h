@@ -27,8 +27,7 @@
 //
 // Rules of the game. Your allocator *is* malloc: it must not call malloc,
 // new, or anything that may (no std::vector or std::string; absl::Mutex may
-// allocate: use a spinlock or a statically initialised pthread_mutex_t). It
-// gets memory only from pages.h. It may run before main() and before any
+// allocate: use lock.h's Lock). It gets memory only from pages.h. It may run before main() and before any
 // constructor of yours: initialise lazily, from constant-initialised state.
 // Thread-local state must be plain data (no constructors or destructors),
 // with `__attribute__((tls_model("initial-exec")))`, because a preloaded
@@ -36,7 +35,8 @@
 // lock.h Lock, so that the suite can stop a thread inside each of your
 // critical sections.
 //
-// What the suite checks (tests/allocator_design/task_test.cc), two parts:
+// What the suite checks (tests/allocator_design/task_test.cc and
+// locks_test.cc), two parts:
 //
 //   Validator* tests: every block is aligned, no two live blocks overlap, a
 //   block's bytes survive until it is freed, a zeroed request reads as
