@@ -329,6 +329,18 @@ TEST(DesignFastPath, NoLockIsHeldWhileThePageSourceMaps) {
 // Forks with a thread parked inside each lock.
 // -----------------------------------------------------------------------------
 
+// What a forked child reports, in a page it shares with its parent: where
+// it is, so that a child that hangs is named by the call it hangs in.
+struct ChildReport {
+  std::atomic<int> op;
+  std::atomic<int> waiting;  // the number of a lock it waits for, or -1
+  std::atomic<int> code;     // as the exit code
+};
+
+// The report of the child this process is, when it is one (the fork
+// check's child: its lock waits are reported).
+constinit ChildReport* child_report = nullptr;
+
 // The parked thread (the "watched" one) and the forking one, as the
 // observer sees them.
 thread_local bool watched = false;
@@ -359,6 +371,11 @@ void ObserveLockForFork(const Lock& lock, internal::LockEvent event) {
     }
     return;
   }
+  if (child_report != nullptr) {
+    child_report->waiting.store(
+        event == internal::LockEvent::kAcquiring ? OrdinalOf(&lock) : -1);
+    return;
+  }
   if (forking && event == internal::LockEvent::kAcquiring) {
     for (int i = 0; i < kMaxHeld; ++i) {
       if (watched_held[i].load() == &lock) {
@@ -371,25 +388,30 @@ void ObserveLockForFork(const Lock& lock, internal::LockEvent event) {
   }
 }
 
-// Waits for `pid` for at most `seconds`; kills it after that. Returns the
-// wait status, or -1 when it had to be killed.
-int WaitOrKill(pid_t pid, int seconds) {
+// Waits for `pid` until it exits; kills it once it has made no progress
+// (its report unchanged) for kChildStallSeconds. A bound on a child that
+// hangs on a lock it inherited held: far more than any one call takes on a
+// loaded machine, and no verdict depends on how long the child took.
+// Returns the wait status, or -1 when it had to be killed.
+constexpr int kChildStallSeconds = 30;
+
+int WaitOrKill(pid_t pid, const ChildReport* report) {
   int status = 0;
-  for (int i = 0; i < seconds * 100; ++i) {
+  int last_op = report->op.load(), last_waiting = report->waiting.load();
+  for (int still = 0; still < kChildStallSeconds * 100; ++still) {
     if (waitpid(pid, &status, WNOHANG) == pid) return status;
     usleep(10'000);
+    const int op = report->op.load(), waiting = report->waiting.load();
+    if (op != last_op || waiting != last_waiting) {
+      last_op = op;
+      last_waiting = waiting;
+      still = 0;
+    }
   }
   kill(pid, SIGKILL);
   waitpid(pid, &status, 0);
   return -1;
 }
-
-// What a forked child reports, in a page it shares with its parent: where
-// it is, so that a child that hangs is named by the call it hangs in.
-struct ChildReport {
-  std::atomic<int> op;
-  std::atomic<int> code;  // as the exit code; kBlockedCode if it hangs
-};
 
 constexpr int kAllocateFailed = 3;
 constexpr int kBytesChanged = 4;
@@ -401,7 +423,7 @@ constexpr int kBlocked = 100;
 constexpr int kSignalled = 101;
 constexpr int kForkFailed = 102;
 
-std::string DescribeChild(int code, int op) {
+std::string DescribeChild(int code, int op, int waiting) {
   const std::string where = absl::StrCat(" in ", DescribeOp(op));
   switch (code) {
     case kAllocateFailed:
@@ -420,7 +442,10 @@ std::string DescribeChild(int code, int op) {
       return absl::StrCat("got a block overlapping one live at the fork",
                           where);
     case kBlocked:
-      return absl::StrCat("was still blocked after 10 s", where);
+      return absl::StrCat(
+          "made no progress for ", kChildStallSeconds, " s", where,
+          waiting >= 0 ? absl::StrCat(", waiting for lock #", waiting)
+                       : std::string());
     case kSignalled:
       return absl::StrCat("was killed by a signal", where);
     case kForkFailed:
@@ -500,6 +525,7 @@ ChildReport* SharedReport() {
   if (page == MAP_FAILED) return nullptr;
   ChildReport* report = new (page) ChildReport;
   report->op.store(kBeforeRound);
+  report->waiting.store(-1);
   report->code.store(0);
   return report;
 }
@@ -507,7 +533,7 @@ ChildReport* SharedReport() {
 // The verdict on a child: 0, or a code above.
 int ChildVerdict(pid_t pid, ChildReport* report) {
   if (pid < 0) return kForkFailed;
-  const int status = WaitOrKill(pid, 10);
+  const int status = WaitOrKill(pid, report);
   return status == -1          ? kBlocked
          : !WIFEXITED(status)  ? kSignalled
          : WEXITSTATUS(status) ? WEXITSTATUS(status)
@@ -568,6 +594,7 @@ void ForkHoldingCall(alloclab::FreshCall& call) {
   forking = false;
   const pid_t pid = fork();
   if (pid == 0) {
+    child_report = report;
     ForkChild();
     report->code.store(ChildRound(report, nullptr, 0));
     _exit(0);
@@ -579,6 +606,7 @@ void ForkHoldingCall(alloclab::FreshCall& call) {
   call.Record("prepare_waited", prepare_waited.load() ? 1 : 0);
   call.Record("child", ChildVerdict(pid, report));
   call.Record("child_op", report->op.load());
+  call.Record("child_waiting", report->waiting.load());
 }
 ALLOCLAB_FRESH_CALL("allocator_design_fork_holding", ForkHoldingCall);
 
@@ -614,8 +642,9 @@ TEST(ValidatorFork, ChildForkedWhileAThreadHoldsEachLock) {
                             ? "waited for it"
                             : "never waited for that lock")
                     << ", and the forked child "
-                    << DescribeChild(child,
-                                     static_cast<int>(r->values["child_op"]));
+                    << DescribeChild(
+                           child, static_cast<int>(r->values["child_op"]),
+                           static_cast<int>(r->values["child_waiting"]));
       break;  // one is enough, and a hung child waits out its bound
     }
   }
@@ -699,8 +728,8 @@ TEST(ValidatorFork, ChildKeepsWhatItInherited) {
   EXPECT_EQ(child, 0) << kRuleForkCopy << ": in a fresh process (no earlier "
                       << "test left it any state), forked with the blocks of "
                       << "a round live (every other one freed), the child "
-                      << DescribeChild(child,
-                                       static_cast<int>(r->values["child_op"]))
+                      << DescribeChild(
+                             child, static_cast<int>(r->values["child_op"]), -1)
                       << " (its calls: checking and freeing the inherited "
                          "blocks, a round of its own, then ReadCounters())";
 }
