@@ -27,10 +27,11 @@
 //
 // Rules of the game. Your allocator *is* malloc: it must not call malloc,
 // new, or anything that may (no std::vector or std::string; absl::Mutex may
-// allocate: use lock.h's Lock). It gets memory only from pages.h. It may run before main() and before any
-// constructor of yours: initialise lazily, from constant-initialised state.
-// Thread-local state must be plain data (no constructors or destructors),
-// with `__attribute__((tls_model("initial-exec")))`, because a preloaded
+// allocate: use lock.h's Lock). It gets memory only from pages.h. It may
+// run before main() and before any constructor of yours: initialise
+// lazily, from constant-initialised state. Thread-local state must be
+// plain data (no constructors or destructors), with
+// `__attribute__((tls_model("initial-exec")))`, because a preloaded
 // library's dynamic TLS can itself call malloc. Every lock it takes is a
 // lock.h Lock, so that the suite can stop a thread inside each of your
 // critical sections.
