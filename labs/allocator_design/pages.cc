@@ -40,6 +40,9 @@ constinit std::atomic<int> gate{0};
 constinit std::atomic<bool> refusing{false};
 constinit std::atomic<uint64_t> refused_maps{0};
 
+// The map observer (internal::SetMapObserver()), or null.
+constinit std::atomic<void (*)()> map_observer{nullptr};
+
 // Restores errno when it goes out of scope (pages.h: nothing here changes
 // it).
 class KeepErrno {
@@ -76,6 +79,9 @@ void PassGate() {
 }
 
 void* Map(size_t bytes) {
+  if (void (*observe)() = map_observer.load(std::memory_order_acquire)) {
+    observe();
+  }
   PassGate();
   if (refusing.load(std::memory_order_acquire)) {
     refused_maps.fetch_add(1, std::memory_order_relaxed);
@@ -190,6 +196,10 @@ ScopedMapRefusal::~ScopedMapRefusal() {
 
 uint64_t ScopedMapRefusal::refused() const {
   return refused_maps.load(std::memory_order_relaxed) - refused_before_;
+}
+
+void SetMapObserver(void (*observer)()) {
+  map_observer.store(observer, std::memory_order_release);
 }
 
 }  // namespace internal

@@ -17,12 +17,11 @@
 
 #include "labs/allocator_design/task.h"
 
-#include <pthread.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"
 
 namespace allocator_design {
@@ -45,7 +44,7 @@ constexpr size_t kMaxRequest = PTRDIFF_MAX;
 
 // TODO(you): one lock on every call is promise 1's problem: every thread
 // waits for every other, and each call is a visit to the shared pool.
-constinit pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+constinit Lock lock;  // lock.h's, as task.h's rules say
 constinit FreeBlock* free_lists[kMaxClass + 1] = {};
 constinit FreeBlock* free_large = nullptr;  // mapped alone, first fit
 constinit char* chunk_next = nullptr;       // the chunk blocks are cut from
@@ -117,10 +116,10 @@ void* Allocate(size_t size, size_t alignment, bool zero) {
   const size_t raw_size =
       alignment == kMinAlignment ? size : size + alignment - kMinAlignment;
   bool fresh;
-  pthread_mutex_lock(&lock);
+  lock.Acquire();
   ++central_visits;
   char* raw = static_cast<char*>(TakeBlock(raw_size, fresh));
-  pthread_mutex_unlock(&lock);
+  lock.Release();
   if (raw == nullptr) return nullptr;
   if (zero && !fresh) memset(raw, 0, raw_size);
   const uintptr_t at = reinterpret_cast<uintptr_t>(raw);
@@ -137,14 +136,14 @@ void Free(void* block) {
   char* raw = static_cast<char*>(block) - HeaderOf(block)->offset;
   const size_t size = HeaderOf(raw)->size;
   FreeBlock* b = reinterpret_cast<FreeBlock*>(raw);
-  pthread_mutex_lock(&lock);
+  lock.Acquire();
   ++central_visits;
   FreeBlock** list = size <= (size_t{1} << kMaxClass)
                          ? &free_lists[ClassOf(size)]
                          : &free_large;
   b->next = *list;
   *list = b;
-  pthread_mutex_unlock(&lock);
+  lock.Release();
 }
 
 size_t UsableSize(const void* block) { return HeaderOf(block)->size; }
@@ -153,20 +152,20 @@ size_t UsableSize(const void* block) { return HeaderOf(block)->size; }
 // give back. Yours will (promise 3).
 void ThreadExit() {}
 
-void ForkPrepare() { pthread_mutex_lock(&lock); }
+void ForkPrepare() { lock.Acquire(); }
 
-void ForkParent() { pthread_mutex_unlock(&lock); }
+void ForkParent() { lock.Release(); }
 
 // The child has only the thread that forked, which holds the lock.
-void ForkChild() { pthread_mutex_init(&lock, nullptr); }
+void ForkChild() { lock.Release(); }
 
 Counters ReadCounters() {
-  pthread_mutex_lock(&lock);
+  lock.Acquire();
   Counters c;
   c.central_visits = central_visits;
   c.bytes_held = bytes_mapped;  // nothing is ever unmapped or released
   c.bytes_returned = 0;
-  pthread_mutex_unlock(&lock);
+  lock.Release();
   return c;
 }
 

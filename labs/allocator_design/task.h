@@ -21,18 +21,23 @@
 //     from the kernel and gives it back, counted, and the clock your decay
 //     reads;
 //   - the thread-exit hook (thread_exit.h): ThreadExit() runs when a thread
-//     that armed it exits.
+//     that armed it exits;
+//   - the lock (lock.h): a mutex that never allocates, which the suite can
+//     watch.
 //
 // Rules of the game. Your allocator *is* malloc: it must not call malloc,
 // new, or anything that may (no std::vector or std::string; absl::Mutex may
-// allocate: use a spinlock or a statically initialised pthread_mutex_t). It
-// gets memory only from pages.h. It may run before main() and before any
-// constructor of yours: initialise lazily, from constant-initialised state.
-// Thread-local state must be plain data (no constructors or destructors),
-// with `__attribute__((tls_model("initial-exec")))`, because a preloaded
-// library's dynamic TLS can itself call malloc.
+// allocate: use lock.h's Lock). It gets memory only from pages.h. It may
+// run before main() and before any constructor of yours: initialise
+// lazily, from constant-initialised state. Thread-local state must be
+// plain data (no constructors or destructors), with
+// `__attribute__((tls_model("initial-exec")))`, because a preloaded
+// library's dynamic TLS can itself call malloc. Every lock it takes is a
+// lock.h Lock, so that the suite can stop a thread inside each of your
+// critical sections.
 //
-// What the suite checks (tests/allocator_design/task_test.cc), two parts:
+// What the suite checks (tests/allocator_design/task_test.cc and
+// locks_test.cc), two parts:
 //
 //   Validator* tests: every block is aligned, no two live blocks overlap, a
 //   block's bytes survive until it is freed, a zeroed request reads as
@@ -42,9 +47,9 @@
 //   the page source maps, Free() leaves errno alone,
 //   thousands of threads may allocate and exit, any thread may free any
 //   block, a forked child may allocate (even while another thread waits
-//   inside the allocator for the page source), and ReadCounters() says
-//   what the page source counted (Counters, below). The starter passes
-//   them all.
+//   inside the allocator for the page source, or holds any of its locks)
+//   and keeps what it inherited, and ReadCounters() says what the page
+//   source counted (Counters, below). The starter passes them all.
 //
 //   Design* tests: the promises below, as counts. The starter keeps 3 and
 //   4 (its one shared list reuses whatever any thread freed, at the price
@@ -54,7 +59,9 @@
 //      and frees blocks of a size it has used before makes no system call,
 //      and visits the shared (central) pool at most once every
 //      kOpsPerCentralVisit operations, however its allocations and frees are
-//      grouped. Another thread stopped inside the allocator never stops it.
+//      grouped. Another thread stopped inside the allocator never stops it:
+//      no lock is held while the page source maps (a thread that waits
+//      there for the kernel would stop every thread that needs its lock).
 //   2. Idle memory goes back. Once every block is freed and kDecayNs has
 //      passed on the page source's clock (NowNs()), the thread that next
 //      makes kDecayCheckOps calls (any calls, allocations alone too)
@@ -177,7 +184,9 @@ void ThreadExit();
 //
 // Around fork(), as pthread_atfork(3) calls them: before, in the parent
 // after, and in the child after. A child starts with one thread, the one
-// that forked: no lock may be left held by a thread it does not have.
+// that forked: no lock may be left held by a thread it does not have. It
+// is a copy of the parent: the blocks live at the fork are live in it, its
+// to read and free, and its counters go on from the parent's.
 void ForkPrepare();
 void ForkParent();
 void ForkChild();

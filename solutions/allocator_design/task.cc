@@ -62,9 +62,10 @@
 // into use again (a released span reused). bytes_returned is what was
 // unmapped plus what was released. Nothing here unmaps a released range.
 //
-// Locks, always taken in this order: a class's lock, then the page heap's.
-// No lock is held across a call that maps memory (a thread stopped in the
-// kernel, or at the suite's map gate, stops nobody else).
+// Locks (lock.h's, as task.h's rules say), always taken in this order: a
+// class's lock, then the page heap's. No lock is held across a call that
+// maps memory (a thread stopped in the kernel, or at the suite's map gate,
+// stops nobody else).
 //
 // Example:
 //
@@ -77,13 +78,13 @@
 
 #include "labs/allocator_design/task.h"
 
-#include <pthread.h>
 #include <string.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
+#include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/thread_exit.h"
 
@@ -236,16 +237,6 @@ constexpr size_t kPoolSlackBytes = size_t{1} << 20;
 // source too, in pieces of kMetaChunk; kMetaNeed is the most one install
 // (a span, a chunk's spans or a large mapping) may take.
 constexpr size_t kMetaChunk = size_t{256} << 10;
-
-// -----------------------------------------------------------------------------
-// Locks: a pthread mutex, constant-initialised, that never allocates.
-// -----------------------------------------------------------------------------
-
-struct Lock {
-  pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-  void Acquire() { pthread_mutex_lock(&mu); }
-  void Release() { pthread_mutex_unlock(&mu); }
-};
 
 // -----------------------------------------------------------------------------
 // Spans and their lists.

@@ -11,8 +11,7 @@
 // ValidatorFork.ChildForkedWhileAThreadWaitsInsideAllocates parks one
 // there first. The suite must reject it.
 
-#include <pthread.h>
-
+#include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/task.h"
 
 // The reference, with the entry points the lock wraps renamed out of the
@@ -30,14 +29,14 @@
 namespace allocator_design {
 namespace {
 
-constinit pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+constinit Lock lock;
 
 // The one lock, held for the whole call: also while the page source maps.
 template <typename F>
 auto Locked(F f) {
-  pthread_mutex_lock(&lock);
+  lock.Acquire();
   auto result = f();
-  pthread_mutex_unlock(&lock);
+  lock.Release();
   return result;
 }
 

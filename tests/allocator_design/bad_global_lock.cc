@@ -6,8 +6,7 @@
 // block, here) stops every other thread's malloc and free with it. The
 // suite must reject it.
 
-#include <pthread.h>
-
+#include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/task.h"
 
 // The reference, with every entry point renamed out of the way.
@@ -32,13 +31,13 @@
 namespace allocator_design {
 namespace {
 
-constinit pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
+constinit Lock global_lock;
 
 // Holds the global lock for its scope.
 class Locked {
  public:
-  Locked() { pthread_mutex_lock(&global_lock); }
-  ~Locked() { pthread_mutex_unlock(&global_lock); }
+  Locked() { global_lock.Acquire(); }
+  ~Locked() { global_lock.Release(); }
   Locked(const Locked&) = delete;
   Locked& operator=(const Locked&) = delete;
 };
@@ -68,18 +67,18 @@ void ThreadExit() {
 // Around fork() the lock is taken first and given back last, so that the
 // child never inherits it held.
 void ForkPrepare() {
-  pthread_mutex_lock(&global_lock);
+  global_lock.Acquire();
   ReferenceForkPrepare();
 }
 
 void ForkParent() {
   ReferenceForkParent();
-  pthread_mutex_unlock(&global_lock);
+  global_lock.Release();
 }
 
 void ForkChild() {
   ReferenceForkChild();
-  pthread_mutex_unlock(&global_lock);
+  global_lock.Release();
 }
 
 Counters ReadCounters() {

@@ -11,7 +11,8 @@
 // test lets it go, so that "another thread stopped inside the allocator
 // never stops this one" is driven, not hoped for; and a refusal, so that
 // "nullptr when the page source refuses" is checked without exhausting the
-// machine's memory.
+// machine's memory; and an observer of every map, so that the suite sees
+// which locks (lock.h) a thread holds when it asks the kernel for memory.
 //
 // Example:
 //
@@ -79,6 +80,13 @@ class ScopedMapRefusal {
  private:
   uint64_t refused_before_;
 };
+
+// SetMapObserver()
+//
+// From now on, every MapPages() and MapAlignedPages() call, on any thread,
+// first calls `observer` on that thread (nullptr: none), before the gate
+// and the refusal. It runs inside the allocator: it must not call it.
+void SetMapObserver(void (*observer)());
 
 }  // namespace internal
 }  // namespace allocator_design

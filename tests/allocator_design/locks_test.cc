@@ -1,0 +1,738 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The lock checks of lab allocator_design, part of the same suite as
+// task_test.cc and linked with it against each implementation:
+// ForkPrepare()/ForkChild() (no lock left held by a thread the child does
+// not have, whichever lock another thread was inside at the fork; the
+// child keeps what it inherited), Validator tests; and promise 1's "no lock
+// is held while the page source maps", a Design test.
+//
+// Through lock.h's observer (internal/lock_testing.h) the suite sees every
+// lock a round of calls takes, whichever locks a design has, and parks a
+// thread inside any one of them: the k-th distinct lock the round takes,
+// for every k. Through the page source's map observer it sees which locks
+// a thread holds when it asks the kernel for memory. Nothing is hoped for:
+// the thread is parked inside the lock until the test lets it go, and a
+// map is seen on the thread that makes it.
+//
+// Which locks a round takes, and which calls map, depend on what the
+// allocator already holds: each check runs in a fresh copy of this binary
+// (common/fresh_process.h), so no earlier test leaves it any state.
+//
+// Every failure message quotes the rule of task.h it checks, and names the
+// call (size, alignment) the thread was in.
+
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "common/fresh_process.h"
+#include "common/scoped_env.h"
+#include "gtest/gtest.h"
+#include "labs/allocator_design/internal/lock_testing.h"
+#include "labs/allocator_design/internal/pages_testing.h"
+#include "labs/allocator_design/lock.h"
+#include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/task.h"
+
+namespace allocator_design {
+namespace {
+
+// The rules, in task.h's words, for the failure messages.
+constexpr absl::string_view kRuleNoLockAcrossMap =
+    "task.h, promise 1 (the fast path is private): another thread stopped "
+    "inside the allocator never stops it: no lock is held while the page "
+    "source maps";
+constexpr absl::string_view kRuleForkLocks =
+    "task.h, ForkPrepare()/ForkChild(): a forked child may allocate (no "
+    "lock left held by a thread it does not have)";
+constexpr absl::string_view kRuleForkCopy =
+    "task.h, ForkChild(): the child is a copy of the parent: the blocks live "
+    "at the fork are live in it, its to read and free, and its counters go "
+    "on from the parent's";
+
+constexpr size_t kKiB = 1024;
+constexpr size_t kMiB = 1024 * 1024;
+
+// -----------------------------------------------------------------------------
+// The round: every kind of call, the same on every run.
+// -----------------------------------------------------------------------------
+
+struct Op {
+  size_t size;
+  size_t alignment;
+  bool zero;
+};
+
+// Every size class a design may have (every multiple of 16 to 1 KiB, then
+// steps of 1/16 to 1 MiB, past any small-block limit), every alignment to
+// 1 MiB, zeroed requests, size 0, and large blocks: one beyond any cache of
+// large mappings, which must map.
+std::vector<Op> MakeRound() {
+  std::vector<Op> ops;
+  ops.push_back({0, 16, false});
+  for (size_t size = 16; size <= kKiB; size += 16) {
+    ops.push_back({size, 16, false});
+  }
+  for (size_t size = kKiB; size < kMiB; size += size / 16) {
+    ops.push_back({size + size / 32, 16, false});
+  }
+  for (size_t alignment = 32; alignment <= kMiB; alignment *= 2) {
+    ops.push_back({100, alignment, false});
+  }
+  for (size_t size : {size_t{48}, 5 * kKiB, 300 * kKiB}) {
+    ops.push_back({size, 16, true});
+  }
+  ops.push_back({3 * kMiB + 7, 16, false});
+  ops.push_back({(64 << 20) + 19 * PageSize(), 16, false});
+  return ops;
+}
+
+const std::vector<Op>& Round() {
+  static const std::vector<Op>* const round = new std::vector<Op>(MakeRound());
+  return *round;
+}
+
+// Where in a round a thread is: Allocate() of op i, Free() of op i's block
+// (kFreeBase + i), or its exit (kExitOp: ThreadExit()).
+constexpr int kBeforeRound = -1;
+constexpr int kDecayPairs = -3;
+constexpr int kFreeBase = 1 << 20;
+constexpr int kExitOp = 1 << 21;
+
+std::string DescribeOp(int op) {
+  const std::vector<Op>& round = Round();
+  if (op == kBeforeRound) return "before its first call";
+  if (op == kDecayPairs) {
+    return "the Allocate(size=64)/Free() pairs that let the decay run";
+  }
+  if (op == kExitOp) return "ThreadExit(), as it exited";
+  const bool free = op >= kFreeBase;
+  const int i = free ? op - kFreeBase : op;
+  if (i < 0 || static_cast<size_t>(i) >= round.size()) {
+    return absl::StrCat("call ", op);
+  }
+  const Op& o = round[i];
+  const std::string allocate =
+      absl::StrFormat("Allocate(size=%d, alignment=%d, zero=%s)", o.size,
+                      o.alignment, o.zero ? "true" : "false");
+  return free ? absl::StrCat("Free() of the block of ", allocate) : allocate;
+}
+
+// Runs the round on this thread: every op allocated, then every block
+// freed, `op` saying where it is. Returns the ops that failed.
+int RunRound(std::atomic<int>& op) {
+  const std::vector<Op>& round = Round();
+  std::vector<void*> blocks(round.size());
+  int failed = 0;
+  for (size_t i = 0; i < round.size(); ++i) {
+    op.store(static_cast<int>(i));
+    blocks[i] = Allocate(round[i].size, round[i].alignment, round[i].zero);
+    if (blocks[i] == nullptr) ++failed;
+  }
+  for (size_t i = 0; i < round.size(); ++i) {
+    op.store(kFreeBase + static_cast<int>(i));
+    Free(blocks[i]);
+  }
+  op.store(kExitOp);  // what it does next is exit
+  return failed;
+}
+
+// RunFresh()
+//
+// alloclab::RunFreshCall(), with a sanitizer told to stop at its first
+// report (as task_test.cc's RunFresh(): the copy ends with _exit(), which
+// skips the exit code a sanitizer sets).
+absl::StatusOr<alloclab::FreshCallResult> RunFresh(absl::string_view name,
+                                                   absl::string_view arg) {
+  std::vector<std::unique_ptr<alloclab::ScopedEnv>> envs;
+  for (const char* variable : {"TSAN_OPTIONS", "UBSAN_OPTIONS"}) {
+    const char* old = getenv(variable);
+    envs.push_back(std::make_unique<alloclab::ScopedEnv>(
+        variable, old != nullptr && *old != '\0'
+                      ? absl::StrCat(old, ":halt_on_error=1")
+                      : std::string("halt_on_error=1")));
+  }
+  return alloclab::RunFreshCall(name, arg);
+}
+
+// -----------------------------------------------------------------------------
+// The locks a process takes, numbered in the order each was first taken.
+// -----------------------------------------------------------------------------
+
+constexpr int kMaxLocks = 4096;
+constinit std::atomic<const Lock*> locks_seen[kMaxLocks] = {};
+constinit std::atomic<int> locks_count{0};
+
+// The number of `lock` in first-taken order, numbering it now if new; -1
+// past kMaxLocks. Lock-free: it runs inside the allocator, on any thread.
+int OrdinalOf(const Lock* lock) {
+  for (int i = 0; i < kMaxLocks; ++i) {
+    const Lock* seen = locks_seen[i].load(std::memory_order_acquire);
+    if (seen == lock) return i;
+    if (seen == nullptr) {
+      if (locks_seen[i].compare_exchange_strong(seen, lock,
+                                                std::memory_order_acq_rel)) {
+        locks_count.fetch_add(1, std::memory_order_acq_rel);
+        return i;
+      }
+      if (seen == lock) return i;  // another thread numbered it just now
+    }
+  }
+  return -1;
+}
+
+// The locks this thread holds, as the observer saw them taken and given
+// back (in any order).
+constexpr int kMaxHeld = 64;
+thread_local const Lock* held[kMaxHeld];
+thread_local int held_count = 0;
+
+void NoteHeld(const Lock& lock, internal::LockEvent event) {
+  if (event == internal::LockEvent::kAcquired) {
+    if (held_count < kMaxHeld) held[held_count++] = &lock;
+  } else if (event == internal::LockEvent::kReleasing) {
+    for (int i = held_count - 1; i >= 0; --i) {
+      if (held[i] == &lock) {
+        held[i] = held[--held_count];
+        break;
+      }
+    }
+  }
+}
+
+// -----------------------------------------------------------------------------
+// No lock is held while the page source maps.
+// -----------------------------------------------------------------------------
+
+// What the map observer saw: maps, and the first one made with a lock held.
+constinit std::atomic<int> maps_seen{0};
+constinit std::atomic<int> maps_with_lock{0};
+constinit std::atomic<int> first_bad_op{0};
+constinit std::atomic<int> first_bad_phase{0};
+constinit std::atomic<int> first_bad_lock{0};
+constinit std::atomic<int> first_bad_held{0};
+thread_local std::atomic<int>* current_op = nullptr;
+thread_local int current_phase = 0;
+
+void ObserveLockForMaps(const Lock& lock, internal::LockEvent event) {
+  if (event == internal::LockEvent::kAcquired) OrdinalOf(&lock);
+  NoteHeld(lock, event);
+}
+
+void ObserveMap() {
+  maps_seen.fetch_add(1);
+  if (held_count == 0) return;
+  if (maps_with_lock.fetch_add(1) != 0) return;  // the first one is enough
+  first_bad_op.store(current_op != nullptr ? current_op->load() : -2);
+  first_bad_phase.store(current_phase);
+  first_bad_lock.store(OrdinalOf(held[0]));
+  first_bad_held.store(held_count);
+}
+
+// The phases of the map check: each a round on a new thread, which then
+// exits. After the first, what the allocator holds is recycled; after the
+// decay, it maps again what it gave back.
+constexpr const char* kMapPhases[] = {
+    "the first round (nothing held yet)",
+    "a second round on a new thread (everything freed before)",
+    "a round after kDecayNs on the page source's clock and kDecayCheckOps "
+    "calls (idle memory given back)",
+};
+
+// In a fresh process: the three phases, each on a new thread, with both
+// observers set. Records "maps" (maps seen), "maps_with_lock", "failed"
+// (Allocate() calls that gave nullptr) and, for the first map made with a
+// lock held, "op", "phase", "lock" (its number in first-taken order) and
+// "held" (how many the thread held).
+void NoLockAcrossMapCall(alloclab::FreshCall& call) {
+  Round();  // built before any observer runs
+  internal::ScopedFakeClock clock;
+  internal::SetLockObserver(ObserveLockForMaps);
+  internal::SetMapObserver(ObserveMap);
+  std::atomic<int> failed{0};
+  for (int phase = 0; phase < 3; ++phase) {
+    if (phase == 2) clock.Advance(2 * kDecayNs);
+    std::thread t([&failed, phase] {
+      std::atomic<int> op{phase == 2 ? kDecayPairs : kBeforeRound};
+      current_op = &op;
+      current_phase = phase;
+      if (phase == 2) {
+        for (uint64_t i = 0; i < 2 * kDecayCheckOps; ++i) {
+          Free(Allocate(64, 16, false));
+        }
+      }
+      failed.fetch_add(RunRound(op));
+      // Its ThreadExit() runs after this; a map there has no op to name.
+      current_op = nullptr;
+    });
+    t.join();
+  }
+  internal::SetMapObserver(nullptr);
+  internal::SetLockObserver(nullptr);
+  call.Record("maps", maps_seen.load());
+  call.Record("maps_with_lock", maps_with_lock.load());
+  call.Record("failed", failed.load());
+  call.Record("op", first_bad_op.load());
+  call.Record("phase", first_bad_phase.load());
+  call.Record("lock", first_bad_lock.load());
+  call.Record("held", first_bad_held.load());
+}
+ALLOCLAB_FRESH_CALL("allocator_design_no_lock_across_map", NoLockAcrossMapCall);
+
+TEST(DesignFastPath, NoLockIsHeldWhileThePageSourceMaps) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_no_lock_across_map", "");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_GT(r->values["maps"], 0)
+      << "the test saw no map: a fresh process's first 64 MiB block never "
+         "asked the page source for memory (task.h: it gets memory only "
+         "from pages.h)";
+  EXPECT_EQ(r->values["failed"], 0)
+      << "task.h, Allocate(): nullptr only when the page source refuses, or "
+         "the size is so large that rounding it up would overflow";
+  const int op = static_cast<int>(r->values["op"]);
+  const int phase = static_cast<int>(r->values["phase"]);
+  EXPECT_EQ(r->values["maps_with_lock"], 0)
+      << kRuleNoLockAcrossMap << ": in a fresh process (no earlier test "
+      << "left it any state), during "
+      << kMapPhases[phase >= 0 && phase < 3 ? phase : 0] << ", "
+      << (op == -2 ? std::string("ThreadExit(), as the thread exited")
+                   : DescribeOp(op))
+      << " asked the page source to map while its thread held "
+      << r->values["held"] << " lock(s), among them lock #" << r->values["lock"]
+      << " (numbered in the order the process first took them); "
+      << r->values["maps_with_lock"] << " of " << r->values["maps"]
+      << " maps were made with a lock held";
+}
+
+// -----------------------------------------------------------------------------
+// Forks with a thread parked inside each lock.
+// -----------------------------------------------------------------------------
+
+// What a forked child reports, in a page it shares with its parent: where
+// it is, so that a child that hangs is named by the call it hangs in.
+struct ChildReport {
+  std::atomic<int> op;
+  std::atomic<int> waiting;  // the number of a lock it waits for, or -1
+  std::atomic<int> code;     // as the exit code
+};
+
+// The report of the child this process is, when it is one (the fork
+// check's child: its lock waits are reported).
+constinit ChildReport* child_report = nullptr;
+
+// The parked thread (the "watched" one) and the forking one, as the
+// observer sees them.
+thread_local bool watched = false;
+thread_local bool forking = false;
+constinit int park_at = -1;  // the number of the lock to park inside
+// 0: not parked yet; 1: parked inside lock #park_at; 2: let go.
+constinit std::atomic<int> park_state{0};
+constinit std::atomic<int> parked_op{kBeforeRound};
+constinit std::atomic<int>* watched_op = nullptr;
+// The locks the watched thread holds, for the forking thread to look at.
+constinit std::atomic<const Lock*> watched_held[kMaxHeld] = {};
+// The forking thread was about to wait for a lock the parked thread held.
+constinit std::atomic<bool> prepare_waited{false};
+
+void ObserveLockForFork(const Lock& lock, internal::LockEvent event) {
+  if (watched) {
+    NoteHeld(lock, event);
+    for (int i = 0; i < kMaxHeld; ++i) {
+      watched_held[i].store(i < held_count ? held[i] : nullptr);
+    }
+    if (event == internal::LockEvent::kAcquired &&
+        OrdinalOf(&lock) == park_at && park_state.load() == 0) {
+      parked_op.store(watched_op->load());
+      park_state.store(1);
+      // Bounded: the test lets it go once the fork is done, or once the
+      // forking thread waits for what it holds.
+      while (park_state.load() != 2) sched_yield();
+    }
+    return;
+  }
+  if (child_report != nullptr) {
+    child_report->waiting.store(
+        event == internal::LockEvent::kAcquiring ? OrdinalOf(&lock) : -1);
+    return;
+  }
+  if (forking && event == internal::LockEvent::kAcquiring) {
+    for (int i = 0; i < kMaxHeld; ++i) {
+      if (watched_held[i].load() == &lock) {
+        // ForkPrepare() waits for a lock the parked thread holds, as it
+        // must: let that thread go on and give it back.
+        prepare_waited.store(true);
+        park_state.store(2);
+      }
+    }
+  }
+}
+
+// Waits for `pid` until it exits; kills it once it has made no progress
+// (its report unchanged) for kChildStallSeconds. A bound on a child that
+// hangs on a lock it inherited held: far more than any one call takes on a
+// loaded machine, and no verdict depends on how long the child took.
+// Returns the wait status, or -1 when it had to be killed.
+constexpr int kChildStallSeconds = 30;
+
+int WaitOrKill(pid_t pid, const ChildReport* report) {
+  int status = 0;
+  int last_op = report->op.load(), last_waiting = report->waiting.load();
+  for (int still = 0; still < kChildStallSeconds * 100; ++still) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    usleep(10'000);
+    const int op = report->op.load(), waiting = report->waiting.load();
+    if (op != last_op || waiting != last_waiting) {
+      last_op = op;
+      last_waiting = waiting;
+      still = 0;
+    }
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+constexpr int kAllocateFailed = 3;
+constexpr int kBytesChanged = 4;
+constexpr int kMisaligned = 5;
+constexpr int kNotZeroed = 6;
+constexpr int kCountersDisagree = 7;
+constexpr int kOverlaps = 8;
+constexpr int kBlocked = 100;
+constexpr int kSignalled = 101;
+constexpr int kForkFailed = 102;
+
+std::string DescribeChild(int code, int op, int waiting) {
+  const std::string where = absl::StrCat(" in ", DescribeOp(op));
+  switch (code) {
+    case kAllocateFailed:
+      return absl::StrCat("got nullptr", where);
+    case kBytesChanged:
+      return absl::StrCat("found a block's bytes changed", where);
+    case kMisaligned:
+      return absl::StrCat("got a misaligned block", where);
+    case kNotZeroed:
+      return absl::StrCat("got a zeroed request that did not read zeroes",
+                          where);
+    case kCountersDisagree:
+      return "found ReadCounters() disagreeing with the page source's counts "
+             "(bytes_held, bytes_returned) once everything was freed";
+    case kOverlaps:
+      return absl::StrCat("got a block overlapping one live at the fork",
+                          where);
+    case kBlocked:
+      return absl::StrCat(
+          "made no progress for ", kChildStallSeconds, " s", where,
+          waiting >= 0 ? absl::StrCat(", waiting for lock #", waiting)
+                       : std::string());
+    case kSignalled:
+      return absl::StrCat("was killed by a signal", where);
+    case kForkFailed:
+      return "could not be forked";
+    default:
+      return absl::StrCat("exited ", code, where);
+  }
+}
+
+// The bytes a block holds at both ends (not all of it: a round has 64 MiB
+// blocks), from its seed.
+constexpr size_t kMarkBytes = 64;
+
+// The front's marks first, then the back's: in a block of less than
+// 2 * kMarkBytes the back's overwrite some of the front's.
+void Mark(void* p, size_t size, uint64_t seed) {
+  uint8_t* b = static_cast<uint8_t*>(p);
+  const size_t n = size < kMarkBytes ? size : kMarkBytes;
+  for (size_t i = 0; i < n; ++i) b[i] = static_cast<uint8_t>(seed * 31 + i);
+  for (size_t i = 0; i < n; ++i) {
+    b[size - 1 - i] = static_cast<uint8_t>(seed * 17 + i);
+  }
+}
+
+bool MarkHolds(const void* p, size_t size, uint64_t seed) {
+  const uint8_t* b = static_cast<const uint8_t*>(p);
+  const size_t n = size < kMarkBytes ? size : kMarkBytes;
+  for (size_t i = 0; i < n; ++i) {
+    if (b[size - 1 - i] != static_cast<uint8_t>(seed * 17 + i)) return false;
+    if (size >= 2 * kMarkBytes && b[i] != static_cast<uint8_t>(seed * 31 + i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// In a forked child, after ForkChild(): the round, each block checked
+// (aligned, zeroed when asked, not overlapping `live` blocks of `live_ops`
+// ops that the child inherited) and marked, then all checked and freed.
+// Reports in `report`; returns 0 or a code above.
+int ChildRound(ChildReport* report, void* const* live, int live_ops) {
+  const std::vector<Op>& round = Round();
+  void* blocks[512];
+  if (round.size() > 512) return kAllocateFailed;
+  for (size_t i = 0; i < round.size(); ++i) {
+    const Op& o = round[i];
+    report->op.store(static_cast<int>(i));
+    void* p = Allocate(o.size, o.alignment, o.zero);
+    if (p == nullptr) return kAllocateFailed;
+    const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+    if (at % o.alignment != 0) return kMisaligned;
+    const uint8_t* b = static_cast<const uint8_t*>(p);
+    if (o.zero && o.size > 0 && (b[0] != 0 || b[o.size - 1] != 0)) {
+      return kNotZeroed;
+    }
+    const size_t bytes = o.size == 0 ? 1 : o.size;
+    for (int j = 0; j < live_ops; ++j) {
+      if (live[j] == nullptr) continue;
+      const uintptr_t other = reinterpret_cast<uintptr_t>(live[j]);
+      const size_t other_bytes = round[j].size == 0 ? 1 : round[j].size;
+      if (at < other + other_bytes && other < at + bytes) return kOverlaps;
+    }
+    Mark(p, o.size, 1000 + i);
+    blocks[i] = p;
+  }
+  for (size_t i = 0; i < round.size(); ++i) {
+    report->op.store(kFreeBase + static_cast<int>(i));
+    if (!MarkHolds(blocks[i], round[i].size, 1000 + i)) return kBytesChanged;
+    Free(blocks[i]);
+  }
+  return 0;
+}
+
+ChildReport* SharedReport() {
+  void* page = mmap(nullptr, PageSize(), PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) return nullptr;
+  ChildReport* report = new (page) ChildReport;
+  report->op.store(kBeforeRound);
+  report->waiting.store(-1);
+  report->code.store(0);
+  return report;
+}
+
+// The verdict on a child: 0, or a code above.
+int ChildVerdict(pid_t pid, ChildReport* report) {
+  if (pid < 0) return kForkFailed;
+  const int status = WaitOrKill(pid, report);
+  return status == -1          ? kBlocked
+         : !WIFEXITED(status)  ? kSignalled
+         : WEXITSTATUS(status) ? WEXITSTATUS(status)
+                               : report->code.load();
+}
+
+// In a fresh process: a new thread runs the round and parks inside the
+// lock numbered by the argument (in the order the round first takes them)
+// when it first holds it; this thread forks, and the child runs the round.
+// ForkPrepare() may wait for the parked thread: the observer lets it go as
+// soon as the forking thread is about to wait for a lock it holds, or once
+// the fork is done. Records "parked" (0: the round took fewer locks; then
+// "locks" says how many), "parked_op", "prepare_waited", "child" (0 or a
+// code above) and "child_op".
+void ForkHoldingCall(alloclab::FreshCall& call) {
+  int k = -1;
+  if (!absl::SimpleAtoi(call.arg(), &k) || k < 0) {
+    call.Fail(absl::StrCat("not a lock number: ", call.arg()));
+    return;
+  }
+  Round();  // built before any observer runs, and before the fork
+  ChildReport* report = SharedReport();
+  if (report == nullptr) {
+    call.Fail("could not map a shared page");
+    return;
+  }
+  park_at = k;
+  internal::SetLockObserver(ObserveLockForFork);
+  std::atomic<int> op{kBeforeRound};
+  std::atomic<bool> done{false};
+  watched_op = &op;
+  // The round's thread, and one that says when it has exited: a lock may
+  // first be taken in its ThreadExit(), after the round.
+  std::thread joiner([&] {
+    std::thread t([&] {
+      watched = true;
+      RunRound(op);
+    });
+    t.join();
+    done.store(true);
+  });
+  // A bound, not a timing: the round takes milliseconds.
+  for (int i = 0; i < 10'000 && park_state.load() != 1 && !done.load(); ++i) {
+    usleep(1000);
+  }
+  if (park_state.load() != 1) {
+    park_state.store(2);
+    joiner.join();
+    internal::SetLockObserver(nullptr);
+    call.Record("parked", 0);
+    call.Record("locks", locks_count.load());
+    return;
+  }
+  call.Record("parked", 1);
+  call.Record("parked_op", parked_op.load());
+  forking = true;
+  ForkPrepare();
+  forking = false;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    child_report = report;
+    ForkChild();
+    report->code.store(ChildRound(report, nullptr, 0));
+    _exit(0);
+  }
+  ForkParent();
+  park_state.store(2);
+  joiner.join();
+  internal::SetLockObserver(nullptr);
+  call.Record("prepare_waited", prepare_waited.load() ? 1 : 0);
+  call.Record("child", ChildVerdict(pid, report));
+  call.Record("child_op", report->op.load());
+  call.Record("child_waiting", report->waiting.load());
+}
+ALLOCLAB_FRESH_CALL("allocator_design_fork_holding", ForkHoldingCall);
+
+// More locks than this in one round are not each tried: a design with a
+// lock per span has thousands, and the first ones show its fork handlers.
+constexpr int kMaxLocksTried = 256;
+
+TEST(ValidatorFork, ChildForkedWhileAThreadHoldsEachLock) {
+  int tried = 0;
+  for (int k = 0; k < kMaxLocksTried; ++k) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_fork_holding", absl::StrCat(k));
+    ASSERT_TRUE(r.ok()) << r.status();
+    if (r->values["parked"] == 0) {
+      EXPECT_GE(k, r->values["locks"])
+          << "the round took lock #" << k << " in an earlier fresh process "
+          << "but only " << r->values["locks"] << " locks in this one: the "
+          << "suite parks a thread inside each lock (task.h's rules: every "
+          << "lock is a lock.h Lock) and needs a fresh process's round to "
+             "take the same locks each time";
+      break;
+    }
+    ++tried;
+    const int child = static_cast<int>(r->values["child"]);
+    if (child != 0) {
+      ADD_FAILURE() << kRuleForkLocks << ": in a fresh process (no earlier "
+                    << "test left it any state), a thread was parked inside "
+                    << "lock #" << k << " (numbered in the order a round of "
+                    << "calls first takes them), taken in "
+                    << DescribeOp(static_cast<int>(r->values["parked_op"]))
+                    << "; ForkPrepare() "
+                    << (r->values["prepare_waited"] != 0
+                            ? "waited for it"
+                            : "never waited for that lock")
+                    << ", and the forked child "
+                    << DescribeChild(
+                           child, static_cast<int>(r->values["child_op"]),
+                           static_cast<int>(r->values["child_waiting"]));
+      break;  // one is enough, and a hung child waits out its bound
+    }
+  }
+  RecordProperty("locks_tried", tried);
+}
+
+// -----------------------------------------------------------------------------
+// The child keeps what it inherited.
+// -----------------------------------------------------------------------------
+
+// In a fresh process: this thread runs the round and keeps every block
+// live, marked; frees every other one (caches and lists half full); then
+// forks. The child checks the live blocks' bytes, runs a round of its own
+// (no block of it may overlap a live one), frees everything, the
+// inherited blocks too, and checks its counters against the page source's
+// (exact: it has one thread). Records "child" and "child_op".
+void ForkInheritsCall(alloclab::FreshCall& call) {
+  const std::vector<Op>& round = Round();
+  ChildReport* report = SharedReport();
+  if (report == nullptr) {
+    call.Fail("could not map a shared page");
+    return;
+  }
+  std::vector<void*> live(round.size());
+  for (size_t i = 0; i < round.size(); ++i) {
+    live[i] = Allocate(round[i].size, round[i].alignment, round[i].zero);
+    if (live[i] == nullptr) {
+      call.Fail(
+          absl::StrCat("before the fork, ", DescribeOp(i), " gave nullptr"));
+      return;
+    }
+    Mark(live[i], round[i].size, i);
+  }
+  for (size_t i = 0; i < round.size(); i += 2) {
+    Free(live[i]);
+    live[i] = nullptr;
+  }
+  ForkPrepare();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ForkChild();
+    auto child = [&]() -> int {
+      for (size_t i = 0; i < round.size(); ++i) {
+        report->op.store(kFreeBase + static_cast<int>(i));
+        if (live[i] != nullptr && !MarkHolds(live[i], round[i].size, i)) {
+          return kBytesChanged;
+        }
+      }
+      const int code =
+          ChildRound(report, live.data(), static_cast<int>(live.size()));
+      if (code != 0) return code;
+      for (size_t i = 0; i < round.size(); ++i) {
+        report->op.store(kFreeBase + static_cast<int>(i));
+        Free(live[i]);
+      }
+      report->op.store(kBeforeRound);
+      const Counters c = ReadCounters();
+      const PageSourceCounts pages = ReadPageSourceCounts();
+      const bool agree =
+          c.bytes_returned == pages.bytes_unmapped + pages.bytes_released &&
+          c.bytes_held <= pages.bytes_mapped - pages.bytes_unmapped &&
+          c.bytes_held + pages.bytes_released >=
+              pages.bytes_mapped - pages.bytes_unmapped;
+      return agree ? 0 : kCountersDisagree;
+    };
+    report->code.store(child());
+    _exit(0);
+  }
+  ForkParent();
+  call.Record("child", ChildVerdict(pid, report));
+  call.Record("child_op", report->op.load());
+  for (void* p : live) Free(p);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_fork_inherits", ForkInheritsCall);
+
+TEST(ValidatorFork, ChildKeepsWhatItInherited) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_fork_inherits", "");
+  ASSERT_TRUE(r.ok()) << r.status();
+  const int child = static_cast<int>(r->values["child"]);
+  EXPECT_EQ(child, 0) << kRuleForkCopy << ": in a fresh process (no earlier "
+                      << "test left it any state), forked with the blocks of "
+                      << "a round live (every other one freed), the child "
+                      << DescribeChild(
+                             child, static_cast<int>(r->values["child_op"]), -1)
+                      << " (its calls: checking and freeing the inherited "
+                         "blocks, a round of its own, then ReadCounters())";
+}
+
+}  // namespace
+}  // namespace allocator_design
