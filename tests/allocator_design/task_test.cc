@@ -1598,8 +1598,8 @@ class Failures {
 // "" when nothing is: it is there, aligned, at least `size` usable bytes,
 // and zeroes when `zero`.
 std::string CheckNewBlock(void* p, size_t size, size_t alignment, bool zero) {
-  const std::string call =
-      absl::StrCat("Allocate(", size, ", ", alignment, ", ", zero, ")");
+  const std::string call = absl::StrCat("Allocate(", size, ", ", alignment,
+                                        ", ", zero ? "true" : "false", ")");
   if (p == nullptr) return absl::StrCat(kRuleAvailable, ": ", call, " failed");
   if (Address(p) % std::max(alignment, kMinAlignment) != 0) {
     return absl::StrCat(kRuleAligned, ": ", call, " gave ",
