@@ -977,6 +977,8 @@ TEST(ValidatorFork, ChildForkedWhileAThreadWaitsInsideAllocates) {
 // Validator: the counters agree with the page source.
 // ---------------------------------------------------------------------------
 
+std::string TestsBefore();  // below, with the explorer
+
 void ExpectCountersAgree(const Counters& c, const PageSourceCounts& pages,
                          absl::string_view when) {
   EXPECT_EQ(c.bytes_returned, pages.bytes_unmapped + pages.bytes_released)
@@ -997,7 +999,8 @@ void ExpectCountersAgree(const Counters& c, const PageSourceCounts& pages,
 // Small and large blocks, freed, and a decay let pass: whatever the
 // allocator returned, its counters say exactly what the page source did.
 TEST(ValidatorCounters, AgreeWithThePageSource) {
-  ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(), "at start");
+  ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(),
+                      absl::StrCat("at start, ", TestsBefore()));
   {
     internal::ScopedFakeClock clock;
     Rng rng(5);
