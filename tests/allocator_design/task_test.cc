@@ -1701,7 +1701,7 @@ void DirtyAndFree(size_t size, size_t total) {
 TEST(ValidatorZero, EveryKindOfMemoryThroughEveryPathReadsZeroes) {
   internal::ScopedFakeClock clock;
   Failures failures;
-  constexpr size_t kTotal = 2 * kMiB;
+  constexpr size_t kTotal = kMiB;
   for (const Recycling& r : kRecyclings) {
     for (bool exits : {true, false}) {
       for (bool decayed : {false, true}) {
@@ -1741,7 +1741,8 @@ TEST(ValidatorZero, EveryKindOfMemoryThroughEveryPathReadsZeroes) {
 
 // The explorer: random sequences of the calls of task.h, from several
 // threads in rounds (each round's threads exit, the next round's free what
-// they left), sizes drawn around every edge, every block's bytes and
+// they left, and each allocates again in its own exit), sizes drawn around
+// every edge, every block's bytes and
 // zeroes checked, no two live blocks overlapping, a block sometimes freed
 // by another thread, and the decay passing between rounds. A fixed seed
 // and a fixed budget of operations: a failure names the seed, the thread,
@@ -1750,12 +1751,18 @@ TEST(ValidatorZero, EveryKindOfMemoryThroughEveryPathReadsZeroes) {
 constexpr uint64_t kExplorerSeed = 6172;
 constexpr int kExplorerThreads = 4;
 constexpr int kExplorerRounds = 3;
-constexpr int kExplorerOps = 5000;     // per thread and round
+constexpr int kExplorerOps = 3000;     // per thread and round
 constexpr size_t kExplorerLive = 200;  // blocks a thread keeps at most
 
 class Explorer {
  public:
-  Explorer() : edges_(EdgeSizes(kMiB)) {}
+  Explorer() : edges_(EdgeSizes(kMiB)) {
+    static pthread_key_t key;
+    static const bool created = pthread_key_create(&key, [](void* work) {
+                                  static_cast<ExitWork*>(work)->Run();
+                                }) == 0;
+    exit_key_ = created ? &key : nullptr;
+  }
 
   // Runs the rounds; "" when every check held, else the first failure.
   std::string Run(internal::ScopedFakeClock& clock) {
@@ -1764,6 +1771,9 @@ class Explorer {
       std::vector<std::thread> threads;
       for (int t = 0; t < kExplorerThreads; ++t) {
         threads.emplace_back([this, round, t, &left] {
+          ExitWork& work = exit_work_[round][t];
+          work = {this, round, t};
+          if (exit_key_ != nullptr) pthread_setspecific(*exit_key_, &work);
           // What a thread of the round before left, freed here.
           std::vector<Block> inherited = std::move(left[t]);
           left[t] = Thread(round, t, std::move(inherited));
@@ -1781,6 +1791,45 @@ class Explorer {
   }
 
  private:
+  // At its exit, in a pthread key's destructor (which runs before or after
+  // the allocator's own exit hook, as it comes), a thread allocates again:
+  // kExitOps blocks, checked, the first handed to another thread to free.
+  static constexpr int kExitOps = 8;
+  struct ExitWork {
+    Explorer* explorer = nullptr;
+    int round = 0;
+    int t = 0;
+    void Run() { explorer->AtExit(round, t); }
+  };
+
+  void AtExit(int round, int t) {
+    Rng rng(kExplorerSeed * 1000 + round * 10 + t + 500);
+    for (int i = 0; i < kExitOps && !stop_.load(); ++i) {
+      const int op = kExplorerOps + i;
+      const size_t size = Size(rng);
+      const bool zero = i % 2 == 0;
+      void* p = Allocate(size, 1, zero);
+      const std::string wrong = CheckNewBlock(p, size, 1, zero);
+      if (!wrong.empty()) {
+        Fail(round, t, op, wrong);
+        return;
+      }
+      if (!Enter(p, std::max({UsableSize(p), size, size_t{1}}), round, t, op,
+                 size, 1)) {
+        return;
+      }
+      const uint64_t seed = (static_cast<uint64_t>(round * 10 + t) << 32) +
+                            static_cast<uint64_t>(op);
+      Fill(p, size, seed);
+      if (i == 0) {
+        std::lock_guard<std::mutex> lock(mu_);
+        mailbox_.push_back({p, size, seed});
+      } else {
+        CheckAndFree({p, size, seed}, round, t, op);
+      }
+    }
+  }
+
   // One thread of one round: kExplorerOps operations; returns the blocks it
   // leaves live for the next round.
   std::vector<Block> Thread(int round, int t, std::vector<Block> live) {
@@ -1896,8 +1945,10 @@ class Explorer {
     if (!failure_.empty()) return;
     failure_ = absl::StrCat(
         what, "; explorer seed ", kExplorerSeed, ", round ", round,
-        t < 0 ? std::string(", the final frees")
-              : absl::StrCat(", thread ", t, ", op ", op, " of ", kExplorerOps),
+        t < 0
+            ? std::string(", the final frees")
+            : absl::StrCat(", thread ", t, ", op ", op, " of ", kExplorerOps,
+                           op >= kExplorerOps ? " (at the thread's exit)" : ""),
         " (", kExplorerThreads,
         " threads a round, each round's exit "
         "before the next; the decay passed after rounds 1, 3, ...)");
@@ -1909,6 +1960,8 @@ class Explorer {
   std::vector<Block> mailbox_;           // blocks for another thread to free
   std::atomic<bool> stop_{false};
   std::string failure_;
+  pthread_key_t* exit_key_ = nullptr;
+  ExitWork exit_work_[kExplorerRounds][kExplorerThreads];
 };
 
 TEST(ValidatorExplorer, RandomCallsFromSeveralThreadsKeepEveryRule) {
