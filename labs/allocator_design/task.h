@@ -27,21 +27,28 @@
 //
 // Rules of the game. Your allocator *is* malloc: it must not call malloc,
 // new, or anything that may (no std::vector or std::string; absl::Mutex may
-// allocate: use lock.h's Lock). It gets memory only from pages.h. It may
-// run before main() and before any constructor of yours: initialise
-// lazily, from constant-initialised state. Thread-local state must be
-// plain data (no constructors or destructors), with
-// `__attribute__((tls_model("initial-exec")))`, because a preloaded
-// library's dynamic TLS can itself call malloc. Every lock it takes is a
-// lock.h Lock, so that the suite can stop a thread inside each of your
-// critical sections.
+// allocate: use lock.h's Lock). It gets memory only from pages.h: every
+// block, and all metadata that grows with use (span descriptors, page-map
+// leaves); fixed state of a known size (a page-map root in .bss, the
+// thread-local caches) may be static. It may run before main() and before
+// any constructor of yours: initialise lazily, from constant-initialised
+// state. Thread-local state must be plain data (no constructors or
+// destructors), with `__attribute__((tls_model("initial-exec")))`, because
+// a preloaded library's dynamic TLS can itself call malloc. Every lock it
+// takes is a lock.h Lock, so that the suite can stop a thread inside each
+// of your critical sections.
 //
 // What the suite checks (tests/allocator_design/task_test.cc and
 // locks_test.cc), two parts:
 //
 //   Validator* tests: every block is aligned, no two live blocks overlap, a
 //   block's bytes survive until it is freed, a zeroed request reads as
-//   zeroes even when its memory is recycled, Allocate(0) is a unique block,
+//   zeroes even when its memory is recycled (by any path: a thread's cache,
+//   a span given back whole and carved for another class, a cache of large
+//   mappings), all of it at every size next to a class edge or threshold
+//   (+-1, +-16) and every alignment up to 1 MiB, and in random sequences of
+//   calls from several threads (a fixed seed and budget, printed on
+//   failure: rerun the test to replay it), Allocate(0) is a unique block,
 //   impossible sizes fail without overflowing, a refused map gives nullptr
 //   (never a crash, never memory from elsewhere) and blocks come again once
 //   the page source maps, Free() leaves errno alone,
@@ -49,24 +56,29 @@
 //   block, a forked child may allocate (even while another thread waits
 //   inside the allocator for the page source, or holds any of its locks)
 //   and keeps what it inherited, and ReadCounters() says what the page
-//   source counted (Counters, below). The starter passes them all.
+//   source counted (Counters, below; to the byte while nothing was
+//   released). The starter passes them all.
 //
 //   Design* tests: the promises below, as counts. The starter keeps 3 and
 //   4 (its one shared list reuses whatever any thread freed, at the price
 //   of promise 1) and breaks 1, 2 and 5.
 //
 //   1. The fast path is private. After a warm-up, a thread that allocates
-//      and frees blocks of a size it has used before makes no system call,
-//      and visits the shared (central) pool at most once every
-//      kOpsPerCentralVisit operations, however its allocations and frees are
-//      grouped. Another thread stopped inside the allocator never stops it:
-//      no lock is held while the page source maps (a thread that waits
-//      there for the kernel would stop every thread that needs its lock).
+//      and frees blocks of a size it has used before, of any size up to
+//      256 KiB (above, a block may be a mapping of its own, under a shared
+//      lock), makes no system call, and visits the shared (central) pool
+//      at most once every kOpsPerCentralVisit operations, however its
+//      allocations and frees are grouped. Another thread stopped inside the
+//      allocator never stops it: no lock is held while the page source
+//      maps (a thread that waits there for the kernel would stop every
+//      thread that needs its lock).
 //   2. Idle memory goes back. Once every block is freed and kDecayNs has
 //      passed on the page source's clock (NowNs()), the thread that next
 //      makes kDecayCheckOps calls (any calls, allocations alone too)
 //      leaves at most kIdleHeldBytes held, whether the thread that freed
-//      the blocks has exited or runs on.
+//      the blocks has exited or runs on (is itself the one that makes
+//      those calls), whether it only freed, and however often it looked at
+//      the clock in between: idle time counts from the free.
 //   3. Thread exit gives back. Threads that allocate, free and exit leave at
 //      most kThreadChurnHeldBytes held, however many there were.
 //   4. Producer and consumer stay bounded. When one thread allocates what

@@ -15,7 +15,8 @@
 //
 // Example:
 //
-//   // In Allocate(), when this thread's cache is first set up:
+//   // When this thread's cache is first set up, in Allocate() or in
+//   // Free(): a thread that only frees fills a cache too.
 //   allocator_design::ArmThreadExit();
 
 #ifndef ALLOCLAB_LABS_ALLOCATOR_DESIGN_THREAD_EXIT_H_

@@ -51,7 +51,10 @@
 //   decay           memory idle for kDecayNs goes back to the kernel (lab
 //                   jemalloc_adoption: jemalloc's dirty_decay_ms trade), by
 //                   the threads' own calls: each counts its calls and reads
-//                   the clock every kDecayCheckOps-th; no timer thread.
+//                   the clock every kDecayCheckOps-th; no timer thread. A
+//                   thread's own cache is flushed every kDecayNs / 2, its
+//                   blocks idle since the flush before (promise 2 counts
+//                   from the free, not from the thread's last call).
 //   counters        central visits counted under the lock each visit takes
 //                   anyway (a line that is already the visitor's), bytes
 //                   held and returned under the page heap's lock: nothing
@@ -432,9 +435,10 @@ struct ClassCache {
 
 struct ThreadCache {
   ClassCache classes[kNumClasses];
-  uint64_t last_tick_ns;  // the clock at this thread's last decay tick
-  uint32_t ticks_left;    // calls to the next tick (0: tick at the next)
-  bool armed;             // ArmThreadExit() done, last_tick_ns set
+  uint64_t flushed_ns;  // the clock when this cache was last flushed (or set
+                        // up): every block in it was freed since
+  uint32_t ticks_left;  // calls to the next tick (0: tick at the next)
+  bool armed;           // ArmThreadExit() done, flushed_ns set
 };
 
 constinit thread_local ThreadCache tc
@@ -686,7 +690,7 @@ void PutSpans(Span* list, uint64_t since) {
 void SetUp(ClassCache& cc) {
   if (!tc.armed) {
     tc.armed = true;
-    tc.last_tick_ns = NowNs();
+    tc.flushed_ns = NowNs();
     ArmThreadExit();  // ThreadExit() will give this cache back
   }
   if (cc.limit == 0) {  // and so `list` is empty
@@ -930,16 +934,21 @@ void Decay(uint64_t now) {
 
 // DecayTick()
 //
-// Every kDecayCheckOps-th call of a thread: read the clock. A thread that
-// went a whole kDecayNs without a tick (fewer than kDecayCheckOps calls in
-// it) gives its cache back first: those blocks have sat for about that long
-// (since its last tick, give or take its last few calls).
+// Every kDecayCheckOps-th call of a thread: read the clock. Once kDecayNs / 2
+// has passed since the thread's cache was last flushed, it is flushed
+// again, its blocks idle since that last flush (each was freed after it):
+// so a block that sits in a cache, however often its thread calls, is in
+// the pool, idle since no later than its free, within kDecayNs / 2 and the
+// next tick. Counting idle time from the last tick instead would re-stamp
+// the cache as freed now at every tick, and a thread that keeps calling
+// would keep what it freed long ago (promise 2). A busy thread pays a
+// refill per class twice a second: nothing, beside kDecayNs.
 [[gnu::noinline]] void DecayTick() {
   tc.ticks_left = kDecayCheckOps;
   const uint64_t now = NowNs();
-  if (tc.armed) {
-    if (tc.last_tick_ns + kDecayNs <= now) FlushCache(tc.last_tick_ns);
-    tc.last_tick_ns = now;
+  if (tc.armed && tc.flushed_ns + kDecayNs / 2 <= now) {
+    FlushCache(tc.flushed_ns);
+    tc.flushed_ns = now;
   }
   if (now >= next_decay_ns.load(std::memory_order_relaxed)) Decay(now);
 }

@@ -977,6 +977,8 @@ TEST(ValidatorFork, ChildForkedWhileAThreadWaitsInsideAllocates) {
 // Validator: the counters agree with the page source.
 // ---------------------------------------------------------------------------
 
+std::string TestsBefore();  // below, with the explorer
+
 void ExpectCountersAgree(const Counters& c, const PageSourceCounts& pages,
                          absl::string_view when) {
   EXPECT_EQ(c.bytes_returned, pages.bytes_unmapped + pages.bytes_released)
@@ -997,7 +999,8 @@ void ExpectCountersAgree(const Counters& c, const PageSourceCounts& pages,
 // Small and large blocks, freed, and a decay let pass: whatever the
 // allocator returned, its counters say exactly what the page source did.
 TEST(ValidatorCounters, AgreeWithThePageSource) {
-  ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(), "at start");
+  ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(),
+                      absl::StrCat("at start, ", TestsBefore()));
   {
     internal::ScopedFakeClock clock;
     Rng rng(5);
@@ -1510,6 +1513,634 @@ INSTANTIATE_TEST_SUITE_P(Traces, DesignUtilization,
                            }
                            return name;
                          });
+
+// ---------------------------------------------------------------------------
+// Validator and Design, explored: the edges of sizes and alignments, every
+// kind of memory through every path it is recycled by, the counters where
+// the page source says them exactly, and a random explorer (MIT 6.172's
+// malloc validator, in this suite's terms). The tests above reach the
+// inputs their authors had in mind; these reach the ones a design's own
+// numbers make special.
+// ---------------------------------------------------------------------------
+
+// TestsBefore()
+//
+// Which tests of this process ran before the current one (GoogleTest's own
+// record), for a failure that depends on the state they left: "after 27
+// tests of this process, the last ValidatorZero.Zeroed...".
+std::string TestsBefore() {
+  const testing::UnitTest& unit = *testing::UnitTest::GetInstance();
+  const testing::TestInfo* current = unit.current_test_info();
+  const testing::TestInfo* last = nullptr;
+  int ran = 0;
+  for (int i = 0; i < unit.total_test_suite_count(); ++i) {
+    const testing::TestSuite* suite = unit.GetTestSuite(i);
+    for (int j = 0; j < suite->total_test_count(); ++j) {
+      const testing::TestInfo* info = suite->GetTestInfo(j);
+      if (info == current || info->result()->start_timestamp() == 0) continue;
+      ++ran;
+      if (last == nullptr || info->result()->start_timestamp() >=
+                                 last->result()->start_timestamp()) {
+        last = info;
+      }
+    }
+  }
+  if (last == nullptr) {
+    return "the first test of this process: no earlier test left any state";
+  }
+  return absl::StrCat("after ", ran,
+                      " earlier tests of this process, the "
+                      "last of them ",
+                      last->test_suite_name(), ".", last->name());
+}
+
+// EdgeSizes()
+//
+// The sizes at which designs' classes and thresholds commonly change: every
+// multiple of 16 to 128, then four steps per doubling to 256 KiB (the
+// quarter steps of jemalloc, tcmalloc and the reference), and every power
+// of two and one and a half times it up to `most`; each with its
+// neighbours at -16, -1, +1 and +16. A class table or a large threshold
+// that rounds one of them the wrong way serves a block shorter than asked.
+std::vector<size_t> EdgeSizes(size_t most) {
+  std::vector<size_t> edges;
+  for (size_t s = 16; s <= 128; s += 16) edges.push_back(s);
+  for (size_t base = 128; base < 256 * kKiB; base *= 2) {
+    for (size_t q = 1; q <= 4; ++q) edges.push_back(base + q * base / 4);
+  }
+  for (size_t p = 1; p <= most; p *= 2) {
+    edges.push_back(p);
+    edges.push_back(p + p / 2);
+  }
+  std::vector<size_t> sizes;
+  for (size_t edge : edges) {
+    for (int delta : {-16, -1, 0, 1, 16}) {
+      if (delta < 0 && edge <= static_cast<size_t>(-delta)) continue;
+      const size_t size = edge + delta;
+      if (size <= most + 16) sizes.push_back(size);
+    }
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+// Counts the failures of a test and reports the first few of them in full.
+class Failures {
+ public:
+  void Add(const std::string& message) {
+    if (++count_ <= 5) ADD_FAILURE() << message;
+  }
+  int count() const { return count_; }
+
+ private:
+  int count_ = 0;
+};
+
+// What is wrong with a block Allocate(size, alignment, zero) just gave, or
+// "" when nothing is: it is there, aligned, at least `size` usable bytes,
+// and zeroes when `zero`.
+std::string CheckNewBlock(void* p, size_t size, size_t alignment, bool zero) {
+  const std::string call = absl::StrCat("Allocate(", size, ", ", alignment,
+                                        ", ", zero ? "true" : "false", ")");
+  if (p == nullptr) return absl::StrCat(kRuleAvailable, ": ", call, " failed");
+  if (Address(p) % std::max(alignment, kMinAlignment) != 0) {
+    return absl::StrCat(kRuleAligned, ": ", call, " gave ",
+                        absl::StrFormat("%p", p));
+  }
+  const size_t usable = UsableSize(p);
+  if (usable < size) {
+    return absl::StrCat(kRuleUsable, ": ", call, " gave a block whose ",
+                        "UsableSize() is ", usable, ", and the caller ",
+                        "writes ", size - usable, " bytes past it");
+  }
+  if (zero) {
+    const int64_t at = FirstNonZero(p, size);
+    if (at >= 0) {
+      return absl::StrCat(kRuleZero, ": ", call, " gave ",
+                          absl::StrFormat("%p", p), ", whose byte ", at,
+                          " is not zero");
+    }
+  }
+  return "";
+}
+
+// Every edge size, at every alignment up to 1 MiB (above 256 KiB at a few:
+// each is a mapping), asked for plain and then again with `zero` once the
+// first block, written all over, is freed (a thread cache, or a cache of
+// large mappings, hands the same memory back).
+TEST(ValidatorEdges, EveryEdgeSizeAtEveryAlignmentWithAndWithoutZero) {
+  Failures failures;
+  for (size_t size : EdgeSizes(4 * kMiB)) {
+    for (size_t alignment = 1; alignment <= kMiB; alignment *= 2) {
+      if (size > 256 * kKiB && alignment != 1 && alignment != 4096 &&
+          alignment != kMiB) {
+        continue;
+      }
+      void* p = Allocate(size, alignment, false);
+      std::string wrong = CheckNewBlock(p, size, alignment, false);
+      if (!wrong.empty()) {
+        failures.Add(wrong);
+        if (p == nullptr || UsableSize(p) < size) {
+          Free(p);
+          continue;
+        }
+      }
+      std::memset(p, 0xA5, UsableSize(p));  // every usable byte is ours
+      Free(p);
+      p = Allocate(size, alignment, true);
+      wrong = CheckNewBlock(p, size, alignment, true);
+      if (!wrong.empty()) {
+        failures.Add(absl::StrCat(wrong, " (the same size and alignment ",
+                                  "was written all over and freed just ",
+                                  "before)"));
+      }
+      if (p != nullptr) std::memset(p, 0x5A, std::min(size, UsableSize(p)));
+      Free(p);
+    }
+  }
+  EXPECT_EQ(failures.count(), 0)
+      << "sizes at every class edge and threshold, +-1 and +-16, at every "
+         "alignment";
+}
+
+// Memory of one kind, written all over and freed, then asked for with
+// `zero` as another kind would take it: blocks of one class whose spans
+// go back whole and are carved for another class, before and after the
+// decay has released them, freed by a thread that exits and by one that
+// runs on.
+struct Recycling {
+  const char* name;
+  size_t dirty_size;  // written all over and freed
+  size_t zero_size;   // then asked for with `zero`
+  size_t alignment;
+};
+constexpr Recycling kRecyclings[] = {
+    {"small spans, another class", 64, 1000, 1},
+    {"small spans, over-aligned", 48, 256, 256},
+    {"small spans, a middle class", 24, 12 * 1024, 1},
+    {"large spans, another class", 20000, 50000, 1},
+    {"large spans, over-aligned", 40000, 65536, 65536},
+    {"the large threshold", 200 * 1024, (256 + 16) * 1024, 1},
+    {"large mappings, over-aligned", 300 * 1024, 290 * 1024, 4096},
+};
+
+// Allocates about `total` bytes of blocks of `size`, each written all
+// over, then frees them all.
+void DirtyAndFree(size_t size, size_t total) {
+  std::vector<void*> blocks;
+  for (size_t sum = 0; sum < total; sum += size) {
+    void* p = Allocate(size, 1, false);
+    if (p == nullptr) break;
+    std::memset(p, 0xA5, UsableSize(p));
+    blocks.push_back(p);
+  }
+  for (void* p : blocks) Free(p);
+}
+
+TEST(ValidatorZero, EveryKindOfMemoryThroughEveryPathReadsZeroes) {
+  internal::ScopedFakeClock clock;
+  Failures failures;
+  constexpr size_t kTotal = kMiB;
+  for (const Recycling& r : kRecyclings) {
+    for (bool exits : {true, false}) {
+      for (bool decayed : {false, true}) {
+        if (exits) {
+          std::thread([&] { DirtyAndFree(r.dirty_size, kTotal); }).join();
+        } else {
+          DirtyAndFree(r.dirty_size, kTotal);
+        }
+        if (decayed) {
+          clock.Advance(2 * kDecayNs);
+          for (uint64_t i = 0; i < kDecayCheckOps; ++i) {
+            Free(Allocate(64, 1, false));
+          }
+        }
+        std::vector<void*> blocks;
+        int wrong_here = 0;
+        for (size_t sum = 0; sum < kTotal; sum += r.zero_size) {
+          void* p = Allocate(r.zero_size, r.alignment, true);
+          const std::string wrong =
+              CheckNewBlock(p, r.zero_size, r.alignment, true);
+          if (!wrong.empty() && ++wrong_here == 1) {
+            failures.Add(absl::StrCat(
+                wrong, " (", r.name, ": ", kTotal, " bytes of blocks of ",
+                r.dirty_size, " were written all over and freed by a thread ",
+                exits ? "that then exited" : "that runs on (this one)",
+                decayed ? ", and 2 * kDecayNs passed" : "", ")"));
+          }
+          if (p == nullptr) break;
+          blocks.push_back(p);
+        }
+        for (void* p : blocks) Free(p);
+      }
+    }
+  }
+  EXPECT_EQ(failures.count(), 0) << kRuleZero;
+}
+
+// The explorer: random sequences of the calls of task.h, from several
+// threads in rounds (each round's threads exit, the next round's free what
+// they left, and each allocates again in its own exit), sizes drawn around
+// every edge, every block's bytes and
+// zeroes checked, no two live blocks overlapping, a block sometimes freed
+// by another thread, and the decay passing between rounds. A fixed seed
+// and a fixed budget of operations: a failure names the seed, the thread,
+// the operation's index and arguments, so that a run replays it, and the
+// tests that ran before it in this process.
+constexpr uint64_t kExplorerSeed = 6172;
+constexpr int kExplorerThreads = 4;
+constexpr int kExplorerRounds = 3;
+constexpr int kExplorerOps = 3000;     // per thread and round
+constexpr size_t kExplorerLive = 200;  // blocks a thread keeps at most
+
+class Explorer {
+ public:
+  Explorer() : edges_(EdgeSizes(kMiB)) {
+    static pthread_key_t key;
+    static const bool created = pthread_key_create(&key, [](void* work) {
+                                  static_cast<ExitWork*>(work)->Run();
+                                }) == 0;
+    exit_key_ = created ? &key : nullptr;
+  }
+
+  // Runs the rounds; "" when every check held, else the first failure.
+  std::string Run(internal::ScopedFakeClock& clock) {
+    std::vector<std::vector<Block>> left(kExplorerThreads);
+    for (int round = 0; round < kExplorerRounds && !stop_.load(); ++round) {
+      std::vector<std::thread> threads;
+      for (int t = 0; t < kExplorerThreads; ++t) {
+        threads.emplace_back([this, round, t, &left] {
+          ExitWork& work = exit_work_[round][t];
+          work = {this, round, t};
+          if (exit_key_ != nullptr) pthread_setspecific(*exit_key_, &work);
+          // What a thread of the round before left, freed here.
+          std::vector<Block> inherited = std::move(left[t]);
+          left[t] = Thread(round, t, std::move(inherited));
+        });
+      }
+      for (std::thread& t : threads) t.join();
+      if (round % 2 == 1) clock.Advance(2 * kDecayNs);
+    }
+    for (std::vector<Block>& blocks : left) {
+      for (const Block& b : blocks) CheckAndFree(b, kExplorerRounds, -1, -1);
+    }
+    for (const Block& b : mailbox_) CheckAndFree(b, kExplorerRounds, -1, -1);
+    mailbox_.clear();
+    return failure_;
+  }
+
+ private:
+  // At its exit, in a pthread key's destructor (which runs before or after
+  // the allocator's own exit hook, as it comes), a thread allocates again:
+  // kExitOps blocks, checked, the first handed to another thread to free.
+  static constexpr int kExitOps = 8;
+  struct ExitWork {
+    Explorer* explorer = nullptr;
+    int round = 0;
+    int t = 0;
+    void Run() { explorer->AtExit(round, t); }
+  };
+
+  void AtExit(int round, int t) {
+    Rng rng(kExplorerSeed * 1000 + round * 10 + t + 500);
+    for (int i = 0; i < kExitOps && !stop_.load(); ++i) {
+      const int op = kExplorerOps + i;
+      const size_t size = Size(rng);
+      const bool zero = i % 2 == 0;
+      void* p = Allocate(size, 1, zero);
+      const std::string wrong = CheckNewBlock(p, size, 1, zero);
+      if (!wrong.empty()) {
+        Fail(round, t, op, wrong);
+        return;
+      }
+      if (!Enter(p, std::max({UsableSize(p), size, size_t{1}}), round, t, op,
+                 size, 1)) {
+        return;
+      }
+      const uint64_t seed = (static_cast<uint64_t>(round * 10 + t) << 32) +
+                            static_cast<uint64_t>(op);
+      Fill(p, size, seed);
+      if (i == 0) {
+        std::lock_guard<std::mutex> lock(mu_);
+        mailbox_.push_back({p, size, seed});
+      } else {
+        CheckAndFree({p, size, seed}, round, t, op);
+      }
+    }
+  }
+
+  // One thread of one round: kExplorerOps operations; returns the blocks it
+  // leaves live for the next round.
+  std::vector<Block> Thread(int round, int t, std::vector<Block> live) {
+    Rng rng(kExplorerSeed * 1000 + round * 10 + t);
+    for (int op = 0; op < kExplorerOps && !stop_.load(); ++op) {
+      const uint64_t pick = rng.Next() % 100;
+      if (pick < 30 && !live.empty()) {
+        const size_t k = rng.Next() % live.size();
+        CheckAndFree(live[k], round, t, op);
+        live[k] = live.back();
+        live.pop_back();
+      } else if (pick < 35 && !live.empty()) {
+        const size_t k = rng.Next() % live.size();
+        std::lock_guard<std::mutex> lock(mu_);
+        mailbox_.push_back(live[k]);  // another thread frees it
+        live[k] = live.back();
+        live.pop_back();
+      } else if (pick < 40) {
+        Block b;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (mailbox_.empty()) continue;
+          b = mailbox_.back();
+          mailbox_.pop_back();
+        }
+        CheckAndFree(b, round, t, op);
+      } else if (pick < 45 && !live.empty()) {
+        const Block& b = live[rng.Next() % live.size()];
+        if (UsableSize(b.p) < b.size) {
+          Fail(round, t, op,
+               absl::StrCat(kRuleUsable, ": UsableSize() of a live block of ",
+                            b.size, " bytes is ", UsableSize(b.p)));
+        }
+      } else if (live.size() < kExplorerLive) {
+        const size_t size = Size(rng);
+        const uint64_t kind = rng.Next() % 4;
+        const size_t alignment =
+            kind == 3 ? size_t{1} << rng.Between(5, 20) : size_t{1};
+        const bool zero = kind == 1 || (kind == 3 && rng.Next() % 2 == 0);
+        void* p = Allocate(size, alignment, zero);
+        const std::string wrong = CheckNewBlock(p, size, alignment, zero);
+        if (!wrong.empty()) {
+          Fail(round, t, op, wrong);
+          if (p == nullptr || UsableSize(p) < size) break;
+        }
+        const uint64_t seed = (static_cast<uint64_t>(round * 10 + t) << 32) +
+                              static_cast<uint64_t>(op);
+        if (!Enter(p, std::max({UsableSize(p), size, size_t{1}}), round, t, op,
+                   size, alignment)) {
+          break;
+        }
+        Fill(p, size, seed);
+        live.push_back({p, size, seed});
+      }
+    }
+    return live;
+  }
+
+  // Around an edge most of the time; any small size, or 0, otherwise.
+  size_t Size(Rng& rng) {
+    const uint64_t pick = rng.Next() % 100;
+    if (pick < 5) return 0;
+    if (pick < 25) return rng.Between(1, 4096);
+    const size_t edge = edges_[rng.Next() % edges_.size()];
+    return edge + rng.Between(0, 32) - std::min<size_t>(edge - 1, 16);
+  }
+
+  // Enters [p, p + bytes) among the live blocks; false (and a failure)
+  // when it meets one.
+  bool Enter(void* p, size_t bytes, int round, int t, int op, size_t size,
+             size_t alignment) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const uintptr_t start = Address(p), end = start + bytes;
+    auto next = live_.lower_bound(start);
+    const bool meets_next = next != live_.end() && next->first < end;
+    const bool meets_prev =
+        next != live_.begin() && std::prev(next)->second > start;
+    if (meets_next || meets_prev) {
+      FailLocked(round, t, op,
+                 absl::StrCat(kRuleOverlap, ": Allocate(", size, ", ",
+                              alignment, ") gave ", absl::StrFormat("%p", p),
+                              ", ", bytes, " bytes that meet a live block"));
+      return false;
+    }
+    live_[start] = end;
+    return true;
+  }
+
+  void CheckAndFree(const Block& b, int round, int t, int op) {
+    const int64_t at = FirstChanged(b.p, b.size, b.seed);
+    if (at >= 0) {
+      Fail(round, t, op,
+           absl::StrCat(kRuleSurvive, ": a block of ", b.size,
+                        " bytes changed at offset ", at, " before its Free()",
+                        " (allocated by round ", (b.seed >> 32) / 10,
+                        ", thread ", (b.seed >> 32) % 10, ", op ",
+                        b.seed & 0xffffffff, ")"));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      live_.erase(Address(b.p));
+    }
+    Free(b.p);
+  }
+
+  void Fail(int round, int t, int op, const std::string& what) {
+    std::lock_guard<std::mutex> lock(mu_);
+    FailLocked(round, t, op, what);
+  }
+
+  void FailLocked(int round, int t, int op, const std::string& what) {
+    stop_.store(true);
+    if (!failure_.empty()) return;
+    failure_ = absl::StrCat(
+        what, "; explorer seed ", kExplorerSeed, ", round ", round,
+        t < 0
+            ? std::string(", the final frees")
+            : absl::StrCat(", thread ", t, ", op ", op, " of ", kExplorerOps,
+                           op >= kExplorerOps ? " (at the thread's exit)" : ""),
+        " (", kExplorerThreads,
+        " threads a round, each round's exit "
+        "before the next; the decay passed after rounds 1, 3, ...)");
+  }
+
+  const std::vector<size_t> edges_;
+  std::mutex mu_;
+  std::map<uintptr_t, uintptr_t> live_;  // start -> end, every live block
+  std::vector<Block> mailbox_;           // blocks for another thread to free
+  std::atomic<bool> stop_{false};
+  std::string failure_;
+  pthread_key_t* exit_key_ = nullptr;
+  ExitWork exit_work_[kExplorerRounds][kExplorerThreads];
+};
+
+TEST(ValidatorExplorer, RandomCallsFromSeveralThreadsKeepEveryRule) {
+  internal::ScopedFakeClock clock;
+  Explorer explorer;
+  const std::string failure = explorer.Run(clock);
+  EXPECT_EQ(failure, "") << "the explorer, " << TestsBefore();
+}
+
+// The counters where the page source says them exactly: in a fresh
+// process, before anything was released, bytes_held is what was mapped and
+// not unmapped, to the byte (metadata too); with blocks live, and after
+// they are freed (the decay's clock standing still).
+void CountersExactCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  Rng rng(23);
+  std::vector<void*> blocks;
+  auto record = [&](absl::string_view when) {
+    const Counters c = ReadCounters();
+    const PageSourceCounts pages = ReadPageSourceCounts();
+    call.Record(absl::StrCat(when, "_held"), c.bytes_held);
+    call.Record(absl::StrCat(when, "_returned"), c.bytes_returned);
+    call.Record(absl::StrCat(when, "_mapped_not_unmapped"),
+                pages.bytes_mapped - pages.bytes_unmapped);
+    call.Record(absl::StrCat(when, "_unmapped"), pages.bytes_unmapped);
+    call.Record(absl::StrCat(when, "_released"), pages.bytes_released);
+  };
+  for (int i = 0; i < 2000; ++i) {
+    blocks.push_back(Allocate(MixedSize(rng), 1, false));
+  }
+  record("live");
+  for (void* p : blocks) Free(p);
+  record("freed");
+}
+ALLOCLAB_FRESH_CALL("allocator_design_counters_exact", CountersExactCall);
+
+TEST(ValidatorCounters, HeldIsExactWhileNothingWasReleased) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_counters_exact");
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const char* when : {"live", "freed"}) {
+    auto v = [&](absl::string_view key) {
+      return r->values[absl::StrCat(when, "_", key)];
+    };
+    EXPECT_EQ(v("returned"), v("unmapped") + v("released"))
+        << kRuleCounters << " (" << when << ")";
+    if (v("released") != 0) continue;  // then only bounds: checked above
+    EXPECT_EQ(v("held"), v("mapped_not_unmapped"))
+        << kRuleCounters << " (metadata, and memory kept in any cache, are "
+        << "held): in a fresh process, 2000 blocks of mixed sizes " << when
+        << ", nothing released yet: bytes_held " << v("held")
+        << ", mapped and not unmapped " << v("mapped_not_unmapped");
+  }
+}
+
+// Promise 1 above the sizes of the fast-path tests: pairs of blocks of the
+// classes over 4 KiB, to 256 KiB, each of a size used before.
+constexpr size_t kLargerFastSizes[] = {4097,      6000,          8 * 1024 + 16,
+                                       16 * 1024, 32 * 1024 + 1, 65536,
+                                       100'000,   200'000,       256 * 1024};
+
+uint64_t LargerPairs(int pairs) {
+  constexpr int kCount = std::size(kLargerFastSizes);
+  for (int i = 0; i < pairs; ++i) {
+    void* p = Allocate(kLargerFastSizes[i % kCount], 1, false);
+    static_cast<volatile char*>(p)[0] = 1;
+    Free(p);
+  }
+  return 2 * static_cast<uint64_t>(pairs);
+}
+
+TEST(DesignFastPath, SteadyStatePairsOfBlocksTo256KiBArePrivate) {
+  ExpectPrivateFastPath("malloc/free pairs of 4097 bytes to 256 KiB",
+                        LargerPairs, 20'000, 100'000);
+}
+
+// Promise 2, with the clock moving in steps of kDecayNs / 4 while the thread
+// that freed everything runs on, making its kDecayCheckOps calls each step:
+// memory freed at the start has been idle for 2 * kDecayNs at the end, however
+// often the thread looked at the clock in between. A design that counts a
+// cache's idle time from its last look at the clock, not from when its
+// blocks were freed, keeps them for as long as the thread keeps calling.
+void DecayInStepsCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  AllocateAndFreeMixed(64 * kMiB, 2);
+  call.Record("held_before", ReadCounters().bytes_held);
+  for (int step = 0; step < 8; ++step) {
+    clock.Advance(kDecayNs / 4);
+    for (uint64_t i = 0; i < kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+  }
+  call.Record("held_after", ReadCounters().bytes_held);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_in_steps", DecayInStepsCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhileTheClockMovesInSteps) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_in_steps");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ": a thread allocated and freed 64 MiB ("
+      << r->values["held_before"] << " bytes held then), and ran on: eight "
+      << "times kDecayNs / 4 passed and it made " << kDecayCheckOps
+      << " malloc/free pairs of 64 bytes; " << r->values["held_after"]
+      << " bytes were held after 2 * kDecayNs (kIdleHeldBytes = "
+      << kIdleHeldBytes << ")";
+}
+
+// Promise 2 for blocks freed by threads that only free: this thread
+// allocates, 16 others each free a share of the blocks and exit without
+// one Allocate() of their own. Whatever they kept must go back too.
+void DecayFreeOnlyCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  constexpr int kThreads = 16;
+  Rng rng(16);
+  std::vector<std::vector<void*>> shares(kThreads);
+  for (int i = 0; i < 4000; ++i) {
+    void* p = Allocate(MixedSize(rng) % (256 * kKiB) + 1, 1, false);
+    if (p != nullptr) shares[i % kThreads].push_back(p);
+  }
+  RunThreadsInWaves(kThreads, 4, [&](int t) {
+    for (void* p : shares[t]) Free(p);
+  });
+  call.Record("held_before", ReadCounters().bytes_held);
+  clock.Advance(2 * kDecayNs);
+  for (uint64_t i = 0; i < kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+  call.Record("held_after", ReadCounters().bytes_held);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_free_only", DecayFreeOnlyCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenTheFreeingThreadsOnlyFreed) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_free_only");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ", whether the thread that freed the blocks has "
+      << "exited or runs on: this thread allocated 4000 blocks of up to "
+      << "256 KiB, 16 threads that never allocated freed them and exited ("
+      << r->values["held_before"] << " bytes held then); "
+      << r->values["held_after"] << " after 2 * kDecayNs and " << kDecayCheckOps
+      << " malloc/free pairs (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+// Promise 2's "at least once per kDecayCheckOps calls", in every phase: a
+// thread four times frees 24 MiB, lets 2 * kDecayNs pass and makes
+// kDecayCheckOps allocations. Each cycle is 5120 calls, so its checking
+// calls start a quarter of 4096 later each time: a design that looks at
+// the clock once per 2048 or 4096 calls misses it in some cycle.
+constexpr int kPhaseCycles = 4;
+
+void DecayPhasesCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  constexpr int kBlocks = 1536;  // 2 * 1536 + 2 * 1024 calls = 5120 a cycle
+  std::vector<void*> blocks(kBlocks), checking(kDecayCheckOps);
+  for (int cycle = 0; cycle < kPhaseCycles; ++cycle) {
+    for (void*& p : blocks) p = Allocate(16 * kKiB, 1, false);
+    for (void* p : blocks) Free(p);
+    clock.Advance(2 * kDecayNs);
+    for (void*& p : checking) p = Allocate(64, 1, false);
+    call.Record(absl::StrCat("held_", cycle), ReadCounters().bytes_held);
+    for (void* p : checking) Free(p);
+  }
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_phases", DecayPhasesCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhateverThePhaseOfTheCalls) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_phases");
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (int cycle = 0; cycle < kPhaseCycles; ++cycle) {
+    EXPECT_LE(r->values[absl::StrCat("held_", cycle)], kIdleHeldBytes)
+        << kRuleDecay << " (kDecayCheckOps: a thread looks at the clock at "
+        << "least once per this many calls): cycle " << cycle << " of "
+        << kPhaseCycles << ", 1536 blocks of 16 KiB allocated and freed, 2 * "
+        << "kDecayNs, then " << kDecayCheckOps << " Allocate(64) calls "
+        << "starting " << cycle * 5120 % 4096 << " calls into a 4096-call "
+        << "phase; " << r->values[absl::StrCat("held_", cycle)]
+        << " bytes held (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+  }
+}
 
 }  // namespace
 }  // namespace allocator_design
