@@ -2,7 +2,7 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """Mutation score: how many small mistakes in a reference each suite catches.
 
-    bazel run //tools:mutate                    # every lab, 20 mutants each
+    bazel run //tools:mutate        # every lab, each with its last sample
     bazel run //tools:mutate -- --lab=first_call --max-mutants=30 --seed=2
 
 A suite that passes on the reference and fails on the starter and the
@@ -24,10 +24,12 @@ candidates. `--max-mutants=N --seed=S` takes a sample of N, stratified
 over the operators (an equal share each, what a small one leaves going to
 the rest) and, within an operator, over the file's lines (its candidates
 cut into N runs of lines, one drawn from each): the same sample for the
-same source, N and S.
+same source, N and S. Without them a lab keeps the N and S of its last
+report (12 and 1 for a new lab).
 
-Each mutant runs in a scratch copy of the tree (/tmp/mutate/<lab>, its own
-Bazel output base, the shared disk cache of user.bazelrc): the mutated
+Each mutant runs in a scratch copy of the tree (/tmp/mutate/main, one for
+all labs, with its own Bazel output base and the shared disk cache of
+user.bazelrc, so that a mutant rebuilds only the reference): the mutated
 reference is written there and `bazel test //tests/<lab>:solution_test`
 runs, with a timeout of ten times the reference's test time (30 s at
 least). The outcome is killed (the suite failed), survived (it passed),
@@ -47,6 +49,9 @@ tree's suite (a worktree of a branch that adds tests) and adds its column
 to the report beside the current tree's ("main" by default, --suite-name
 without --suite-tree). The other tree's reference must be the same file.
 
+`--report-only` writes mutation.md again from mutation.json (after a
+change of this tool's report), running nothing.
+
 Exit status: 0 when every lab asked for was run, 1 when one could not be
 (its reference fails its own suite, Bazel could not start), 2 for bad
 arguments.
@@ -65,6 +70,7 @@ import sys
 import time
 
 OPERATORS = ("flip", "constant", "delete", "negate")
+DEFAULT_SAMPLE = 12
 
 # Lines that only check or print: a mutant there tests the check, not the
 # solution.
@@ -365,13 +371,12 @@ class Scratch(object):
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def run_suite(lab, tree, reference, source, mutants, scratch_dir, bazelrc):
+def run_suite(lab, tree, reference, source, mutants, scratch):
     """The outcome of each mutant under one tree's suite."""
     with open(os.path.join(tree, reference)) as f:
         if f.read() != source:
             raise RuntimeError("%s's %s differs from the sampled one" %
                                (tree, reference))
-    scratch = Scratch(tree, scratch_dir, bazelrc)
     target = "//tests/%s:solution_test" % lab
     path = os.path.join(scratch.root, reference)
     try:
@@ -395,7 +400,6 @@ def run_suite(lab, tree, reference, source, mutants, scratch_dir, bazelrc):
     finally:
         with open(path, "w") as f:
             f.write(source)
-        scratch.shutdown()
     return {"reference_test_seconds": test_seconds, "timeout": timeout,
             "outcomes": outcomes}
 
@@ -448,9 +452,10 @@ def render(data, notes):
         "",
         "Made by `tools/mutate.py`; every lab's report is made again by "
         "`bazel run //tools:mutate`, this one alone by "
-        "`bazel run //tools:mutate -- --lab=%s` (add `--max-mutants=%d "
-        "--seed=%s` to keep this sample). Edit only the notes of Survivors: "
-        "they are kept." % (lab, data["max_mutants"], data["seed"]),
+        "`bazel run //tools:mutate -- --lab=%s` (the same sample: "
+        "`--max-mutants=%d --seed=%s`, kept from this report). Edit only "
+        "the notes of Survivors: they are kept." % (
+            lab, data["max_mutants"], data["seed"]),
         "",
         "Reference: `%s` (sha256 %s...). %d of %d candidates sampled "
         "(seed %s), by operator: %s." % (
@@ -516,40 +521,41 @@ def render(data, notes):
     return "\n".join(out) + "\n"
 
 
-def mutate_lab(repo, lab, args):
+def mutate_lab(repo, lab, args, scratch):
     reference = reference_path(repo, lab)
     with open(os.path.join(repo, reference)) as f:
         source = f.read()
     everything = candidates(source)
-    chosen = sample(everything, args.max_mutants, args.seed)
     package = os.path.join(repo, "tests", lab)
     json_path = os.path.join(package, "mutation.json")
     md_path = os.path.join(package, "mutation.md")
+    old = {}
+    if os.path.exists(json_path):
+        with open(json_path) as f:
+            old = json.load(f)
+    # Without flags, the sample of the lab's last report.
+    max_mutants = args.max_mutants or old.get("max_mutants", DEFAULT_SAMPLE)
+    seed = args.seed or old.get("seed", "1")
+    chosen = sample(everything, max_mutants, seed)
     data = {
         "lab": lab,
         "reference": reference,
         "sha256": hashlib.sha256(source.encode()).hexdigest(),
-        "seed": args.seed,
-        "max_mutants": args.max_mutants,
+        "seed": seed,
+        "max_mutants": max_mutants,
         "candidates": len(everything),
         "by_operator": {op: sum(1 for m in everything if m.operator == op)
                         for op in OPERATORS},
         "mutants": [m.as_json() for m in chosen],
         "runs": [],
     }
-    if os.path.exists(json_path):
-        with open(json_path) as f:
-            old = json.load(f)
-        if old.get("mutants") == data["mutants"]:
-            data["runs"] = old["runs"]  # same sample: keep other suites'
+    if old.get("mutants") == data["mutants"]:
+        data["runs"] = old["runs"]  # same sample: keep other suites'
     print("%s: %d of %d candidates" % (lab, len(chosen), len(everything)),
           flush=True)
     tree = args.suite_tree or repo
     name = args.suite_name
-    scratch_dir = os.path.join(args.scratch, lab if tree == repo else
-                               "%s-%s" % (lab, re.sub(r"\W", "_", name)))
-    run = run_suite(lab, tree, reference, source, chosen, scratch_dir,
-                    os.path.join(repo, "user.bazelrc"))
+    run = run_suite(lab, tree, reference, source, chosen, scratch)
     run["suite"] = name
     run["date"] = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
     data["runs"] = [r for r in data["runs"] if r["suite"] != name]
@@ -558,10 +564,18 @@ def mutate_lab(repo, lab, args):
         data["runs"].insert(0, run)
     else:
         data["runs"].append(run)
-    notes = read_notes(md_path)
     with open(json_path, "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)
         f.write("\n")
+    write_report(package)
+
+
+def write_report(package):
+    """mutation.md from mutation.json, with the notes of the last one."""
+    md_path = os.path.join(package, "mutation.md")
+    with open(os.path.join(package, "mutation.json")) as f:
+        data = json.load(f)
+    notes = read_notes(md_path)
     with open(md_path, "w") as f:
         f.write(render(data, notes))
 
@@ -572,12 +586,16 @@ def main(argv):
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lab", action="append",
                         help="a lab of LABS (repeat); default every lab")
-    parser.add_argument("--max-mutants", type=int, default=20)
-    parser.add_argument("--seed", default="1")
+    parser.add_argument("--max-mutants", type=int,
+                        help="default: the lab's last report's, else %d" %
+                        DEFAULT_SAMPLE)
+    parser.add_argument("--seed", help="default: the last report's, else 1")
     parser.add_argument("--suite-tree",
                         help="run the sample against this tree's suite")
     parser.add_argument("--suite-name", default="main",
                         help="the column's name (e.g. the branch)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="write mutation.md again from mutation.json")
     parser.add_argument("--scratch", default="/tmp/mutate")
     parser.add_argument("--repo",
                         default=os.environ.get("BUILD_WORKSPACE_DIRECTORY",
@@ -593,14 +611,24 @@ def main(argv):
         args.suite_tree = os.path.abspath(args.suite_tree)
         if args.suite_name == "main":
             parser.error("--suite-tree needs --suite-name (the branch)")
+    if args.report_only:
+        for lab in labs:
+            write_report(os.path.join(repo, "tests", lab))
+        return 0
+    tree = args.suite_tree or repo
+    scratch = Scratch(tree, os.path.join(
+        args.scratch, re.sub(r"\W", "_", args.suite_name)),
+        os.path.join(repo, "user.bazelrc"))
     failed = 0
-    for lab in labs:
-        try:
-            mutate_lab(repo, lab, args)
-        except (RuntimeError, ValueError, OSError,
-                subprocess.CalledProcessError) as e:
-            print("mutate: %s: %s" % (lab, e), file=sys.stderr)
-            failed = 1
+    try:
+        for lab in labs:
+            try:
+                mutate_lab(repo, lab, args, scratch)
+            except (RuntimeError, ValueError, OSError) as e:
+                print("mutate: %s: %s" % (lab, e), file=sys.stderr)
+                failed = 1
+    finally:
+        scratch.shutdown()
     return failed
 
 
