@@ -31,11 +31,11 @@ Each mutant runs in a scratch copy of the tree (/tmp/mutate/main, one for
 all labs, with its own Bazel output base and the shared disk cache of
 user.bazelrc, so that a mutant rebuilds only the reference): the mutated
 reference is written there and `bazel test //tests/<lab>:solution_test`
-runs, with a timeout of ten times the reference's test time (30 s at
-least). The outcome is killed (the suite failed), survived (it passed),
-timeout (it ran out of time; a detected mutant, counted apart) or not
-compilable (the build failed; not counted as killed). The worktree's own
-reference is never written.
+runs, with a timeout of three times the reference's test time and 30 s. The
+outcome is killed (the suite failed), survived (it passed), timeout (it ran
+out of time; a detected mutant, counted apart) or not compilable (the build
+failed; not counted as killed). The worktree's own reference is never
+written.
 
 The results go to tests/<lab>/mutation.json and, as a table, to
 tests/<lab>/mutation.md. Its Survivors section has one line per survivor
@@ -384,7 +384,9 @@ def run_suite(lab, tree, reference, source, mutants, scratch):
         if outcome != "survived":
             raise RuntimeError("the reference does not pass %s: %s" %
                                (target, outcome))
-        timeout = max(30, int(10 * (test_seconds or 30)))
+        # Three times the reference's test time, and 30 s for a machine
+        # that got busier: a mutant slower than that has a hang.
+        timeout = max(30, int(3 * (test_seconds or 30)) + 30)
         print("%s: reference passes (test %.1f s); mutant timeout %d s" %
               (lab, test_seconds or 0, timeout), flush=True)
         outcomes = {}
