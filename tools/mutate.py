@@ -49,6 +49,10 @@ tree's suite (a worktree of a branch that adds tests) and adds its column
 to the report beside the current tree's ("main" by default, --suite-name
 without --suite-tree). The other tree's reference must be the same file.
 
+`--survivors-only` runs that other suite only on the current suite's
+survivors and carries the other outcomes over (marked so): a branch that
+adds tests kills what the suite killed.
+
 `--report-only` writes mutation.md again from mutation.json (after a
 change of this tool's report), running nothing.
 
@@ -437,6 +441,12 @@ def _code(text):
     return "`" + text.strip().replace("|", "\\|") + "`"
 
 
+def _cell(outcome):
+    if outcome.get("carried"):
+        return "%s (as %s)" % (outcome["outcome"], outcome["carried"])
+    return "%s %.0f s" % (outcome["outcome"], outcome["seconds"])
+
+
 def totals(data, run):
     counts = {k: 0 for k in KINDS}
     for mutant in data["mutants"]:
@@ -473,7 +483,10 @@ def render(data, notes):
         "mutant that does not compile is not counted as killed. Score: "
         "(killed + timeout) / (mutants - not compilable). Time: Bazel's "
         "wall time for all mutants (build and test), on 2 cores shared "
-        "with other builds.",
+        "with other builds. An outcome 'as <suite>' was not run again: "
+        "that column's suite ran only the first suite's survivors "
+        "(`--survivors-only`), since tests added to a suite kill what it "
+        "killed.",
         "",
         "| suite | date | mutants | killed | timeout | survived | "
         "not compilable | score | time |",
@@ -494,9 +507,7 @@ def render(data, notes):
             " | ".join(run["suite"] for run in runs) + " |",
             "|---|---|---|---|---|" + "---|" * len(runs)]
     for m in data["mutants"]:
-        cells = ["%s %.0f s" % (run["outcomes"][m["id"]]["outcome"],
-                                run["outcomes"][m["id"]]["seconds"])
-                 for run in runs]
+        cells = [_cell(run["outcomes"][m["id"]]) for run in runs]
         out.append("| %s | %d | %s | %s | %s | %s |" % (
             m["id"], m["line"], m["operator"], _code(m["before"]),
             _code(m["after"]), " | ".join(cells)))
@@ -557,7 +568,19 @@ def mutate_lab(repo, lab, args, scratch):
           flush=True)
     tree = args.suite_tree or repo
     name = args.suite_name
-    run = run_suite(lab, tree, reference, source, chosen, scratch)
+    carried = {}
+    if args.survivors_only:
+        # A suite that only adds tests kills what the first one killed:
+        # run only the first suite's survivors, carry the other outcomes.
+        if not data["runs"]:
+            raise RuntimeError("--survivors-only needs an earlier run")
+        first = data["runs"][0]
+        carried = {m.id: dict(first["outcomes"][m.id], seconds=0,
+                              carried=first["suite"]) for m in chosen
+                   if first["outcomes"][m.id]["outcome"] != "survived"}
+    run = run_suite(lab, tree, reference, source,
+                    [m for m in chosen if m.id not in carried], scratch)
+    run["outcomes"].update(carried)
     run["suite"] = name
     run["date"] = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
     data["runs"] = [r for r in data["runs"] if r["suite"] != name]
@@ -596,6 +619,9 @@ def main(argv):
                         help="run the sample against this tree's suite")
     parser.add_argument("--suite-name", default="main",
                         help="the column's name (e.g. the branch)")
+    parser.add_argument("--survivors-only", action="store_true",
+                        help="run only the first suite's survivors, "
+                        "carrying its other outcomes over")
     parser.add_argument("--report-only", action="store_true",
                         help="write mutation.md again from mutation.json")
     parser.add_argument("--scratch", default="/tmp/mutate")
