@@ -106,6 +106,14 @@ class OperatorsTest(unittest.TestCase):
                          [m for m in self.mutants
                           if m.operator == "flip"][0])
 
+    def test_relocate_follows_a_moved_line(self):
+        m = [m for m in self.mutants if m.operator == "negate"][0]
+        moved = SOURCE.replace("int total = 0;\n", "int total = 0;\n\n")
+        self.assertIn("\n\n  if (!(a < b)) {", mutate.relocate(moved, m))
+        self.assertEqual(mutate.relocate(SOURCE, m), mutate.apply(SOURCE, m))
+        self.assertIsNone(
+            mutate.relocate(SOURCE.replace("a < b)", "a > b)"), m))
+
     def test_block_comment_and_digit_separator(self):
         masked = mutate.code_mask(["x = 1'000; /* if (a) */ y = 2;",
                                    "/* a < b", "c == d */ z = 'q';"])
