@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+"""tools/mutate.py's operators, sample and report, on small sources.
+
+No Bazel runs here: the suite runs are tools/mutate.py's own business.
+"""
+
+import unittest
+
+from tools import mutate
+
+SOURCE = """\
+#include <vector>  // 1 < 2
+#define kLimit 4
+// if (a == b) x = 1;
+namespace lab {
+
+int Pick(int a, int b) {
+  const char* text = "a < b; x = 7;";
+  assert(a >= 0);
+  int total = 0;
+  if (a < b) {
+    total += a;
+  }
+  while (b != 0) {
+    --b;
+  }
+  Record(total, 3);
+  return total == 5 ? 1 : 0;
+}
+
+}  // namespace lab
+"""
+
+
+def _of(mutants, operator):
+    return [(m.line, m.after.strip()) for m in mutants
+            if m.operator == operator]
+
+
+class OperatorsTest(unittest.TestCase):
+
+    def setUp(self):
+        self.mutants = mutate.candidates(SOURCE)
+
+    def test_flip(self):
+        self.assertEqual(_of(self.mutants, "flip"), [
+            (10, "if (a <= b) {"),
+            (13, "while (b == 0) {"),
+            (17, "return total != 5 ? 1 : 0;"),
+        ])
+
+    def test_constant(self):
+        self.assertEqual(_of(self.mutants, "constant"), [
+            (9, "int total = 1;"),
+            (9, "int total = -1;"),
+            (13, "while (b != 1) {"),
+            (13, "while (b != -1) {"),
+            (16, "Record(total, 4);"),
+            (16, "Record(total, 2);"),
+            (17, "return total == 6 ? 1 : 0;"),
+            (17, "return total == 4 ? 1 : 0;"),
+            (17, "return total == 5 ? 2 : 0;"),
+            (17, "return total == 5 ? 0 : 0;"),
+            (17, "return total == 5 ? 1 : 1;"),
+            (17, "return total == 5 ? 1 : -1;"),
+        ])
+
+    def test_delete_only_statements_that_compile_without(self):
+        # Not the declarations (lines 7, 9) nor the return.
+        self.assertEqual(_of(self.mutants, "delete"),
+                         [(11, ";"), (14, ";"), (16, ";")])
+
+    def test_negate(self):
+        self.assertEqual(_of(self.mutants, "negate"), [
+            (10, "if (!(a < b)) {"),
+            (13, "while (!(b != 0)) {"),
+        ])
+
+    def test_skips_comments_strings_preprocessor_and_asserts(self):
+        lines = {m.line for m in self.mutants}
+        for skipped in (1, 2, 3, 7, 8):
+            self.assertNotIn(skipped, lines)
+
+    def test_ids_in_file_order_and_stable(self):
+        again = mutate.candidates(SOURCE)
+        self.assertEqual([m.id for m in self.mutants],
+                         ["m%03d" % i for i in range(len(self.mutants))])
+        self.assertEqual([(m.line, m.after) for m in self.mutants],
+                         [(m.line, m.after) for m in again])
+        self.assertEqual(
+            [(m.line, m.column) for m in self.mutants],
+            sorted((m.line, m.column) for m in self.mutants))
+
+    def test_apply_changes_one_line(self):
+        m = self.mutants[0]
+        changed = mutate.apply(SOURCE, m).split("\n")
+        original = SOURCE.split("\n")
+        self.assertEqual(
+            [i for i in range(len(original)) if changed[i] != original[i]],
+            [m.line - 1])
+
+    def test_apply_refuses_another_source(self):
+        with self.assertRaises(ValueError):
+            mutate.apply(SOURCE.replace("a < b)", "a > b)"),
+                         [m for m in self.mutants
+                          if m.operator == "flip"][0])
+
+    def test_relocate_follows_a_moved_line(self):
+        m = [m for m in self.mutants if m.operator == "negate"][0]
+        moved = SOURCE.replace("int total = 0;\n", "int total = 0;\n\n")
+        self.assertIn("\n\n  if (!(a < b)) {", mutate.relocate(moved, m))
+        self.assertEqual(mutate.relocate(SOURCE, m), mutate.apply(SOURCE, m))
+        self.assertIsNone(
+            mutate.relocate(SOURCE.replace("a < b)", "a > b)"), m))
+
+    def test_block_comment_and_digit_separator(self):
+        masked = mutate.code_mask(["x = 1'000; /* if (a) */ y = 2;",
+                                   "/* a < b", "c == d */ z = 'q';"])
+        self.assertEqual(masked[0], "x = 1'000; " + " " * 12 + " y = 2;")
+        self.assertEqual(masked[1].strip(), "")
+        self.assertEqual(masked[2], " " * 10 + "z = ' ';")
+        found = mutate.candidates("x = 1'000;\n")
+        self.assertEqual([m.operator for m in found], ["delete"])
+
+
+class SampleTest(unittest.TestCase):
+
+    def setUp(self):
+        body = "\n".join(
+            "  if (v[%d] < %d) x += f(%d);" % (i, i, i) for i in range(60))
+        self.mutants = mutate.candidates("void F() {\n%s\n}\n" % body)
+
+    def test_deterministic_and_sized(self):
+        a = mutate.sample(self.mutants, 12, 7)
+        self.assertEqual(len(a), 12)
+        self.assertEqual([m.id for m in a],
+                         [m.id for m in mutate.sample(self.mutants, 12, 7)])
+        self.assertNotEqual(
+            [m.id for m in a],
+            [m.id for m in mutate.sample(self.mutants, 12, 8)])
+
+    def test_stratified_over_operators_and_lines(self):
+        # No statement to delete here: its share goes to the others.
+        chosen = mutate.sample(self.mutants, 12, 1)
+        for op in ("flip", "constant", "negate"):
+            lines = sorted(m.line for m in chosen if m.operator == op)
+            self.assertEqual(len(lines), 4, op)
+            # One from each quarter of the file's lines 2-61.
+            for quarter, line in enumerate(lines):
+                self.assertLessEqual(2 + 15 * quarter, line)
+                self.assertLess(line, 2 + 15 * (quarter + 1))
+
+    def test_small_operator_leaves_its_share(self):
+        few = [m for m in self.mutants if m.operator != "negate"]
+        few += [m for m in self.mutants if m.operator == "negate"][:1]
+        chosen = mutate.sample(few, 13, 1)
+        self.assertEqual(len(chosen), 13)
+        self.assertEqual(
+            sum(1 for m in chosen if m.operator == "flip"), 6)
+        self.assertEqual(
+            sum(1 for m in chosen if m.operator == "negate"), 1)
+
+    def test_everything_when_the_budget_allows(self):
+        self.assertEqual(len(mutate.sample(self.mutants, 10000, 1)),
+                         len(self.mutants))
+
+
+class ReportTest(unittest.TestCase):
+
+    def test_survivor_notes_are_kept(self):
+        import os
+        import tempfile
+        m = mutate.candidates("void F() {\n  x |= 1;\n}\n")[0]
+        data = {
+            "lab": "lab", "reference": "solutions/lab/task.cc",
+            "sha256": "0" * 64, "seed": "1", "max_mutants": 5,
+            "candidates": 1,
+            "by_operator": {op: 0 for op in mutate.OPERATORS},
+            "mutants": [m.as_json()],
+            "runs": [{"suite": "main", "date": "today", "outcomes": {
+                m.id: {"outcome": "survived", "seconds": 3.0}}}],
+        }
+        text = mutate.render(data, {})
+        self.assertIn("- m000 (line 2, delete): `x \\|= 1;` → `;`: " +
+                      mutate.UNEXAMINED, text)
+        path = os.path.join(tempfile.mkdtemp(
+            dir=os.environ.get("TEST_TMPDIR")), "mutation.md")
+        with open(path, "w") as f:
+            f.write(text.replace(mutate.UNEXAMINED, "equivalent: why."))
+        self.assertIn("equivalent: why.",
+                      mutate.render(data, mutate.read_notes(path)))
+
+
+if __name__ == "__main__":
+    unittest.main()
