@@ -338,8 +338,8 @@ std::vector<std::string> ContainerAdvice(const MachineFacts& facts) {
         "perf_event_open is refused",
         filtered ? " (a seccomp filter: Docker's default profile refuses it)"
                  : "",
-        ": page faults are counted with getrusage, per process, and there is "
-        "no cycle counter; add --security-opt seccomp=unconfined"));
+        ": the labs count page faults with getrusage instead; add "
+        "--security-opt seccomp=unconfined"));
   }
   if (!facts.ptrace.traced_child.ok() &&
       facts.ptrace.traced_child.code() != absl::StatusCode::kUnknown) {
