@@ -5,11 +5,12 @@
 # once, so that the first `bazel run //:tour` only rebuilds what you changed.
 #
 #   docker build -t allocator-labs .
-#   docker run --rm -it --network=none --security-opt seccomp=unconfined \
-#     -v "$PWD":/course allocator-labs bazel run //:tour
+#   docker run --rm -it --network=none -v "$PWD":/course allocator-labs \
+#     bazel run //:tour
 #
-# README.md ("Any machine with Docker") says why each flag, and what the
-# labs show without them (`bazel run //:doctor` says it inside).
+# README.md ("Any machine with Docker") says what a default container
+# changes for the labs, and which flags to add or avoid (`bazel run
+# //:doctor` says it inside).
 #
 # BASE: Debian 12 (the default) or 13, e.g. --build-arg BASE=debian:13.
 

@@ -334,20 +334,20 @@ std::vector<std::string> ContainerAdvice(const MachineFacts& facts) {
   if (c.runtime.empty()) return advice;
   const bool filtered = c.seccomp.value_or(0) == 2;
   if (IsRefusal(facts.perf.software)) {
+    // Not a loss for the labs: FaultSource::kAuto reads getrusage, which
+    // the kernel counts where it counts the perf events (mm_account_fault).
     advice.push_back(absl::StrCat(
         "perf_event_open is refused",
         filtered ? " (a seccomp filter: Docker's default profile refuses it)"
                  : "",
-        ": the labs count page faults with getrusage instead; add "
-        "--security-opt seccomp=unconfined"));
+        ": the labs count each thread's page faults with getrusage instead, "
+        "the same count; no flag is needed"));
   }
   if (!facts.ptrace.traced_child.ok() &&
       facts.ptrace.traced_child.code() != absl::StatusCode::kUnknown) {
     advice.push_back(
         "ptrace is refused: the system call counts of labs mmap_threshold and "
-        "allocator_design are n/a; add --cap-add=SYS_PTRACE (and "
-        "--security-opt seccomp=unconfined where the kernel is older than "
-        "4.8)");
+        "allocator_design are n/a; add --cap-add=SYS_PTRACE");
   }
   if (c.cpu_quota.has_value()) {
     advice.push_back(absl::StrCat(

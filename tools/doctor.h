@@ -151,8 +151,9 @@ ContainerFacts ProbeContainer(const ProbeRoots& roots);
 // ContainerAdvice()
 //
 // In a container: one sentence for each thing it restricts that a lab uses,
-// with the `docker run` flag that gives it back ("perf_event_open is
-// refused ...: add --security-opt seccomp=unconfined"). Empty outside one.
+// what the labs do without it, and the `docker run` flag that gives it back
+// where one is needed ("ptrace is refused: ...; add --cap-add=SYS_PTRACE").
+// Empty outside one.
 std::vector<std::string> ContainerAdvice(const MachineFacts& facts);
 
 // PerfErrorMeaning()
