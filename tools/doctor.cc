@@ -75,6 +75,102 @@ bool IsGlibc(const MachineFacts& facts) {
   return absl::StartsWith(facts.libc, "glibc");
 }
 
+// The first line of `path`, whitespace stripped; nullopt when unreadable.
+std::optional<std::string> ReadLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) return std::nullopt;
+  return std::string(absl::StripAsciiWhitespace(line));
+}
+
+bool FileExists(const std::string& path) { return std::ifstream(path).good(); }
+
+// The runtime a /proc/1/cgroup line names: Docker's "/docker/<id>" or
+// "docker-<id>.scope", Podman's "libpod-", Kubernetes' "kubepods", LXC's
+// "/lxc/". Empty when none (with cgroup namespaces, as Docker makes on
+// cgroup v2, every line is "0::/" and names nothing).
+std::string RuntimeInCgroup(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (absl::StrContains(line, "kubepods")) return "kubernetes";
+    if (absl::StrContains(line, "libpod")) return "podman";
+    if (absl::StrContains(line, "/docker") ||
+        absl::StrContains(line, "docker-")) {
+      return "docker";
+    }
+    if (absl::StrContains(line, "/lxc")) return "lxc";
+  }
+  return "";
+}
+
+// Where /etc/hostname is mounted from, when it is a mount of its own (a
+// runtime's file, bind-mounted into the container: Docker's
+// .../containers/<id>/hostname); "" when it is not. mountinfo's fifth field
+// is the mount point, its fourth the path within the source filesystem.
+std::string HostnameMountSource(const std::string& mountinfo) {
+  std::ifstream in(mountinfo);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> fields =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (fields.size() > 4 && fields[4] == "/etc/hostname") return fields[3];
+  }
+  return "";
+}
+
+// The CPU quota in CPUs: cgroup v2's cpu.max ("150000 100000"; "max" is
+// none), else cgroup v1's cpu.cfs_quota_us over cpu.cfs_period_us (-1 is
+// none).
+std::optional<double> ReadCpuQuota(const std::string& cgroup) {
+  if (std::optional<std::string> max = ReadLine(cgroup + "/cpu.max")) {
+    const std::vector<std::string> parts =
+        absl::StrSplit(*max, ' ', absl::SkipEmpty());
+    double quota = 0, period = 0;
+    if (parts.size() == 2 && absl::SimpleAtod(parts[0], &quota) &&
+        absl::SimpleAtod(parts[1], &period) && period > 0) {
+      return quota / period;
+    }
+    return std::nullopt;  // "max": no quota
+  }
+  for (const char* dir : {"/cpu", "/cpu,cpuacct"}) {
+    const std::string base = cgroup + dir;
+    absl::StatusOr<int> quota = ReadIntFile(base + "/cpu.cfs_quota_us");
+    absl::StatusOr<int> period = ReadIntFile(base + "/cpu.cfs_period_us");
+    if (quota.ok() && period.ok()) {
+      if (*quota <= 0 || *period <= 0) return std::nullopt;
+      return static_cast<double>(*quota) / *period;
+    }
+  }
+  return std::nullopt;
+}
+
+// The CPUs the cgroup's cpuset allows: v2's cpuset.cpus.effective, else
+// v1's cpuset/cpuset.effective_cpus or cpuset/cpuset.cpus.
+std::string ReadCpuset(const std::string& cgroup) {
+  for (const char* file :
+       {"/cpuset.cpus.effective", "/cpuset/cpuset.effective_cpus",
+        "/cpuset/cpuset.cpus"}) {
+    std::optional<std::string> cpus = ReadLine(cgroup + file);
+    if (cpus.has_value() && !cpus->empty()) return *cpus;
+  }
+  return "";
+}
+
+// Whether perf_event_open's status is a refusal (EPERM, EACCES), not a
+// missing counter or a probe not run.
+bool IsRefusal(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kPermissionDenied;
+}
+
+// "1.5" for 1.5, "2" for 2.0.
+std::string FormatCpus(double cpus) {
+  std::string text = absl::StrFormat("%.2f", cpus);
+  while (absl::EndsWith(text, "0")) text.pop_back();
+  if (absl::EndsWith(text, ".")) text.pop_back();
+  return text;
+}
+
 }  // namespace
 
 absl::StatusOr<int> ReadIntFile(const std::string& path) {
@@ -195,6 +291,88 @@ PreloadFacts ProbePreload(const ProbeRoots& roots,
   return facts;
 }
 
+ContainerFacts ProbeContainer(const ProbeRoots& roots) {
+  ContainerFacts facts;
+  const std::string hostname_source =
+      HostnameMountSource(absl::StrCat(roots.proc_root, "/self/mountinfo"));
+  if (FileExists(absl::StrCat(roots.fs_root, "/.dockerenv"))) {
+    facts.runtime = "docker";
+    facts.evidence = "/.dockerenv";
+  } else if (FileExists(absl::StrCat(roots.fs_root, "/run/.containerenv"))) {
+    facts.runtime = "podman";
+    facts.evidence = "/run/.containerenv";
+  } else if (std::string runtime =
+                 RuntimeInCgroup(absl::StrCat(roots.proc_root, "/1/cgroup"));
+             !runtime.empty()) {
+    facts.runtime = runtime;
+    facts.evidence = absl::StrCat("/proc/1/cgroup names ", runtime);
+  } else if (!hostname_source.empty()) {
+    facts.runtime = "a container";
+    facts.evidence =
+        absl::StrCat("/etc/hostname is mounted from ", hostname_source);
+  }
+  std::ifstream status(absl::StrCat(roots.proc_root, "/self/status"));
+  std::string line;
+  while (std::getline(status, line)) {
+    int mode = 0;
+    absl::string_view rest = line;
+    if (absl::ConsumePrefix(&rest, "Seccomp:") &&
+        absl::SimpleAtoi(absl::StripAsciiWhitespace(rest), &mode)) {
+      facts.seccomp = mode;
+      break;
+    }
+  }
+  const std::string cgroup = absl::StrCat(roots.sys_root, "/fs/cgroup");
+  facts.cpuset = ReadCpuset(cgroup);
+  facts.cpu_quota = ReadCpuQuota(cgroup);
+  return facts;
+}
+
+std::vector<std::string> ContainerAdvice(const MachineFacts& facts) {
+  std::vector<std::string> advice;
+  const ContainerFacts& c = facts.container;
+  if (c.runtime.empty()) return advice;
+  const bool filtered = c.seccomp.value_or(0) == 2;
+  if (IsRefusal(facts.perf.software)) {
+    // Not a loss for the labs: FaultSource::kAuto reads getrusage, which
+    // the kernel counts where it counts the perf events (mm_account_fault).
+    advice.push_back(absl::StrCat(
+        "perf_event_open is refused",
+        filtered ? " (a seccomp filter: Docker's default profile refuses it)"
+                 : "",
+        ": the labs count each thread's page faults with getrusage instead, "
+        "the same count; no flag is needed"));
+  }
+  if (!facts.ptrace.traced_child.ok() &&
+      facts.ptrace.traced_child.code() != absl::StatusCode::kUnknown) {
+    advice.push_back(
+        "ptrace is refused: the system call counts of labs mmap_threshold and "
+        "allocator_design are n/a; add --cap-add=SYS_PTRACE");
+  }
+  if (c.cpu_quota.has_value()) {
+    advice.push_back(absl::StrCat(
+        "a CPU quota of ", FormatCpus(*c.cpu_quota),
+        " CPUs (docker run --cpus): time on any CPU, not a core of its own, "
+        "so threads meant to run at once are throttled by turns; drop --cpus "
+        "and give whole CPUs with --cpuset-cpus (e.g. --cpuset-cpus=0-1)"));
+  }
+  if (facts.topology.ok() && !c.cpuset.empty()) {
+    absl::StatusOr<std::vector<int>> allowed = ParseCpuList(c.cpuset);
+    if (allowed.ok() &&
+        static_cast<int>(allowed->size()) < facts.topology->logical_cpus()) {
+      advice.push_back(absl::StrFormat(
+          "its cpuset allows CPUs %s of this machine's %d: the labs pin "
+          "threads to those only (--cpus=LIST must name them); "
+          "--cpuset-cpus chooses them",
+          c.cpuset, facts.topology->logical_cpus()));
+    }
+  }
+  if (advice.empty()) {
+    advice.push_back("nothing the labs use is restricted here");
+  }
+  return advice;
+}
+
 MachineFacts GatherFacts(const ProbeRoots& roots) {
   MachineFacts facts;
   facts.topology = ReadTopology(roots.sys_root);
@@ -248,6 +426,7 @@ MachineFacts GatherFacts(const ProbeRoots& roots) {
     facts.allocators.push_back(std::move(fact));
   }
   facts.preload = ProbePreload(roots, facts.allocators);
+  facts.container = ProbeContainer(roots);
   // Runs musl's loader and reads dpkg's status: this machine's, not a
   // fixture's.
   if (roots.live_probes) facts.versions = SoftwareVersions();
@@ -264,6 +443,9 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
                 "tracing one's own children (sysctl "
                 "kernel.yama.ptrace_scope=1)",
                 *facts.ptrace.yama_scope)
+      : !facts.container.runtime.empty()
+          ? "add --cap-add=SYS_PTRACE to docker run (README.md, 'Any "
+            "machine with Docker')"
           : "run outside the container or sandbox that forbids ptrace";
 
   // 1. allocator_cost: counts allocations and faults; getrusage always works.
@@ -346,6 +528,16 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
       v.verdict = Verdict::kNo;
       v.why = "one CPU: threads only take turns (the oversubscribed rows)";
       v.fix = "a machine with 2+ cores";
+    }
+    // A container's quota below two CPUs: the two threads share its time,
+    // whatever cores they sit on.
+    const std::optional<double>& quota = facts.container.cpu_quota;
+    if (quota.has_value() && *quota < 2 && v.verdict == Verdict::kYes) {
+      v.verdict = Verdict::kPartly;
+      absl::StrAppend(&v.why, "; but a CPU quota of ", FormatCpus(*quota),
+                      " CPUs lets two threads run at once only part of the "
+                      "time");
+      v.fix = "drop docker run's --cpus; choose CPUs with --cpuset-cpus";
     }
     labs.push_back(v);
   }
@@ -543,6 +735,26 @@ std::string RenderFacts(const MachineFacts& f) {
                          " served a child's malloc)")
           : absl::StrCat(f.preload.library.empty() ? "not tried: " : "",
                          f.preload.served.message())));
+  if (f.container.runtime.empty()) {
+    lines.push_back(
+        "container:    none found (no /.dockerenv, /run/.containerenv, "
+        "runtime in /proc/1/cgroup or mount on /etc/hostname)");
+  } else {
+    const ContainerFacts& c = f.container;
+    lines.push_back(absl::StrCat(
+        "container:    ", c.runtime, " (", c.evidence, "); seccomp ",
+        !c.seccomp.has_value() ? "unknown"
+        : *c.seccomp == 2      ? "filter on"
+        : *c.seccomp == 1      ? "strict"
+                               : "off",
+        "; cpuset ", c.cpuset.empty() ? "unknown" : c.cpuset, "; ",
+        c.cpu_quota.has_value()
+            ? absl::StrCat("CPU quota ", FormatCpus(*c.cpu_quota), " CPUs")
+            : "no CPU quota"));
+    for (const std::string& advice : ContainerAdvice(f)) {
+      lines.push_back(absl::StrCat("              ", advice));
+    }
+  }
   if (!f.versions.empty()) {
     std::vector<std::string> versions;
     for (const SoftwareVersion& v : f.versions) {

@@ -46,6 +46,9 @@ namespace alloclab {
 struct ProbeRoots {
   std::string sys_root = "/sys";
   std::string proc_root = "/proc";
+  // Where / is, for the files a container runtime leaves there
+  // (/.dockerenv, /run/.containerenv): "" is this machine's /.
+  std::string fs_root;
   std::string path;  // as $PATH; empty: this process's PATH
   std::optional<LibrarySearch> library_search;  // nullopt: the default
   // The program the preload probe runs under LD_PRELOAD, which prints the
@@ -96,6 +99,20 @@ struct PreloadFacts {
   absl::Status served = absl::UnknownError("not probed");
 };
 
+// ContainerFacts
+//
+// Whether this process runs in a container, what says so, and the
+// container's limits that the labs feel: a seccomp filter (Docker's default
+// profile refuses perf_event_open), the CPUs its cpuset allows, and a CPU
+// quota (`docker run --cpus=1.5`: time on any CPU, not a core of its own).
+struct ContainerFacts {
+  std::string runtime;         // "docker", "podman", ...; empty: not in one
+  std::string evidence;        // "/.dockerenv", "/proc/1/cgroup names kubepods"
+  std::optional<int> seccomp;  // 0 none, 1 strict, 2 a filter
+  std::string cpuset;          // "0-1" from the cgroup; "" unknown
+  std::optional<double> cpu_quota;  // in CPUs; nullopt: no quota (or unknown)
+};
+
 // MachineFacts
 //
 // Everything the verdicts are made of. A probe that could not run holds its
@@ -114,6 +131,7 @@ struct MachineFacts {
   absl::StatusOr<std::string> musl_gcc = absl::UnknownError("not probed");
   std::vector<AllocatorFact> allocators;
   PreloadFacts preload;
+  ContainerFacts container;
   // The versions of what the labs measure (common/versions.h); empty when
   // live probes are off.
   std::vector<SoftwareVersion> versions;
@@ -128,6 +146,15 @@ PerfFacts ProbePerf(const ProbeRoots& roots);
 PtraceFacts ProbePtrace(const ProbeRoots& roots);
 PreloadFacts ProbePreload(const ProbeRoots& roots,
                           const std::vector<AllocatorFact>& allocators);
+ContainerFacts ProbeContainer(const ProbeRoots& roots);
+
+// ContainerAdvice()
+//
+// In a container: one sentence for each thing it restricts that a lab uses,
+// what the labs do without it, and the `docker run` flag that gives it back
+// where one is needed ("ptrace is refused: ...; add --cap-add=SYS_PTRACE").
+// Empty outside one.
+std::vector<std::string> ContainerAdvice(const MachineFacts& facts);
 
 // PerfErrorMeaning()
 //
@@ -158,8 +185,9 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts);
 
 // RenderFacts() / RenderVerdicts()
 //
-// The doctor's two blocks: one line per probe ("ptrace: allowed ..."), and
-// one line per lab with its fix indented below.
+// The doctor's two blocks: one line per probe ("ptrace: allowed ..."), the
+// container's line and its advice, and one line per lab with its fix
+// indented below.
 std::string RenderFacts(const MachineFacts& facts);
 std::string RenderVerdicts(const std::vector<LabVerdict>& verdicts);
 

@@ -2,9 +2,11 @@
 //
 // The doctor's probes on fixture trees (tools/testdata/doctor: a one-core
 // SMT machine with mTHP sizes, perf_event_paranoid=3, Yama ptrace_scope=2,
-// only jemalloc installed, musl-gcc on a PATH of its own) and in forked
-// children whose seccomp filter refuses ptrace or perf_event_open, as a
-// container would; and the verdicts on machines this one is not.
+// only jemalloc installed, musl-gcc on a PATH of its own; and
+// tools/testdata/doctor_container: three containers' marks, seccomp modes,
+// cpusets and CPU quotas) and in forked children whose seccomp filter
+// refuses ptrace or perf_event_open, as a container would; and the
+// verdicts on machines this one is not.
 
 #include "tools/doctor.h"
 
@@ -37,9 +39,11 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kFixture[] = "tools/testdata/doctor";
+constexpr char kContainers[] = "tools/testdata/doctor_container";
 
 ProbeRoots FixtureRoots() {
   ProbeRoots roots;
+  roots.fs_root = kFixture;
   roots.sys_root = absl::StrCat(kFixture, "/sys");
   roots.proc_root = absl::StrCat(kFixture, "/proc");
   roots.path = absl::StrCat("/nonexistent:", kFixture, "/bin");
@@ -99,6 +103,48 @@ TEST(GatherFactsTest, ReadsEveryFileProbeFromTheFixtureTree) {
   EXPECT_THAT(text, HasSubstr("perf_event:   perf_event_paranoid=3;"));
   EXPECT_THAT(text, HasSubstr("; Yama ptrace_scope=2\n"));
   EXPECT_THAT(text, HasSubstr("tcmalloc:     missing: "));
+  // No container's mark in the tree: none is claimed.
+  EXPECT_EQ(facts.container.runtime, "");
+  EXPECT_THAT(text, HasSubstr("container:    none found"));
+}
+
+// The roots of container fixture `name`: its /, /proc and /sys.
+ProbeRoots ContainerRoots(const std::string& name) {
+  ProbeRoots roots;
+  roots.fs_root = absl::StrCat(kContainers, "/", name);
+  roots.proc_root = absl::StrCat(roots.fs_root, "/proc");
+  roots.sys_root = absl::StrCat(roots.fs_root, "/sys");
+  roots.live_probes = false;
+  return roots;
+}
+
+TEST(ProbeContainerTest, DockerOnCgroupV2WithAQuota) {
+  const ContainerFacts c = ProbeContainer(ContainerRoots("docker_v2"));
+  EXPECT_EQ(c.runtime, "docker");
+  EXPECT_EQ(c.evidence, "/.dockerenv");
+  EXPECT_EQ(c.seccomp, 2);
+  EXPECT_EQ(c.cpuset, "0");
+  EXPECT_EQ(c.cpu_quota, 1.5);  // cpu.max: 150000 of every 100000 us
+}
+
+TEST(ProbeContainerTest, KubernetesOnCgroupV1ByItsCgroupNames) {
+  const ContainerFacts c = ProbeContainer(ContainerRoots("kubepods_v1"));
+  EXPECT_EQ(c.runtime, "kubernetes");
+  EXPECT_EQ(c.evidence, "/proc/1/cgroup names kubernetes");
+  EXPECT_EQ(c.seccomp, 0);
+  EXPECT_EQ(c.cpuset, "0-3");
+  EXPECT_EQ(c.cpu_quota, 0.5);  // cfs_quota_us 50000 of cfs_period_us 100000
+}
+
+TEST(ProbeContainerTest, AMountedHostnameIsAContainerAndMaxIsNoQuota) {
+  const ContainerFacts c = ProbeContainer(ContainerRoots("hostname_mount"));
+  EXPECT_EQ(c.runtime, "a container");
+  EXPECT_THAT(c.evidence,
+              HasSubstr("/etc/hostname is mounted from /var/lib/containers/"
+                        "storage/overlay-containers/7c1d/userdata/hostname"));
+  EXPECT_EQ(c.seccomp, 2);
+  EXPECT_EQ(c.cpuset, "");
+  EXPECT_FALSE(c.cpu_quota.has_value());
 }
 
 TEST(GatherFactsTest, MissingFilesAreSaidNotGuessed) {
@@ -440,6 +486,87 @@ TEST(JudgeLabsTest, FirstCallExplainsTheZeroPageAndMthp) {
   const std::string why = Find(JudgeLabs(facts), "first_call").why;
   EXPECT_THAT(why, HasSubstr("shared zero page"));
   EXPECT_THAT(why, HasSubstr("mTHP 16 KiB, 64 KiB enabled"));
+}
+
+// A default Docker container on a two-core machine: its seccomp filter
+// refuses perf_event_open, and `docker run --cpus=1.5 --cpuset-cpus=0`.
+MachineFacts DefaultDockerFacts() {
+  MachineFacts facts = HandMadeFacts(2, 2);
+  facts.container = {"docker", "/.dockerenv", 2, "0", 1.5};
+  facts.perf.software = absl::PermissionDeniedError("perf_event_open refused");
+  return facts;
+}
+
+TEST(ContainerAdviceTest, NamesWhatTheContainerRestrictsAndTheFlag) {
+  MachineFacts facts = DefaultDockerFacts();
+  facts.ptrace.traced_child = absl::FailedPreconditionError(
+      "ptrace(PTRACE_TRACEME) refused: Operation not permitted");
+  const std::vector<std::string> advice = ContainerAdvice(facts);
+  ASSERT_EQ(advice.size(), 4u) << RenderFacts(facts);
+  EXPECT_THAT(advice[0],
+              AllOf(HasSubstr("perf_event_open is refused (a seccomp filter"),
+                    HasSubstr("page faults with getrusage instead"),
+                    HasSubstr("no flag is needed")));
+  EXPECT_THAT(advice[1], AllOf(HasSubstr("ptrace is refused"),
+                               HasSubstr("add --cap-add=SYS_PTRACE")));
+  EXPECT_THAT(advice[2], AllOf(HasSubstr("a CPU quota of 1.5 CPUs"),
+                               HasSubstr("--cpuset-cpus")));
+  EXPECT_THAT(advice[3], HasSubstr("allows CPUs 0 of this machine's 2"));
+  const std::string text = RenderFacts(facts);
+  EXPECT_THAT(text, HasSubstr("container:    docker (/.dockerenv); seccomp "
+                              "filter on; cpuset 0; CPU quota 1.5 CPUs\n"
+                              "              perf_event_open is refused"));
+  // The labs' own fixes name the flag too.
+  const std::vector<LabVerdict> labs = JudgeLabs(facts);
+  EXPECT_THAT(Find(labs, "mmap_threshold").fix,
+              HasSubstr("--cap-add=SYS_PTRACE"));
+  const LabVerdict counter = Find(labs, "counter_contention");
+  EXPECT_EQ(counter.verdict, Verdict::kPartly);
+  EXPECT_THAT(counter.why, HasSubstr("a CPU quota of 1.5 CPUs"));
+  EXPECT_THAT(counter.fix, HasSubstr("--cpuset-cpus"));
+}
+
+TEST(ContainerAdviceTest, SaysWhenNothingIsRestrictedAndNothingOutsideOne) {
+  MachineFacts facts = HandMadeFacts(2, 2);
+  facts.container = {"docker", "/.dockerenv", 2, "0-1", std::nullopt};
+  EXPECT_EQ(
+      ContainerAdvice(facts),
+      std::vector<std::string>{"nothing the labs use is restricted here"});
+  EXPECT_EQ(Find(JudgeLabs(facts), "counter_contention").verdict,
+            Verdict::kYes);
+  // A VM without a PMU has no counter to refuse: no flag would help.
+  facts.perf.software = absl::NotFoundError("no such counter");
+  EXPECT_EQ(
+      ContainerAdvice(facts),
+      std::vector<std::string>{"nothing the labs use is restricted here"});
+  // Outside a container, a refusal is the rest of the doctor's business.
+  facts = DefaultDockerFacts();
+  facts.container = ContainerFacts();
+  EXPECT_TRUE(ContainerAdvice(facts).empty());
+  EXPECT_THAT(RenderFacts(facts), HasSubstr("container:    none found"));
+}
+
+TEST(ProbeDeathTest, ASeccompFilterRefusingPerfIsNamedWithWhatTheLabsDo) {
+  EXPECT_EXIT(
+      {
+        // This child's own filter, read live from /proc/self/status, in a
+        // fixture's Docker container.
+        RefuseSyscall(SYS_perf_event_open, EPERM);
+        ProbeRoots roots = ContainerRoots("docker_v2");
+        roots.proc_root = "/proc";
+        MachineFacts facts = HandMadeFacts(2, 2);
+        facts.container = ProbeContainer(roots);
+        facts.perf = ProbePerf(ProbeRoots());
+        if (facts.container.seccomp != 2) _exit(1);
+        const std::vector<std::string> advice = ContainerAdvice(facts);
+        if (advice.empty() ||
+            advice[0].find("(a seccomp filter") == std::string::npos ||
+            advice[0].find("getrusage instead") == std::string::npos) {
+          _exit(2);
+        }
+        _exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(RenderVerdictsTest, OneLinePerLabAndTheFixBelow) {

@@ -7,6 +7,11 @@
 #   sudo tools/test_in_debian.sh trixie                 # README's test command
 #   sudo tools/test_in_debian.sh trixie -- bazel run //:tour -- --quick
 #   sudo tools/test_in_debian.sh --keep=/var/tmp/r trixie   # reuse a root
+#   sudo tools/test_in_debian.sh --keep=/var/tmp/r --bootstrap-only trixie
+#
+# --bootstrap-only stops once the root is made (Debian's minbase, with
+# ca-certificates, git and the mirror's apt sources): the base image that
+# tools/test_in_container.sh imports into Docker.
 #
 # The root gets this clone's tracked files (git archive of the work tree's
 # HEAD plus uncommitted changes), the host's CA certificates, resolver and
@@ -28,6 +33,8 @@ usage() {
 usage: tools/test_in_debian.sh [--keep=DIR] SUITE [-- COMMAND...]
   SUITE      a Debian suite debootstrap knows (bookworm, trixie, ...)
   --keep=DIR make (or reuse) the root in DIR and leave it there
+  --bootstrap-only
+             only make the root (with --keep: a base image to import)
   COMMAND    what to run in the clone inside; default: README.md's test
              command (bazel test //...)
 EOF
@@ -36,9 +43,11 @@ EOF
 
 keep=""
 suite=""
+bootstrap_only=0
 while (($#)); do
   case "$1" in
     --keep=*) keep="${1#--keep=}" ;;
+    --bootstrap-only) bootstrap_only=1 ;;
     -h | --help) usage ;;
     --) shift; break ;;
     -*) echo "test_in_debian: unknown flag $1" >&2; usage ;;
@@ -50,6 +59,8 @@ while (($#)); do
   shift
 done
 [[ -n "${suite}" ]] || usage
+((bootstrap_only == 0)) || [[ -n "${keep}" ]] ||
+  { echo "test_in_debian: --bootstrap-only needs --keep=DIR" >&2; usage; }
 command=("$@")
 if ((${#command[@]} == 0)); then
   command=(bazel test //...)
@@ -141,18 +152,6 @@ EOF
 fi
 echo "test_in_debian: ${suite} is Debian $(cat "${root}/etc/debian_version")"
 
-bind() {
-  mkdir -p "${root}$1"
-  mount --bind "$1" "${root}$1"
-  mounted+=("${root}$1")
-}
-mount -t proc proc "${root}/proc" && mounted+=("${root}/proc")
-bind /sys
-bind /dev
-bind /dev/pts
-mkdir -p "${root}/dev/shm"
-mount -t tmpfs -o mode=1777 shm "${root}/dev/shm" && mounted+=("${root}/dev/shm")
-
 # What apt and npm need to reach their registries from inside.
 cp -L /etc/resolv.conf "${root}/etc/resolv.conf"
 mkdir -p "${root}/usr/local/share/ca-certificates/host"
@@ -166,6 +165,20 @@ if [[ -f /etc/npmrc || -f /root/.npmrc ]]; then
     [[ -f "${rc}" ]] && mkdir -p "${root}$(dirname "${rc}")" && cp "${rc}" "${root}${rc}"
   done
 fi
+
+((bootstrap_only == 0)) || exit 0
+
+bind() {
+  mkdir -p "${root}$1"
+  mount --bind "$1" "${root}$1"
+  mounted+=("${root}$1")
+}
+mount -t proc proc "${root}/proc" && mounted+=("${root}/proc")
+bind /sys
+bind /dev
+bind /dev/pts
+mkdir -p "${root}/dev/shm"
+mount -t tmpfs -o mode=1777 shm "${root}/dev/shm" && mounted+=("${root}/dev/shm")
 
 # The clone: this work tree as git would commit it now (tracked files and
 # their uncommitted changes), so that what is tested is what is submitted.

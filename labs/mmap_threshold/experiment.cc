@@ -167,14 +167,21 @@ void AddNotes(const LoopRun (&runs)[4], std::optional<double> after_256k,
         "for the next call instead of going back to the kernel",
         kept(dyn), kept(fix), *t / 1024, 2 * *t / 1024));
   }
+  // Without the traced run (ptrace refused) the counts are NaN: say n/a
+  // rather than print "+nan brk".
+  const double brk = get(trim_n, "brk") - get(dyn_n, "brk"),
+               madvise = get(trim_n, "madvise") - get(dyn_n, "madvise"),
+               saved = get(fix_n, "mmap") + get(fix_n, "munmap") -
+                       get(dyn_n, "mmap") - get(dyn_n, "munmap");
   results.AddNote(absl::StrFormat(
-      "malloc_trim(0) after the dynamic loop leaves %s, for %.0f ns and "
-      "%+.0f brk, %+.0f madvise; the dynamic loop saved %.0f mmap+munmap "
-      "against fixed",
-      kept(trim), get(trim, "trim_ns"), get(trim_n, "brk") - get(dyn_n, "brk"),
-      get(trim_n, "madvise") - get(dyn_n, "madvise"),
-      get(fix_n, "mmap") + get(fix_n, "munmap") - get(dyn_n, "mmap") -
-          get(dyn_n, "munmap")));
+      "malloc_trim(0) after the dynamic loop leaves %s, for %.0f ns and %s",
+      kept(trim), get(trim, "trim_ns"),
+      std::isnan(brk + madvise + saved)
+          ? std::string("n/a system calls (no system call counts: ptrace "
+                        "refused?)")
+          : absl::StrFormat("%+.0f brk, %+.0f madvise; the dynamic loop "
+                            "saved %.0f mmap+munmap against fixed",
+                            brk, madvise, saved)));
 }
 
 // Spec()
