@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/cpu_facts.h"
 #include "common/effective_clock.h"
 #include "common/faults.h"
 #include "common/internal/subprocess.h"
@@ -95,6 +96,7 @@ MachineInfo DescribeMachine(bool measure_clock,
                             absl::string_view faults_source) {
   MachineInfo machine;
   machine.cpu_model = CpuModel();
+  machine.architecture = Architecture();
   absl::StatusOr<Topology> topology = ReadTopology();
   if (topology.ok() && topology->logical_cpus() > 0) {
     machine.logical_cpus = topology->logical_cpus();
@@ -134,6 +136,12 @@ MachineInfo DescribeMachine(bool measure_clock,
             : absl::StrCat("unavailable (", faults.status().message(), ")");
   }
   machine.page_bytes = PageBytes();
+  absl::StatusOr<CacheLine> line = ReadCacheLine();
+  if (line.ok()) {
+    machine.cache_line_bytes = line->bytes;
+  } else {
+    machine.cache_line_note = std::string(line.status().message());
+  }
   machine.zero_page = DescribeZeroPage(ProbeZeroPage());
   machine.thp = DescribeThp(ReadThpSettings());
   double load[3];
@@ -163,14 +171,22 @@ std::string MachineLine(const MachineInfo& machine) {
                              ? "not measured"
                              : machine.effective_ghz_note,
                          ")");
+  const std::string arch = machine.architecture.empty()
+                               ? std::string()
+                               : absl::StrCat(" (", machine.architecture, ")");
   std::string line = absl::StrCat(
-      "machine: ", machine.cpu_model, ", ", cpus, ", ", machine.kernel, ", ",
-      machine.libc, ", ", clock, ", faults from ", machine.faults_source);
+      "machine: ", machine.cpu_model, arch, ", ", cpus, ", ", machine.kernel,
+      ", ", machine.libc, ", ", clock, ", faults from ", machine.faults_source);
   if (machine.page_bytes > 0) {
     absl::StrAppend(&line, ", ",
                     machine.page_bytes % 1024 == 0
                         ? absl::StrCat(machine.page_bytes / 1024, " KiB pages")
                         : absl::StrCat(machine.page_bytes, "-byte pages"));
+  }
+  if (machine.cache_line_bytes > 0) {
+    absl::StrAppend(&line, ", ", machine.cache_line_bytes, "-byte cache lines");
+  } else if (!machine.cache_line_note.empty()) {
+    absl::StrAppend(&line, ", cache line n/a (", machine.cache_line_note, ")");
   }
   for (const std::string* fact : {&machine.zero_page, &machine.thp}) {
     if (!fact->empty()) absl::StrAppend(&line, ", ", *fact);

@@ -39,6 +39,9 @@ namespace alloclab {
 // names the page-fault source in use.
 struct MachineInfo {
   std::string cpu_model;
+  // uname(2)'s machine: "x86_64", "aarch64" (cpu_facts.h). Empty: not
+  // described.
+  std::string architecture;
   int logical_cpus = 0;
   int physical_cores = 0;  // 0: unknown
   bool smt = false;
@@ -51,6 +54,11 @@ struct MachineInfo {
   // "no zero page" or "zero page unknown (<why>)"; and the THP mode with
   // the enabled (m)THP sizes. Empty: not described.
   size_t page_bytes = 0;
+  // The cache line two threads must not share (cpu_facts.h): the largest
+  // coherency_line_size in /sys, else sysconf's; 0 with `cache_line_note`
+  // saying why where neither tells, or not described.
+  size_t cache_line_bytes = 0;
+  std::string cache_line_note;
   std::string zero_page;
   std::string thp;
   std::string effective_ghz_note;  // why `effective_ghz` is missing
@@ -75,14 +83,13 @@ MachineInfo DescribeMachine(bool measure_clock = true,
 
 // MachineLine()
 //
-// One line: "machine: <cpu>, 2 logical CPUs on 2 cores (no SMT), Linux 6.1,
-// glibc 2.36, effective clock 3.10 GHz, faults from getrusage(RUSAGE_THREAD),
-// 4 KiB pages, no zero page, THP madvise (2048 KiB inherit=madvise), no mTHP
-// size enabled, load average 0.12; musl 1.2.3, GCC 12.2.0, jemalloc 5.3.0,
-// gperftools 2.10, mimalloc 2.0.9, Benchmark 1.7.1, Bazel 4.2.3" (glibc's
-// version is already in it).
-// What is unknown says so, with the reason: "effective clock n/a (not
-// measured)".
+// One line: "machine: <cpu> (x86_64), 2 logical CPUs on 2 cores (no SMT),
+// Linux 6.1, glibc 2.36, effective clock 3.10 GHz, faults from
+// getrusage(RUSAGE_THREAD), 4 KiB pages, 64-byte cache lines, no zero page, THP
+// madvise (2048 KiB inherit=madvise), no mTHP size enabled, load average 0.12;
+// musl 1.2.3, GCC 12.2.0, jemalloc 5.3.0, gperftools 2.10, mimalloc 2.0.9,
+// Benchmark 1.7.1, Bazel 4.2.3" (glibc's version is already in it). What is
+// unknown says so, with the reason: "effective clock n/a (not measured)".
 std::string MachineLine(const MachineInfo& machine);
 
 }  // namespace alloclab

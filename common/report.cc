@@ -277,6 +277,8 @@ std::string Results::ToJson() const {
   absl::StrAppend(&json, "  \"lab\": ", JsonEscape(lab_), ",\n");
   absl::StrAppend(
       &json, "  \"machine\": {\"cpu_model\": ", JsonEscape(m.cpu_model),
+      ", \"architecture\": ",
+      m.architecture.empty() ? "null" : JsonEscape(m.architecture),
       ", \"logical_cpus\": ", m.logical_cpus, ", \"physical_cores\": ",
       cores_known ? absl::StrCat(m.physical_cores) : "null",
       ", \"smt\": ", cores_known ? (m.smt ? "true" : "false") : "null",
@@ -286,6 +288,9 @@ std::string Results::ToJson() const {
       ", \"faults_source\": ", JsonEscape(m.faults_source),
       ", \"page_bytes\": ",
       m.page_bytes > 0 ? absl::StrCat(m.page_bytes) : std::string("null"),
+      ", \"cache_line_bytes\": ",
+      m.cache_line_bytes > 0 ? absl::StrCat(m.cache_line_bytes)
+                             : std::string("null"),
       ", \"zero_page\": ",
       m.zero_page.empty() ? "null" : JsonEscape(m.zero_page),
       ", \"thp\": ", m.thp.empty() ? "null" : JsonEscape(m.thp),

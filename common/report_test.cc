@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/cpu_facts.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -31,6 +32,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 MachineInfo TestMachine() {
   MachineInfo machine;
   machine.cpu_model = "Test CPU \"X\" @ 3.00GHz";
+  machine.architecture = "aarch64";
   machine.logical_cpus = 2;
   machine.physical_cores = 2;
   machine.smt = false;
@@ -39,6 +41,7 @@ MachineInfo TestMachine() {
   machine.effective_ghz = 3.1;
   machine.faults_source = "getrusage(RUSAGE_THREAD)";
   machine.page_bytes = 16384;
+  machine.cache_line_bytes = 128;
   machine.zero_page = "no zero page";
   machine.thp = "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always";
   machine.load_average = {0.25, 0.5, 1.0};
@@ -69,7 +72,7 @@ TEST(ResultsTest, JsonMatchesTheDesignFormat) {
   EXPECT_EQ(SmallResults().ToJson(),
             R"json({
   "lab": "allocator_cost",
-  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": 2, "smt": false, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": 3.1, "faults_source": "getrusage(RUSAGE_THREAD)", "page_bytes": 16384, "zero_page": "no zero page", "thp": "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always", "load_average": [0.25, 0.50, 1.00], "versions": {"glibc": "2.36", "musl": "1.2.3", "Bazel": "4.2.3"}},
+  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "architecture": "aarch64", "logical_cpus": 2, "physical_cores": 2, "smt": false, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": 3.1, "faults_source": "getrusage(RUSAGE_THREAD)", "page_bytes": 16384, "cache_line_bytes": 128, "zero_page": "no zero page", "thp": "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always", "load_average": [0.25, 0.50, 1.00], "versions": {"glibc": "2.36", "musl": "1.2.3", "Bazel": "4.2.3"}},
   "instruments": {"timer_overhead_ns": 19.5, "shared_counter_cost_ns": null, "clock": "CLOCK_MONOTONIC"},
   "rows": [
     {"variant": "small_new", "threads": 1, "ns_per_call": 51.6, "allocs_per_call": 1, "page_faults_per_call": 0},
@@ -88,6 +91,8 @@ TEST(ResultsTest, JsonOfEmptyResultsWritesNullForUnknownMachineFacts) {
   machine.physical_cores = 0;
   machine.effective_ghz = std::nullopt;
   machine.page_bytes = 0;
+  machine.architecture.clear();
+  machine.cache_line_bytes = 0;
   machine.zero_page.clear();
   machine.thp.clear();
   machine.load_average.clear();
@@ -96,7 +101,7 @@ TEST(ResultsTest, JsonOfEmptyResultsWritesNullForUnknownMachineFacts) {
   EXPECT_EQ(results.ToJson(),
             R"json({
   "lab": "empty",
-  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "logical_cpus": 2, "physical_cores": null, "smt": null, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": null, "faults_source": "getrusage(RUSAGE_THREAD)", "page_bytes": null, "zero_page": null, "thp": null, "load_average": null, "versions": {}},
+  "machine": {"cpu_model": "Test CPU \"X\" @ 3.00GHz", "architecture": null, "logical_cpus": 2, "physical_cores": null, "smt": null, "kernel": "Linux 6.1.0", "libc": "glibc 2.36", "effective_ghz": null, "faults_source": "getrusage(RUSAGE_THREAD)", "page_bytes": null, "cache_line_bytes": null, "zero_page": null, "thp": null, "load_average": null, "versions": {}},
   "instruments": {},
   "rows": [],
   "notes": []
@@ -251,9 +256,10 @@ TEST(ResultsTest, InstrumentSetTwiceKeepsTheLastValue) {
 
 TEST(MachineLineTest, SaysEverythingOnOneLine) {
   EXPECT_EQ(MachineLine(TestMachine()),
-            "machine: Test CPU \"X\" @ 3.00GHz, 2 logical CPUs on 2 cores "
-            "(no SMT), Linux 6.1.0, glibc 2.36, effective clock 3.10 GHz, "
-            "faults from getrusage(RUSAGE_THREAD), 16 KiB pages, no zero page, "
+            "machine: Test CPU \"X\" @ 3.00GHz (aarch64), 2 logical CPUs on 2 "
+            "cores (no SMT), Linux 6.1.0, glibc 2.36, effective clock 3.10 "
+            "GHz, faults from getrusage(RUSAGE_THREAD), 16 KiB pages, 128-byte "
+            "cache lines, no zero page, "
             "THP madvise (2048 KiB inherit=madvise), mTHP 64 KiB always, "
             "load average 0.25; musl 1.2.3, Bazel 4.2.3");
 }
@@ -272,6 +278,16 @@ TEST(MachineLineTest, SaysWhatIsUnknownAndWhy) {
             HasSubstr("effective clock n/a (no inline assembly "
                       "for this CPU)")));
   EXPECT_EQ(line.find('\n'), std::string::npos);
+}
+
+TEST(MachineLineTest, CacheLineUnknownSaysWhy) {
+  MachineInfo machine = TestMachine();
+  machine.cache_line_bytes = 0;
+  machine.cache_line_note = "no coherency_line_size under /sys";
+  EXPECT_THAT(
+      MachineLine(machine),
+      HasSubstr(", 16 KiB pages, cache line n/a (no coherency_line_size "
+                "under /sys), no zero page"));
 }
 
 TEST(MachineLineTest, SmtShows) {
@@ -303,15 +319,19 @@ TEST(DescribeMachineTest, DescribesThisMachine) {
               testing::AnyOf("shared zero page", "no zero page",
                              StartsWith("zero page unknown (")));
   EXPECT_THAT(machine.thp, StartsWith("THP "));
+  EXPECT_EQ(machine.architecture, Architecture());
   EXPECT_THAT(
       MachineLine(machine),
       AllOf(
           StartsWith("machine: "), HasSubstr(machine.libc),
           HasSubstr(
               "effective clock n/a (not measured for this line in a quick run"),
+          StartsWith(absl::StrCat("machine: ", machine.cpu_model, " (",
+                                  Architecture(), "), ")),
           HasSubstr(absl::StrCat(", ", machine.page_bytes / 1024,
-                                 " KiB pages, ", machine.zero_page, ", ",
-                                 machine.thp))));
+                                 " KiB pages, ",
+                                 DescribeCacheLine(ReadCacheLine()), ", ",
+                                 machine.zero_page, ", ", machine.thp))));
 }
 
 std::string ReadFile(const std::string& path) {

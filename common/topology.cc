@@ -69,6 +69,29 @@ absl::StatusOr<std::vector<int>> ReadCpuListFile(const std::string& path) {
   return cpus;
 }
 
+// The CPUs of `online` whose cpu<N>/cpu_capacity is below the largest;
+// empty where any CPU lacks the file (x86 kernels) or all are equal.
+absl::StatusOr<std::vector<int>> SlowerByCapacity(
+    const std::string& cpu_dir, const std::vector<int>& online) {
+  std::vector<std::pair<int, int>> capacities;  // (cpu, capacity)
+  for (int id : online) {
+    const std::string file = absl::StrCat(cpu_dir, "/cpu", id, "/cpu_capacity");
+    if (access(file.c_str(), F_OK) != 0) return std::vector<int>();
+    absl::StatusOr<int> capacity = ReadIntFile(file);
+    if (!capacity.ok()) return capacity.status();
+    capacities.emplace_back(id, *capacity);
+  }
+  int largest = 0;
+  for (const auto& [id, capacity] : capacities) {
+    largest = std::max(largest, capacity);
+  }
+  std::vector<int> slower;
+  for (const auto& [id, capacity] : capacities) {
+    if (capacity < largest) slower.push_back(id);
+  }
+  return slower;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<int>> ParseCpuList(absl::string_view text) {
@@ -222,6 +245,11 @@ absl::StatusOr<Topology> ReadTopology(absl::string_view sys_root) {
           "%sthread_siblings_list: \"%s\" does not include CPU %d itself", dir,
           FormatCpuList(*siblings), id));
     }
+    if (access((dir + "cluster_id").c_str(), F_OK) == 0) {
+      absl::StatusOr<int> cluster = ReadIntFile(dir + "cluster_id");
+      if (!cluster.ok()) return cluster.status();
+      cpu.cluster_id = *cluster;
+    }
     cpu.core_id = *core;
     cpu.package_id = *package;
     cpu.siblings = *std::move(siblings);
@@ -233,7 +261,12 @@ absl::StatusOr<Topology> ReadTopology(absl::string_view sys_root) {
     absl::StatusOr<std::vector<int>> efficiency = ReadCpuListFile(atom);
     if (!efficiency.ok()) return efficiency.status();
     topology.efficiency_cpus = *std::move(efficiency);
+    return topology;
   }
+  // arm64 marks its slower cores by capacity (1024 for the fastest).
+  absl::StatusOr<std::vector<int>> slower = SlowerByCapacity(cpu_dir, *online);
+  if (!slower.ok()) return slower.status();
+  topology.efficiency_cpus = *std::move(slower);
   return topology;
 }
 

@@ -48,6 +48,10 @@ struct Cpu {
   int core_id = 0;            // topology/core_id
   int package_id = 0;         // topology/physical_package_id
   std::vector<int> siblings;  // topology/thread_siblings_list, itself included
+  // topology/cluster_id: the arm64 cluster (a group of cores sharing an L2,
+  // e.g. Apple's performance and efficiency clusters); -1 where the kernel
+  // has no such file or says -1.
+  int cluster_id = -1;
 };
 
 // Topology
@@ -78,17 +82,21 @@ struct Topology {
   // topology do not count).
   int CoresOf(const std::vector<int>& ids) const;
 
-  // Efficiency cores, on a hybrid CPU (Intel's E-cores): the kernel lists
-  // them in /sys/devices/cpu_atom/cpus and the performance cores in
-  // /sys/devices/cpu_core/cpus. Empty elsewhere. A thread on an E-core runs
-  // slower for that reason alone.
+  // Efficiency cores, on a hybrid CPU: Intel's E-cores, which the kernel
+  // lists in /sys/devices/cpu_atom/cpus (the performance cores in
+  // /sys/devices/cpu_core/cpus); on arm64 (Apple Silicon's efficiency
+  // cluster, big.LITTLE), the CPUs whose cpu<N>/cpu_capacity is below the
+  // largest. Empty elsewhere. A thread on an E-core runs slower for that
+  // reason alone.
   std::vector<int> efficiency_cpus;
 };
 
 // ReadTopology()
 //
 // Reads `<sys_root>/devices/system/cpu/online`, each online CPU's
-// topology/ files, and `<sys_root>/devices/cpu_atom/cpus` where it exists.
+// topology/ files (cluster_id where it exists), and
+// `<sys_root>/devices/cpu_atom/cpus` or, without it, each CPU's
+// cpu_capacity where they exist.
 // NotFound or InvalidArgument, with the path, on a tree that lacks or garbles
 // them.
 absl::StatusOr<Topology> ReadTopology(absl::string_view sys_root = "/sys");

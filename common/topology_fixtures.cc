@@ -29,6 +29,10 @@ std::string TopologyFixtureRoot(absl::string_view machine) {
   return absl::StrCat(FixtureDir(), "/", machine);
 }
 
+std::string TopologyFixtureProcRoot(absl::string_view machine) {
+  return absl::StrCat(TopologyFixtureRoot(machine), "/proc");
+}
+
 std::vector<std::string> TopologyFixtures() {
   std::vector<std::string> machines;
   std::error_code error;

@@ -34,6 +34,13 @@ namespace alloclab {
 // tests from the workspace's runfiles root, so that works there too).
 std::string TopologyFixtureRoot(absl::string_view machine);
 
+// TopologyFixtureProcRoot()
+//
+// The `proc_root` of fixture `machine` (its proc/ directory), for the
+// fixtures that have one: those whose page size is not this machine's
+// (apple_m2_vm, graviton3_vm) give their KernelPageSize there.
+std::string TopologyFixtureProcRoot(absl::string_view machine);
+
 // TopologyFixtures()
 //
 // The names of all fixtures, sorted; empty when the directory is missing

@@ -2,7 +2,8 @@
 //
 // Topology is checked against fixture trees of machines this one is not
 // (common/testdata/topology/: a 4-core/8-thread desktop, a 2-socket server
-// with SMT, a 2-vCPU VM with two hot-pluggable CPUs offline), against the
+// with SMT, a 2-vCPU VM with two hot-pluggable CPUs offline, arm64 VMs on
+// Apple Silicon and Graviton), against the
 // real /sys, and against broken trees built in a temporary directory.
 
 #include "common/topology.h"
@@ -57,6 +58,9 @@ TEST_P(FixtureTest, ReadsTheMachine) {
 }
 
 const Expected kMachines[] = {
+    // A Linux VM on Apple Silicon (M2): 4 efficiency then 4 performance
+    // cores in two clusters, one thread each.
+    {"apple_m2_vm", 8, 8, 1, false, {0, 1, 2, 3, 4, 5, 6, 7}},
     // Intel numbering: CPU n and n+4 are the two threads of core n.
     {"desktop_4c8t", 8, 4, 1, true, {0, 1, 2, 3}},
     // Adjacent numbering: CPUs 2k and 2k+1 are the two threads of core k,
@@ -68,6 +72,8 @@ const Expected kMachines[] = {
     // A hybrid desktop: 2 P-cores with two threads each (adjacent
     // numbering), 4 E-cores with one.
     {"desktop_hybrid_2p4e", 8, 6, 1, true, {0, 2, 4, 5, 6, 7}},
+    // A 4-vCPU Graviton3 instance: every vCPU a core of its own.
+    {"graviton3_vm", 4, 4, 1, false, {0, 1, 2, 3}},
     // Core ids 0,1,4,5 in both packages: 8 cores, not 4.
     {"server_2s", 16, 8, 2, true, {0, 1, 2, 3, 4, 5, 6, 7}},
     // The usual 2-vCPU x86 cloud instance: one core's two threads.

@@ -92,7 +92,11 @@ size_t PageBytes() {
   return bytes;
 }
 
-size_t PagesIn(size_t bytes) { return (bytes + PageBytes() - 1) / PageBytes(); }
+size_t PagesIn(size_t bytes) { return PagesIn(bytes, PageBytes()); }
+
+size_t PagesIn(size_t bytes, size_t page_bytes) {
+  return (bytes + page_bytes - 1) / page_bytes;
+}
 
 absl::string_view ZeroPageName(ZeroPage answer) {
   switch (answer) {

@@ -47,8 +47,10 @@ size_t PageBytes();
 
 // PagesIn()
 //
-// How many base pages `bytes` spans from a page boundary (rounded up).
+// How many base pages `bytes` spans from a page boundary (rounded up); with
+// `page_bytes`, in pages of that size (another machine's, e.g. a fixture's).
 size_t PagesIn(size_t bytes);
+size_t PagesIn(size_t bytes, size_t page_bytes);
 
 // ZeroPage
 //

@@ -28,6 +28,7 @@
 #include "absl/strings/strip.h"
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
+#include "common/cpu_facts.h"
 #include "common/faults.h"
 #include "common/internal/launch.h"
 #include "common/syscalls.h"
@@ -373,9 +374,49 @@ std::vector<std::string> ContainerAdvice(const MachineFacts& facts) {
   return advice;
 }
 
+CpuFacts ProbeCpu(const ProbeRoots& roots) {
+  CpuFacts cpu;
+  cpu.architecture = Architecture();
+  cpu.page_bytes = ReadKernelPageBytes(roots.proc_root);
+  // A /proc without smaps (some sandboxes): this process's own page size
+  // answers for this machine, never for a fixture.
+  if (!cpu.page_bytes.ok() && roots.live_probes) cpu.page_bytes = PageBytes();
+  cpu.cache_line = ReadCacheLine(roots.sys_root);
+  cpu.clocksource = ReadClocksource(roots.sys_root);
+  return cpu;
+}
+
+std::string RenderCpuFacts(const CpuFacts& cpu) {
+  std::string page;
+  if (!cpu.page_bytes.ok()) {
+    page =
+        absl::StrCat("page size n/a (", cpu.page_bytes.status().message(), ")");
+  } else if (*cpu.page_bytes % 1024 == 0) {
+    page = absl::StrCat(*cpu.page_bytes / 1024, " KiB pages");
+  } else {
+    page = absl::StrCat(*cpu.page_bytes, "-byte pages");
+  }
+  std::string line = DescribeCacheLine(cpu.cache_line);
+  if (cpu.cache_line.ok())
+    absl::StrAppend(&line, " (", cpu.cache_line->source, ")");
+  std::string clock;
+  if (!cpu.clocksource.ok()) {
+    clock = absl::StrCat("clock source n/a (",
+                         cpu.clocksource.status().message(), ")");
+  } else {
+    // arm64 counts time with its generic timer: there is no TSC to read.
+    clock =
+        absl::StrCat("clock source ", *cpu.clocksource,
+                     *cpu.clocksource == "arch_sys_counter" ? " (no TSC)" : "");
+  }
+  return absl::StrCat("machine:      ", cpu.architecture, ", ", page, ", ",
+                      line, ", ", clock);
+}
+
 MachineFacts GatherFacts(const ProbeRoots& roots) {
   MachineFacts facts;
   facts.topology = ReadTopology(roots.sys_root);
+  facts.cpu = ProbeCpu(roots);
   facts.perf = ProbePerf(roots);
   facts.ptrace = ProbePtrace(roots);
 
@@ -692,6 +733,7 @@ std::string RenderFacts(const MachineFacts& f) {
     lines.push_back(
         absl::StrCat("CPUs:         unknown: ", f.topology.status().message()));
   }
+  lines.push_back(RenderCpuFacts(f.cpu));
   const std::string paranoid =
       f.perf.paranoid.has_value()
           ? absl::StrCat("perf_event_paranoid=", *f.perf.paranoid)

@@ -34,6 +34,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/allocator_probe.h"
+#include "common/cpu_facts.h"
 #include "common/topology.h"
 #include "common/versions.h"
 
@@ -113,12 +114,26 @@ struct ContainerFacts {
   std::optional<double> cpu_quota;  // in CPUs; nullopt: no quota (or unknown)
 };
 
+// CpuFacts
+//
+// The architecture and the sizes a lab's numbers are counted in
+// (common/cpu_facts.h): the base page (KernelPageSize in
+// `<proc_root>/self/smaps`), the cache line (coherency_line_size under
+// `<sys_root>`), and the clock source (arm64 has no TSC).
+struct CpuFacts {
+  std::string architecture;  // uname(2): this binary's machine
+  absl::StatusOr<size_t> page_bytes = absl::UnknownError("not probed");
+  absl::StatusOr<CacheLine> cache_line = absl::UnknownError("not probed");
+  absl::StatusOr<std::string> clocksource = absl::UnknownError("not probed");
+};
+
 // MachineFacts
 //
 // Everything the verdicts are made of. A probe that could not run holds its
 // error, never a guess.
 struct MachineFacts {
   absl::StatusOr<Topology> topology = absl::UnknownError("not probed");
+  CpuFacts cpu;
   PerfFacts perf;
   PtraceFacts ptrace;
   // The zero page and THP, as sentences of common/vm_facts.h, and the two
@@ -142,6 +157,7 @@ MachineFacts GatherFacts(const ProbeRoots& roots);
 
 // The probes, each on its own (GatherFacts() calls them all).
 absl::StatusOr<int> ReadIntFile(const std::string& path);
+CpuFacts ProbeCpu(const ProbeRoots& roots);
 PerfFacts ProbePerf(const ProbeRoots& roots);
 PtraceFacts ProbePtrace(const ProbeRoots& roots);
 PreloadFacts ProbePreload(const ProbeRoots& roots,
@@ -189,6 +205,12 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts);
 // container's line and its advice, and one line per lab with its fix
 // indented below.
 std::string RenderFacts(const MachineFacts& facts);
+
+// RenderCpuFacts()
+//
+// RenderFacts()'s line of CpuFacts: "machine:      aarch64, 16 KiB pages,
+// 128-byte cache lines (sysfs), clock source arch_sys_counter (no TSC)".
+std::string RenderCpuFacts(const CpuFacts& cpu);
 std::string RenderVerdicts(const std::vector<LabVerdict>& verdicts);
 
 }  // namespace alloclab

@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/cpu_facts.h"
 #include "common/refuse_syscall.h"
 #include "common/topology.h"
 #include "common/topology_fixtures.h"
@@ -162,6 +163,45 @@ TEST(GatherFactsTest, MissingFilesAreSaidNotGuessed) {
   EXPECT_THAT(text, HasSubstr("; no Yama"));
   EXPECT_THAT(text,
               HasSubstr("musl-gcc:     missing: musl-gcc is not on PATH"));
+  EXPECT_THAT(text, HasSubstr(", page size n/a (cannot read /nonexistent/"));
+  EXPECT_THAT(text, HasSubstr(", cache line n/a (cannot read /nonexistent/"));
+  EXPECT_THAT(text, HasSubstr(", clock source n/a (cannot read /nonexistent/"));
+}
+
+// The arm64 machines learners have, from their fixtures: the doctor names
+// the architecture (this binary's), the page size, the cache line and the
+// clock, and the Apple Silicon VM's efficiency cluster.
+TEST(GatherFactsTest, Arm64VmsNameTheirPagesLinesAndClock) {
+  struct Shape {
+    const char* machine;
+    const char* sizes;
+  };
+  for (const Shape& shape :
+       {Shape{"apple_m2_vm",
+              ", 16 KiB pages, 128-byte cache lines (sysfs), clock source "
+              "arch_sys_counter (no TSC)"},
+        Shape{"graviton3_vm",
+              ", 64 KiB pages, 64-byte cache lines (sysfs), clock source "
+              "arch_sys_counter (no TSC)"}}) {
+    SCOPED_TRACE(shape.machine);
+    ProbeRoots roots = FixtureRoots();
+    roots.sys_root = TopologyFixtureRoot(shape.machine);
+    roots.proc_root = TopologyFixtureProcRoot(shape.machine);
+    const MachineFacts facts = GatherFacts(roots);
+    EXPECT_THAT(RenderFacts(facts),
+                HasSubstr(absl::StrCat("\nmachine:      ", Architecture(),
+                                       shape.sizes, "\n")));
+  }
+}
+
+TEST(ProbeTest, CpuFactsOfThisMachine) {
+  const CpuFacts cpu = ProbeCpu(ProbeRoots());
+  EXPECT_EQ(cpu.architecture, Architecture());
+  ASSERT_TRUE(cpu.page_bytes.ok()) << cpu.page_bytes.status();
+  EXPECT_EQ(*cpu.page_bytes, static_cast<size_t>(sysconf(_SC_PAGESIZE)));
+  EXPECT_THAT(
+      RenderCpuFacts(cpu),
+      HasSubstr(absl::StrCat("machine:      ", cpu.architecture, ", ")));
 }
 
 TEST(ProbeTest, LiveProbesAnswerOnThisMachine) {

@@ -62,6 +62,20 @@ TEST(PlanTeamsTest, HybridDesktop) {
                           "8: 0-7 (SMT siblings)", "9: 0-7 (oversubscribed)"));
 }
 
+// arm64 VMs have no SMT: no team is marked SMT siblings. On the Apple
+// Silicon VM the first four CPUs are the efficiency cluster, so the teams
+// of 2 and 4 run on E-cores only (the fixture's answer).
+TEST(PlanTeamsTest, AppleSiliconVm) {
+  EXPECT_THAT(Cells("apple_m2_vm"),
+              ElementsAre("1: 0", "2: 0-1", "4: 0-3", "8: 0-7",
+                          "9: 0-7 (oversubscribed)"));
+}
+
+TEST(PlanTeamsTest, GravitonVm) {
+  EXPECT_THAT(Cells("graviton3_vm"), ElementsAre("1: 0", "2: 0-1", "4: 0-3",
+                                                 "5: 0-3 (oversubscribed)"));
+}
+
 TEST(PlanTeamsTest, AnAffinityMaskOfOneCpu) {
   absl::StatusOr<alloclab::Topology> topology =
       alloclab::ReadTopology(alloclab::TopologyFixtureRoot("vm_2c"));

@@ -76,5 +76,27 @@ TEST(PlanRowsTest, HybridDesktop) {
   EXPECT_THAT(plan.notes, ElementsAre()) << absl::StrJoin(plan.notes, "\n");
 }
 
+// arm64 VMs have no SMT: no smt_siblings row anywhere, and the note says
+// why (the fixture's answer). The Apple Silicon VM's distinct_cores pair is
+// in its efficiency cluster (CPUs 0-3).
+TEST(PlanRowsTest, AppleSiliconVm) {
+  const RowPlan plan = Plan("apple_m2_vm");
+  EXPECT_THAT(Rows(plan),
+              ElementsAre("one_thread 0", "distinct_cores 0-1", "same_cpu 0"));
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_THAT(plan.notes[0], HasSubstr("no smt_siblings row"));
+  EXPECT_THAT(plan.notes[0], HasSubstr("no SMT"));
+  EXPECT_FALSE(plan.has_siblings_row);
+}
+
+TEST(PlanRowsTest, GravitonVm) {
+  const RowPlan plan = Plan("graviton3_vm");
+  EXPECT_THAT(Rows(plan),
+              ElementsAre("one_thread 0", "distinct_cores 0-1", "same_cpu 0"));
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_THAT(plan.notes[0], HasSubstr("no smt_siblings row"));
+  EXPECT_FALSE(plan.has_siblings_row);
+}
+
 }  // namespace
 }  // namespace smt_siblings

@@ -334,6 +334,25 @@ TEST_F(ExactPickTest, VmWithoutSmt) {
          "threads";
 }
 
+// arm64 VMs (Apple Silicon, Graviton): one thread per core, so eight and
+// four distinct cores and no pair at all.
+TEST_F(ExactPickTest, Arm64VmsWithoutSmt) {
+  for (const auto& [machine, cores] :
+       {std::pair<const char*, int>{"apple_m2_vm", 8}, {"graviton3_vm", 4}}) {
+    SCOPED_TRACE(machine);
+    const Topology topo = Read(machine);
+    EXPECT_EQ(Cores(topo, AllOnline(topo), cores).size(),
+              static_cast<size_t>(cores));
+    const absl::Status pairs =
+        PickSiblingPairs(topo, AllOnline(topo), 1).status();
+    EXPECT_EQ(pairs.code(), absl::StatusCode::kInvalidArgument)
+        << "PickSiblingPairs() is InvalidArgument on a machine without SMT";
+    EXPECT_THAT(pairs.message(), HasSubstr("no SMT"))
+        << "PickSiblingPairs()'s message says \"no SMT\" when no core has "
+           "two threads";
+  }
+}
+
 // Only the second thread of each core may be used: distinct cores, but no
 // pair.
 TEST_F(ExactPickTest, CpusetWithOneThreadPerCore) {
