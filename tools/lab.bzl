@@ -390,7 +390,10 @@ def lab_tests(
             python_version = "PY3",
             deps = ["//tools:gtest_run"],
             args = args + ["'{}'".format(test) for test in tests],
-            tags = tags,
+            # "known_bad": .ci/run runs these in the plain build only. A
+            # known-bad's one job is to fail the suite; under ASan and TSan
+            # it proves nothing more and costs a sanitized suite binary each.
+            tags = ["known_bad"] + tags,
             data = data,
         )
         xfails.append(":{}_test".format(impl))
@@ -411,7 +414,9 @@ def lab_tests(
             # then shuffled with three seeds): under TSan a suite of
             # property tests takes minutes (jemalloc_adoption's: 217 s).
             size = "large",
-            tags = order_tags + tags,
+            # "order": .ci/run runs these in the plain build only (order is
+            # the same fact under a sanitizer, at several times the cost).
+            tags = ["order"] + order_tags + tags,
             srcs = ["//tools:order_check.py"],
             main = "//tools:order_check.py",
             python_version = "PY3",
