@@ -121,6 +121,14 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
         absl::StrCat("no ", baseline, " rows: nothing to compare with"));
   }
   const auto& base = rows[baseline];
+  // glibc's own rows first: every comparison divides by them, and a bad one
+  // is glibc's to name, whichever allocator the table lists first.
+  for (const auto& [workload, b] : base) {
+    if (absl::Status s = CheckTimings(b->wall_s, "timings"); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(workload, " under ", baseline, ": ", s.message()));
+    }
+  }
 
   struct Candidate {
     std::string allocator;
@@ -135,25 +143,29 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
     const auto& mine = rows[allocator];
     Candidate cand;
     cand.allocator = allocator;
-    std::string excluded;
+    // Why it is no candidate: the first gap in the evidence (a row missing
+    // or unverified), else the workload where it is furthest over budget.
+    // Every row is still compared: a row CompareTimings() refuses makes the
+    // table an error, a non-candidate's too.
+    std::string no_evidence, over_budget;
     double log_sum = 0;
     for (const auto& [workload, b] : base) {
       auto it = mine.find(workload);
       if (it == mine.end()) {
-        excluded = absl::StrCat("no row for ", workload);
-        break;
+        if (no_evidence.empty()) {
+          no_evidence = absl::StrCat("no row for ", workload);
+        }
+        continue;
       }
       const Measurement& m = *it->second;
-      if (!m.verified) {
-        excluded = absl::StrCat("its ", workload,
-                                " row is not verified (malloc may have been "
-                                "glibc's)");
-        break;
+      if (!m.verified && no_evidence.empty()) {
+        no_evidence = absl::StrCat("its ", workload,
+                                   " row is not verified (malloc may have "
+                                   "been glibc's)");
       }
-      // Over the budget: the reason names the workload where it is worst.
       const double memory = m.peak_rss_kib / b->peak_rss_kib;
       if (memory > budget_ratio && memory > cand.worst_memory) {
-        excluded =
+        over_budget =
             absl::StrFormat("peak RSS %.2fx %s's on %s, over the %.2fx budget",
                             memory, baseline, workload, budget_ratio);
       }
@@ -171,6 +183,8 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
                             c->ratio, c->ci_low, c->ci_high));
       }
     }
+    const std::string& excluded =
+        no_evidence.empty() ? over_budget : no_evidence;
     if (!excluded.empty()) {
       rec.reasons.push_back(
           absl::StrCat(allocator, ": not a candidate, ", excluded, "."));
@@ -204,7 +218,11 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
   };
   const Candidate* chosen = nullptr;
   for (const Candidate& c : candidates) {
-    if (eligible(c) && (chosen == nullptr || c.geomean < chosen->geomean)) {
+    // Equal times (repeated timings give exactly equal ones) go to the
+    // first name, so that the order of the rows cannot decide.
+    if (eligible(c) &&
+        (chosen == nullptr || c.geomean < chosen->geomean ||
+         (c.geomean == chosen->geomean && c.allocator < chosen->allocator))) {
       chosen = &c;
     }
   }

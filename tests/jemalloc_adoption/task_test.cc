@@ -13,10 +13,12 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -894,6 +896,368 @@ TEST(RecommendPropertyTest, IndependentOfRowOrder) {
         }
         return "";
       });
+}
+
+// Edges, systematically: each promise at and just past the boundaries it
+// implies, for every allocator and not only glibc. Small sets of timings
+// keep each comparison cheap (the suite runs under TSan too).
+
+// What CompareTimings() may not take: non-positive and non-finite numbers.
+std::vector<double> NotTimings() {
+  const double inf = std::numeric_limits<double>::infinity();
+  return {0.0, -0.0, -1.0, -inf, inf, std::nan("")};
+}
+
+// task.h: InvalidArgument when "a timing is not a positive finite number",
+// in either set, wherever it is; and when a set has fewer than
+// kMinRepetitions. Five timings a set, so that one dropped leaves enough.
+TEST(CompareTimingsEdgeTest, RefusesEveryBadTimingInEitherSet) {
+  for (double bad : NotTimings()) {
+    for (size_t at : {0, 2, 4}) {
+      Timings with_bad = kSlow;
+      with_bad[at] = bad;
+      EXPECT_EQ(CompareTimings(with_bad, kFast, 1).status().code(),
+                absl::StatusCode::kInvalidArgument)
+          << "a timing that is not a positive finite number is "
+          << "InvalidArgument: candidate timing " << bad << " at " << at
+          << " of 5";
+      EXPECT_EQ(CompareTimings(kFast, with_bad, 1).status().code(),
+                absl::StatusCode::kInvalidArgument)
+          << "a timing that is not a positive finite number is "
+          << "InvalidArgument: baseline timing " << bad << " at " << at
+          << " of 5";
+    }
+  }
+  for (int n = 0; n < kMinRepetitions; ++n) {
+    const Timings few(static_cast<size_t>(n), 1.0);
+    EXPECT_EQ(CompareTimings(few, kSlow, 1).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << "fewer than kMinRepetitions (" << kMinRepetitions
+        << ") timings is InvalidArgument: " << n << " candidate timings";
+    EXPECT_EQ(CompareTimings(kSlow, few, 1).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << "fewer than kMinRepetitions (" << kMinRepetitions
+        << ") timings is InvalidArgument: " << n << " baseline timings";
+  }
+}
+
+// Every multiset of `size` timings from {0.9, 1.0, 1.1}.
+std::vector<Timings> RepeatedSets(size_t size) {
+  std::vector<Timings> sets;
+  for (size_t low = 0; low <= size; ++low) {
+    for (size_t mid = 0; low + mid <= size; ++mid) {
+      Timings t(low, 0.9);
+      t.insert(t.end(), mid, 1.0);
+      t.insert(t.end(), size - low - mid, 1.1);
+      sets.push_back(t);
+    }
+  }
+  return sets;
+}
+
+// Repeated timings, as a coarse clock or a steady machine gives them: the
+// resampled medians repeat too, and the interval's ends land on exact
+// ratios, 1.0 among them. task.h's verdicts are of the closed interval:
+// "faster" only when it lies wholly below 1, so never when it ends at 1.0;
+// likewise "slower". Every multiset of 3 and of 5 timings from {0.9, 1.0,
+// 1.1} against three and five repeated 1.0s, both ways round.
+TEST(CompareTimingsEdgeTest, RepeatedTimingsAndIntervalsEndingAtOne) {
+  int wrong = 0;
+  int ends_at_one = 0;
+  for (size_t size : {3, 5}) {
+    for (const Timings& set : RepeatedSets(size)) {
+      for (size_t base_size : {3, 5}) {
+        const Timings ones(base_size, 1.0);
+        for (bool swap : {false, true}) {
+          const Timings& a = swap ? ones : set;
+          const Timings& b = swap ? set : ones;
+          absl::StatusOr<Comparison> c = CompareTimings(a, b, 1);
+          ASSERT_TRUE(c.ok())
+              << "CompareTimings() refused positive timings: " << c.status();
+          ends_at_one += c->ci_low == 1.0 || c->ci_high == 1.0;
+          const Verdict want = c->ci_high < 1  ? Verdict::kFaster
+                               : c->ci_low > 1 ? Verdict::kSlower
+                                               : Verdict::kNoClearDifference;
+          if (c->verdict != want && wrong++ < 3) {
+            ADD_FAILURE() << "kFaster: the interval lies wholly below 1, "
+                          << "kSlower: wholly above, else no clear difference "
+                          << "(task.h); {" << absl::StrJoin(a, ", ")
+                          << "} against {" << absl::StrJoin(b, ", ")
+                          << "} gave " << testing::PrintToString(*c);
+          }
+          ExpectSaneInterval(*c, a, b);
+          EXPECT_NEAR(c->ratio, Median(a) / Median(b), 1e-12)
+              << "`ratio` is median(candidate) / median(baseline)";
+        }
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0) << wrong << " verdicts were not their interval's";
+  // Equal sets: any interval within what the data allow is [1, 1].
+  absl::StatusOr<Comparison> same = CompareTimings({1, 1, 1}, {1, 1, 1}, 1);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->verdict, Verdict::kNoClearDifference)
+      << "equal timings: the interval [1, 1] contains 1, no clear difference; "
+      << testing::PrintToString(*same);
+  EXPECT_GE(ends_at_one, 1) << "setup: no interval ended at exactly 1.0";
+}
+
+// The same edge where it decides: a row whose interval ends at exactly 1.0
+// is no clear win, so glibc stays (property 3), unless that interval lies
+// below 1.
+TEST(RecommendEdgeTest, AnIntervalEndingAtOneIsNoClearWin) {
+  const Timings glibc = {1, 1, 1, 1, 1};
+  const Timings jemalloc = {0.9, 0.9, 0.9, 1, 1};
+  absl::StatusOr<Comparison> c = CompareTimings(jemalloc, glibc, 1);
+  ASSERT_TRUE(c.ok()) << c.status();
+  std::vector<Measurement> table = {{"treemap", "jemalloc", jemalloc, 1, true},
+                                    {"treemap", "glibc", glibc, 1, true}};
+  absl::StatusOr<Recommendation> rec = Recommend(table);
+  ASSERT_TRUE(rec.ok()) << rec.status();
+  const std::string want = c->ci_high < 1 ? "jemalloc" : "glibc";
+  EXPECT_EQ(rec->allocator.value_or("nothing"), want)
+      << "property 3: no switch without a clear win, and a clear win is "
+      << "faster (an interval wholly below 1) somewhere: jemalloc's interval "
+      << "is " << testing::PrintToString(*c) << "; "
+      << testing::PrintToString(*rec);
+}
+
+// Property 1 and 6 for every allocator, glibc too, in every way of not
+// being a candidate (an unverified row, over the budget, a row missing), on
+// the first workload and on the last: the excluded allocator is clearly
+// faster than glibc (a tempting choice), never recommended, and named.
+TEST(RecommendEdgeTest, EveryAllocatorInEveryExclusion) {
+  const std::vector<std::string> all = {"glibc", "jemalloc", "tcmalloc",
+                                        "mimalloc"};
+  for (const std::string& excluded : all) {
+    const bool baseline = excluded == kBaseline;
+    for (const std::string how : {"unverified", "over budget", "missing"}) {
+      if (baseline && how == std::string("missing")) continue;  // defines
+      for (const std::string where : {"churn", "treemap"}) {
+        std::vector<Measurement> table;
+        double budget = kMemoryBudgetRatio;
+        for (const std::string w : {"churn", "treemap"}) {
+          for (const std::string& a : all) {
+            Measurement m = Row(w, a, a == excluded ? 0.5 : 1.0, 80000);
+            if (a == kBaseline) m.peak_rss_kib = 100000;
+            if (a == excluded && w == where) {
+              if (how == std::string("missing")) continue;
+              if (how == std::string("unverified")) m.verified = false;
+              if (how == std::string("over budget")) {
+                if (baseline) {
+                  budget = 0.9;  // glibc's own 1.0x is over it
+                } else {
+                  m.peak_rss_kib = 100000 * kMemoryBudgetRatio * 1.01;
+                }
+              }
+            }
+            table.push_back(m);
+          }
+        }
+        absl::StatusOr<Recommendation> rec = Recommend(table, budget);
+        ASSERT_TRUE(rec.ok()) << rec.status();
+        const std::string what =
+            absl::StrCat(excluded, " ", how, " on ", where, " (budget ", budget,
+                         "): ", testing::PrintToString(*rec));
+        EXPECT_TRUE(rec->allocator.has_value())
+            << "property 2: the others are candidates; " << what;
+        EXPECT_NE(rec->allocator.value_or(""), excluded)
+            << "property 1: the recommendation is always a candidate (a "
+            << "verified row for every workload glibc has, each within the "
+            << "budget); " << what;
+        EXPECT_TRUE(ReasonsMention(*rec, excluded))
+            << "property 6: every allocator of the table is named in a "
+            << "reason; " << what;
+      }
+    }
+  }
+  // glibc alone, one row unverified: no candidate at all.
+  std::vector<Measurement> alone = {Row("churn", "glibc", 1, 100000),
+                                    Row("treemap", "glibc", 1, 100000, false)};
+  absl::StatusOr<Recommendation> rec = Recommend(alone);
+  ASSERT_TRUE(rec.ok()) << rec.status();
+  EXPECT_FALSE(rec->allocator.has_value())
+      << "property 2: nullopt exactly when there is no candidate; glibc's "
+      << "treemap row is unverified: " << testing::PrintToString(*rec);
+  EXPECT_TRUE(!rec->reasons.empty() &&
+              absl::StrContains(absl::AsciiStrToLower(rec->reasons.front()),
+                                "nothing fits"))
+      << "property 2: then the first reason says \"nothing fits\"; "
+      << testing::PrintToString(*rec);
+}
+
+// Property 9 for every allocator, glibc too, candidate or not (over the
+// budget, unverified, missing its other row), for each kind of row
+// CompareTimings() refuses, on the last workload, with glibc's rows listed
+// last: InvalidArgument, and the message names the row (its allocator and
+// its workload).
+TEST(RecommendEdgeTest, RefusesEveryBadRowOfEveryAllocator) {
+  std::vector<std::pair<std::string, Timings>> bad_rows = {
+      {"too few", Timings(kMinRepetitions - 1, 1.0)}};
+  for (double bad :
+       {0.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    Timings t = Around(1.0);
+    t[2] = bad;
+    bad_rows.emplace_back(absl::StrCat("timing ", bad), t);
+  }
+  for (const std::string& bad_one :
+       {std::string(kBaseline), kOthers[0], kOthers[1], kOthers[2]}) {
+    const std::string other = bad_one == kBaseline ? kOthers[0] : bad_one;
+    for (const std::string status :
+         {"candidate", "over budget", "unverified", "missing"}) {
+      if (bad_one == kBaseline && status == std::string("missing")) continue;
+      for (const auto& [kind, timings] : bad_rows) {
+        std::vector<Measurement> table;
+        double budget = kMemoryBudgetRatio;
+        for (const std::string& a : {other, std::string(kBaseline)}) {
+          for (const std::string w : {"churn", "treemap"}) {
+            Measurement m = Row(w, a, 1.0, 100000);
+            const bool is_bad = a == bad_one && w == "treemap";
+            if (is_bad) m.wall_s = timings;
+            if (a == bad_one && status == std::string("over budget")) {
+              if (a == kBaseline)
+                budget = 0.9;
+              else
+                m.peak_rss_kib = 200000;
+            }
+            if (is_bad && status == std::string("unverified")) {
+              m.verified = false;
+            }
+            if (a == bad_one && w == "churn" &&
+                status == std::string("missing")) {
+              continue;
+            }
+            table.push_back(m);
+          }
+        }
+        const absl::Status s = Recommend(table, budget).status();
+        EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument)
+            << "property 9: InvalidArgument when CompareTimings() refuses a "
+            << "row; " << bad_one << "'s treemap row (" << kind << "), "
+            << bad_one << " " << status << ": " << s;
+        EXPECT_TRUE(absl::StrContains(s.message(), bad_one) &&
+                    absl::StrContains(s.message(), "treemap"))
+            << "property 9: the message names the row CompareTimings() "
+            << "refused, " << bad_one << "'s treemap row (" << kind << "), "
+            << bad_one << " " << status << ": " << s;
+      }
+    }
+  }
+}
+
+// Property 9 for every allocator: a workload twice, the same row or
+// another, is InvalidArgument whoever's it is.
+TEST(RecommendEdgeTest, AWorkloadTwiceIsAnErrorForEveryAllocator) {
+  for (const std::string& twice :
+       {std::string(kBaseline), kOthers[0], kOthers[1], kOthers[2]}) {
+    for (double second_median : {1.0, 0.5}) {
+      std::vector<Measurement> table = {Row("churn", "glibc", 1, 100000),
+                                        Row("treemap", "glibc", 1, 100000)};
+      for (const std::string& a : kOthers) {
+        table.push_back(Row("churn", a, 1, 100000));
+        table.push_back(Row("treemap", a, 1, 100000));
+      }
+      table.push_back(Row("churn", twice, second_median, 100000));
+      EXPECT_EQ(Recommend(table).status().code(),
+                absl::StatusCode::kInvalidArgument)
+          << "property 9: a workload twice for one allocator is "
+          << "InvalidArgument; churn twice under " << twice
+          << " (the second median " << second_median << ")";
+    }
+  }
+}
+
+// Property 8 where the rows cannot break the tie: two allocators with the
+// same timings, both clear wins, in every order of the allocators' rows.
+TEST(RecommendEdgeTest, TwinsDoNotLetTheRowOrderDecide) {
+  for (size_t i = 0; i < kOthers.size(); ++i) {
+    for (size_t j = i + 1; j < kOthers.size(); ++j) {
+      std::vector<std::string> order = {std::string(kBaseline), kOthers[i],
+                                        kOthers[j]};
+      std::sort(order.begin(), order.end());
+      std::optional<Recommendation> first;
+      do {
+        std::vector<Measurement> table;
+        for (const std::string& a : order) {
+          table.push_back(Row("treemap", a, a == kBaseline ? 1.0 : 0.6, 1));
+        }
+        absl::StatusOr<Recommendation> rec = Recommend(table);
+        ASSERT_TRUE(rec.ok()) << rec.status();
+        std::sort(rec->reasons.begin(), rec->reasons.end());
+        if (!first.has_value()) {
+          first = *rec;
+          continue;
+        }
+        EXPECT_TRUE(rec->allocator == first->allocator &&
+                    rec->reasons == first->reasons)
+            << "property 8: any order of the same rows gives the same "
+            << "recommendation and reasons; " << kOthers[i] << " and "
+            << kOthers[j] << " have the same timings; rows in the order "
+            << absl::StrJoin(order, ", ") << " gave "
+            << testing::PrintToString(*rec) << "\nanother order "
+            << testing::PrintToString(*first);
+      } while (std::next_permutation(order.begin(), order.end()));
+    }
+  }
+}
+
+// Twelve distinct timings around `median`, within 10%.
+Timings Distinct(std::mt19937_64& rng, double median) {
+  Timings t;
+  for (int i = 0; i < 12; ++i) t.push_back(median * Uniform(rng, 0.9, 1.1));
+  return t;
+}
+
+// "Its verdicts are those of CompareTimings(its wall_s, kBaseline's wall_s,
+// `seed`)": the seed given, on every workload. Tables whose every verdict is
+// on a knife's edge for that seed: jemalloc's timings scaled so that its
+// interval, at `seed`, ends 1e-9 above 1 on each of one to three workloads.
+// No workload is then faster and glibc must stay (property 3); with another
+// seed each interval ends a little lower or higher, and about half of them
+// would be clearly faster, a clear win. A Recommend() that gives any
+// workload another seed (seed + its index, a hash of its name) recommends
+// jemalloc on most of these tables. The suite computes the verdicts with the
+// seed itself, so that any method passes whose Recommend() follows its own
+// CompareTimings().
+TEST(RecommendEdgeTest, EveryVerdictIsOfTheSeedGiven) {
+  std::mt19937_64 rng(2022);
+  int wrong = 0;
+  int on_edge = 0;
+  const int kTables = 15;
+  for (int i = 0; i < kTables; ++i) {
+    const uint64_t seed = 1 + rng() % 1000;
+    const size_t workloads = 1 + i % 3;
+    std::vector<Measurement> table;
+    bool none_faster = true;
+    for (size_t w = 0; w < workloads; ++w) {
+      const std::string& name = kWorkloads[(w + i) % kWorkloads.size()];
+      const Timings base = Distinct(rng, 1.0);
+      Timings mine = Distinct(rng, 0.95);
+      absl::StatusOr<Comparison> c = CompareTimings(mine, base, seed);
+      ASSERT_TRUE(c.ok()) << c.status();
+      for (double& t : mine) t *= (1 + 1e-9) / c->ci_high;
+      absl::StatusOr<Comparison> edge = CompareTimings(mine, base, seed);
+      ASSERT_TRUE(edge.ok()) << edge.status();
+      none_faster &= edge->verdict != Verdict::kFaster;
+      table.push_back(Measurement{name, "glibc", base, 100000, true});
+      table.push_back(Measurement{name, "jemalloc", mine, 100000, true});
+    }
+    if (!none_faster) continue;
+    ++on_edge;
+    absl::StatusOr<Recommendation> rec = Recommend(table, 1.25, seed);
+    ASSERT_TRUE(rec.ok()) << rec.status();
+    if (rec->allocator != std::string(kBaseline) && wrong++ < 2) {
+      ADD_FAILURE() << "property 3: glibc stays without a clear win; "
+                    << "jemalloc's verdicts, CompareTimings(its wall_s, "
+                    << "glibc's wall_s, seed " << seed << "), are no faster "
+                    << "on any of its " << workloads << " workloads (task.h "
+                    << "defines the verdicts with `seed`): "
+                    << testing::PrintToString(*rec);
+    }
+  }
+  EXPECT_EQ(wrong, 0) << "property 3 broken on " << wrong << " of " << on_edge
+                      << " tables";
+  EXPECT_GE(on_edge, kTables / 2) << "setup: too few tables on the edge";
 }
 
 }  // namespace

@@ -3,26 +3,37 @@
 // The suite of lab smt_siblings, written against task.h only. Placement is
 // checked on every topology fixture (common/testdata/topology: Intel and
 // adjacent sibling numbering, an offline CPU, two sockets, a VM without
-// SMT) and on this machine; the diagnosis on the allocator article's
-// numbers, at the edges task.h fixes, and by its properties on 20,000
-// generated pairs of ratios (a fixed seed). Nothing here is timed.
+// SMT) and on this machine, and exactly, on every cpuset of those
+// machines and of three built here (sockets that interleave, ids and cores
+// with gaps, four threads a core), with the refusals' counts; the diagnosis
+// on the allocator article's numbers, at and just past every edge task.h
+// fixes, on a grid of ratios on both sides of each, for every kind of
+// non-ratio in either argument, and by its properties on 20,000 generated
+// pairs of ratios (a fixed seed). Nothing here is timed.
 
 #include "labs/smt_siblings/task.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/topology.h"
 #include "common/topology_fixtures.h"
@@ -367,6 +378,280 @@ TEST_F(ExactPickTest, CpusetWithOneThreadPerCore) {
          "message must not say \"no SMT\"";
 }
 
+// Machines no fixture of common/testdata has, built here: Topology is plain
+// data. Each CPU is (id, package, core id); its thread_siblings_list is
+// every CPU of its (package, core), itself included, as the kernel writes
+// it.
+struct CpuAt {
+  int id, package, core;
+};
+
+Topology Machine(const std::vector<CpuAt>& cpus) {
+  Topology topo;
+  for (const CpuAt& at : cpus) {
+    Cpu cpu;
+    cpu.id = at.id;
+    cpu.package_id = at.package;
+    cpu.core_id = at.core;
+    for (const CpuAt& other : cpus) {
+      if (other.package == at.package && other.core == at.core) {
+        cpu.siblings.push_back(other.id);
+      }
+    }
+    std::sort(cpu.siblings.begin(), cpu.siblings.end());
+    topo.cpus.push_back(cpu);
+  }
+  std::sort(topo.cpus.begin(), topo.cpus.end(),
+            [](const Cpu& a, const Cpu& b) { return a.id < b.id; });
+  return topo;
+}
+
+// Two sockets whose CPUs alternate, as many servers' BIOSes number them:
+// even CPUs on package 0, odd on package 1, the second threads from 8 on.
+// The cores' lowest CPUs, by id, are not in (package, core) order.
+Topology InterleavedSockets() {
+  std::vector<CpuAt> cpus;
+  for (int id = 0; id < 16; ++id) cpus.push_back({id, id % 2, (id / 2) % 4});
+  return Machine(cpus);
+}
+
+// Nothing contiguous: CPU ids with gaps (1, 4, 5, 8 offline), core ids 0,
+// 4, 8 and 12, packages 0 and 3, and the lowest CPUs on the highest
+// (package, core).
+Topology NonContiguous() {
+  return Machine({{0, 3, 12},
+                  {2, 3, 4},
+                  {3, 0, 8},
+                  {6, 0, 0},
+                  {7, 3, 12},
+                  {9, 0, 8},
+                  {10, 0, 0},
+                  {11, 3, 4}});
+}
+
+// SMT4 (POWER, Xeon Phi): four threads a core, numbered adjacently.
+Topology FourThreadsACore() {
+  std::vector<CpuAt> cpus;
+  for (int id = 0; id < 12; ++id) cpus.push_back({id, 0, id / 4});
+  return Machine(cpus);
+}
+
+// The machines every cpuset is tried on: the fixtures and the three above.
+std::vector<std::pair<std::string, Topology>> EveryMachine() {
+  std::vector<std::pair<std::string, Topology>> machines = {
+      {"interleaved_sockets", InterleavedSockets()},
+      {"non_contiguous", NonContiguous()},
+      {"four_threads_a_core", FourThreadsACore()},
+  };
+  for (const std::string& name : alloclab::TopologyFixtures()) {
+    absl::StatusOr<Topology> topo =
+        alloclab::ReadTopology(alloclab::TopologyFixtureRoot(name));
+    EXPECT_TRUE(topo.ok()) << name << ": " << topo.status();
+    if (topo.ok()) machines.emplace_back(name, *topo);
+  }
+  return machines;
+}
+
+// What task.h's words give, computed the plain way, for a cpuset: each
+// core's allowed online CPUs, lowest id first.
+std::map<std::pair<int, int>, std::vector<int>> AllowedByCore(
+    const Topology& topo, const std::vector<int>& allowed) {
+  std::map<std::pair<int, int>, std::vector<int>> cores;
+  for (const Cpu& cpu : topo.cpus) {
+    if (std::find(allowed.begin(), allowed.end(), cpu.id) != allowed.end()) {
+      cores[{cpu.package_id, cpu.core_id}].push_back(cpu.id);
+    }
+  }
+  return cores;
+}
+
+// The distinct-core pick task.h asks for, all of it: the lowest allowed CPU
+// of each core, lowest ids first.
+std::vector<int> ExpectedCores(const Topology& topo,
+                               const std::vector<int>& allowed) {
+  std::vector<int> firsts;
+  for (const auto& [core, ids] : AllowedByCore(topo, allowed)) {
+    firsts.push_back(*std::min_element(ids.begin(), ids.end()));
+  }
+  std::sort(firsts.begin(), firsts.end());
+  return firsts;
+}
+
+// The pairs: on each core with two allowed threads, its two lowest allowed
+// CPUs (lowest ids first), in order of their first CPU.
+std::vector<std::pair<int, int>> ExpectedPairs(
+    const Topology& topo, const std::vector<int>& allowed) {
+  std::vector<std::pair<int, int>> pairs;
+  for (auto [core, ids] : AllowedByCore(topo, allowed)) {
+    std::sort(ids.begin(), ids.end());
+    if (ids.size() >= 2) pairs.emplace_back(ids[0], ids[1]);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+// Whether `message` says the count `k`: the number on its own (not a digit
+// of another number), or for 0 and 1 in words.
+bool SaysHowMany(absl::string_view message, size_t k) {
+  const std::string text(message);
+  const std::string digits = std::to_string(k);
+  for (size_t at = text.find(digits); at != std::string::npos;
+       at = text.find(digits, at + 1)) {
+    const bool starts = at == 0 || !std::isdigit(text[at - 1]);
+    const size_t end = at + digits.size();
+    if (starts && (end == text.size() || !std::isdigit(text[end]))) {
+      return true;
+    }
+  }
+  const std::string lower = absl::AsciiStrToLower(text);
+  if (k == 0) {
+    return absl::StrContains(lower, "no ") || absl::StrContains(lower, "none");
+  }
+  return k == 1 && absl::StrContains(lower, "one");
+}
+
+// The cpusets tried on a machine: every subset of its online CPUs when
+// there are at most 8, else 300 drawn with a fixed seed, and all of them.
+std::vector<std::vector<int>> Cpusets(const Topology& topo) {
+  const std::vector<int> ids = AllOnline(topo);
+  std::vector<std::vector<int>> sets;
+  auto subset = [&ids](uint64_t mask) {
+    std::vector<int> set;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (mask >> i & 1) set.push_back(ids[i]);
+    }
+    return set;
+  };
+  if (ids.size() <= 8) {
+    for (uint64_t mask = 1; mask < (uint64_t{1} << ids.size()); ++mask) {
+      sets.push_back(subset(mask));
+    }
+    return sets;
+  }
+  std::mt19937_64 rng(22);
+  for (int i = 0; i < 300; ++i) sets.push_back(subset(rng()));
+  sets.push_back(ids);
+  return sets;
+}
+
+// Every cpuset of every machine, every n from 1 to one past what it has:
+// the exact pick task.h describes (each core's lowest allowed CPU, the
+// lowest ids first, in increasing order), and past it InvalidArgument with
+// the count of cores that have an allowed CPU.
+TEST(EveryCpusetTest, DistinctCoresAreTheLowestAndTheRefusalCounts) {
+  int wrong = 0;
+  for (const auto& [name, topo] : EveryMachine()) {
+    for (const std::vector<int>& allowed : Cpusets(topo)) {
+      const std::vector<int> all = ExpectedCores(topo, allowed);
+      const std::string where =
+          absl::StrCat(name, ", allowed ", alloclab::FormatCpuList(allowed));
+      for (int n = 1; n <= static_cast<int>(all.size()) + 1; ++n) {
+        absl::StatusOr<std::vector<int>> got =
+            PickDistinctCores(topo, allowed, n);
+        if (n > static_cast<int>(all.size())) {
+          if ((got.status().code() != absl::StatusCode::kInvalidArgument ||
+               !SaysHowMany(got.status().message(), all.size())) &&
+              wrong++ < 3) {
+            ADD_FAILURE()
+                << "PickDistinctCores(n) is InvalidArgument when fewer than "
+                << "n cores have an allowed CPU (the message says how many "
+                << "do: " << all.size() << "); " << where << ", n = " << n
+                << ": " << got.status();
+          }
+          continue;
+        }
+        const std::vector<int> want(all.begin(), all.begin() + n);
+        if ((!got.ok() || *got != want) && wrong++ < 3) {
+          ADD_FAILURE() << "PickDistinctCores(): n CPUs on distinct cores, "
+                        << "allowed, in increasing order, lowest ids first; "
+                        << where << ", n = " << n << ": want "
+                        << testing::PrintToString(want) << ", got "
+                        << (got.ok() ? testing::PrintToString(*got)
+                                     : got.status().ToString());
+        }
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0) << "PickDistinctCores() wrong on " << wrong
+                      << " (machine, cpuset, n)";
+}
+
+// The same for the pairs: the exact pairs, and past them InvalidArgument
+// with the count of cores that have two allowed CPUs ("no SMT" when the
+// machine has none).
+TEST(EveryCpusetTest, SiblingPairsAreTheLowestAndTheRefusalCounts) {
+  int wrong = 0;
+  for (const auto& [name, topo] : EveryMachine()) {
+    for (const std::vector<int>& allowed : Cpusets(topo)) {
+      const std::vector<std::pair<int, int>> all = ExpectedPairs(topo, allowed);
+      const std::string where =
+          absl::StrCat(name, ", allowed ", alloclab::FormatCpuList(allowed));
+      for (int n = 1; n <= static_cast<int>(all.size()) + 1; ++n) {
+        absl::StatusOr<std::vector<std::pair<int, int>>> got =
+            PickSiblingPairs(topo, allowed, n);
+        if (n > static_cast<int>(all.size())) {
+          const absl::string_view message = got.status().message();
+          const bool says = topo.smt()
+                                ? SaysHowMany(message, all.size()) &&
+                                      !absl::StrContains(message, "no SMT")
+                                : absl::StrContains(message, "no SMT");
+          if ((got.status().code() != absl::StatusCode::kInvalidArgument ||
+               !says) &&
+              wrong++ < 3) {
+            ADD_FAILURE()
+                << "PickSiblingPairs(n) is InvalidArgument when fewer than n "
+                << "cores have two allowed CPUs (the message says how many "
+                << "do: " << all.size() << ", and \"no SMT\" only when no "
+                << "core has two threads at all); " << where << ", n = " << n
+                << ": " << got.status();
+          }
+          continue;
+        }
+        const std::vector<std::pair<int, int>> want(all.begin(),
+                                                    all.begin() + n);
+        if ((!got.ok() || *got != want) && wrong++ < 3) {
+          ADD_FAILURE() << "PickSiblingPairs(): n pairs of allowed siblings "
+                        << "on n cores, in order of their first CPU, each in "
+                        << "increasing order, lowest ids first; " << where
+                        << ", n = " << n << ": want "
+                        << testing::PrintToString(want) << ", got "
+                        << (got.ok() ? testing::PrintToString(*got)
+                                     : got.status().ToString());
+        }
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0) << "PickSiblingPairs() wrong on " << wrong
+                      << " (machine, cpuset, n)";
+}
+
+// The machines above, by name, all CPUs allowed: what a reader checks by
+// eye.
+TEST_F(ExactPickTest, InterleavedSockets) {
+  const Topology topo = InterleavedSockets();
+  EXPECT_THAT(Cores(topo, AllOnline(topo), 3), ElementsAre(0, 1, 2))
+      << "lowest ids first: CPUs 0, 1 and 2 are on three cores (packages 0, "
+         "1, 0), whatever the order of (package, core)";
+  EXPECT_THAT(Pairs(topo, AllOnline(topo), 2),
+              ElementsAre(Pair(0, 8), Pair(1, 9)));
+}
+
+TEST_F(ExactPickTest, NonContiguous) {
+  const Topology topo = NonContiguous();
+  EXPECT_THAT(Cores(topo, AllOnline(topo), 2), ElementsAre(0, 2));
+  EXPECT_THAT(Pairs(topo, AllOnline(topo), 2),
+              ElementsAre(Pair(0, 7), Pair(2, 11)));
+}
+
+TEST_F(ExactPickTest, FourThreadsACore) {
+  const Topology topo = FourThreadsACore();
+  EXPECT_THAT(Pairs(topo, AllOnline(topo), 3),
+              ElementsAre(Pair(0, 1), Pair(4, 5), Pair(8, 9)))
+      << "each pair the lowest ids of its core";
+  EXPECT_THAT(Pairs(topo, {1, 2, 3, 5, 7, 8}, 1), ElementsAre(Pair(1, 2)))
+      << "CPU 0 not allowed: its core's pair is 1 and 2";
+}
+
 // The verdicts in task.h's order, mildest first: property 7's order.
 int Severity(Slowdown s) { return static_cast<int>(s); }
 
@@ -661,6 +946,168 @@ TEST(ClassifyPropertyTest, Monotonic) {
     }
   }
   EXPECT_EQ(wrong, 0) << "property 7 broken " << wrong << " times";
+}
+
+// Property 3 on a grid rather than a draw: r inside each noise band (where
+// the design chooses, but must choose by r alone), just past each edge and
+// in between, each tried with 90 clock ratios from 0.25 to 8 (both sides of
+// 1, every tolerance edge). The r just past an edge are 1e-9 from it, far
+// beyond what rounding t / c can move, so that any way of writing the rule
+// gives one verdict per r; r exactly at an edge is tried with clock ratios
+// that are powers of two, for which t = r * c and t / c are exact.
+TEST(ClassifyEdgeTest, OnlyWhatTheClockLeavesCountsOnAGrid) {
+  const double tol = 1 + kRatioTolerance;
+  const double edges[] = {1.0, tol, kSharingBound, kSharingBound * tol};
+  std::vector<double> rs = {0.3, 0.5, 0.8, 1.5, 1.8, 3.0, 5.0};
+  for (int k = 1; k < 16; ++k) {
+    rs.push_back(1 + kRatioTolerance * k / 16);                    // band 1
+    rs.push_back(kSharingBound * (1 + kRatioTolerance * k / 16));  // band 2
+  }
+  for (double edge : edges) {
+    for (double f : {1 - 1e-3, 1 - 1e-9, 1 + 1e-9, 1 + 1e-3}) {
+      rs.push_back(edge * f);
+    }
+  }
+  std::vector<double> cs;
+  for (int k = -32; k <= 48; ++k) cs.push_back(std::pow(2.0, k / 16.0));
+  for (double edge : edges) {
+    for (double f : {1 - 1e-9, 1.0, 1 + 1e-9}) cs.push_back(edge * f);
+  }
+  int wrong = 0;
+  auto expect_one_verdict = [&wrong, tol](double r,
+                                          const std::vector<double>& clocks) {
+    std::optional<Slowdown> first;
+    double first_c = 0;
+    for (double c : clocks) {
+      const double t = r * c;
+      if (t <= tol * (1 + 1e-9)) continue;  // property 2's, not 3's
+      absl::StatusOr<Slowdown> s = ClassifySlowdown(t, c);
+      if (!s.ok()) {
+        if (wrong++ < 3) {
+          ADD_FAILURE() << "ClassifySlowdown(" << t << ", " << c
+                        << ") refused positive finite ratios: " << s.status();
+        }
+        continue;
+      }
+      if (!first.has_value()) {
+        first = *s;
+        first_c = c;
+      } else if (*s != *first && wrong++ < 3) {
+        ADD_FAILURE() << "property 3, the clock is divided out: once t > 1 + "
+                      << "tol the verdict depends on r = t / c alone (task.h)"
+                      << "; r = " << r << " is \"" << SlowdownName(*first)
+                      << "\" at clock ratio " << first_c << " but \""
+                      << SlowdownName(*s) << "\" at clock ratio " << c;
+      }
+    }
+  };
+  for (double r : rs) expect_one_verdict(r, cs);
+  for (double edge : edges) {
+    expect_one_verdict(edge, {0.25, 0.5, 1.0, 2.0, 4.0, 8.0});
+  }
+  EXPECT_EQ(wrong, 0) << "property 3 broken " << wrong << " times";
+}
+
+// Properties 2, 4, 5 and 6 at each edge they fix and just past it: t at
+// 1 + tol exactly, r at 1, 1 + tol, B and B * (1 + tol) exactly (clock
+// ratios that are powers of two keep t = r * c exact) and 1e-9 to either
+// side, with clock ratios below, at and above 1.
+TEST(ClassifyEdgeTest, EveryEdgeExactlyAndJustPast) {
+  const double tol = 1 + kRatioTolerance;
+  const double bound = kSharingBound * tol;
+  const double below = 1 - 1e-9, above = 1 + 1e-9;
+  for (double c : {0.25, 0.5, 1.0, 2.0, 4.0}) {
+    EXPECT_TRUE(ClassifiedAs(tol, c, Slowdown::kNone, kNoneRule));
+    EXPECT_TRUE(ClassifiedAs(tol * below, c, Slowdown::kNone, kNoneRule));
+    absl::StatusOr<Slowdown> past = ClassifySlowdown(tol * above, c);
+    EXPECT_TRUE(past.ok() && *past != Slowdown::kNone)
+        << "ClassifySlowdown(" << tol * above << ", " << c << "): " << kNoneRule
+        << " (task.h): t is past 1 + tol";
+    struct Case {
+      double r;
+      Slowdown want;
+      absl::string_view rule;
+    };
+    for (const Case& k : std::vector<Case>{
+             {1.0, Slowdown::kClock, kClockRule},
+             {below, Slowdown::kClock, kClockRule},
+             {tol * above, Slowdown::kSharedCore, kSharedRule},
+             {kSharingBound * below, Slowdown::kSharedCore, kSharedRule},
+             {kSharingBound, Slowdown::kSharedCore, kSharedRule},
+             {bound * above, Slowdown::kContention, kContentionRule},
+         }) {
+      if (k.r * c <= tol) continue;  // t within the noise: property 2's
+      EXPECT_TRUE(ClassifiedAs(k.r * c, c, k.want, k.rule));
+    }
+    // In the bands the design chooses, between two neighbours only.
+    for (auto [r, milder, harsher] :
+         std::vector<std::tuple<double, Slowdown, Slowdown>>{
+             {above, Slowdown::kClock, Slowdown::kSharedCore},
+             {tol, Slowdown::kClock, Slowdown::kSharedCore},
+             {kSharingBound * above, Slowdown::kSharedCore,
+              Slowdown::kContention},
+             {bound, Slowdown::kSharedCore, Slowdown::kContention}}) {
+      if (r * c <= tol) continue;
+      absl::StatusOr<Slowdown> s = ClassifySlowdown(r * c, c);
+      EXPECT_TRUE(s.ok() && (*s == milder || *s == harsher))
+          << "ClassifySlowdown(" << r * c << ", " << c << "), r = " << r
+          << ": in a noise band task.h allows \"" << SlowdownName(milder)
+          << "\" or \"" << SlowdownName(harsher) << "\", got "
+          << (s.ok() ? std::string(SlowdownName(*s)) : s.status().ToString());
+    }
+  }
+}
+
+// Property 1 for every kind of non-ratio in either argument and in both,
+// beside ratios below, at and above 1; and every positive finite number is
+// a ratio, the extremes too (the smallest subnormal, the largest double).
+TEST(ClassifyEdgeTest, RefusesEveryNonRatioInEitherArgument) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double bad[] = {0.0,  -0.0, -std::numeric_limits<double>::denorm_min(),
+                        -1.0, -inf, inf,
+                        nan,  -nan};
+  const double good[] = {std::numeric_limits<double>::denorm_min(),
+                         std::numeric_limits<double>::min(),
+                         0.5,
+                         1.0,
+                         1 + kRatioTolerance,
+                         3.0,
+                         std::numeric_limits<double>::max()};
+  auto refused = [](double t, double c) {
+    return ClassifySlowdown(t, c).status().code() ==
+           absl::StatusCode::kInvalidArgument;
+  };
+  for (double b : bad) {
+    for (double g : good) {
+      EXPECT_TRUE(refused(b, g))
+          << "property 1: InvalidArgument when a ratio is not a positive "
+          << "finite number (task.h): time ratio " << b << ", clock ratio "
+          << g;
+      EXPECT_TRUE(refused(g, b))
+          << "property 1: InvalidArgument when a ratio is not a positive "
+          << "finite number (task.h): time ratio " << g << ", clock ratio "
+          << b;
+    }
+    for (double b2 : bad) {
+      EXPECT_TRUE(refused(b, b2))
+          << "property 1: InvalidArgument when a ratio is not a positive "
+          << "finite number (task.h): time ratio " << b << ", clock ratio "
+          << b2;
+    }
+  }
+  for (double t : good) {
+    for (double c : good) {
+      absl::StatusOr<Slowdown> s = ClassifySlowdown(t, c);
+      EXPECT_TRUE(s.ok()) << "every positive finite ratio is a ratio: time "
+                          << "ratio " << t << ", clock ratio " << c << ": "
+                          << s.status();
+      if (s.ok() && t <= 1 + kRatioTolerance) {
+        EXPECT_EQ(*s, Slowdown::kNone)
+            << kNoneRule << ": t = " << t << ", c = " << c;
+      }
+    }
+  }
 }
 
 TEST(ClassifyTest, RefusesRatiosThatAreNotRatios) {

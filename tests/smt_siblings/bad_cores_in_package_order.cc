@@ -1,0 +1,74 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Known-bad: groups the allowed CPUs by core in a std::map keyed on
+// (package, core id), takes the first n cores in the map's order, and
+// sorts what it took. The CPUs are on distinct cores, allowed, in
+// increasing order, and on every machine whose numbering follows its
+// packages (one socket, or a second socket numbered after the first) they
+// are the lowest ids too. Where the sockets interleave (even CPUs on one,
+// odd on the other) or the lowest ids sit on the highest core ids, the
+// first cores of the map are not those of the lowest CPUs; task.h's picks
+// are "lowest ids first".
+// The rest comes from known_bad_common.h. The suite must reject it.
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/topology.h"
+#include "labs/smt_siblings/task.h"
+#include "tests/smt_siblings/known_bad_common.h"
+
+namespace smt_siblings {
+namespace {
+
+// Each core's allowed CPUs, lowest first, cores in (package, core) order.
+std::map<std::pair<int, int>, std::vector<int>> ByCore(
+    const alloclab::Topology& topology, const std::vector<int>& allowed) {
+  std::map<std::pair<int, int>, std::vector<int>> cores;
+  for (const alloclab::Cpu& cpu : topology.cpus) {  // by id
+    if (std::find(allowed.begin(), allowed.end(), cpu.id) != allowed.end()) {
+      cores[{cpu.package_id, cpu.core_id}].push_back(cpu.id);
+    }
+  }
+  return cores;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<int>> PickDistinctCores(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  absl::StatusOr<std::vector<int>> right =
+      known_bad::CorrectDistinctCores(topology, allowed, n);
+  if (!right.ok()) return right;
+  std::vector<int> picked;
+  for (const auto& [core, cpus] : ByCore(topology, allowed)) {
+    // The mistake: the first n cores of the map, not the n lowest CPUs.
+    if (static_cast<int>(picked.size()) < n) picked.push_back(cpus.front());
+  }
+  std::sort(picked.begin(), picked.end());
+  return picked;
+}
+
+absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  absl::StatusOr<std::vector<std::pair<int, int>>> right =
+      known_bad::CorrectSiblingPairs(topology, allowed, n);
+  if (!right.ok()) return right;
+  std::vector<std::pair<int, int>> pairs;
+  for (const auto& [core, cpus] : ByCore(topology, allowed)) {
+    // The same mistake.
+    if (cpus.size() >= 2 && static_cast<int>(pairs.size()) < n) {
+      pairs.emplace_back(cpus[0], cpus[1]);
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+}  // namespace smt_siblings

@@ -1,0 +1,51 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Known-bad: pairs each core's lowest allowed CPU with the last allowed CPU
+// of its thread_siblings_list, "the other thread". With two threads a core,
+// every machine there is, the last sibling is the only other one, and the
+// pairs are right. With four (POWER, Xeon Phi) the pair of CPUs 0-3 is
+// (0, 3), where task.h's pairs are the lowest ids first: (0, 1).
+// The rest comes from known_bad_common.h. The suite must reject it.
+
+#include <algorithm>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/topology.h"
+#include "labs/smt_siblings/task.h"
+#include "tests/smt_siblings/known_bad_common.h"
+
+namespace smt_siblings {
+
+absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
+    const alloclab::Topology& topology, const std::vector<int>& allowed,
+    int n) {
+  absl::StatusOr<std::vector<std::pair<int, int>>> right =
+      known_bad::CorrectSiblingPairs(topology, allowed, n);
+  if (!right.ok()) return right;
+  auto is_allowed = [&allowed](int id) {
+    return std::find(allowed.begin(), allowed.end(), id) != allowed.end();
+  };
+  std::set<std::pair<int, int>> used;
+  std::vector<std::pair<int, int>> pairs;
+  for (const alloclab::Cpu& cpu : topology.cpus) {  // by id
+    if (!is_allowed(cpu.id) ||
+        !used.insert({cpu.package_id, cpu.core_id}).second) {
+      continue;
+    }
+    // The mistake: the last allowed sibling, not the lowest.
+    for (auto it = cpu.siblings.rbegin(); it != cpu.siblings.rend(); ++it) {
+      if (*it > cpu.id && is_allowed(*it)) {
+        pairs.emplace_back(cpu.id, *it);
+        break;
+      }
+    }
+  }
+  pairs.resize(static_cast<size_t>(n));
+  return pairs;
+}
+
+}  // namespace smt_siblings
