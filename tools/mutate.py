@@ -527,6 +527,23 @@ def render(data, notes):
             run["suite"], run["date"], len(data["mutants"]),
             counts["killed"], counts["timeout"], counts["survived"],
             counts["not compilable"], score, round(seconds)))
+    if runs:
+        first = runs[0]
+        survivors = [m for m in data["mutants"]
+                     if first["outcomes"][m["id"]]["outcome"] == "survived"]
+        equivalent = sum(1 for m in survivors if notes.get(_note_key(
+            m["operator"], m["before"], m["after"]), "").startswith(
+                "equivalent"))
+        counts, _ = totals(data, first)
+        real = len(data["mutants"]) - counts["not compilable"] - equivalent
+        detected = counts["killed"] + counts["timeout"]
+        out += ["", "Of %s's %d survivors, %d are equivalent mutants (their "
+                "notes say why) and %d are not yet killed: without the "
+                "equivalent ones, %s's score is %s." % (
+                    first["suite"], len(survivors), equivalent,
+                    len(survivors) - equivalent, first["suite"],
+                    "%d%%" % round(100.0 * detected / real) if real
+                    else "n/a")]
     out += ["", "## Mutants", "",
             "| id | line | operator | before | after | " +
             " | ".join(run["suite"] for run in runs) + " |",
