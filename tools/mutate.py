@@ -541,8 +541,8 @@ def render(data, notes):
         counts, _ = totals(data, first)
         real = len(data["mutants"]) - counts["not compilable"] - equivalent
         detected = counts["killed"] + counts["timeout"]
-        out += ["", "Of %s's %d survivors, %d are equivalent mutants (their "
-                "notes say why) and %d are not yet killed: without the "
+        out += ["", "%s's survivors: %d, of which %d equivalent (their "
+                "notes say why) and %d not yet killed; without the "
                 "equivalent ones, %s's score is %s." % (
                     first["suite"], len(survivors), equivalent,
                     len(survivors) - equivalent, first["suite"],
