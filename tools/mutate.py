@@ -505,8 +505,10 @@ def render(data, notes):
         "## Totals",
         "",
         "A timeout is a detected mutant, counted apart from killed; a "
-        "mutant that does not compile is not counted as killed. Score: "
-        "(killed + timeout) / (mutants - not compilable). Time: Bazel's "
+        "mutant that does not compile is not counted as killed; one whose "
+        "line a branch's reference no longer has (or has twice) is not "
+        "applicable there. Score: (killed + timeout) / (mutants - not "
+        "compilable - not applicable). Time: Bazel's "
         "wall time for all mutants (build and test), on 2 cores shared "
         "with other builds. An outcome 'as <suite>' was not run again: "
         "that column's suite ran only the first suite's survivors "
@@ -514,19 +516,38 @@ def render(data, notes):
         "killed.",
         "",
         "| suite | date | mutants | killed | timeout | survived | "
-        "not compilable | score | time |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "not compilable | not applicable | score | time |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for run in runs:
         counts, seconds = totals(data, run)
-        compiled = len(data["mutants"]) - counts["not compilable"]
+        compiled = len(data["mutants"]) - counts["not compilable"] - \
+            counts["not applicable"]
         detected = counts["killed"] + counts["timeout"]
         score = "%d%%" % round(100.0 * detected / compiled) if compiled \
             else "n/a"
-        out.append("| %s | %s | %d | %d | %d | %d | %d | %s | %d s |" % (
+        out.append("| %s | %s | %d | %d | %d | %d | %d | %d | %s | %d s |" % (
             run["suite"], run["date"], len(data["mutants"]),
             counts["killed"], counts["timeout"], counts["survived"],
-            counts["not compilable"], score, round(seconds)))
+            counts["not compilable"], counts["not applicable"], score,
+            round(seconds)))
+    if runs:
+        first = runs[0]
+        survivors = [m for m in data["mutants"]
+                     if first["outcomes"][m["id"]]["outcome"] == "survived"]
+        equivalent = sum(1 for m in survivors if notes.get(_note_key(
+            m["operator"], m["before"], m["after"]), "").startswith(
+                "equivalent"))
+        counts, _ = totals(data, first)
+        real = len(data["mutants"]) - counts["not compilable"] - equivalent
+        detected = counts["killed"] + counts["timeout"]
+        out += ["", "%s's survivors: %d, of which %d equivalent (their "
+                "notes say why) and %d not yet killed; without the "
+                "equivalent ones, %s's score is %s." % (
+                    first["suite"], len(survivors), equivalent,
+                    len(survivors) - equivalent, first["suite"],
+                    "%d%%" % round(100.0 * detected / real) if real
+                    else "n/a")]
     out += ["", "## Mutants", "",
             "| id | line | operator | before | after | " +
             " | ".join(run["suite"] for run in runs) + " |",
