@@ -43,9 +43,9 @@ constexpr uint64_t kSpinTicks = 5;
 // The page the three parties share. Lock-free atomics work across
 // processes that map the same memory.
 struct Shared {
-  std::atomic<pid_t> thread_tid;  // set by the exiting thread
-  std::atomic<bool> go;           // set by the tracer once it holds it
-  std::atomic<uint64_t> posted;   // readings asked for
+  std::atomic<pid_t> thread_tid;   // set by the exiting thread
+  std::atomic<bool> go;            // set by the tracer once it holds it
+  std::atomic<uint64_t> posted;    // readings asked for
   std::atomic<uint64_t> answered;  // readings done
   std::atomic<bool> done;          // the thread is gone
   std::atomic<uint64_t> steps;
@@ -74,7 +74,8 @@ bool ReaderState(pid_t pid, pid_t tid, char& state, uint64_t& ticks) {
   if (p == nullptr || p[1] == '\0') return false;
   state = p[2];
   unsigned long long utime = 0, stime = 0;
-  if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+  if (std::sscanf(p + 2,
+                  "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
                   &utime, &stime) != 2) {
     return false;
   }
@@ -215,9 +216,8 @@ absl::StatusOr<Stepped> StepThroughExit(absl::FunctionRef<void()> body,
   thread.join();
   int status = 0;
   waitpid(tracer, &status, 0);
-  Stepped stepped{.steps = s.steps.load(),
-                  .readings = readings,
-                  .waited = s.waited.load()};
+  Stepped stepped{
+      .steps = s.steps.load(), .readings = readings, .waited = s.waited.load()};
   const int error = s.error.load();
   const std::string what = s.what;
   munmap(page, sizeof(Shared));

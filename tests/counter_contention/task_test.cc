@@ -225,9 +225,10 @@ TEST(CounterTest, TotalsNeverGoDownAsAThreadExits) {
   ASSERT_TRUE(r.ok()) << "a thread that counts " << kExitCalls
                       << " and exits, stepped: " << r.status();
   std::map<std::string, double>& v = r->values;
-  std::printf("%.0f instructions of exit stepped, %.0f readings, %.0f "
-              "waited for the thread (it held what the reader needed)\n",
-              v["steps"], v["readings"], v["waited"]);
+  std::printf(
+      "%.0f instructions of exit stepped, %.0f readings, %.0f "
+      "waited for the thread (it held what the reader needed)\n",
+      v["steps"], v["readings"], v["waited"]);
   EXPECT_GT(v["steps"], 0) << "the tracer stepped no instruction of the exit";
   EXPECT_EQ(v["after"], static_cast<double>(kExitCalls))
       << "promise 3: the counts of a thread that has exited are kept; it "
@@ -314,6 +315,116 @@ TEST(CounterTest, SlotsOfLiveThreadsAreInDistinctCacheLines) {
       << "line; the slots of " << slots.size() << " live threads are in only "
       << lines.size() << " cache lines of " << kCacheLineBytes
       << " bytes: threads in one line write one shared line";
+}
+
+// The 8 bytes at a slot, read without tearing where they are aligned (a
+// slot another thread also writes, in a counter that shares one, is then
+// no data race of the suite's).
+uint64_t ReadSlot(const void* slot) {
+  uint64_t value = 0;
+  if (reinterpret_cast<uintptr_t>(slot) % alignof(uint64_t) == 0) {
+    return __atomic_load_n(static_cast<const uint64_t*>(slot),
+                           __ATOMIC_RELAXED);
+  }
+  std::memcpy(&value, slot, sizeof(value));
+  return value;
+}
+
+// More live threads than a fixed table holds: a counter with a few slots
+// and an overflow counter for the rest, or stripes picked by thread id
+// modulo N, gives two live threads one slot as soon as there are more
+// threads than slots and overflow counters (kLiveThreads and the main
+// thread: every table up to 319 slots, 256 of them the experiment's
+// per_thread_padded, labs/counter_contention/counters.h), and a
+// table picked by thread id gives two threads one slot whenever their ids
+// are N apart: kChurnThreads more threads start and exit one by one while
+// the others stay alive, and thread ids rise with each new thread, so
+// they meet every live thread's residue modulo any N up to kChurnThreads.
+constexpr int kLiveThreads = 320;
+constexpr int kChurnThreads = 1024;
+
+TEST(CounterTest, SlotsOf320LiveThreadsAreTheirOwn) {
+  struct Seen {
+    uintptr_t line = 0;
+    bool written = false;  // the slot changed when the thread counted
+  };
+  std::vector<Seen> seen(kLiveThreads + 1);
+  const uint64_t before = TotalAllocations();
+  std::latch recorded(kLiveThreads + 1);
+  std::latch release(1);
+  std::vector<std::thread> team;
+  team.reserve(kLiveThreads);
+  for (int t = 0; t < kLiveThreads; ++t) {
+    team.emplace_back([&, t] {
+      const void* slot = ThisThreadSlot();
+      const uint64_t old_value = ReadSlot(slot);
+      for (int i = 0; i <= t; ++i) CountAllocation();  // t + 1 counts
+      seen[static_cast<size_t>(t)] = {
+          .line = reinterpret_cast<uintptr_t>(slot) / kCacheLineBytes,
+          .written = ReadSlot(slot) != old_value};
+      recorded.count_down();
+      release.wait();  // alive until every slot has been compared
+    });
+  }
+  const void* main_slot = ThisThreadSlot();
+  seen[kLiveThreads] = {
+      .line = reinterpret_cast<uintptr_t>(main_slot) / kCacheLineBytes,
+      .written = true};
+  recorded.count_down();
+  recorded.wait();
+
+  std::map<uintptr_t, int> owner;  // cache line -> first thread in it
+  std::string shared;
+  int unwritten = 0;
+  for (int t = 0; t <= kLiveThreads; ++t) {
+    const Seen& s = seen[static_cast<size_t>(t)];
+    if (!s.written) ++unwritten;
+    auto [it, inserted] = owner.emplace(s.line, t);
+    if (!inserted && shared.empty()) {
+      shared = "threads " + std::to_string(it->second) + " and " +
+               std::to_string(t) + " (" + std::to_string(kLiveThreads) +
+               " is the main thread)";
+    }
+  }
+  // One by one, while the others live: each new thread's slot must be in a
+  // line of no live thread.
+  std::string churned;
+  for (int c = 0; c < kChurnThreads && churned.empty(); ++c) {
+    uintptr_t line = 0;
+    std::thread([&line] {
+      line = reinterpret_cast<uintptr_t>(ThisThreadSlot()) / kCacheLineBytes;
+    }).join();
+    auto it = owner.find(line);
+    if (it != owner.end()) {
+      churned = "thread " + std::to_string(c + 1) + " of those started " +
+                "after them shares a line with live thread " +
+                std::to_string(it->second);
+    }
+  }
+  release.count_down();
+  for (std::thread& t : team) t.join();
+
+  EXPECT_EQ(owner.size(), seen.size())
+      << "promises 1 and 4: each thread counts in a slot of its own, and "
+      << "slots owned by different threads are never in one cache line; "
+      << kLiveThreads + 1 << " threads alive at once have their slots in "
+      << "only " << owner.size() << " cache lines of " << kCacheLineBytes
+      << " bytes, first " << shared << ": more live threads than the "
+      << "counter has slots (a fixed table, an overflow counter, stripes by "
+      << "thread id modulo a constant?)";
+  EXPECT_TRUE(churned.empty())
+      << "promises 1 and 4: each thread counts in a slot of its own; while "
+      << kLiveThreads + 1 << " threads lived, " << churned
+      << " (slots picked by thread id modulo a constant?)";
+  EXPECT_EQ(unwritten, 0)
+      << "ThisThreadSlot() must be the memory CountAllocation() writes; for "
+      << unwritten << " of " << kLiveThreads << " live threads, counting "
+      << "did not change the 8 bytes there";
+  const uint64_t wanted = uint64_t{kLiveThreads} * (kLiveThreads + 1) / 2;
+  EXPECT_EQ(TotalAllocations() - before, wanted)
+      << "promise 2: TotalAllocations() is exact once the threads are "
+      << "joined; " << kLiveThreads << " threads alive at once counted 1, "
+      << "2, ..., " << kLiveThreads << " times";
 }
 
 TEST(CounterTest, ASlotIsWhatCountAllocationWrites) {
