@@ -238,8 +238,9 @@ TEST(CounterTest, TotalsNeverGoDownAsAThreadExits) {
       << "a thread counted " << kExitCalls << " and, read after each "
       << "instruction of its exit and once after join, the total (less what "
       << "came before) went from " << v["drop_from"] << " down to "
-      << v["drop_to"] << ": " << v["drops"] << " readings went down. Above "
-      << kExitCalls << ", the count was in its slot and the retired total at "
+      << v["drop_to"] << " (readings that went down: " << v["drops"]
+      << "). Above " << kExitCalls
+      << ", the count was in its slot and the retired total at "
       << "once; below, in neither: the fold moves it in two steps a reader "
       << "can fall between (whether they are atomics or a lock and an "
       << "atomic)";
