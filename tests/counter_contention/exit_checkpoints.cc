@@ -51,6 +51,7 @@ struct Shared {
   std::atomic<uint64_t> steps;
   std::atomic<uint64_t> waited;
   std::atomic<int> error;  // errno of a ptrace(2) that failed
+  bool step;               // false: let the thread go once held (CanTrace)
   char what[128];          // which call, when `error` is set
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
@@ -144,6 +145,12 @@ void Fail(Shared& s, const char* what) {
     s.done.store(true, std::memory_order_release);
     _exit(0);
   }
+  if (!s.step) {
+    ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+    s.go.store(true, std::memory_order_release);
+    s.done.store(true, std::memory_order_release);
+    _exit(0);
+  }
   s.go.store(true, std::memory_order_release);
   ReadHere(s, pid, reader);
   int signal = 0;  // one the thread got while traced, to hand on
@@ -169,16 +176,16 @@ void Fail(Shared& s, const char* what) {
   _exit(0);
 }
 
-}  // namespace
-
-absl::StatusOr<Stepped> StepThroughExit(absl::FunctionRef<void()> body,
-                                        absl::FunctionRef<void()> read) {
+// StepThroughExit(), or with `step` false only the hold (CanTrace()).
+absl::StatusOr<Stepped> Run(absl::FunctionRef<void()> body,
+                            absl::FunctionRef<void()> read, bool step) {
   void* page = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE,
                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (page == MAP_FAILED) {
     return absl::InternalError(absl::StrCat("mmap: ", std::strerror(errno)));
   }
   Shared& s = *new (page) Shared{};
+  s.step = step;
   const pid_t pid = getpid();
   const pid_t reader = static_cast<pid_t>(syscall(SYS_gettid));
   const pid_t tracer = fork();
@@ -228,6 +235,17 @@ absl::StatusOr<Stepped> StepThroughExit(absl::FunctionRef<void()> body,
         "child's (a container's seccomp profile, or Yama's ptrace_scope 3)"));
   }
   return stepped;
+}
+
+}  // namespace
+
+absl::StatusOr<Stepped> StepThroughExit(absl::FunctionRef<void()> body,
+                                        absl::FunctionRef<void()> read) {
+  return Run(body, read, true);
+}
+
+absl::Status CanTrace() {
+  return Run([] {}, [] {}, false).status();
 }
 
 }  // namespace exit_checkpoints

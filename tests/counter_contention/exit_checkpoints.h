@@ -51,6 +51,7 @@
 #include <cstdint>
 
 #include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace counter_contention {
@@ -88,6 +89,13 @@ struct Stepped {
 // has been joined.
 absl::StatusOr<Stepped> StepThroughExit(absl::FunctionRef<void()> body,
                                         absl::FunctionRef<void()> read);
+
+// CanTrace()
+//
+// Whether StepThroughExit() can hold a thread here: it starts one, holds it
+// as StepThroughExit() would, and lets it go without stepping.
+// FailedPrecondition as StepThroughExit()'s when it cannot.
+absl::Status CanTrace();
 
 }  // namespace exit_checkpoints
 }  // namespace counter_contention
