@@ -138,11 +138,22 @@ void Use(const Mode& mode) {
   }
 }
 
-const void* PackedSlot() {
-  Handle<kPackedStride>& h = t_handle<kPackedStride>;
-  if (h.index == kNone) h.index = Claim<kPackedStride>();
-  if (h.index < 0) return &g_array<kPackedStride>.overflow;
-  return &g_array<kPackedStride>.cells[h.index].count;
+namespace {
+
+// The calling thread's slot in the array of stride kStride (taking one if it
+// has none), or the overflow counter it counts in instead.
+template <size_t kStride>
+const void* SlotOf() {
+  Handle<kStride>& h = t_handle<kStride>;
+  if (h.index == kNone) h.index = Claim<kStride>();
+  if (h.index < 0) return &g_array<kStride>.overflow;
+  return &g_array<kStride>.cells[h.index].count;
 }
+
+}  // namespace
+
+const void* PackedSlot() { return SlotOf<kPackedStride>(); }
+
+const void* PaddedSlot() { return SlotOf<kCacheLineBytes>(); }
 
 }  // namespace counter_contention

@@ -42,8 +42,14 @@ extern const alloclab::AllocationCounter kPadded;
 
 // PackedSlot()
 //
-// The calling thread's slot in kPacked (taking one if it has none).
+// The calling thread's slot in kPacked (taking one if it has none), or the
+// overflow atomic it counts in when none is free.
 const void* PackedSlot();
+
+// PaddedSlot()
+//
+// The same in kPadded.
+const void* PaddedSlot();
 
 // Mode
 //

@@ -17,9 +17,14 @@
 // keep four promises:
 //
 //   1. The fast path writes no cache line that another thread writes: each
-//      thread counts in a slot of its own.
+//      thread counts in a slot of its own, however many threads are alive
+//      at once (the suite keeps 321 alive, and starts more beside them).
 //   2. TotalAllocations() is exact whenever it is read after the counted
-//      threads have been joined, and never goes down while threads run.
+//      threads have been joined, and never goes down while threads run;
+//      also while a thread exits: a count on its way from the exiting
+//      thread's slot to wherever your counter keeps exited threads' counts
+//      is in the total exactly once at every instant, with locks or without
+//      (the suite reads the total after every instruction of an exit).
 //   3. The counts of threads that have exited are kept: also those a
 //      thread makes as it exits, after its slot's destructor has run (a
 //      pthread key's destructor, or that of a thread_local made before
