@@ -136,9 +136,10 @@ inline constexpr uint64_t kDecayNs = 1'000'000'000;
 
 // kDecayCheckOps
 //
-// Promise 2: a thread looks at the clock at least once per this many calls
-// (as jemalloc's decay ticks on allocations), so that no timer thread is
-// needed.
+// Promise 2: a thread looks at the clock at least once per this many calls,
+// so that no timer thread is needed (jemalloc 5.3.0's decay ticks on its
+// slower paths, frees among them: a small free that reaches its arena, a
+// thread-cache flush, large allocations and reallocations).
 inline constexpr uint64_t kDecayCheckOps = 1024;
 
 // kIdleHeldBytes

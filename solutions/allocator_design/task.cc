@@ -9,15 +9,16 @@
 // choice below names the lab whose measurement made it.
 //
 //   size classes    52 sizes from 16 bytes to 256 KiB (16-byte steps to
-//                   128, then four per doubling): a request is rounded up by
-//                   at most 25%, and its class is a table look-up (to 1 KiB)
-//                   or two shifts away, with no search.
+//                   128, then four per doubling): a request above 128 bytes
+//                   is rounded up by at most 25% (below, by at most 15
+//                   bytes: 17 takes 32), and its class is a table look-up
+//                   (to 1 KiB) or two shifts away, with no search.
 //   spans           runs of one class, carved lazily (a block is first
 //                   written when it is first handed out: lab first_call's
 //                   first-touch faults are paid by the caller that uses the
 //                   memory, not by a refill that may not), 64 KiB for classes
-//                   to 16 KiB and 1 MiB above, from chunks of at most an
-//                   eighth of what is held, so that a chunk's unused spans
+//                   to 16 KiB and 1 MiB above, from chunks of at most a
+//                   quarter of what is held, so that a chunk's unused spans
 //                   stay a small share.
 //   page map        a two-level table from any address to its span and
 //                   class: Free() needs no header before the block, a block
@@ -217,8 +218,9 @@ constexpr ClassInfo kClass = MakeClassInfo();
 // The design's numbers.
 // -----------------------------------------------------------------------------
 
-// Chunks of small spans: 64 KiB to 1 MiB, at most an eighth of what is
-// already held; a big span is a chunk of its own.
+// Chunks of small spans: 64 KiB to 1 MiB, doubled while eight of them fit
+// in what is already held, so at most a quarter of it (or one span, when
+// little is held); a big span is a chunk of its own.
 constexpr size_t kMinChunk = kSpanBytes;
 constexpr size_t kMaxChunk = kBigSpanBytes;
 
