@@ -13,6 +13,7 @@ Together they declare (docs/adding_a_lab.md, the recipe for a new lab):
     //labs/<lab>:benchmark                 optional Google Benchmark target
     //solutions/<lab>:<lab>                the experiment on the reference task.cc
     //tests/<lab>:solution_test            the suite on the reference: must pass
+    //tests/<lab>:design_<design>_test     the suite on another correct design
     //tests/<lab>:starter_test             the suite on the starter (manual)
     //tests/<lab>:starter_unsolved_test    passes while starter_test fails
                                            (manual, course_integrity: .ci/run)
@@ -203,6 +204,7 @@ def lab_tests(
         known_bad = {},
         known_bad_only_if = {},
         known_bad_deps = [],
+        designs = {},
         implementation_data = {},
         c_task = False,
         size = "small",
@@ -235,6 +237,11 @@ def lab_tests(
       known_bad_deps: what every known-bad file needs besides task.h, e.g. a
         testonly library of this package with the parts they share, so that
         each file keeps only its own mistake.
+      designs: {"<design>": "//solutions/<lab>:<design>"}: correct
+        solutions that are not the reference's design (a library
+        implementing task.h). :design_<design>_test runs the whole suite on
+        each and must pass, as :solution_test does: the suite judges the
+        promises, never one design.
       implementation_data: {"<impl>": [label, ...]}: files the suite needs
         per implementation ("solution", "starter", "known_bad_<bad>"), such
         as the workload built with that task against musl. They are data of
@@ -271,7 +278,8 @@ def lab_tests(
     """
     _all_files()
     starter = _pkg("labs", name)
-    impls = ["solution", "starter"] + ["known_bad_" + bad for bad in known_bad]
+    impls = (["solution", "starter"] + ["known_bad_" + bad for bad in known_bad] +
+             ["design_" + design for design in designs])
     for impl in implementation_data:
         if impl not in impls:
             fail("lab_tests({}): implementation_data names '{}', which is not one of {}".format(name, impl, " ".join(impls)))
@@ -304,6 +312,19 @@ def lab_tests(
             _pkg("solutions", name) + ":task",
         ],
     )
+
+    for design, library in designs.items():
+        cc_test(
+            name = "design_" + design + "_test",
+            size = size,
+            copts = ALLOCLAB_TEST_COPTS,
+            tags = tags,
+            data = implementation_data.get("design_" + design, []),
+            deps = [
+                ":suite",
+                library,
+            ],
+        )
 
     cc_test(
         name = "starter_test",
@@ -466,6 +487,7 @@ def lab_tests(
         name = name,
         # Manual: it holds the starter's check, which //... must leave out.
         tags = ["manual"],
-        tests = [":solution_test"] + xfails + order_tests + experiment_tests,
+        tests = ([":solution_test"] + [":design_%s_test" % d for d in designs] +
+                 xfails + order_tests + experiment_tests),
         visibility = ["//:__pkg__"],  # //:course_integrity_test's queries
     )
