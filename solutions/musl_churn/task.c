@@ -11,9 +11,11 @@
  *
  * The lists are intrusive: a kept block's first bytes hold the pointer to
  * the next one, so keeping a block costs no allocation (min_size is at least
- * a pointer). RECYCLER_CLASSES classes cover sizes from min_size up; larger
- * blocks pass straight through. A release that would take the held bytes
- * over the bound gives the block back at once. */
+ * a pointer). RECYCLER_CLASSES classes cover sizes from min_size up, each
+ * found at once by its index; a larger block (4 MiB past min_size, rare) is
+ * kept on one more list, with its class size in its second word, and found
+ * by a walk. A release that would take the held bytes over the bound gives
+ * the block back at once. */
 
 #include "labs/musl_churn/task.h"
 
@@ -24,14 +26,18 @@
  * 1024 and rounding wastes under 3% of a 128 KiB block. */
 #define RECYCLER_CLASS_BYTES 4096
 
-/* Classes kept: from the first class at or above min_size, 4 MiB of sizes. */
+/* Classes with a list each: from the first class at or above min_size,
+ * 4 MiB of sizes. Beyond them, one list of blocks of any class. */
 #define RECYCLER_CLASSES 1024
+#define RECYCLER_BEYOND RECYCLER_CLASSES
 
 struct recycler {
   struct recycler_config config;
   size_t first_class_bytes; /* the smallest class size that may be kept */
   size_t held_bytes;
-  void* heads[RECYCLER_CLASSES]; /* kept blocks of each class */
+  /* Kept blocks of each class; heads[RECYCLER_BEYOND]: of every class past
+   * the last, each block's second word its class size. */
+  void* heads[RECYCLER_CLASSES + 1];
 };
 
 static size_t round_up_to_class(size_t size) {
@@ -39,18 +45,32 @@ static size_t round_up_to_class(size_t size) {
          RECYCLER_CLASS_BYTES;
 }
 
-/* The class of a request, or -1 when it passes through (too small, or
- * beyond the last class). */
+/* The list of a request's class (RECYCLER_BEYOND past the last), or -1
+ * when it passes through: too small, or too large to round up. */
 static long class_of(const struct recycler* recycler, size_t size) {
   if (size < recycler->config.min_size) return -1;
   if (size > (size_t)-1 - RECYCLER_CLASS_BYTES) return -1; /* no rounding */
   const size_t index = (round_up_to_class(size) - recycler->first_class_bytes) /
                        RECYCLER_CLASS_BYTES;
-  return index < RECYCLER_CLASSES ? (long)index : -1;
+  return index < RECYCLER_CLASSES ? (long)index : RECYCLER_BEYOND;
 }
 
-static size_t class_bytes(const struct recycler* recycler, long index) {
+/* The class size of a request whose list is `index`. */
+static size_t class_bytes(const struct recycler* recycler, long index,
+                          size_t size) {
+  if (index == RECYCLER_BEYOND) return round_up_to_class(size);
   return recycler->first_class_bytes + (size_t)index * RECYCLER_CLASS_BYTES;
+}
+
+/* Takes a kept block of `bytes` off list `index`, or returns NULL. */
+static void* take(struct recycler* recycler, long index, size_t bytes) {
+  void** link = &recycler->heads[index];
+  if (index == RECYCLER_BEYOND) {
+    while (*link != NULL && ((size_t*)*link)[1] != bytes) link = (void**)*link;
+  }
+  void* block = *link;
+  if (block != NULL) *link = *(void**)block;
+  return block;
 }
 
 struct recycler* recycler_create(const struct recycler_config* config) {
@@ -73,13 +93,13 @@ void* recycler_allocate(struct recycler* recycler, size_t size) {
   const struct recycler_backend* backend = &recycler->config.backend;
   const long index = class_of(recycler, size);
   if (index < 0) return backend->allocate(backend->context, size);
-  void* block = recycler->heads[index];
+  const size_t bytes = class_bytes(recycler, index, size);
+  void* block = take(recycler, index, bytes);
   if (block != NULL) {
-    recycler->heads[index] = *(void**)block;
-    recycler->held_bytes -= class_bytes(recycler, index);
+    recycler->held_bytes -= bytes;
     return block;
   }
-  return backend->allocate(backend->context, class_bytes(recycler, index));
+  return backend->allocate(backend->context, bytes);
 }
 
 void recycler_release(struct recycler* recycler, void* block, size_t size) {
@@ -89,13 +109,14 @@ void recycler_release(struct recycler* recycler, void* block, size_t size) {
     backend->release(backend->context, block, size);
     return;
   }
-  const size_t bytes = class_bytes(recycler, index);
+  const size_t bytes = class_bytes(recycler, index, size);
   if (bytes > recycler->config.bound_bytes - recycler->held_bytes ||
       recycler->held_bytes > recycler->config.bound_bytes) {
     backend->release(backend->context, block, bytes);
     return;
   }
   *(void**)block = recycler->heads[index];
+  if (index == RECYCLER_BEYOND) ((size_t*)block)[1] = bytes;
   recycler->heads[index] = block;
   recycler->held_bytes += bytes;
 }
@@ -107,11 +128,13 @@ size_t recycler_held_bytes(const struct recycler* recycler) {
 void recycler_destroy(struct recycler* recycler) {
   if (recycler == NULL) return;
   const struct recycler_backend* backend = &recycler->config.backend;
-  for (long index = 0; index < RECYCLER_CLASSES; ++index) {
-    const size_t bytes = class_bytes(recycler, index);
+  for (long index = 0; index <= RECYCLER_BEYOND; ++index) {
     while (recycler->heads[index] != NULL) {
       void* block = recycler->heads[index];
       recycler->heads[index] = *(void**)block;
+      const size_t bytes = index == RECYCLER_BEYOND
+                               ? ((size_t*)block)[1]
+                               : class_bytes(recycler, index, 0);
       backend->release(backend->context, block, bytes);
     }
   }

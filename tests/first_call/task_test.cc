@@ -342,6 +342,10 @@ struct Observed {
   int64_t user_faults = -1;  // perf_event: the program's own accesses only
   int64_t own_pages = -1;    // present and writable afterwards (pagemap)
   int64_t first_call_faults = -1;
+  // Bytes mapped outside the brk heap after ReleaseBuffer(), less before
+  // PrepareBuffer(), where /proc/self/maps could be read (mapped_read).
+  int64_t mapped_growth = 0;
+  int mapped_read = 0;
   absl::StatusCode code = absl::StatusCode::kOk;  // PrepareBuffer()'s
   char error[256] = {};
 };
@@ -356,6 +360,23 @@ int64_t MinorFaults(const absl::StatusOr<alloclab::FaultCounter>& counter) {
   if (!counter.ok()) return -1;
   absl::StatusOr<alloclab::FaultCounts> counts = counter->Read();
   return counts.ok() ? counts->minor : -1;
+}
+
+// Bytes of this process's mappings but the brk heap (which malloc grows as
+// it likes), from /proc/self/maps; -1 where it cannot be read.
+int64_t MappedBytesOutsideHeap() {
+  FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (maps == nullptr) return -1;
+  int64_t bytes = 0;
+  char line[512];
+  while (std::fgets(line, sizeof(line), maps) != nullptr) {
+    unsigned long long start = 0, end = 0;  // NOLINT(runtime/int): %llx
+    if (std::sscanf(line, "%llx-%llx", &start, &end) != 2) continue;
+    if (std::strstr(line, "[heap]") != nullptr) continue;
+    bytes += static_cast<int64_t>(end - start);
+  }
+  std::fclose(maps);
+  return bytes;
 }
 
 // In the child: prepares a buffer, recording what it cost and what it left.
@@ -381,6 +402,7 @@ void PrepareAndObserve(int refusal, Observed& seen) {
                                      alloclab::FaultSource::kPerfEvent);
   const int64_t all_before = MinorFaults(all);
   const int64_t user_before = MinorFaults(user);
+  const int64_t mapped_before = MappedBytesOutsideHeap();
   absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(kBufferBytes);
   const int64_t all_after = MinorFaults(all);
   const int64_t user_after = MinorFaults(user);
@@ -405,6 +427,11 @@ void PrepareAndObserve(int refusal, Observed& seen) {
     seen.first_call_faults = after_call - before_call;
   }
   ReleaseBuffer(*buffer);
+  const int64_t mapped_after = MappedBytesOutsideHeap();
+  if (mapped_before >= 0 && mapped_after >= 0) {
+    seen.mapped_growth = mapped_after - mapped_before;
+    seen.mapped_read = 1;
+  }
 }
 
 // Runs PrepareAndObserve() in a traced child; `counts` gets its system calls.
@@ -500,6 +527,16 @@ void ExpectFallsBack(int refusal) {
   EXPECT_LE(seen->first_call_faults, UnavoidableFaults(kBufferBytes))
       << "the first Work() after the fallback, method "
       << PrefaultMethodName(seen->method) << ", where " << answer;
+#endif
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  // A sanitizer's own allocator maps as it likes; glibc's, outside its brk
+  // heap, maps only blocks above its threshold, and none is left here.
+  ASSERT_EQ(seen->mapped_read, 1) << "/proc/self/maps could not be read";
+  EXPECT_LT(seen->mapped_growth, static_cast<int64_t>(kBufferBytes))
+      << "after ReleaseBuffer(), " << seen->mapped_growth
+      << " more bytes are mapped than before PrepareBuffer(), where " << answer
+      << ": the buffer's memory must be released, the mapping the "
+         "kernel refused to populate as well as the one that replaced it";
 #endif
 }
 

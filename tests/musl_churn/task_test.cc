@@ -278,6 +278,38 @@ TEST(RecyclerTest, ReusesAFreedLargeBlock) {
          "from the backend and reuse it";
 }
 
+// "A freed large block is reused": every large size, however far past
+// min_size, and each by its own size when two are kept at once.
+TEST(RecyclerTest, ReusesAFreedBlockOfEveryLargeSize) {
+  Tracker t(kMin, 64 << 20);
+  ASSERT_NE(t.r(), nullptr);
+  const size_t sizes[] = {kMin, size_t{4} << 20, (size_t{8} << 20) + 1,
+                          size_t{12} << 20};
+  for (size_t size : sizes) {
+    const size_t before = t.backend_allocations();
+    for (int i = 0; i < 3; ++i) t.Put(t.Get(size), size);
+    EXPECT_EQ(t.backend_allocations() - before, 1u)
+        << "a freed large block is reused: allocate, release, allocate the "
+           "same size again makes one backend allocation when the bound "
+           "allows it; "
+        << size << " bytes (min_size " << kMin << "), three rounds";
+  }
+  // Both far sizes are kept now: each request takes its own.
+  const size_t before = t.backend_allocations();
+  void* small = t.Get((size_t{8} << 20) + 1);
+  void* large = t.Get(size_t{12} << 20);
+  EXPECT_EQ(t.backend_allocations(), before)
+      << "with a block of 8 MiB + 1 and one of 12 MiB kept, a request of "
+         "each size reuses its own";
+  t.Put(large, size_t{12} << 20);
+  t.Put(small, (size_t{8} << 20) + 1);
+  t.Destroy();
+  EXPECT_EQ(t.size_mismatches(), 0u)
+      << "a block went back with another size than it was allocated with";
+  EXPECT_EQ(t.backend_allocations(), t.backend_releases())
+      << "recycler_destroy() gives back everything held";
+}
+
 TEST(RecyclerTest, KeepsWhatItsBoundAllows) {
   constexpr size_t kBound = 1 << 20;
   Tracker t(kMin, kBound);

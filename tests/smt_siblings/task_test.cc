@@ -343,6 +343,15 @@ TEST_F(ExactPickTest, VmWithoutSmt) {
   EXPECT_THAT(pairs.message(), HasSubstr("no SMT"))
       << "PickSiblingPairs()'s message says \"no SMT\" when no core has two "
          "threads";
+  // One allowed CPU: the message counts one core, in words a learner reads.
+  const absl::Status one = PickDistinctCores(topo, {0}, 2).status();
+  EXPECT_EQ(one.code(), absl::StatusCode::kInvalidArgument)
+      << "PickDistinctCores(2) is InvalidArgument when only CPU 0 is allowed";
+  EXPECT_THAT(one.message(), HasSubstr("1 core"))
+      << "PickDistinctCores()'s message says how many cores have an allowed "
+         "CPU: 1 core";
+  EXPECT_THAT(one.message(), Not(HasSubstr("1 cores")))
+      << "PickDistinctCores()'s message: \"1 core\", not \"1 cores\"";
 }
 
 // arm64 VMs (Apple Silicon, Graviton): one thread per core, so eight and
