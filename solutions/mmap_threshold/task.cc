@@ -32,6 +32,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/allocator_probe.h"
 #include "common/fresh_process.h"
 #include "common/sink.h"
 
@@ -177,6 +178,15 @@ size_t g_fixed_threshold = 0;
 }  // namespace
 
 absl::StatusOr<size_t> ProbeMmapThreshold() {
+  // Another allocator (LD_PRELOAD) maps as it likes: what the probe would
+  // find is no threshold of glibc's. Where the linker cannot say (a static
+  // binary), the probe runs and its outcome speaks.
+  if (absl::StatusOr<alloclab::MallocProvider> malloc = alloclab::ProbeMalloc();
+      malloc.ok() && malloc->allocator != "glibc") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "malloc here is ", malloc->allocator, "'s (", malloc->path,
+        "), not glibc's: it has no mmap threshold of glibc's to probe"));
+  }
   absl::StatusOr<ProbeOutcome> outcome =
       alloclab::RunInForkedChild<ProbeOutcome>(ProbeInThisCopy);
   if (!outcome.ok()) {

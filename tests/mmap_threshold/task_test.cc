@@ -38,6 +38,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/allocator_probe.h"
 #include "common/fresh_process.h"
 #include "common/memory.h"
 #include "common/scoped_env.h"
@@ -257,10 +258,15 @@ double LargestNumberIn(absl::string_view text) {
 // Fresh call "probe_status": the probe where the environment the test set
 // (read by glibc at start-up) may leave malloc nothing to map; records the
 // status code and the largest size its message names.
+// With an arg, also whether the message names it (1) or not (0).
 void ProbeStatus(alloclab::FreshCall& call) {
   const absl::StatusOr<size_t> probe = ProbeMmapThreshold();
   call.Record("code", static_cast<double>(probe.status().code()));
   call.Record("named_size", LargestNumberIn(probe.status().message()));
+  if (!call.arg().empty()) {
+    call.Record("names_arg",
+                absl::StrContains(probe.status().message(), call.arg()));
+  }
 }
 ALLOCLAB_FRESH_CALL("probe_status", ProbeStatus);
 
@@ -568,6 +574,28 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<EnvCase>& info) {
       return std::string(info.param.name);
     });
+
+// task.h: FailedPrecondition also where "malloc [is] replaced by another
+// allocator". jemalloc, preloaded as lab jemalloc_adoption does, maps its
+// own extents: whatever the probe saw there is no threshold of glibc's.
+TEST(ProbeAnotherAllocatorTest, IsAFailedPreconditionThatNamesIt) {
+  absl::StatusOr<alloclab::LocatedAllocator> jemalloc =
+      alloclab::LocateAllocator("jemalloc");
+  ASSERT_TRUE(jemalloc.ok()) << jemalloc.status();
+  alloclab::ScopedEnv env("LD_PRELOAD", jemalloc->path);
+  ASSERT_TRUE(env.status().ok()) << env.status();
+  const auto v = Fresh("probe_status", "jemalloc");
+  ASSERT_TRUE(v.has_value());
+  const auto code = static_cast<absl::StatusCode>(v->at("code"));
+  EXPECT_EQ(code, absl::StatusCode::kFailedPrecondition)
+      << "ProbeMmapThreshold() under LD_PRELOAD=" << jemalloc->path
+      << " must return FailedPrecondition (task.h: \"malloc replaced by "
+         "another allocator\"), not "
+      << absl::StatusCodeToString(code);
+  EXPECT_EQ(v->at("names_arg"), 1)
+      << "ProbeMmapThreshold() under jemalloc: the message names the "
+         "allocator that serves malloc (\"jemalloc\")";
+}
 
 // ---------------------------------------------------------------------------
 // The policy.
