@@ -649,6 +649,116 @@ TEST(ValidatorFork, ChildForkedWhileAThreadHoldsEachLock) {
     }
   }
   RecordProperty("locks_tried", tried);
+  EXPECT_GE(tried, 1)
+      << "a round of calls (small, aligned, zeroed, large and 64 MiB "
+      << "blocks) took no lock.h Lock, so no thread could be parked inside "
+      << "one: task.h's rules: every lock your allocator takes is a lock.h "
+         "Lock";
+}
+
+// -----------------------------------------------------------------------------
+// The fork handlers give back exactly the locks ForkPrepare() took.
+// -----------------------------------------------------------------------------
+
+// The locks the one thread of the balance check holds, as its observer saw
+// them taken and given back (not thread_local: a design may take more locks
+// at once in ForkPrepare() than kMaxHeld), and the releases of a lock it
+// did not hold. Only the forking thread runs while the observer is set.
+constinit const Lock* balance_held[kMaxLocks] = {};
+constinit int balance_count = 0;
+constinit bool balance_overflow = false;
+constinit std::atomic<int> unheld_releases{0};
+
+void ObserveLockBalance(const Lock& lock, internal::LockEvent event) {
+  if (event == internal::LockEvent::kAcquired) {
+    OrdinalOf(&lock);
+    if (balance_count < kMaxLocks) {
+      balance_held[balance_count++] = &lock;
+    } else {
+      balance_overflow = true;
+    }
+  } else if (event == internal::LockEvent::kReleasing) {
+    for (int i = balance_count - 1; i >= 0; --i) {
+      if (balance_held[i] == &lock) {
+        balance_held[i] = balance_held[--balance_count];
+        return;
+      }
+    }
+    if (!balance_overflow) unheld_releases.fetch_add(1);
+  }
+}
+
+// In a fresh process, on its one thread: a round (its locks numbered), then
+// ForkPrepare(), fork(), ForkParent() here and ForkChild() in the child.
+// Records "round_locks" (distinct locks the round took), "taken" (held
+// after ForkPrepare()), "parent_held" (after ForkParent()),
+// "parent_unheld" and "child_unheld" (releases of a lock not held),
+// "overflow" and "child" (0, or a code above).
+void ForkBalanceCall(alloclab::FreshCall& call) {
+  Round();  // built before any observer runs
+  ChildReport* report = SharedReport();
+  if (report == nullptr) {
+    call.Fail("could not map a shared page");
+    return;
+  }
+  internal::SetLockObserver(ObserveLockBalance);
+  std::atomic<int> op{kBeforeRound};
+  RunRound(op);
+  call.Record("round_locks", locks_count.load());
+  const int before_prepare = balance_count;
+  ForkPrepare();
+  call.Record("taken", balance_count - before_prepare);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ForkChild();
+    report->op.store(unheld_releases.load());
+    report->code.store(0);
+    _exit(0);
+  }
+  ForkParent();
+  internal::SetLockObserver(nullptr);
+  call.Record("parent_held", balance_count - before_prepare);
+  call.Record("parent_unheld", unheld_releases.load());
+  call.Record("overflow", balance_overflow ? 1 : 0);
+  const int child = ChildVerdict(pid, report);
+  call.Record("child", child);
+  call.Record("child_unheld", child == 0 ? report->op.load() : 0);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_fork_balance", ForkBalanceCall);
+
+TEST(ValidatorFork, HandlersGiveBackExactlyTheLocksForkPrepareTook) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_fork_balance", "");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->values["overflow"], 0)
+      << "more than " << kMaxLocks << " locks held at once: the check "
+      << "cannot follow them";
+  if (r->values["round_locks"] > 0) {
+    EXPECT_GE(r->values["taken"], 1)
+        << kRuleForkLocks << ": a round of calls took "
+        << r->values["round_locks"] << " lock.h Locks, and ForkPrepare() "
+        << "took none of them: a child forked while another thread holds "
+           "one inherits it held";
+  }
+  EXPECT_EQ(r->values["parent_held"], 0)
+      << kRuleForkLocks << ": ForkParent() must give back every lock "
+      << "ForkPrepare() took (" << r->values["taken"] << "); "
+      << r->values["parent_held"] << " were still held in the parent";
+  EXPECT_EQ(r->values["parent_unheld"], 0)
+      << "lock.h: Release() gives a lock back \"by the thread that took "
+         "it\"; in the parent, "
+      << r->values["parent_unheld"] << " Release() calls gave back a lock "
+      << "this thread did not hold (ForkParent() past its locks?)";
+  EXPECT_EQ(r->values["child"], 0)
+      << kRuleForkLocks << ": the child of ForkPrepare(), fork(), "
+      << "ForkChild() "
+      << DescribeChild(static_cast<int>(r->values["child"]), kBeforeRound, -1);
+  EXPECT_EQ(r->values["child_unheld"], 0)
+      << "lock.h: in a forked child, Release() is for \"a lock that thread "
+         "took in ForkPrepare()\"; "
+      << r->values["child_unheld"] << " Release() calls in ForkChild() gave "
+      << "back a lock ForkPrepare() did not take (past the end of a table "
+         "of locks?)";
 }
 
 // -----------------------------------------------------------------------------

@@ -2069,6 +2069,47 @@ TEST(DesignDecay, IdleMemoryGoesBackWhileTheClockMovesInSteps) {
       << kIdleHeldBytes << ")";
 }
 
+// Promise 2 with the frees in two waves, kDecayNs / 2 apart: a decay that
+// comes when the first wave is due gives it back and must still remember
+// when the second is due. A design that forgets (nothing more is due until
+// the next free) keeps the second wave for as long as nothing is freed.
+void DecayTwoWavesCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  constexpr int kWaveBlocks = 1024;  // 16 MiB of 16 KiB blocks a wave
+  std::vector<void*> blocks(2 * kWaveBlocks);
+  std::vector<void*> first_check(kDecayCheckOps), second_check(kDecayCheckOps);
+  for (void*& p : blocks) p = Allocate(16 * kKiB, 1, false);
+  for (int i = 0; i < kWaveBlocks; ++i) Free(blocks[i]);
+  clock.Advance(kDecayNs / 2);
+  for (int i = kWaveBlocks; i < 2 * kWaveBlocks; ++i) Free(blocks[i]);
+  call.Record("held_before", ReadCounters().bytes_held);
+  // The first wave is due, the second not yet: allocations only, so that no
+  // free can remind a forgetful design of the second.
+  clock.Advance(kDecayNs / 2 + kDecayNs / 4);
+  for (void*& p : first_check) p = Allocate(64, 1, false);
+  call.Record("held_between", ReadCounters().bytes_held);
+  clock.Advance(kDecayNs);
+  for (void*& p : second_check) p = Allocate(64, 1, false);
+  call.Record("held_after", ReadCounters().bytes_held);
+  for (void* p : first_check) Free(p);
+  for (void* p : second_check) Free(p);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_two_waves", DecayTwoWavesCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenItWasFreedInTwoWaves) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_two_waves");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ": a thread freed 16 MiB, kDecayNs / 2 later another "
+      << "16 MiB (" << r->values["held_before"] << " bytes held then), and "
+      << "ran on, allocating only: " << kDecayCheckOps << " calls when the "
+      << "first wave was due (" << r->values["held_between"] << " bytes held), "
+      << kDecayCheckOps << " more kDecayNs later, when "
+      << "both were: " << r->values["held_after"] << " bytes held "
+      << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
 // Promise 2 for blocks freed by threads that only free: this thread
 // allocates, 16 others each free a share of the blocks and exit without
 // one Allocate() of their own. Whatever they kept must go back too.
