@@ -4,9 +4,9 @@
 # Holds every lab to the promise of the README: `bazel test //...` stays
 # green on a fresh clone AND after a learner solves any lab. The tests whose
 # verdict flips when a starter is solved (they run a lab's suite on the
-# learner's task.cc) must be tagged manual, so //... leaves them out; each
-# lab's starter_unsolved_test must carry the course_integrity tag, by which
-# .ci/run still runs them.
+# learner's task.cc, or build a check the learner writes) must be tagged
+# manual, so //... leaves them out; each lab's starter_unsolved_test must
+# carry the course_integrity tag, by which .ci/run still runs them.
 #
 # Usage (//:course_integrity_test writes the arguments):
 #   course_integrity_test.sh INTEGRITY MANUAL STARTER_USERS LAB...
@@ -31,10 +31,11 @@ done
 while read -r test; do
   [[ -z "${test}" ]] && continue
   if grep -qxF "${test}" "${manual}"; then
-    echo "ok: ${test} runs the learner's task.cc and is manual"
+    echo "ok: ${test} runs the learner's code and is manual"
   else
-    echo "FAIL: ${test} runs the learner's task.cc but is not tagged manual:" \
-      "solving the lab would turn 'bazel test //...' red" >&2
+    echo "FAIL: ${test} runs the learner's code (task.cc, or a check of" \
+      "theirs) but is not tagged manual: solving the lab would turn" \
+      "'bazel test //...' red" >&2
     failures=$((failures + 1))
   fi
 done <"${starter_users}"
