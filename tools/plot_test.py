@@ -31,6 +31,8 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ElementTree
 
+from tools import labs
+
 SVG = "{http://www.w3.org/2000/svg}"
 
 REPORT = None
@@ -40,8 +42,8 @@ plot = None  # tools/plot.py, imported in main
 # At most this many entries in a picture's legend.
 MAX_LEGEND = 8
 
-LABS = ["allocator_cost", "mmap_threshold", "first_call", "counter_contention",
-        "smt_siblings", "musl_churn", "jemalloc_adoption", "allocator_design"]
+# The labs, in course order (the root's labs.bzl).
+LABS = labs.names()
 
 
 def run(*args, env=None):
