@@ -105,7 +105,7 @@ class TourPageInBrowserTest(unittest.TestCase):
                         for suffix in ("", "_reference")]
             args.append("%s=%s" % (lab, ",".join(binaries)))
         cls.out = os.path.join(cls.tmp, "tour")
-        proc = subprocess.run(["/usr/bin/python3", TOUR, "--reference",
+        proc = subprocess.run([TOUR, "--reference",
                                "--out=" + cls.out] + args,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, check=False, cwd=cls.tmp)
