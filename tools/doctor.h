@@ -196,7 +196,7 @@ struct LabVerdict {
 
 // JudgeLabs()
 //
-// The eight labs' verdicts on `facts`, in course order.
+// Each lab's verdict on `facts`, in course order (the root's labs.bzl).
 std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts);
 
 // RenderFacts() / RenderVerdicts()

@@ -75,6 +75,8 @@ import subprocess
 import sys
 import time
 
+from tools import labs as course_labs
+
 OPERATORS = ("flip", "constant", "delete", "negate")
 DEFAULT_SAMPLE = 12
 
@@ -318,16 +320,6 @@ def relocate(text, mutant):
 
 # ---------------------------------------------------------------------------
 # Running the suite.
-
-
-def lab_names(repo):
-    """The labs of the root BUILD's LABS list, in course order."""
-    with open(os.path.join(repo, "BUILD")) as f:
-        build = f.read()
-    block = re.search(r"^LABS = \[(.*?)^\]", build, re.S | re.M)
-    if not block:
-        raise SystemExit("mutate: no LABS list in %s/BUILD" % repo)
-    return re.findall(r'"([a-z_0-9]+)"', block.group(1))
 
 
 def reference_path(repo, lab):
@@ -676,11 +668,11 @@ def main(argv):
                                                os.getcwd()))
     args = parser.parse_args(argv)
     repo = os.path.abspath(args.repo)
-    known = lab_names(repo)
+    known = course_labs.names()
     labs = args.lab or known
     for lab in labs:
         if lab not in known:
-            parser.error("%s is not in the root BUILD's LABS" % lab)
+            parser.error("%s is not a lab of labs.bzl's LABS" % lab)
     if args.suite_tree:
         args.suite_tree = os.path.abspath(args.suite_tree)
         if args.suite_name == "main":

@@ -38,7 +38,7 @@ curious learner) can find it in the file.
 
 Example:
 
-    import plot
+    from tools import plot
     fig = plot.figure([("starter task.cc", mine), ("reference solution", ref)])
     plot.draw([("mine.json", mine)], "mine.svg")
 
@@ -47,14 +47,11 @@ installs; it is imported only when a picture is asked for.
 """
 
 import math
-import os
 import re
 import sys
 import textwrap
 
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-
-import palette  # noqa: E402
+from tools import palette
 
 # The interpreter Debian's python3-matplotlib serves.
 DEBIAN_PYTHON = "/usr/bin/python3"

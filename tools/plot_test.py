@@ -31,21 +31,23 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ElementTree
 
+from tools import labs
+from tools import plot
+
 SVG = "{http://www.w3.org/2000/svg}"
 
 REPORT = None
 FIXTURES = None
-plot = None  # tools/plot.py, imported in main
 
 # At most this many entries in a picture's legend.
 MAX_LEGEND = 8
 
-LABS = ["allocator_cost", "mmap_threshold", "first_call", "counter_contention",
-        "smt_siblings", "musl_churn", "jemalloc_adoption", "allocator_design"]
+# The labs, in course order (the root's labs.bzl).
+LABS = labs.names()
 
 
 def run(*args, env=None):
-    proc = subprocess.run(["/usr/bin/python3", REPORT] + list(args),
+    proc = subprocess.run([REPORT] + list(args),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           env=env, check=False, text=True)
     return proc.returncode, proc.stdout, proc.stderr
@@ -226,7 +228,7 @@ def chapter(lab):
         path = os.path.join(srcdir, workspace, "docs", "labs", lab + ".md")
         if os.path.isfile(path):
             return path
-    tools = os.path.dirname(os.path.realpath(REPORT))
+    tools = os.path.dirname(os.path.realpath(plot.__file__))
     return os.path.join(os.path.dirname(tools), "docs", "labs", lab + ".md")
 
 
@@ -606,8 +608,6 @@ if __name__ == "__main__":
         sys.exit(2)
     REPORT = os.path.abspath(sys.argv[1])
     FIXTURES = os.path.dirname(os.path.abspath(sys.argv[2]))
-    sys.path.insert(0, os.path.dirname(os.path.realpath(REPORT)))
-    import plot  # noqa: E402,F811
     # One font cache for every run of the report, not one each (seconds).
     os.environ["MPLCONFIGDIR"] = tempfile.mkdtemp(
         dir=os.environ.get("TEST_TMPDIR"))

@@ -39,11 +39,12 @@ import re
 import sys
 import unittest
 
+from tools import labs
+
 DATA = None
 
-LABS = ["allocator_cost", "mmap_threshold", "first_call",
-        "counter_contention", "smt_siblings", "musl_churn",
-        "jemalloc_adoption", "allocator_design"]
+# The labs, in course order (the root's labs.bzl).
+LABS = labs.names()
 
 BUSY = "this machine was busy"
 

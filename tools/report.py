@@ -28,11 +28,9 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-
-from check_results import UnusableInput, load_results  # noqa: E402
-from plot import PlotError, draw  # noqa: E402
-from results import fmt, machine_line, metric_keys, resolve, table  # noqa: E402
+from tools.check_results import UnusableInput, load_results
+from tools.plot import PlotError, draw
+from tools.results import fmt, machine_line, metric_keys, resolve, table
 
 # The command a learner types, for the usage line: `bazel run //:report`
 # sets BUILD_WORKING_DIRECTORY; run directly, it is this file.

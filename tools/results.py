@@ -8,7 +8,7 @@ directory a relative path means or how a column is aligned.
 
 Example:
 
-    from results import resolve, table, fmt
+    from tools.results import resolve, table, fmt
     path = resolve("mine.json")    # the directory `bazel run` was typed in
     print(table(["variant", "ns_per_call"], [["small_new", fmt(51.6)]]))
 """

@@ -16,6 +16,9 @@
 #   tools/solved_course_check.sh LAB...     only these labs solved, together
 #   tools/solved_course_check.sh --each     each lab solved alone, in turn
 #                                           (slow: one //... per lab)
+#   tools/solved_course_check.sh --list-labs
+#                                           print the labs, one a line, and
+#                                           stop (//tools:one_list_test)
 #   Flags after `--` go to every `bazel test` (e.g. -- --jobs=2).
 #
 # Exit 0 when every run is green; 1 when one is not (its summary says
@@ -28,11 +31,14 @@ usage() {
   exit 2
 }
 
-# The labs, in course order, from the root BUILD's LABS list.
+# The labs, in course order, from the one list: LABS in labs.bzl, one
+# quoted name a line (as buildifier writes it). This script runs outside
+# Bazel, so it reads the file itself; //tools:one_list_test holds what it
+# reads (--list-labs) to the labs.txt Bazel writes from the same list.
 mapfile -t all_labs < <(sed -n '/^LABS = \[/,/^\]/s/^ *"\([a-z_0-9]*\)",$/\1/p' \
-  "${repo}/BUILD")
+  "${repo}/labs.bzl")
 if ((${#all_labs[@]} == 0)); then
-  echo "solved_course_check: no LABS list in ${repo}/BUILD" >&2
+  echo "solved_course_check: no LABS list in ${repo}/labs.bzl" >&2
   exit 2
 fi
 
@@ -42,6 +48,10 @@ bazel_flags=()
 while (($#)); do
   case "$1" in
     --each) each=1 ;;
+    --list-labs)
+      printf '%s\n' "${all_labs[@]}"
+      exit 0
+      ;;
     --) shift; bazel_flags=("$@"); break ;;
     -h | --help) usage ;;
     -*) echo "solved_course_check: unknown flag $1" >&2; usage ;;

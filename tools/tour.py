@@ -38,12 +38,10 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-
-from check_results import UnusableInput, load_results  # noqa: E402
-from plot import PlotError, column_title, draw  # noqa: E402
-from results import (fmt, headline_of, machine_line, metric_keys,  # noqa: E402
-                     resolve, table)
+from tools.check_results import UnusableInput, load_results
+from tools.plot import PlotError, column_title, draw
+from tools.results import (fmt, headline_of, machine_line, metric_keys,
+                           resolve, table)
 
 USAGE = ("usage: bazel run //:tour -- [--out=DIR] [--reference] "
          "[--repetitions=N] [--cpu=N]")

@@ -34,11 +34,13 @@ import sys
 import tempfile
 import unittest
 
+from tools import labs
+
 TOUR = None
 FIXTURES = None
 
-LABS = ["allocator_cost", "mmap_threshold", "first_call", "counter_contention",
-        "smt_siblings", "musl_churn", "jemalloc_adoption", "allocator_design"]
+# The labs, in course order (the root's labs.bzl).
+LABS = labs.names()
 
 # Headless, offline, no profile of anyone's: what the browser may do.
 CHROMIUM_FLAGS = [
@@ -103,7 +105,7 @@ class TourPageInBrowserTest(unittest.TestCase):
                         for suffix in ("", "_reference")]
             args.append("%s=%s" % (lab, ",".join(binaries)))
         cls.out = os.path.join(cls.tmp, "tour")
-        proc = subprocess.run(["/usr/bin/python3", TOUR, "--reference",
+        proc = subprocess.run([TOUR, "--reference",
                                "--out=" + cls.out] + args,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, check=False, cwd=cls.tmp)

@@ -51,7 +51,7 @@ class TourTest(unittest.TestCase):
         return path, log
 
     def tour(self, *args):
-        proc = subprocess.run(["/usr/bin/python3", TOUR] + list(args),
+        proc = subprocess.run([TOUR] + list(args),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, check=False, cwd=self.tmp)
         return proc.returncode, proc.stdout, proc.stderr
