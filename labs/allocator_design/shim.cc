@@ -83,7 +83,10 @@ size_t RoundUpToPowerOfTwo(size_t n) {
 // size. tcmalloc's realloc grows by the same quarter and falls back to the
 // size asked for when the larger block is refused (gperftools 2.10 and
 // 2.16, Debian 12's and 13's: do_realloc_with_callback() in
-// src/tcmalloc.cc); glibc grows a mapped chunk in place with mremap.
+// src/tcmalloc.cc); glibc's realloc grows a mapped chunk with mremap,
+// which moves page table entries, not bytes (glibc 2.36 and 2.41, Debian
+// 12's and 13's: malloc.c's __libc_realloc calls mremap_chunk(), with
+// HAVE_MREMAP set for Linux in malloc-sysdep.h).
 size_t GrowthWithHeadroom(size_t usable) {
   const size_t quarter = usable / 4;
   return quarter > SIZE_MAX - usable ? SIZE_MAX : usable + quarter;
@@ -146,8 +149,12 @@ __attribute__((visibility("default"))) void* realloc(void* block,
   if (size <= usable) return block;
   void* moved = nullptr;
   const size_t headroom = GrowthWithHeadroom(usable);
-  // Allocate() leaves errno alone: a refused headroom is no error yet.
-  if (size < headroom) moved = Allocate(headroom, 0, false);
+  if (size < headroom) {
+    // A refused headroom is no error yet: errno stays as it was.
+    const int saved = errno;
+    moved = Allocate(headroom, 0, false);
+    errno = saved;
+  }
   if (moved == nullptr) moved = AllocateOrNoMemory(size, 0, false);
   if (moved == nullptr) return nullptr;  // the old block stays as it was
   memcpy(moved, block, usable);
