@@ -18,6 +18,10 @@
 //   - realloc keeps the block when its usable size suffices, even for a
 //     smaller size; otherwise it moves the bytes, and on failure leaves the
 //     old block as it was;
+//   - a block that realloc moves to grow it gets room to grow again: at
+//     least a quarter more than its old usable size, as tcmalloc's realloc
+//     gives (below). A block grown by appends then moves a few dozen times
+//     on its way to megabytes, not once per page;
 //   - posix_memalign returns EINVAL unless the alignment is a power of two
 //     multiple of sizeof(void*), and ENOMEM without touching errno;
 //   - aligned_alloc fails with EINVAL unless the alignment is a power of two
@@ -67,6 +71,25 @@ size_t RoundUpToPowerOfTwo(size_t n) {
   size_t p = 1;
   while (p < n && p != 0) p <<= 1;
   return p;
+}
+
+// What realloc asks for when it must move a block of `usable` bytes to
+// grow it: at least a quarter more (saturating at SIZE_MAX), so that each
+// move multiplies the block's size by at least 5/4. A program that grows a
+// block by appends (a string, a buffer read from a pipe) would otherwise
+// move it at every append that crosses its usable size, which for a block
+// rounded only to a page is every 4 KiB: a mapping, a copy of the whole
+// block, its page faults and an unmap each time, quadratic in the final
+// size. tcmalloc's realloc grows by the same quarter and falls back to the
+// size asked for when the larger block is refused (gperftools 2.10 and
+// 2.16, Debian 12's and 13's: do_realloc_with_callback() in
+// src/tcmalloc.cc); glibc's realloc grows a mapped chunk with mremap,
+// which moves page table entries, not bytes (glibc 2.36 and 2.41, Debian
+// 12's and 13's: malloc.c's __libc_realloc calls mremap_chunk(), with
+// HAVE_MREMAP set for Linux in malloc-sysdep.h).
+size_t GrowthWithHeadroom(size_t usable) {
+  const size_t quarter = usable / 4;
+  return quarter > SIZE_MAX - usable ? SIZE_MAX : usable + quarter;
 }
 
 // glibc's memalign: an alignment that is not a power of two is rounded up
@@ -124,7 +147,15 @@ __attribute__((visibility("default"))) void* realloc(void* block,
   }
   const size_t usable = allocator_design::UsableSize(block);
   if (size <= usable) return block;
-  void* moved = AllocateOrNoMemory(size, 0, false);
+  void* moved = nullptr;
+  const size_t headroom = GrowthWithHeadroom(usable);
+  if (size < headroom) {
+    // A refused headroom is no error yet: errno stays as it was.
+    const int saved = errno;
+    moved = Allocate(headroom, 0, false);
+    errno = saved;
+  }
+  if (moved == nullptr) moved = AllocateOrNoMemory(size, 0, false);
   if (moved == nullptr) return nullptr;  // the old block stays as it was
   memcpy(moved, block, usable);
   free(block);

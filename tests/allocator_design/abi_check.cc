@@ -6,9 +6,10 @@
 // call below goes through the lab's shim (labs/allocator_design/shim.cc)
 // into that implementation's task.cc. The suite (task_test.cc) checks
 // task.h directly; this checks what a program sees: errno on failure,
-// calloc's overflow check and zeroing, realloc keeping the bytes,
-// posix_memalign's EINVAL, malloc_usable_size, allocation before main() and
-// in a forked child of a threaded program.
+// calloc's overflow check and zeroing, realloc keeping the bytes and
+// growing a block by appends in few moves, posix_memalign's EINVAL,
+// malloc_usable_size, allocation before main() and in a forked child of a
+// threaded program.
 //
 // First of all it asks the process who serves malloc (allocator_probe.h):
 // a misspelt LD_PRELOAD runs everything on glibc and proves nothing, so the
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -232,6 +234,62 @@ void CheckRealloc() {
          "errno " + std::to_string(realloc_errno));
 }
 
+// A block grown by appends, as a program grows a string or a buffer read
+// from a pipe (CPython reallocs a str at each +=): 4 KiB at a time from
+// 4 KiB to 8 MiB, 2,047 reallocs. Each move copies the whole block, so a
+// move at every append would copy 8 GiB in all. The shim gives a block it
+// moves at least a quarter more than its old usable size, so each move
+// multiplies the usable size by at least 5/4. The first block holds at
+// least 4 KiB, and the last one moved held less than 8 MiB, so there are at
+// most 1 + floor(log(2048) / log(5/4)) = 35 moves, whatever the allocator
+// under the shim. Counted exactly: a move returns a new address (both
+// blocks are live during the copy). The growth stops at the first move
+// past the bound.
+void CheckReallocGrowth() {
+  constexpr size_t kStep = 4096;
+  constexpr size_t kFinal = 8 << 20;
+  const int max_moves =
+      1 + static_cast<int>(std::floor(
+              std::log(static_cast<double>(kFinal / kStep)) / std::log(1.25)));
+  char* p = static_cast<char*>(malloc(kStep));
+  int moves = 0;
+  bool kept = p != nullptr;
+  std::string broke = p == nullptr ? "malloc(4096) failed" : "";
+  size_t size = kStep;
+  if (p != nullptr) memset(p, 0, kStep);
+  while (kept && size < kFinal && moves <= max_moves) {
+    char* q = static_cast<char*>(realloc(p, size + kStep));
+    if (q == nullptr) {
+      kept = false;
+      broke = "realloc to " + std::to_string(size + kStep) + " failed";
+      break;
+    }
+    if (q != p) ++moves;
+    p = q;
+    // Each append's bytes are its number; every earlier one must survive.
+    memset(p + size, static_cast<int>(size / kStep % 251), kStep);
+    size += kStep;
+  }
+  for (size_t at = 0; kept && at < size; at += kStep) {
+    const char want = static_cast<char>(at / kStep % 251);
+    if (p[at] != want || p[at + kStep - 1] != want) {
+      kept = false;
+      broke = "the append at byte " + std::to_string(at) + " was lost";
+    }
+  }
+  free(p);
+  Report(kept, "realloc keeps the bytes of a block grown by appends", broke);
+  Report(kept && moves <= max_moves,
+         "realloc grows a block by 4 KiB appends to 8 MiB in at most " +
+             std::to_string(max_moves) + " moves (" + std::to_string(moves) +
+             ")",
+         moves > max_moves ? "it moved the block " + std::to_string(moves) +
+                                 " times by " + std::to_string(size) +
+                                 " bytes: realloc gives a moved block no "
+                                 "room to grow"
+                           : "the growth did not finish");
+}
+
 void CheckAligned() {
   bool ok = true;
   std::string broke;
@@ -392,6 +450,7 @@ int main(int argc, char** argv) {
   CheckMalloc();
   CheckCalloc();
   CheckRealloc();
+  CheckReallocGrowth();
   CheckAligned();
   CheckForkInThreadedProgram();
   CheckThreads();
