@@ -174,7 +174,22 @@ constexpr int kBestFitLooks = 16;
 // Chunks and their boundary tags.
 // -----------------------------------------------------------------------------
 
-uint64_t& HeaderOf(uintptr_t c) { return *reinterpret_cast<uint64_t*>(c); }
+// A header is written only under the heap's lock (or before its block is
+// handed out), and read without it: Free() and UsableSize() read their
+// own, while the heap may be flipping its kPrevInUse bit for a neighbour
+// that was freed. Relaxed atomic loads and stores (plain moves on x86-64)
+// make that a race in no one's book; the bits a reader uses do not change
+// under it.
+uint64_t HeaderOf(uintptr_t c) {
+  return __atomic_load_n(reinterpret_cast<uint64_t*>(c), __ATOMIC_RELAXED);
+}
+void SetHeader(uintptr_t c, uint64_t header) {
+  __atomic_store_n(reinterpret_cast<uint64_t*>(c), header, __ATOMIC_RELAXED);
+}
+void SetBits(uintptr_t c, uint64_t bits) { SetHeader(c, HeaderOf(c) | bits); }
+void ClearBits(uintptr_t c, uint64_t bits) {
+  SetHeader(c, HeaderOf(c) & ~bits);
+}
 size_t SizeOf(uintptr_t c) { return HeaderOf(c) & ~kFlags; }
 uint64_t& FooterOf(uintptr_t c, size_t size) {
   return *reinterpret_cast<uint64_t*>(c + size - 8);
@@ -217,8 +232,8 @@ void*& NextCached(void* block) { return *static_cast<void**>(block); }
 // `c` becomes an in-use chunk of `size` bytes (the chunk before it is in
 // use, or it would have been merged), and the chunk after it learns so.
 void MarkInUse(uintptr_t c, size_t size) {
-  HeaderOf(c) = size | kInUse | kPrevInUse;
-  HeaderOf(c + size) |= kPrevInUse;
+  SetHeader(c, size | kInUse | kPrevInUse);
+  SetBits(c + size, kPrevInUse);
 }
 
 // MarkFree()
@@ -226,9 +241,9 @@ void MarkInUse(uintptr_t c, size_t size) {
 // `c` becomes a free chunk of `size` bytes: header, footer, and the chunk
 // after it learns that this one is free.
 void MarkFree(uintptr_t c, size_t size) {
-  HeaderOf(c) = size | kPrevInUse;
+  SetHeader(c, size | kPrevInUse);
   FooterOf(c, size) = size;
-  HeaderOf(c + size) &= ~kPrevInUse;
+  ClearBits(c + size, kPrevInUse);
 }
 
 // -----------------------------------------------------------------------------
@@ -414,14 +429,14 @@ void Carve(uintptr_t c, size_t have, size_t size, const Taken& from) {
     MarkInUse(c, have);
     return;
   }
-  HeaderOf(c) = size | kInUse | kPrevInUse;
+  SetHeader(c, size | kInUse | kPrevInUse);
   const uintptr_t rest = c + size;
   const size_t rest_size = have - size;
   MarkFree(rest, rest_size);
   if (rest_size >= kStampedChunk) StampOf(rest) = from.stamp;
   const size_t releasable = ReleasableBytes(rest, rest_size);
   if (from.released && releasable != 0) {
-    HeaderOf(rest) |= kReleased;
+    SetBits(rest, kReleased);
     heap.held -= releasable;  // Unlink() counted it held: it is not
   } else if (releasable != 0) {
     NoteIdle(from.stamp);
@@ -436,7 +451,7 @@ void Carve(uintptr_t c, size_t have, size_t size, const Taken& from) {
 void AddRegion(uintptr_t base) {
   heap.held += kRegionBytes;
   const uintptr_t c = base + kFirstChunk;
-  HeaderOf(base + kFence) = kInUse;  // the fence: merging stops here
+  SetHeader(base + kFence, kInUse);  // the fence: merging stops here
   MarkFree(c, kWholeRegion);
   StampOf(c) = NowNs();
   Insert(c);
@@ -539,7 +554,7 @@ void ReturnList(void* list, uint64_t* since) {
     if (n > want - got) n = want - got;
     for (uint32_t i = 0; i < n; ++i) {
       if (i + 1 < n) {  // the next chunk's header follows at once
-        HeaderOf(c) = need | kInUse | kPrevInUse;
+        SetHeader(c, need | kInUse | kPrevInUse);
       } else {  // the last: the rest goes back to the bins, or stays here
         Carve(c, have, need, from);
       }
@@ -648,8 +663,8 @@ void Decay(uint64_t now) {
         // Released already, no inner page, or an idle region's.
       } else if (StampOf(c) + kDecayNs <= now) {
         Unlink(c);
-        HeaderOf(c) = size | kInUse | kPrevInUse;  // busy: not to be merged
-        HeaderOf(c + size) |= kPrevInUse;
+        SetHeader(c, size | kInUse | kPrevInUse);  // busy: not to be merged
+        SetBits(c + size, kPrevInUse);
         heap.held -= bytes;
         heap.returned += bytes;
         NextFree(c) = releasing;
@@ -686,7 +701,7 @@ void Decay(uint64_t now) {
     const bool next_free = (HeaderOf(c + size) & kInUse) == 0;
     if (!prev_free && !next_free) {
       MarkFree(c, size);
-      HeaderOf(c) |= kReleased;
+      SetBits(c, kReleased);
       Insert(c);
     } else {
       // A neighbour was freed meanwhile: merge, and the merged chunk is
@@ -756,7 +771,7 @@ void Decay(uint64_t now) {
   }
   const uint64_t prev_bit = front != 0 ? 0 : kPrevInUse;
   Carve(c, have, need, Taken{c, from.stamp, false});
-  HeaderOf(c) = (HeaderOf(c) & ~kPrevInUse) | prev_bit;
+  SetHeader(c, (HeaderOf(c) & ~kPrevInUse) | prev_bit);
   heap.lock.Release();
   if (zero) memset(BlockOf(c), 0, size);
   return BlockOf(c);
@@ -778,7 +793,7 @@ uint64_t& MappedOffsetOf(uintptr_t c) {
   if (mem == nullptr) return nullptr;
   const uintptr_t block = reinterpret_cast<uintptr_t>(mem) + head;
   MappedOffsetOf(ChunkOf(reinterpret_cast<void*>(block))) = head;
-  HeaderOf(ChunkOf(reinterpret_cast<void*>(block))) = bytes | kMapped | kInUse;
+  SetHeader(ChunkOf(reinterpret_cast<void*>(block)), bytes | kMapped | kInUse);
   heap.lock.Acquire();
   ++heap.visits;
   heap.held += bytes;
