@@ -7,10 +7,10 @@
 // Lab allocator_design: a correct allocator of task.h that is not the
 // reference's design. Where the reference cuts memory into spans of one size
 // class each and finds a block's span through a page map, this one keeps a
-// heap of variable-sized chunks with boundary tags, as Doug Lea's allocator
-// does: every block carries its own size just before it, a free chunk
-// carries it at its end too, and a freed chunk is merged with its free
-// neighbours at once. Requests are served at their own size, rounded to 16
+// heap of variable-sized chunks with boundary tags, the classic scheme of
+// general-purpose heaps: every block carries its own size just before it, a
+// free chunk carries it at its end too, and a freed chunk is merged with its
+// free neighbours at once. Requests are served at their own size, rounded to 16
 // bytes, not to one of four classes per doubling.
 //
 //   chunks          a chunk is an 8-byte header (its size, whether it is in
@@ -49,18 +49,24 @@
 //                   mapping of their own with the same header (its offset
 //                   and its length, marked "mapped"), given back whole on
 //                   free. No cache of them: promise 1 ends at 256 KiB.
-//   decay           a region that is one free chunk again is idle, stamped
-//                   with when its last block was freed; each thread reads the
-//                   clock every kDecayCheckOps calls, gives its own cache
-//                   back every kDecayNs / 2 (its chunks stamped with the
-//                   flush before, all freed since), and unmaps the regions
-//                   idle for kDecayNs.
+//   decay           a free chunk of a page or more is stamped with when it
+//                   was freed; a region that is one free chunk again is
+//                   idle. Each thread reads the clock every kDecayCheckOps
+//                   calls, gives its own cache back every kDecayNs / 2 (its
+//                   chunks stamped with the flush before: all were freed
+//                   since), and a pass then unmaps the regions idle for
+//                   kDecayNs and releases the inner pages of the other free
+//                   chunks idle as long. Regions alone would not do: a few
+//                   small blocks still live, scattered over many regions by
+//                   exact fit, would keep every one of them.
 //
 // One lock (lock.h's), the heap's: it guards the bins, the idle regions and
-// the counters. No lock is held while the page source maps or unmaps.
-// bytes_held is what is mapped and not unmapped (nothing is released:
-// an idle region goes back whole), so it is exact at any moment no other
-// thread is inside.
+// the counters. No lock is held while the page source maps, unmaps or
+// releases. The accounting rule, exact: bytes_held is what was mapped, less
+// what was unmapped or released, plus the released pages of free chunks
+// taken into use again (a released chunk is held again whole when it is
+// taken or merged, less what of it stays released in a rest split off it).
+// bytes_returned is what was unmapped plus what was released.
 //
 // Example:
 //
@@ -291,8 +297,9 @@ void Insert(uintptr_t c) {
 // again (or merged): its released pages count as held once more.
 void Unlink(uintptr_t c) {
   const int b = BinOf(SizeOf(c));
-  if ((HeaderOf(c) & kReleased) != 0)
+  if ((HeaderOf(c) & kReleased) != 0) {
     heap.held += ReleasableBytes(c, SizeOf(c));
+  }
   const uintptr_t next = NextFree(c), prev = PrevFree(c);
   if (prev != 0) {
     NextFree(prev) = next;
