@@ -1,0 +1,906 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: segregated_fit.cc (a second design)
+// -----------------------------------------------------------------------------
+//
+// Lab allocator_design: a correct allocator of task.h that is not the
+// reference's design. Where the reference cuts memory into spans of one size
+// class each and finds a block's span through a page map, this one keeps a
+// heap of variable-sized chunks with boundary tags, the classic scheme of
+// general-purpose heaps: every block carries its own size just before it, a
+// free chunk carries it at its end too, and a freed chunk is merged with its
+// free neighbours at once. Requests are served at their own size, rounded to 16
+// bytes, not to one of four classes per doubling.
+//
+//   chunks          a chunk is an 8-byte header (its size, whether it is in
+//                   use, whether the chunk before it is) and the block after
+//                   it: a request of n bytes takes max(32, n + 8 rounded up
+//                   to 16) bytes. A free chunk repeats its size in its last
+//                   word (the footer), so that the chunk after it can find
+//                   its start; an in-use chunk needs no footer, and the bit
+//                   in its neighbour's header says so.
+//   regions         chunks are carved from regions of 1 MiB mapped from the
+//                   page source, aligned to their size: a header (the idle
+//                   list's links) at the start, a fence (a header that says
+//                   "in use") at the end, so that merging stops there.
+//   bins            free chunks sit in 104 size-segregated lists: one per
+//                   16 bytes below 1 KiB, then four per doubling to 1 MiB,
+//                   with a bitmap of the non-empty ones. An allocation takes
+//                   the best of the first few chunks of its own list that
+//                   fit, else the first chunk of the next non-empty list, and
+//                   splits off what it does not need.
+//   coalescing      a chunk given back to the heap is merged with the free
+//                   chunk before it and the one after it (boundary tags: two
+//                   loads, no search), so that no two free chunks are ever
+//                   neighbours and a region whose blocks are all free is one
+//                   chunk again.
+//   thread caches   in front of the heap, per thread, the same bins as LIFO
+//                   lists of in-use chunks (the heap sees them as in use:
+//                   no merging, no lock). A bin holds chunks of at least its
+//                   lower bound; an allocation takes the first one if it is
+//                   large enough, or the first of the next bin. Refilled and
+//                   drained a batch at a time, under the heap's lock: a batch
+//                   starts at two chunks and doubles to 32, or to 512 KiB of
+//                   chunks for the larger bins (bounded in bytes, promise 4),
+//                   and a bin holds at most two batches (promise 1: at most
+//                   one visit per batch).
+//   large blocks    above 256 KiB, or aligned to more than 256 KiB, a
+//                   mapping of their own with the same header (its offset
+//                   and its length, marked "mapped"), given back whole on
+//                   free. No cache of them: promise 1 ends at 256 KiB.
+//   decay           a free chunk of a page or more is stamped with when it
+//                   was freed; a region that is one free chunk again is
+//                   idle. Each thread reads the clock every kDecayCheckOps
+//                   calls, gives its own cache back every kDecayNs / 2 (its
+//                   chunks stamped with the flush before: all were freed
+//                   since), and a pass then unmaps the regions idle for
+//                   kDecayNs and releases the inner pages of the other free
+//                   chunks idle as long. Regions alone would not do: a few
+//                   small blocks still live, scattered over many regions by
+//                   exact fit, would keep every one of them.
+//
+// One lock (lock.h's), the heap's: it guards the bins, the idle regions and
+// the counters. No lock is held while the page source maps, unmaps or
+// releases. The accounting rule, exact: bytes_held is what was mapped, less
+// what was unmapped or released, plus the released pages of free chunks
+// taken into use again (a released chunk is held again whole when it is
+// taken or merged, less what of it stays released in a rest split off it).
+// bytes_returned is what was unmapped plus what was released.
+//
+// Example:
+//
+//   void* p = allocator_design::Allocate(100, 16, /*zero=*/false);
+//   // a chunk of 112 bytes: from this thread's cache, or a batch carved
+//   // from a free chunk of the heap
+//   allocator_design::Free(p);  // back to this thread's cache
+//   void* q = allocator_design::Allocate(4 << 20, 16, /*zero=*/true);
+//   // a mapping of its own: fresh, so zeroes already
+//   allocator_design::Free(q);  // unmapped
+
+#include <string.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "labs/allocator_design/lock.h"
+#include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/task.h"
+#include "labs/allocator_design/thread_exit.h"
+
+namespace allocator_design {
+namespace {
+
+// -----------------------------------------------------------------------------
+// The design's numbers.
+// -----------------------------------------------------------------------------
+
+// Requests up to this many bytes, at an alignment up to kHeapMaxAlignment,
+// are chunks of the heap; larger or more aligned ones are mappings.
+constexpr size_t kSmallMax = size_t{256} << 10;
+constexpr size_t kHeapMaxAlignment = size_t{256} << 10;
+
+constexpr size_t kRegionBytes = size_t{1} << 20;
+constexpr uintptr_t kRegionMask = kRegionBytes - 1;
+
+// A chunk: its header word, then the caller's bytes. Headers sit at 8
+// modulo 16, so that the block after each is 16-aligned.
+constexpr size_t kHeader = 8;
+constexpr size_t kMinChunk = 32;  // header, two links, footer
+constexpr uint64_t kInUse = 1;
+constexpr uint64_t kPrevInUse = 2;
+constexpr uint64_t kMapped = 4;
+constexpr uint64_t kReleased = 8;  // a free chunk whose inner pages went back
+constexpr uint64_t kFlags = 15;
+
+// A region: its header, the first chunk at kFirstChunk, the fence's header
+// at kFence; what lies between is one chunk when all of it is free.
+constexpr uintptr_t kFirstChunk = 40;
+constexpr uintptr_t kFence = kRegionBytes - 24;
+constexpr size_t kWholeRegion = kFence - kFirstChunk;
+static_assert(kFirstChunk % 16 == 8 && kFence % 16 == 8, "headers at 8 mod 16");
+
+// ChunkSize()
+//
+// The chunk a request of `size` bytes (<= kSmallMax) takes.
+constexpr size_t ChunkSize(size_t size) {
+  const size_t n = (size + kHeader + 15) & ~size_t{15};
+  return n < kMinChunk ? kMinChunk : n;
+}
+
+// Bins: 64 of 16 bytes each below 1 KiB (those of sizes below kMinChunk
+// stay empty), then four per doubling from 1 KiB to 1 MiB.
+constexpr int kExactBins = 64;
+constexpr int kNumBins = kExactBins + 4 * 10;
+
+constexpr int BinOf(size_t chunk) {
+  if (chunk < 1024) return static_cast<int>(chunk >> 4);
+  const int lg = 63 - __builtin_clzll(chunk);
+  return kExactBins + (lg - 10) * 4 + static_cast<int>((chunk >> (lg - 2)) & 3);
+}
+
+// The smallest chunk bin `b` holds.
+constexpr size_t BinFloor(int b) {
+  if (b < kExactBins) return static_cast<size_t>(b) << 4;
+  const int lg = (b - kExactBins) / 4 + 10;
+  return (size_t{4} + static_cast<size_t>((b - kExactBins) % 4)) << (lg - 2);
+}
+
+constexpr bool BinsAreRight() {
+  for (int b = 2; b < kNumBins; ++b) {
+    if (BinOf(BinFloor(b)) != b || BinOf(BinFloor(b) - 16) != b - 1) {
+      return false;
+    }
+  }
+  return BinOf(kWholeRegion) == kNumBins - 1 &&
+         BinOf(ChunkSize(kSmallMax) + kMinChunk) < kNumBins;
+}
+static_assert(BinsAreRight(), "the bin table is inconsistent");
+
+// A thread cache's batch: it starts at two chunks and doubles with use up
+// to 32, or to kMaxBatchBytes of the bin's smallest chunks; a bin holds at
+// most two batches.
+constexpr uint32_t kFirstBatch = 2;
+constexpr uint32_t kMaxBatch = 2 * kOpsPerCentralVisit;
+constexpr size_t kMaxBatchBytes = size_t{512} << 10;
+constexpr uint32_t MaxBatchOf(int b) {
+  const size_t floor = BinFloor(b) < kMinChunk ? kMinChunk : BinFloor(b);
+  const size_t by_bytes = kMaxBatchBytes / floor;
+  return by_bytes >= kMaxBatch    ? kMaxBatch
+         : by_bytes < kFirstBatch ? kFirstBatch
+                                  : static_cast<uint32_t>(by_bytes);
+}
+
+// How many chunks of its own list an allocation looks at for the best fit
+// before it takes the next list's first.
+constexpr int kBestFitLooks = 16;
+
+// -----------------------------------------------------------------------------
+// Chunks and their boundary tags.
+// -----------------------------------------------------------------------------
+
+// A header is written only under the heap's lock (or before its block is
+// handed out), and read without it: Free() and UsableSize() read their
+// own, while the heap may be flipping its kPrevInUse bit for a neighbour
+// that was freed. Relaxed atomic loads and stores (plain moves on x86-64)
+// make that a race in no one's book; the bits a reader uses do not change
+// under it.
+uint64_t HeaderOf(uintptr_t c) {
+  return __atomic_load_n(reinterpret_cast<uint64_t*>(c), __ATOMIC_RELAXED);
+}
+void SetHeader(uintptr_t c, uint64_t header) {
+  __atomic_store_n(reinterpret_cast<uint64_t*>(c), header, __ATOMIC_RELAXED);
+}
+void SetBits(uintptr_t c, uint64_t bits) { SetHeader(c, HeaderOf(c) | bits); }
+void ClearBits(uintptr_t c, uint64_t bits) {
+  SetHeader(c, HeaderOf(c) & ~bits);
+}
+size_t SizeOf(uintptr_t c) { return HeaderOf(c) & ~kFlags; }
+uint64_t& FooterOf(uintptr_t c, size_t size) {
+  return *reinterpret_cast<uint64_t*>(c + size - 8);
+}
+uintptr_t ChunkOf(const void* block) {
+  return reinterpret_cast<uintptr_t>(block) - kHeader;
+}
+void* BlockOf(uintptr_t c) { return reinterpret_cast<void*>(c + kHeader); }
+
+// A free chunk's links, in the words after its header.
+uintptr_t& NextFree(uintptr_t c) {
+  return *reinterpret_cast<uintptr_t*>(c + 8);
+}
+uintptr_t& PrevFree(uintptr_t c) {
+  return *reinterpret_cast<uintptr_t*>(c + 16);
+}
+
+// A free chunk of at least kStampedChunk bytes keeps, after its links, when
+// it was last freed: the decay releases its inner pages once that is
+// kDecayNs ago. Smaller ones have no inner page to release.
+constexpr size_t kStampedChunk = 48;
+uint64_t& StampOf(uintptr_t c) { return *reinterpret_cast<uint64_t*>(c + 24); }
+
+// ReleasableBytes()
+//
+// The whole pages inside a free chunk, past its header, links and stamp and
+// before its footer: what the decay may give back while the chunk stays.
+size_t ReleasableBytes(uintptr_t c, size_t size) {
+  const uintptr_t page = PageSize();
+  const uintptr_t lo = (c + 32 + page - 1) & ~(page - 1);
+  const uintptr_t hi = (c + size - 8) & ~(page - 1);
+  return hi > lo ? hi - lo : 0;
+}
+
+// A cached chunk's link, in the block's first word.
+void*& NextCached(void* block) { return *static_cast<void**>(block); }
+
+// MarkInUse()
+//
+// `c` becomes an in-use chunk of `size` bytes (the chunk before it is in
+// use, or it would have been merged), and the chunk after it learns so.
+void MarkInUse(uintptr_t c, size_t size) {
+  SetHeader(c, size | kInUse | kPrevInUse);
+  SetBits(c + size, kPrevInUse);
+}
+
+// MarkFree()
+//
+// `c` becomes a free chunk of `size` bytes: header, footer, and the chunk
+// after it learns that this one is free.
+void MarkFree(uintptr_t c, size_t size) {
+  SetHeader(c, size | kPrevInUse);
+  FooterOf(c, size) = size;
+  ClearBits(c + size, kPrevInUse);
+}
+
+// -----------------------------------------------------------------------------
+// The heap: bins of free chunks, the idle regions, the counters, under one
+// lock.
+// -----------------------------------------------------------------------------
+
+struct Region {
+  Region* prev;  // the idle list's links, while it is idle
+  Region* next;
+  uint64_t idle_since;
+};
+static_assert(sizeof(Region) <= kFirstChunk - kHeader, "fits before a chunk");
+
+struct Heap {
+  Lock lock;
+  uintptr_t bins[kNumBins] = {};  // first free chunk of each list, or 0
+  uint64_t nonempty[2] = {};      // bit b: bins[b] != 0
+  Region* idle = nullptr;         // regions that are one free chunk
+  uint64_t held = 0;
+  uint64_t returned = 0;
+  uint64_t visits = 0;
+};
+constinit Heap heap;
+
+// When the next decay pass is due; read by every thread's tick, written
+// under the lock. Relaxed: a late view only delays a pass to a later tick.
+constinit std::atomic<uint64_t> next_decay_ns{UINT64_MAX};
+
+// The rest of this section runs with heap.lock held.
+
+void Insert(uintptr_t c) {
+  const int b = BinOf(SizeOf(c));
+  const uintptr_t first = heap.bins[b];
+  NextFree(c) = first;
+  PrevFree(c) = 0;
+  if (first != 0) PrevFree(first) = c;
+  heap.bins[b] = c;
+  heap.nonempty[b >> 6] |= uint64_t{1} << (b & 63);
+}
+
+// Unlink()
+//
+// Takes a free chunk out of its list. A released one is taken into use
+// again (or merged): its released pages count as held once more.
+void Unlink(uintptr_t c) {
+  const int b = BinOf(SizeOf(c));
+  if ((HeaderOf(c) & kReleased) != 0) {
+    heap.held += ReleasableBytes(c, SizeOf(c));
+  }
+  const uintptr_t next = NextFree(c), prev = PrevFree(c);
+  if (prev != 0) {
+    NextFree(prev) = next;
+  } else {
+    heap.bins[b] = next;
+    if (next == 0) heap.nonempty[b >> 6] &= ~(uint64_t{1} << (b & 63));
+  }
+  if (next != 0) PrevFree(next) = prev;
+}
+
+Region* RegionOf(uintptr_t c) {
+  return reinterpret_cast<Region*>(c & ~kRegionMask);
+}
+
+bool IsWholeRegion(uintptr_t c, size_t size) {
+  return (c & kRegionMask) == kFirstChunk && size == kWholeRegion;
+}
+
+void AddIdle(Region* r, uint64_t since) {
+  r->idle_since = since;
+  r->prev = nullptr;
+  r->next = heap.idle;
+  if (heap.idle != nullptr) heap.idle->prev = r;
+  heap.idle = r;
+}
+
+// NoteIdle()
+//
+// Something freed at `since` may go back at since + kDecayNs: a decay pass
+// is due by then.
+void NoteIdle(uint64_t since) {
+  const uint64_t due = since + kDecayNs;
+  if (due < next_decay_ns.load(std::memory_order_relaxed)) {
+    next_decay_ns.store(due, std::memory_order_relaxed);
+  }
+}
+
+void RemoveIdle(Region* r) {
+  (r->prev != nullptr ? r->prev->next : heap.idle) = r->next;
+  if (r->next != nullptr) r->next->prev = r->prev;
+}
+
+// FreeChunk()
+//
+// Gives an in-use chunk back to the bins, merged with its free neighbours.
+// A region that becomes one free chunk is idle from `*since` (0: now, read
+// here only when needed, and kept for the next chunk).
+void FreeChunk(uintptr_t c, uint64_t* since) {
+  size_t size = SizeOf(c);
+  const uintptr_t next = c + size;
+  if ((HeaderOf(c) & kPrevInUse) == 0) {
+    const size_t prev_size = *reinterpret_cast<uint64_t*>(c - 8);
+    c -= prev_size;
+    Unlink(c);
+    size += prev_size;
+  }
+  if ((HeaderOf(next) & kInUse) == 0) {
+    Unlink(next);
+    size += SizeOf(next);
+  }
+  MarkFree(c, size);
+  Insert(c);
+  if (size < PageSize()) return;  // no inner page: no stamp needed
+  if (*since == 0) *since = NowNs();
+  StampOf(c) = *since;
+  if (IsWholeRegion(c, size)) {
+    AddIdle(RegionOf(c), *since);
+    NoteIdle(*since);
+  } else if (ReleasableBytes(c, size) != 0) {
+    NoteIdle(*since);
+  }
+}
+
+// TakeFree()
+//
+// A free chunk of at least `need` bytes, out of the bins (and out of the
+// idle list, when it is a whole region); 0 when there is none.
+uintptr_t TakeFree(size_t need) {
+  int b = BinOf(need);
+  uintptr_t best = 0;
+  if (b < kExactBins) {
+    best = heap.bins[b];  // every chunk here is `need` bytes
+  } else {
+    int looks = 0;
+    for (uintptr_t c = heap.bins[b]; c != 0 && looks < kBestFitLooks;
+         c = NextFree(c), ++looks) {
+      const size_t size = SizeOf(c);
+      if (size >= need && (best == 0 || size < SizeOf(best))) {
+        best = c;
+        if (size == need) break;
+      }
+    }
+  }
+  if (best == 0) {
+    // The first non-empty list above: any of its chunks is large enough.
+    ++b;
+    for (int word = b >> 6; word < 2 && best == 0; ++word) {
+      uint64_t bits = heap.nonempty[word];
+      if (word == (b >> 6)) bits &= ~uint64_t{0} << (b & 63);
+      if (bits != 0) best = heap.bins[word * 64 + __builtin_ctzll(bits)];
+    }
+    if (best == 0) return 0;
+  }
+  Unlink(best);
+  if (IsWholeRegion(best, SizeOf(best))) RemoveIdle(RegionOf(best));
+  return best;
+}
+
+// Taken
+//
+// What a free chunk taken out of the bins was: its stamp, and whether its
+// inner pages had been released.
+struct Taken {
+  uintptr_t c;
+  uint64_t stamp;
+  bool released;
+};
+
+Taken Describe(uintptr_t c) {
+  const size_t size = SizeOf(c);
+  return {c, size >= kStampedChunk ? StampOf(c) : 0,
+          (HeaderOf(c) & kReleased) != 0};
+}
+
+// Carve()
+//
+// Makes the front `size` bytes of the free chunk `c` (taken out of the bins,
+// `have` bytes, as `from` was) an in-use chunk, and the rest a free chunk in
+// the bins, as idle as `from` was; a rest too small to be a chunk stays with
+// the front. A rest of a released chunk stays released: carving the front
+// wrote nothing in the rest's inner pages.
+void Carve(uintptr_t c, size_t have, size_t size, const Taken& from) {
+  if (have - size < kMinChunk) {
+    MarkInUse(c, have);
+    return;
+  }
+  SetHeader(c, size | kInUse | kPrevInUse);
+  const uintptr_t rest = c + size;
+  const size_t rest_size = have - size;
+  MarkFree(rest, rest_size);
+  if (rest_size >= kStampedChunk) StampOf(rest) = from.stamp;
+  const size_t releasable = ReleasableBytes(rest, rest_size);
+  if (from.released && releasable != 0) {
+    SetBits(rest, kReleased);
+    heap.held -= releasable;  // Unlink() counted it held: it is not
+  } else if (releasable != 0) {
+    NoteIdle(from.stamp);
+  }
+  Insert(rest);
+}
+
+// AddRegion()
+//
+// A freshly mapped region into the heap, as one free chunk. Not idle: the
+// caller carves it at once.
+void AddRegion(uintptr_t base) {
+  heap.held += kRegionBytes;
+  const uintptr_t c = base + kFirstChunk;
+  SetHeader(base + kFence, kInUse);  // the fence: merging stops here
+  MarkFree(c, kWholeRegion);
+  StampOf(c) = NowNs();
+  Insert(c);
+}
+
+// TakeOrMap()
+//
+// TakeFree(need), mapping a new region when the bins have nothing that
+// fits: drops the lock to map (no lock is held while the page source maps)
+// and takes it again. 0 when the kernel refuses.
+uintptr_t TakeOrMap(size_t need) {
+  uintptr_t c = TakeFree(need);
+  while (c == 0) {
+    heap.lock.Release();
+    void* base = MapAlignedPages(kRegionBytes, kRegionBytes);
+    heap.lock.Acquire();
+    if (base == nullptr) return 0;
+    AddRegion(reinterpret_cast<uintptr_t>(base));
+    c = TakeFree(need);
+  }
+  return c;
+}
+
+// -----------------------------------------------------------------------------
+// The thread cache: plain data, initial-exec TLS (no constructor, no
+// destructor, no allocation at first use). All zero means "not yet used".
+// -----------------------------------------------------------------------------
+
+struct CacheBin {
+  void* list;      // in-use chunks' blocks, LIFO, through their first word
+  uint32_t count;  // how many are on `list`
+  uint16_t limit;  // the most on `list` before a drain; 0: not set up
+  uint16_t batch;  // chunks per refill or drain, now
+};
+
+struct ThreadCache {
+  CacheBin bins[kNumBins];
+  uint64_t flushed_ns;  // when this cache was last flushed (or set up):
+                        // every chunk in it was freed since
+  uint32_t ticks_left;  // calls to the next tick (0: tick at the next)
+  bool armed;           // ArmThreadExit() done, flushed_ns set
+};
+
+constinit thread_local ThreadCache tc
+    __attribute__((tls_model("initial-exec")));
+
+void SetUp(CacheBin& bin) {
+  if (!tc.armed) {
+    tc.armed = true;
+    tc.flushed_ns = NowNs();
+    ArmThreadExit();  // ThreadExit() will give this cache back
+  }
+  if (bin.limit == 0) {
+    bin.batch = kFirstBatch;
+    bin.limit = 2 * kFirstBatch;
+  }
+}
+
+void GrowBatch(CacheBin& bin, int b) {
+  const uint32_t most = MaxBatchOf(b);
+  if (bin.batch < most) {
+    bin.batch =
+        static_cast<uint16_t>(bin.batch * 2u < most ? bin.batch * 2u : most);
+    bin.limit = static_cast<uint16_t>(2u * bin.batch);
+  }
+}
+
+// ReturnList()
+//
+// Gives a list of cached chunks back to the heap (heap.lock held).
+void ReturnList(void* list, uint64_t* since) {
+  while (list != nullptr) {
+    void* block = list;
+    list = NextCached(block);
+    FreeChunk(ChunkOf(block), since);
+  }
+}
+
+// Refill()
+//
+// Bin `b` of this thread's cache has nothing for a chunk of `need` bytes:
+// carve a batch of chunks of that size from the heap's free chunks (as
+// many as fit in each), hand out the first, cache the rest. nullptr when
+// the kernel refuses.
+[[gnu::noinline]] void* Refill(int b, size_t need) {
+  CacheBin& bin = tc.bins[b];
+  SetUp(bin);
+  const uint32_t want = bin.batch;
+  GrowBatch(bin, b);
+  void* first = nullptr;
+  uint32_t got = 0;
+  heap.lock.Acquire();
+  ++heap.visits;
+  while (got < want) {
+    uintptr_t c = got == 0 ? TakeOrMap(need) : TakeFree(need);
+    if (c == 0) break;
+    const Taken from = Describe(c);
+    size_t have = SizeOf(c);
+    uint32_t n = static_cast<uint32_t>(have / need);
+    if (n > want - got) n = want - got;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (i + 1 < n) {  // the next chunk's header follows at once
+        SetHeader(c, need | kInUse | kPrevInUse);
+      } else {  // the last: the rest goes back to the bins, or stays here
+        Carve(c, have, need, from);
+      }
+      if (first == nullptr) {
+        first = BlockOf(c);
+      } else {
+        NextCached(BlockOf(c)) = bin.list;
+        bin.list = BlockOf(c);
+        ++bin.count;
+      }
+      c += need;
+      have -= need;
+    }
+    got += n;
+  }
+  heap.lock.Release();
+  return first;
+}
+
+// Drain()
+//
+// A free finds bin `b` full: keep its `batch` most recently freed chunks,
+// give the older ones back to the heap.
+[[gnu::noinline]] void Drain(int b) {
+  CacheBin& bin = tc.bins[b];
+  if (bin.limit == 0) {  // the thread's first free of this bin
+    SetUp(bin);
+    return;
+  }
+  const uint32_t keep = bin.batch;  // less than `limit`, at least 2
+  void* last = bin.list;
+  for (uint32_t i = 1; i < keep; ++i) last = NextCached(last);
+  void* old = NextCached(last);
+  NextCached(last) = nullptr;
+  bin.count = keep;
+  GrowBatch(bin, b);
+  uint64_t since = 0;
+  heap.lock.Acquire();
+  ++heap.visits;
+  ReturnList(old, &since);
+  heap.lock.Release();
+}
+
+// FlushCache()
+//
+// Everything this thread's cache holds, back to the heap in one visit;
+// regions left whole count as idle since `since` (0: now).
+void FlushCache(uint64_t since) {
+  bool any = false;
+  for (const CacheBin& bin : tc.bins) any = any || bin.list != nullptr;
+  if (!any) return;
+  heap.lock.Acquire();
+  ++heap.visits;
+  for (CacheBin& bin : tc.bins) {
+    ReturnList(bin.list, &since);
+    bin.list = nullptr;
+    bin.count = 0;
+  }
+  heap.lock.Release();
+}
+
+// -----------------------------------------------------------------------------
+// The decay: ticks on the threads' own calls.
+// -----------------------------------------------------------------------------
+
+// Decay()
+//
+// Gives back what has been idle for kDecayNs: regions that are one free
+// chunk are unmapped; the inner pages of other free chunks are released
+// (the chunk stays, its header, links and footer on pages of their own).
+// Both leave the heap under the lock and go back with none held: a chunk
+// being released is marked in use meanwhile, so that no other thread takes
+// it or merges it, and is filed again after. Passes are at most one per
+// kDecayNs / 16.
+void Decay(uint64_t now) {
+  heap.lock.Acquire();
+  if (now < next_decay_ns.load(std::memory_order_relaxed)) {
+    heap.lock.Release();
+    return;
+  }
+  ++heap.visits;
+  Region* gone = nullptr;
+  uint64_t oldest = UINT64_MAX;
+  for (Region* r = heap.idle; r != nullptr;) {
+    Region* next = r->next;
+    if (r->idle_since + kDecayNs <= now) {
+      RemoveIdle(r);
+      Unlink(reinterpret_cast<uintptr_t>(r) + kFirstChunk);
+      heap.held -= kRegionBytes;
+      heap.returned += kRegionBytes;
+      r->next = gone;
+      gone = r;
+    } else if (r->idle_since < oldest) {
+      oldest = r->idle_since;
+    }
+    r = next;
+  }
+  uintptr_t releasing = 0;  // linked through NextFree()
+  for (int b = BinOf(PageSize()); b < kNumBins; ++b) {
+    for (uintptr_t c = heap.bins[b]; c != 0;) {
+      const uintptr_t next = NextFree(c);
+      const size_t size = SizeOf(c);
+      const size_t bytes = ReleasableBytes(c, size);
+      if ((HeaderOf(c) & kReleased) != 0 || bytes == 0 ||
+          IsWholeRegion(c, size)) {
+        // Released already, no inner page, or an idle region's.
+      } else if (StampOf(c) + kDecayNs <= now) {
+        Unlink(c);
+        SetHeader(c, size | kInUse | kPrevInUse);  // busy: not to be merged
+        SetBits(c + size, kPrevInUse);
+        heap.held -= bytes;
+        heap.returned += bytes;
+        NextFree(c) = releasing;
+        releasing = c;
+      } else if (StampOf(c) < oldest) {
+        oldest = StampOf(c);
+      }
+      c = next;
+    }
+  }
+  uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
+  if (due < now + kDecayNs / 16) due = now + kDecayNs / 16;
+  next_decay_ns.store(due, std::memory_order_relaxed);
+  heap.lock.Release();
+
+  while (gone != nullptr) {
+    Region* r = gone;
+    gone = r->next;
+    UnmapPages(r, kRegionBytes);
+  }
+  if (releasing == 0) return;
+  for (uintptr_t c = releasing; c != 0; c = NextFree(c)) {
+    const size_t size = SizeOf(c);
+    const uintptr_t page = PageSize();
+    ReleasePages(reinterpret_cast<void*>((c + 32 + page - 1) & ~(page - 1)),
+                 ReleasableBytes(c, size));
+  }
+  heap.lock.Acquire();
+  while (releasing != 0) {
+    const uintptr_t c = releasing;
+    releasing = NextFree(c);
+    const size_t size = SizeOf(c);
+    const bool prev_free = (HeaderOf(c) & kPrevInUse) == 0;
+    const bool next_free = (HeaderOf(c + size) & kInUse) == 0;
+    if (!prev_free && !next_free) {
+      MarkFree(c, size);
+      SetBits(c, kReleased);
+      Insert(c);
+    } else {
+      // A neighbour was freed meanwhile: merge, and the merged chunk is
+      // held again (its own stamp, to be released at a later pass).
+      heap.held += ReleasableBytes(c, size);
+      uint64_t since = StampOf(c);
+      FreeChunk(c, &since);
+    }
+  }
+  heap.lock.Release();
+}
+
+// DecayTick()
+//
+// Every kDecayCheckOps-th call of a thread: read the clock. Once kDecayNs / 2
+// has passed since this thread's cache was last flushed, flush it again,
+// its chunks idle since that last flush (each was freed after it): idle
+// time counts from the free, however often the thread calls.
+[[gnu::noinline]] void DecayTick() {
+  tc.ticks_left = kDecayCheckOps;
+  const uint64_t now = NowNs();
+  if (tc.armed && tc.flushed_ns + kDecayNs / 2 <= now) {
+    FlushCache(tc.flushed_ns);
+    tc.flushed_ns = now;
+  }
+  if (now >= next_decay_ns.load(std::memory_order_relaxed)) Decay(now);
+}
+
+[[gnu::always_inline]] inline void CountCall() {
+  if (tc.ticks_left == 0 || --tc.ticks_left == 0) [[unlikely]] {
+    DecayTick();
+  }
+}
+
+// -----------------------------------------------------------------------------
+// Aligned chunks and large blocks: past the thread cache.
+// -----------------------------------------------------------------------------
+
+// AllocateAligned()
+//
+// A chunk whose block is aligned to `alignment` (32 to kHeapMaxAlignment):
+// a free chunk with room to slide, its front given back as a free chunk.
+[[gnu::noinline]] void* AllocateAligned(size_t size, size_t alignment,
+                                        bool zero) {
+  const size_t need = ChunkSize(size);
+  heap.lock.Acquire();
+  ++heap.visits;
+  uintptr_t c = TakeOrMap(need + alignment + kMinChunk);
+  if (c == 0) {
+    heap.lock.Release();
+    return nullptr;
+  }
+  const Taken from = Describe(c);
+  size_t have = SizeOf(c);
+  uintptr_t block = (c + kHeader + alignment - 1) & ~(alignment - 1);
+  while (block - kHeader - c != 0 && block - kHeader - c < kMinChunk) {
+    block += alignment;
+  }
+  const size_t front = block - kHeader - c;
+  if (front != 0) {  // the front stays free (the chunk before is in use)
+    MarkFree(c, front);
+    if (front >= kStampedChunk) StampOf(c) = from.stamp;
+    if (ReleasableBytes(c, front) != 0) NoteIdle(from.stamp);
+    Insert(c);
+    c += front;
+    have -= front;
+  }
+  const uint64_t prev_bit = front != 0 ? 0 : kPrevInUse;
+  Carve(c, have, need, Taken{c, from.stamp, false});
+  SetHeader(c, (HeaderOf(c) & ~kPrevInUse) | prev_bit);
+  heap.lock.Release();
+  if (zero) memset(BlockOf(c), 0, size);
+  return BlockOf(c);
+}
+
+// A large block's mapping: its offset before the block, then a header word
+// as a chunk's, marked kMapped, with the mapping's length.
+uint64_t& MappedOffsetOf(uintptr_t c) {
+  return *reinterpret_cast<uint64_t*>(c - 8);
+}
+
+[[gnu::noinline]] void* AllocateLarge(size_t size, size_t alignment) {
+  const size_t page = PageSize();
+  const size_t head = alignment > 16 ? alignment : 16;
+  if (size > SIZE_MAX - head - page) return nullptr;  // would overflow
+  const size_t bytes = (size + head + page - 1) & ~(page - 1);
+  void* mem =
+      alignment > page ? MapAlignedPages(bytes, alignment) : MapPages(bytes);
+  if (mem == nullptr) return nullptr;
+  const uintptr_t block = reinterpret_cast<uintptr_t>(mem) + head;
+  MappedOffsetOf(ChunkOf(reinterpret_cast<void*>(block))) = head;
+  SetHeader(ChunkOf(reinterpret_cast<void*>(block)), bytes | kMapped | kInUse);
+  heap.lock.Acquire();
+  ++heap.visits;
+  heap.held += bytes;
+  heap.lock.Release();
+  return reinterpret_cast<void*>(block);  // fresh from the kernel: zeroes
+}
+
+[[gnu::noinline]] void FreeLarge(uintptr_t c) {
+  const size_t bytes = SizeOf(c);
+  void* mem = reinterpret_cast<void*>(c + kHeader - MappedOffsetOf(c));
+  heap.lock.Acquire();
+  ++heap.visits;
+  heap.held -= bytes;
+  heap.returned += bytes;
+  heap.lock.Release();
+  UnmapPages(mem, bytes);
+}
+
+[[gnu::noinline]] void* AllocateSlow(size_t size, size_t alignment, bool zero) {
+  if ((alignment & (alignment - 1)) != 0) return nullptr;  // not a power of 2
+  if (size <= kSmallMax && alignment <= kHeapMaxAlignment) {
+    return AllocateAligned(size, alignment, zero);
+  }
+  return AllocateLarge(size, alignment);
+}
+
+}  // namespace
+
+// The fast path: the first chunk of this thread's bin for the request's
+// chunk size if it is large enough, or the first of the next bin (every
+// chunk there is); a refill from the heap otherwise.
+void* Allocate(size_t size, size_t alignment, bool zero) {
+  CountCall();
+  if (size > kSmallMax || alignment > kMinAlignment) [[unlikely]] {
+    return AllocateSlow(size, alignment, zero);
+  }
+  const size_t need = ChunkSize(size);
+  const int b = BinOf(need);
+  void* block = nullptr;
+  CacheBin* bin = &tc.bins[b];
+  if (bin->list != nullptr && SizeOf(ChunkOf(bin->list)) >= need) [[likely]] {
+    block = bin->list;
+  } else if (b + 1 < kNumBins && tc.bins[b + 1].list != nullptr) {
+    bin = &tc.bins[b + 1];
+    block = bin->list;
+  }
+  if (block != nullptr) {
+    bin->list = NextCached(block);
+    --bin->count;
+  } else {
+    block = Refill(b, need);
+    if (block == nullptr) return nullptr;
+  }
+  if (zero) memset(block, 0, size);  // recycled, or carved from a used chunk
+  return block;
+}
+
+void Free(void* block) {
+  if (block == nullptr) return;
+  CountCall();
+  const uintptr_t c = ChunkOf(block);
+  if ((HeaderOf(c) & kMapped) != 0) [[unlikely]] {
+    return FreeLarge(c);
+  }
+  const int b = BinOf(SizeOf(c));
+  CacheBin& bin = tc.bins[b];
+  if (bin.count >= bin.limit) [[unlikely]] {
+    Drain(b);  // makes room (or sets the bin up)
+  }
+  NextCached(block) = bin.list;
+  bin.list = block;
+  ++bin.count;
+}
+
+size_t UsableSize(const void* block) {
+  if (block == nullptr) return 0;
+  const uintptr_t c = ChunkOf(block);
+  if ((HeaderOf(c) & kMapped) != 0) return SizeOf(c) - MappedOffsetOf(c);
+  return SizeOf(c) - kHeader;
+}
+
+void ThreadExit() {
+  FlushCache(0);
+  for (CacheBin& bin : tc.bins) bin = CacheBin{};
+  tc.armed = false;  // a later call on this thread sets up and arms again
+}
+
+// One lock: the child's only thread is the one that took it.
+void ForkPrepare() { heap.lock.Acquire(); }
+void ForkParent() { heap.lock.Release(); }
+void ForkChild() { heap.lock.Release(); }
+
+Counters ReadCounters() {
+  heap.lock.Acquire();
+  Counters out;
+  out.central_visits = heap.visits;
+  out.bytes_held = heap.held;
+  out.bytes_returned = heap.returned;
+  heap.lock.Release();
+  return out;
+}
+
+}  // namespace allocator_design
