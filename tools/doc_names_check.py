@@ -206,8 +206,10 @@ class Tree:
         lab = os.path.basename(package)
         if "lab_" in build and (name in MACRO_TARGETS or name == lab):
             return True
-        bad = re.match(r"^known_bad_(\w+)_(?:test|suite)$", name)
-        if bad and '"%s"' % bad.group(1) in build:
+        # known_bad_<bad>_test of known_bad = {...}, design_<design>_test of
+        # designs = {...}: each named in the package's lab_tests().
+        made = re.match(r"^(?:known_bad|design)_(\w+)_(?:test|suite)$", name)
+        if made and '"%s"' % made.group(1) in build:
             return True
         return False
 
