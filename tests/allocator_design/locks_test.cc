@@ -53,6 +53,7 @@
 #include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/task.h"
+#include "tests/allocator_design/run_fresh.h"
 
 namespace allocator_design {
 namespace {
@@ -157,23 +158,7 @@ int RunRound(std::atomic<int>& op) {
   return failed;
 }
 
-// RunFresh()
-//
-// alloclab::RunFreshCall(), with a sanitizer told to stop at its first
-// report (as task_test.cc's RunFresh(): the copy ends with _exit(), which
-// skips the exit code a sanitizer sets).
-absl::StatusOr<alloclab::FreshCallResult> RunFresh(absl::string_view name,
-                                                   absl::string_view arg) {
-  std::vector<std::unique_ptr<alloclab::ScopedEnv>> envs;
-  for (const char* variable : {"TSAN_OPTIONS", "UBSAN_OPTIONS"}) {
-    const char* old = getenv(variable);
-    envs.push_back(std::make_unique<alloclab::ScopedEnv>(
-        variable, old != nullptr && *old != '\0'
-                      ? absl::StrCat(old, ":halt_on_error=1")
-                      : std::string("halt_on_error=1")));
-  }
-  return alloclab::RunFreshCall(name, arg);
-}
+using ::allocator_design::suite::RunFresh;
 
 // -----------------------------------------------------------------------------
 // The locks a process takes, numbered in the order each was first taken.

@@ -70,6 +70,7 @@
 #include "labs/allocator_design/internal/pages_testing.h"
 #include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/traces.h"
+#include "tests/allocator_design/run_fresh.h"
 
 namespace allocator_design {
 
@@ -274,25 +275,7 @@ void RunThreadsInWaves(int count, int at_once, Fn fn) {
   }
 }
 
-// RunFresh()
-//
-// RunFreshCall(), with a sanitizer told to stop at its first report: the
-// fresh copy ends with _exit(), which skips the exit code a sanitizer sets
-// for the reports it printed, so a data race found in the copy would not
-// fail the test otherwise. Stopped, the copy crashes, and RunFreshCall()
-// says so.
-absl::StatusOr<alloclab::FreshCallResult> RunFresh(absl::string_view name,
-                                                   absl::string_view arg = "") {
-  std::vector<std::unique_ptr<alloclab::ScopedEnv>> envs;
-  for (const char* variable : {"TSAN_OPTIONS", "UBSAN_OPTIONS"}) {
-    const char* old = getenv(variable);
-    const std::string value = old != nullptr && *old != '\0'
-                                  ? absl::StrCat(old, ":halt_on_error=1")
-                                  : std::string("halt_on_error=1");
-    envs.push_back(std::make_unique<alloclab::ScopedEnv>(variable, value));
-  }
-  return alloclab::RunFreshCall(name, arg);
-}
+using ::allocator_design::suite::RunFresh;
 
 // ---------------------------------------------------------------------------
 // Validator: alignment, overlap, contents, zeroing, sizes.
