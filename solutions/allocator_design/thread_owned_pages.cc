@@ -71,7 +71,7 @@ namespace allocator_design {
 namespace {
 
 // -----------------------------------------------------------------------------
-// Size classes, computed at compile time.
+// Size classes, computed at compile time (the reference's).
 // -----------------------------------------------------------------------------
 
 constexpr size_t kSmallMax = size_t{256} << 10;
@@ -143,9 +143,6 @@ constexpr size_t ClassAlignment(int c) {
   return natural < SpanBytesOf(c) ? natural : SpanBytesOf(c);
 }
 
-// A batch: what a refill brings and a drain takes. It starts at two blocks
-// and doubles with use up to the class's most, so that a class a thread
-
 constexpr bool ClassTableIsRight() {
   for (int c = 0; c < kNumClasses; ++c) {
     if (SizeToClass(ClassSize(c)) != c) return false;
@@ -160,15 +157,35 @@ constexpr bool ClassTableIsRight() {
 static_assert(ClassTableIsRight(), "the size-class table is inconsistent");
 
 
+// Whole-free spans a thread keeps per class (its spares), and so moves to
+// or from the pool a batch of about half that many at a time: enough that a
+// batch holds 2 * kOpsPerCentralVisit blocks (promise 1 for bursts: a
+// thread that frees a thousand 16 KiB blocks and allocates them again visits
+// the pool once per batch, not once per four blocks), at most kMaxSpareBytes
+// a class, and at least one span (one 1 MiB span for the largest classes,
+// whose bursts visit the pool every few blocks, as the reference's batches
+// of two 256 KiB blocks do).
+constexpr size_t kMaxSpareBytes = size_t{512} << 10;
+constexpr uint32_t SparesOf(int c) {
+  const size_t blocks = SpanBytesOf(c) / ClassSize(c);
+  const size_t batch = (2 * kOpsPerCentralVisit + blocks - 1) / blocks;
+  size_t n = 2 * batch;
+  const size_t most = kMaxSpareBytes / SpanBytesOf(c);
+  if (n > most) n = most;
+  return n < 1 ? 1 : static_cast<uint32_t>(n);
+}
+
 struct ClassInfo {
   uint32_t size[kNumClasses];
   uint32_t alignment[kNumClasses];
+  uint32_t spares[kNumClasses];
 };
 constexpr ClassInfo MakeClassInfo() {
   ClassInfo info{};
   for (int c = 0; c < kNumClasses; ++c) {
     info.size[c] = static_cast<uint32_t>(ClassSize(c));
     info.alignment[c] = static_cast<uint32_t>(ClassAlignment(c));
+    info.spares[c] = SparesOf(c);
   }
   return info;
 }
@@ -220,7 +237,7 @@ enum class SpanState : uint8_t {
 // Where an owned span is among its owner's spans of its class.
 enum class Place : uint8_t {
   kCurrent,  // the one allocations come from
-  kSpare,    // whole free, kept aside for the next time the current runs out
+  kSpare,    // whole free, kept aside for when the current one runs out
   kAvail,    // has free blocks (or room to carve)
   kFull,     // had none when last looked at (other threads' frees may wait
              // on its thread-free list)
@@ -426,7 +443,8 @@ alignas(64) constinit std::atomic<uint64_t> shared_visits{0};
 
 struct ClassPages {
   Span* current = nullptr;  // allocations come from here
-  Span* spare = nullptr;    // one whole-free span kept aside
+  SpanList spares;          // whole-free spans kept aside, at most
+  uint32_t spare_count = 0;  // kClass.spares[c]
   SpanList avail;  // others with free blocks
   SpanList full;   // others with none when last looked at
 };
@@ -594,24 +612,49 @@ Unmapping ForgetLarge(Span* s) {
 // Spans for the classes.
 // -----------------------------------------------------------------------------
 
-// GetSpan()
+// SetUpSpan()
 //
-// A span for class `c`, no lock held on entry or exit: a whole-free one of
-// its size from the pool (recently freed first, then released ones), or
-// one of a new chunk, whose other spans go to the pool. Before mapping,
-// idle spans past kPoolSlackBytes give back as much as the chunk takes.
-// nullptr when the kernel refuses.
-Span* GetSpan(int c) {
-  const size_t span_bytes = SpanBytesOf(c);
-  const int kind = KindOf(span_bytes);
-  heap.lock.Acquire();
-  ++heap.visits;
+// A span just taken from the pool, ours alone now: no lock needed to set
+// it up for class c. A span from the pool was used before unless released
+// since (`zeroed` says which).
+void SetUpSpan(Span* s, int c) {
+  s->size_class = static_cast<int16_t>(c);
+  SetPageMap(s->start, s->bytes, EntryOf(s, c));  // its leaf is there
+  s->free_list = nullptr;
+  s->carve = s->start;
+  s->used = 0;
+  s->thread_free.store(nullptr, std::memory_order_relaxed);
+}
+
+// TakeFromPool()
+//
+// A whole-free span of `kind` from the pool (recently freed first, then
+// released ones), or nullptr.
+Span* TakeFromPool(int kind) {
   Span* s = heap.cached[kind].PopFront();
   if (s != nullptr) {
     heap.cached_bytes -= s->bytes;
   } else if ((s = heap.released[kind].PopFront()) != nullptr) {
     heap.held += s->bytes;  // taken into use again: held once more
-  } else {
+  }
+  return s;
+}
+
+// GetSpans()
+//
+// A span for class `c`, and up to `more_wanted` more that the pool has
+// (linked onto `*more` through `next`), in one visit, no lock held on entry
+// or exit: whole-free ones of its size from the pool, or one of a new
+// chunk, whose other spans go to the pool (and from there to `*more`).
+// Before mapping, idle spans past kPoolSlackBytes give back as much as the
+// chunk takes. nullptr when the kernel refuses.
+Span* GetSpans(int c, uint32_t more_wanted, Span** more) {
+  const size_t span_bytes = SpanBytesOf(c);
+  const int kind = KindOf(span_bytes);
+  heap.lock.Acquire();
+  ++heap.visits;
+  Span* s = TakeFromPool(kind);
+  if (s == nullptr) {
     size_t chunk = span_bytes;
     while (chunk < kMaxChunk && chunk * 8 <= heap.held) chunk *= 2;
     Span* to_release = TakeOldestCached(chunk);
@@ -649,15 +692,17 @@ Span* GetSpan(int c) {
     }
     if (chunk > span_bytes) NoteIdle(now);
   }
+  Span* extra = nullptr;
+  for (uint32_t i = 0; i < more_wanted; ++i) {
+    Span* m = TakeFromPool(kind);
+    if (m == nullptr) break;
+    m->next = extra;
+    extra = m;
+  }
   heap.lock.Release();
-  // Ours alone now: no lock needed to set it up for its class. A span from
-  // the pool was used before unless released since (`zeroed` says which).
-  s->size_class = static_cast<int16_t>(c);
-  SetPageMap(s->start, s->bytes, EntryOf(s, c));  // its leaf is there
-  s->free_list = nullptr;
-  s->carve = s->start;
-  s->used = 0;
-  s->thread_free.store(nullptr, std::memory_order_relaxed);
+  SetUpSpan(s, c);
+  for (Span* m = extra; m != nullptr; m = m->next) SetUpSpan(m, c);
+  *more = extra;
   return s;
 }
 
@@ -743,19 +788,33 @@ void SetUp() {
   }
 }
 
+// KeepSpare()
+//
+// A whole-free span, on no list, becomes one of class c's spares; past
+// their most, the oldest go back (onto `*give`) until half are left.
+void KeepSpare(int c, Span* s, Span** give) {
+  ClassPages& cp = th.classes[c];
+  s->place = Place::kSpare;
+  cp.spares.PushFront(s);
+  if (++cp.spare_count <= kClass.spares[c]) return;
+  const uint32_t keep = kClass.spares[c] > 1 ? kClass.spares[c] / 2 : 1;
+  while (cp.spare_count > keep) {
+    Span* old = cp.spares.tail;
+    cp.spares.Remove(old);
+    --cp.spare_count;
+    Disown(old, give);
+  }
+}
+
 // Retire()
 //
-// An owned span that is not the current one has no block out: keep it as
-// the class's spare if there is none, else give it back (onto `*give`).
-void Retire(ClassPages& cp, Span* s, Span** give) {
+// An owned span that is not the current one has no block out: off its
+// list, and kept as a spare (or given back, onto `*give`).
+void Retire(int c, Span* s, Span** give) {
+  ClassPages& cp = th.classes[c];
   if (s->place == Place::kAvail) cp.avail.Remove(s);
   if (s->place == Place::kFull) cp.full.Remove(s);
-  if (cp.spare == nullptr) {
-    s->place = Place::kSpare;
-    cp.spare = s;
-  } else {
-    Disown(s, give);
-  }
+  KeepSpare(c, s, give);
 }
 
 // AfterLocalFree()
@@ -771,7 +830,7 @@ void Retire(ClassPages& cp, Span* s, Span** give) {
   }
   if (s->used == 0 && s != cp.current) {
     Span* give = nullptr;
-    Retire(cp, s, &give);
+    Retire(c, s, &give);
     if (give != nullptr) PutSpans(give, NowNs());
   }
 }
@@ -817,10 +876,7 @@ Span* Adopt(int c, size_t size) {
     cp.current = nullptr;
   }
   s = cp.avail.PopFront();
-  if (s == nullptr && cp.spare != nullptr) {
-    s = cp.spare;
-    cp.spare = nullptr;
-  }
+  if (s == nullptr && (s = cp.spares.PopFront()) != nullptr) --cp.spare_count;
   if (s == nullptr) {
     // Other threads' frees wait on the full spans' thread-free lists.
     Span* give = nullptr;
@@ -833,7 +889,7 @@ Span* Adopt(int c, size_t size) {
         if (s == nullptr) {
           s = cp.avail.PopFront();  // f: the list was empty
         } else if (f->used == 0) {
-          Retire(cp, f, &give);
+          Retire(c, f, &give);
         }
       }
       f = next;
@@ -842,9 +898,19 @@ Span* Adopt(int c, size_t size) {
   }
   if (s == nullptr) s = Adopt(c, size);
   if (s == nullptr) {
-    s = GetSpan(c);
+    // A batch from the pool: half the spares' most, and this one.
+    Span* more = nullptr;
+    s = GetSpans(c, kClass.spares[c] / 2, &more);
     if (s == nullptr) return nullptr;
     Own(s);
+    Span* unused = nullptr;  // none: the spares were empty, and these are
+    while (more != nullptr) {  // at most half their most
+      Span* m = more;
+      more = m->next;
+      Own(m);
+      KeepSpare(c, m, &unused);
+    }
+    if (unused != nullptr) PutSpans(unused, NowNs());
   }
   s->place = Place::kCurrent;
   cp.current = s;
@@ -867,10 +933,8 @@ void SweepOwn(uint64_t since) {
         Disown(s, &give);
       }
     }
-    if (Span* s = cp.spare; s != nullptr) {
-      cp.spare = nullptr;
-      Disown(s, &give);
-    }
+    while (Span* s = cp.spares.PopFront()) Disown(s, &give);
+    cp.spare_count = 0;
     for (SpanList* list : {&cp.avail, &cp.full}) {
       for (Span* s = list->head; s != nullptr;) {
         Span* next = s->next;
@@ -1232,7 +1296,7 @@ void ThreadExit() {
   };
   for (ClassPages& cp : th.classes) {
     if (cp.current != nullptr) leave(cp.current);
-    if (cp.spare != nullptr) leave(cp.spare);
+    while (Span* s = cp.spares.PopFront()) leave(s);
     for (SpanList* list : {&cp.avail, &cp.full}) {
       while (Span* s = list->PopFront()) leave(s);
     }
