@@ -55,8 +55,6 @@
 //   // freed by another thread: pushed onto the page's thread-free list,
 //   // which this thread collects when the page runs out
 
-#include "labs/allocator_design/task.h"
-
 #include <string.h>
 
 #include <atomic>
@@ -65,6 +63,7 @@
 
 #include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/task.h"
 #include "labs/allocator_design/thread_exit.h"
 
 namespace allocator_design {
@@ -155,7 +154,6 @@ constexpr bool ClassTableIsRight() {
   return ClassSize(kNumClasses - 1) == kSmallMax;
 }
 static_assert(ClassTableIsRight(), "the size-class table is inconsistent");
-
 
 // Whole-free spans a thread keeps per class (its spares), and so moves to
 // or from the pool a batch of about half that many at a time: enough that a
@@ -270,9 +268,9 @@ struct alignas(64) Span {
   // Line 2: the owner's (or, for an abandoned span, the holder of the
   // abandoned list's lock).
   alignas(64) void* free_list;  // free blocks, linked through their 1st word
-  uintptr_t carve;  // blocks from here to the end never handed out
-  uint32_t used;    // blocks out: handed out and not back on free_list (a
-                    // block on thread_free is still out)
+  uintptr_t carve;              // blocks from here to the end never handed out
+  uint32_t used;  // blocks out: handed out and not back on free_list (a
+                  // block on thread_free is still out)
   Place place;
   bool zeroed;  // the blocks from `carve` on read as zeroes
   // Line 3: other threads' frees, a lock-free stack (push: compare-and-swap;
@@ -375,7 +373,6 @@ constexpr size_t kMetaNeed =
     sizeof(Leaf) + (kMaxChunk / kSpanBytes) * sizeof(Span);
 static_assert(kMetaNeed <= kMetaChunk, "a metadata piece fits an install");
 
-
 // -----------------------------------------------------------------------------
 // The page heap, under one lock: the span pool, the large cache, metadata
 // and the byte counters (the reference's, unchanged).
@@ -410,7 +407,6 @@ constinit PageHeap heap;
 // pass to the next tick.
 constinit std::atomic<uint64_t> next_decay_ns{UINT64_MAX};
 
-
 // -----------------------------------------------------------------------------
 // The abandoned list: spans whose owner exited while blocks of theirs were
 // out, by class, under their own lock.
@@ -442,18 +438,18 @@ alignas(64) constinit std::atomic<uint64_t> shared_visits{0};
 // -----------------------------------------------------------------------------
 
 struct ClassPages {
-  Span* current = nullptr;  // allocations come from here
-  SpanList spares;          // whole-free spans kept aside, at most
+  Span* current = nullptr;   // allocations come from here
+  SpanList spares;           // whole-free spans kept aside, at most
   uint32_t spare_count = 0;  // kClass.spares[c]
-  SpanList avail;  // others with free blocks
-  SpanList full;   // others with none when last looked at
+  SpanList avail;            // others with free blocks
+  SpanList full;             // others with none when last looked at
 };
 
 struct ThreadHeap {
   ClassPages classes[kNumClasses];
   uint64_t swept_ns = 0;    // the clock at the last sweep (or set-up): every
-                        // span it owns had a block out then, or was emptied
-                        // since
+                            // span it owns had a block out then, or was emptied
+                            // since
   uint32_t ticks_left = 0;  // calls to the next tick (0: tick at the next)
   bool armed = false;       // ArmThreadExit() done, swept_ns set
 };
@@ -726,7 +722,6 @@ void PutSpans(Span* list, uint64_t since) {
   heap.lock.Release();
 }
 
-
 // -----------------------------------------------------------------------------
 // Owned spans: collecting other threads' frees, finding a span with a free
 // block, giving back empty ones.
@@ -903,7 +898,7 @@ Span* Adopt(int c, size_t size) {
     s = GetSpans(c, kClass.spares[c] / 2, &more);
     if (s == nullptr) return nullptr;
     Own(s);
-    Span* unused = nullptr;  // none: the spares were empty, and these are
+    Span* unused = nullptr;    // none: the spares were empty, and these are
     while (more != nullptr) {  // at most half their most
       Span* m = more;
       more = m->next;
@@ -1157,7 +1152,6 @@ void Decay(uint64_t now) {
   }
 }
 
-
 // -----------------------------------------------------------------------------
 // Small blocks: the owner's pages.
 // -----------------------------------------------------------------------------
@@ -1257,8 +1251,8 @@ void Free(void* block) {
   if ((entry & kClassBits) != 0) [[likely]] {
     ThreadHeap& t = th;
     Span* s = SpanOf(entry);
-    if (s->owner.load(std::memory_order_relaxed) == &t &&
-        --t.ticks_left != 0) [[likely]] {
+    if (s->owner.load(std::memory_order_relaxed) == &t && --t.ticks_left != 0)
+        [[likely]] {
       NextOf(block) = s->free_list;
       s->free_list = block;
       if (--s->used != 0 && s->place != Place::kFull) [[likely]] {
