@@ -24,8 +24,10 @@
 //                   and counts that as a central visit (a shared list
 //                   touched), as each push is.
 //   empty pages     a page whose last block comes back stays with its
-//                   owner when it is the class's current page or the one
-//                   spare; any other goes back to the pool at once.
+//                   owner, as the class's current page or one of its few
+//                   spares (enough for about 32 blocks, at most 512 KiB);
+//                   past that, half the spares go back to the pool in one
+//                   visit, and pages come from it in batches as large.
 //   abandoned pages at thread exit, pages with no block out go to the pool;
 //                   pages with blocks still out (other threads have them)
 //                   are abandoned: ownerless, on a list under a lock, where
@@ -419,10 +421,13 @@ struct Abandoned {
 };
 constinit Abandoned abandoned;
 
-// How many spans are abandoned, and when the next sweep is due: read
+// How many spans are abandoned (in all and by class: a thread short of
+// spans of one class takes the lock only when there are some of that
+// class), and when the next sweep is due: read
 // without the lock (a thread short of pages, a decay tick), written under
 // it. Relaxed: a late view only delays an adoption or a sweep.
 constinit std::atomic<uint32_t> abandoned_count{0};
+constinit std::atomic<uint32_t> abandoned_in[kNumClasses] = {};  // by class
 constinit std::atomic<uint64_t> abandoned_sweep_ns{0};
 
 // Central visits that take no lock of the page heap: collections of a
@@ -835,13 +840,16 @@ void Retire(int c, Span* s, Span** give) {
 // An abandoned span of class c with a free block, now this thread's; the
 // full ones looked at on the way are adopted too (onto the full list).
 Span* Adopt(int c, size_t size) {
-  if (abandoned_count.load(std::memory_order_relaxed) == 0) return nullptr;
+  if (abandoned_in[c].load(std::memory_order_relaxed) == 0) return nullptr;
   ClassPages& cp = th.classes[c];
   for (;;) {
     abandoned.lock.Acquire();
     shared_visits.fetch_add(1, std::memory_order_relaxed);
     Span* s = abandoned.spans[c].PopFront();
-    if (s != nullptr) abandoned_count.fetch_sub(1, std::memory_order_relaxed);
+    if (s != nullptr) {
+      abandoned_count.fetch_sub(1, std::memory_order_relaxed);
+      abandoned_in[c].fetch_sub(1, std::memory_order_relaxed);
+    }
     abandoned.lock.Release();
     if (s == nullptr) return nullptr;
     Own(s);
@@ -855,10 +863,10 @@ Span* Adopt(int c, size_t size) {
 // NextSpan()
 //
 // The current span of class c has no free block: a span of this thread's
-// that has one (one with free blocks, the spare, or one whose thread-free
-// list has some), else an abandoned one, else one from the page heap (a
-// central visit; it may map, with no lock held). nullptr when the kernel
-// refuses.
+// that has one (one with free blocks, a spare, or one whose thread-free
+// list has some), else an abandoned one, else a batch from the page heap
+// (one central visit; it may map, with no lock held): one to use, the rest
+// spares. nullptr when the kernel refuses.
 [[gnu::noinline]] Span* NextSpan(int c) {
   SetUp();
   const size_t size = kClass.size[c];
@@ -966,6 +974,7 @@ void SweepAbandoned(uint64_t now) {
       if (s->used == 0) {
         list.Remove(s);
         abandoned_count.fetch_sub(1, std::memory_order_relaxed);
+        abandoned_in[s->size_class].fetch_sub(1, std::memory_order_relaxed);
         Disown(s, &give);
       }
       s = next;
@@ -1305,6 +1314,7 @@ void ThreadExit() {
       left = s->next;
       abandoned.spans[s->size_class].PushFront(s);
       abandoned_count.fetch_add(1, std::memory_order_relaxed);
+      abandoned_in[s->size_class].fetch_add(1, std::memory_order_relaxed);
     }
     abandoned.lock.Release();
   }
