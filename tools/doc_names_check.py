@@ -209,6 +209,10 @@ class Tree:
         bad = re.match(r"^known_bad_(\w+)_(?:test|suite)$", name)
         if bad and '"%s"' % bad.group(1) in build:
             return True
+        # lab_tests(designs = {"<design>": ...}): :design_<design>_test.
+        design = re.match(r"^design_(\w+)_test$", name)
+        if design and '"%s":' % design.group(1) in build:
+            return True
         return False
 
     def flag_exists(self, flag):
