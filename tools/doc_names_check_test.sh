@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # doc_names_check's own test: on a small tree made here, a doc whose names
-# all exist passes, and each kind of name that does not exist (target,
+# all exist (a design's suite test among them) passes, and each kind of name that does not exist (target,
 # flag, API name, path) fails with the doc's line; a constant's value
 # quoted as its source defines it passes, and a different value, or a
 # constant no source defines, fails; an allowlisted name passes; bad input
@@ -13,10 +13,18 @@ source tools/expect.sh
 checker="$1"
 failures=0
 root="${TEST_TMPDIR:-$(mktemp -d)}/tree"
-mkdir -p "${root}/common" "${root}/docs"
+mkdir -p "${root}/common" "${root}/docs" "${root}/tests/lab"
 cat >"${root}/common/BUILD" <<'X'
 cc_library(
     name = "thing",
+)
+X
+cat >"${root}/tests/lab/BUILD" <<'X'
+lab_tests(
+    name = "lab",
+    designs = {
+        "other": "//solutions/lab:other",
+    },
 )
 X
 cat >"${root}/common/thing.h" <<'X'
@@ -34,6 +42,7 @@ X
 cat >"${root}/docs/good.md" <<'X'
 Run `bazel run //common:thing -- --size_kib=4`; see `//common:thing.h`,
 `common/thing.h`, `alloclab::Frobnicate()`, `ThingSpec` and `//...`.
+A design's suite: `bazel test //tests/lab:design_other_test`.
 `a shell command | not a name` and `null` are not names.
 Constants: `kThingBytes` = 4 << 20 (4 MiB), `kThingBytes` (4 MiB),
 `kThingBytes` = 4,194,304 bytes, `kThingCount` = 16, `kThingShare` = 0.5,
@@ -60,6 +69,7 @@ bad() {
 }
 bad no_target '//common:other' 'no target //common:other'
 bad no_package 'bazel test //nowhere:thing' 'no target //nowhere:thing'
+bad no_design '//tests/lab:design_missing_test' 'no target //tests/lab:design_missing_test'
 bad no_flag '--sizes_kib=4' 'no program defines the flag --sizes_kib'
 bad no_function 'alloclab::Frobnicated()' 'no declaration of alloclab::Frobnicated'
 bad no_type 'ThingSpecs' 'no declaration of ThingSpecs'
