@@ -5,8 +5,8 @@
 // -----------------------------------------------------------------------------
 //
 // The figures of the chapter's section on the thread_owned_pages design
-// (docs/labs/allocator_design_thread_owned_pages.md), on whichever task.h
-// implementation is linked: `:compare_reference` links the reference,
+// (docs/labs/allocator_design.md, "Pages owned by one thread"), on whichever
+// task.h implementation is linked: `:compare_reference` links the reference,
 // `:compare_thread_owned_pages` the second design. Run both on the same
 // machine, one right after the other. Three workloads, each printed as one
 // line of `name: key=value ...`:
