@@ -1319,6 +1319,66 @@ TEST(DesignThreadChurn, ThreadsThatExitLeaveLittleHeld) {
       << ")";
 }
 
+// Promise 3 when a thread allocates during its own exit: a pthread key of
+// the test's, made after the allocator's (so its destructor runs after the
+// allocator's ThreadExit() in each round, as glibc runs them in key order),
+// allocates and frees blocks of many classes as the thread exits. What
+// that leaves in the thread's cache must go back too (thread_exit.h: the
+// hook arms again and runs again).
+constexpr int kExitBlocks = 64;
+
+void AllocateWhileExiting(void* seed) {
+  void* blocks[kExitBlocks];
+  Rng rng(reinterpret_cast<uintptr_t>(seed));
+  for (void*& p : blocks) {
+    p = Allocate(rng.Between(1, 8 * kKiB), 1, false);
+    if (p != nullptr) static_cast<char*>(p)[0] = 1;
+  }
+  for (int i = kExitBlocks - 1; i >= 0; --i) Free(blocks[i]);
+}
+
+void ChurnExitingCall(alloclab::FreshCall& call) {
+  // The allocator's key first: this thread's calls make it.
+  Free(Allocate(64, 1, false));
+  pthread_key_t key;
+  if (pthread_key_create(&key, AllocateWhileExiting) != 0) {
+    call.Fail("pthread_key_create failed");
+    return;
+  }
+  constexpr int kThreads = 2000;
+  constexpr int kAtOnce = 4;
+  uint64_t worst = 0;
+  int threads = 0;
+  while (threads < kThreads && worst <= kThreadChurnHeldBytes) {
+    RunThreadsInWaves(kAtOnce, kAtOnce, [&](int index) {
+      Free(Allocate(64 + index, 1, false));  // armed as a thread that works
+      pthread_setspecific(
+          key,
+          reinterpret_cast<void*>(static_cast<uintptr_t>(threads + index + 1)));
+    });
+    threads += kAtOnce;
+    worst = std::max(worst, ReadCounters().bytes_held);
+  }
+  call.Record("threads", threads);
+  call.Record("held", static_cast<double>(worst));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_exiting", ChurnExitingCall);
+
+TEST(DesignThreadChurn, ThreadsThatAllocateAsTheyExitLeaveLittleHeld) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_churn_exiting");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurn << ", also for a thread that allocates as it exits "
+      << "(thread_exit.h: a thread that allocates again after its "
+      << "ThreadExit() arms the hook again): threads, four at a time, each "
+      << "allocated and freed " << kExitBlocks << " blocks of up to 8 KiB in "
+      << "a pthread key destructor that runs after the allocator's; after "
+      << r->values["threads"] << " of them, " << r->values["held"]
+      << " bytes were held (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
+      << ")";
+}
+
 // ---------------------------------------------------------------------------
 // Design, promise 4: producer and consumer stay bounded.
 // ---------------------------------------------------------------------------
