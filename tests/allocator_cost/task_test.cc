@@ -117,6 +117,27 @@ TEST_F(AllocatorCostTest, SmallReuseAllocatesNothingAtExactCapacity) {
   }
 }
 
+// "The capacity for the line" is a floor: a caller whose string has far
+// more room (a buffer reused for long and short lines) is owed no
+// allocation either, however large that room.
+TEST_F(AllocatorCostTest, SmallReuseAllocatesNothingWithMoreThanTheCapacity) {
+  for (size_t capacity :
+       {size_t{64}, size_t{1025}, size_t{4096}, size_t{64} << 10}) {
+    std::string line;
+    line.reserve(capacity);
+    const size_t had = line.capacity();
+    const uint64_t before = alloclab::ThreadAllocations();
+    FormatRecordInto(kMaxId, line);
+    const uint64_t allocations = alloclab::ThreadAllocations() - before;
+    ASSERT_EQ(allocations, 0u)
+        << "FormatRecordInto must not allocate when `out` already has the "
+           "capacity for the line; `out` of capacity "
+        << had << ", far more than the line's " << Expected(kMaxId).size()
+        << " bytes";
+    ASSERT_EQ(line, Expected(kMaxId)) << "capacity " << had;
+  }
+}
+
 // The first call in a thread: allocations, and whether the line is right.
 struct FirstCallCount {
   uint64_t allocations = 0;
@@ -209,6 +230,24 @@ TEST_F(AllocatorCostTest, LargeIntoShrinksALargerVectorToOneBlock) {
     EXPECT_TRUE(block == FillBlockNew(3))
         << "after FillBlockInto(3, out) on a vector of " << start
         << " bytes, `out` is not FillBlockNew(3)";
+  }
+}
+
+// task.h: "whatever its size before, larger ones included" and "must not
+// allocate ... when `out` already held a block": a vector that held more
+// than a block held one.
+TEST_F(AllocatorCostTest, LargeReuseAllocatesNothingInALargerVector) {
+  for (size_t start : {kBlockBytes + 1, 2 * kBlockBytes, 4 * kBlockBytes}) {
+    std::vector<uint8_t> block(start, 0xCD);
+    const uint64_t before = alloclab::ThreadAllocations();
+    FillBlockInto(4, block);
+    EXPECT_EQ(alloclab::ThreadAllocations() - before, 0u)
+        << "FillBlockInto must not allocate when `out` already held a block; "
+           "a vector of "
+        << start << " bytes (more than a block, " << kBlockBytes
+        << ") allocated again";
+    EXPECT_TRUE(block == FillBlockNew(4))
+        << "a vector of " << start << " bytes";
   }
 }
 
