@@ -349,6 +349,13 @@ void PolicyStatus(alloclab::FreshCall& call) {
     status = SetMallocPolicy(MallocPolicy::Fixed(kFixedThresholdMax));
   } else if (scenario == "fixed_above_int") {
     status = SetMallocPolicy(MallocPolicy::Fixed(kFixedThresholdMax + 1));
+  } else if (scenario == "fixed_wraps_to_default") {
+    // As an int it would be kDefaultMmapThreshold: a range check that
+    // casts first takes it.
+    status = SetMallocPolicy(
+        MallocPolicy::Fixed((size_t{1} << 32) + kDefaultMmapThreshold));
+  } else if (scenario == "fixed_zero") {
+    status = SetMallocPolicy(MallocPolicy::Fixed(0));
   } else if (scenario == "dynamic_after_fixed") {
     status = SetMallocPolicy(MallocPolicy::Fixed(kDefaultMmapThreshold));
     if (!status.ok()) {
@@ -741,11 +748,30 @@ INSTANTIATE_TEST_SUITE_P(
         // mallopt() takes an int: refused, and nothing changed, the policy
         // is still glibc's.
         StatusCase{"fixed_above_int", absl::StatusCode::kInvalidArgument, 0},
+        // Far above too, where the size's low 32 bits are a threshold
+        // mallopt() would take: above kFixedThresholdMax is above it.
+        StatusCase{"fixed_wraps_to_default", absl::StatusCode::kInvalidArgument,
+                   0},
         StatusCase{"dynamic_after_fixed", absl::StatusCode::kFailedPrecondition,
                    kDefaultMmapThreshold}),
     [](const testing::TestParamInfo<StatusCase>& info) {
       return std::string(info.param.scenario);
     });
+
+// Fixed(0) is inside task.h's range (InvalidArgument is only "above
+// kFixedThresholdMax"): every request then maps, and it holds.
+TEST(PolicyFixedZeroTest, IsAPolicyLikeAnyOther) {
+  const auto v = Fresh("policy_status", "fixed_zero");
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(static_cast<absl::StatusCode>(v->at("code")), absl::StatusCode::kOk)
+      << "SetMallocPolicy(Fixed(0)) must return OK: InvalidArgument is for a "
+         "threshold above kFixedThresholdMax (task.h, Errors), not "
+      << absl::StatusCodeToString(static_cast<absl::StatusCode>(v->at("code")));
+  EXPECT_TRUE(WithinAPage(v->at("oracle_after_free"), 0))
+      << "after Fixed(0), every request maps and a free moves nothing: the "
+         "threshold after freeing a mapped block is "
+      << v->at("oracle_after_free") << " bytes";
+}
 
 class PolicyEnvTest : public testing::TestWithParam<EnvCase> {};
 
