@@ -198,6 +198,71 @@ TEST(RecyclerTest, RefusesAConfigWithoutBackend) {
          "functions";
   EXPECT_EQ(recycler_create(nullptr), nullptr)
       << "recycler_create(NULL) must return NULL";
+  // Half a backend is no backend: either call would have nowhere to go.
+  recycler_config only_allocate = config;
+  only_allocate.backend.allocate = [](void*, size_t size) -> void* {
+    return malloc(size);
+  };
+  EXPECT_EQ(recycler_create(&only_allocate), nullptr)
+      << "recycler_create() must return NULL for a config without backend "
+         "functions: this one has allocate and no release";
+  recycler_config only_release = config;
+  only_release.backend.release = [](void*, void* block, size_t) {
+    free(block);
+  };
+  EXPECT_EQ(recycler_create(&only_release), nullptr)
+      << "recycler_create() must return NULL for a config without backend "
+         "functions: this one has release and no allocate";
+}
+
+// task.h: "NULL is a no-op" for recycler_destroy(). In a child, so that a
+// recycler that dereferences it fails this test and not the whole suite.
+TEST(RecyclerTest, DestroyOfNullIsANoOp) {
+  EXPECT_EXIT(
+      {
+        recycler_destroy(nullptr);
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0), "")
+      << "recycler_destroy(NULL) is a no-op (task.h); it crashed";
+}
+
+// task.h: "The config is copied": what the caller does to its own struct
+// after recycler_create() changes nothing.
+TEST(RecyclerTest, TheConfigIsCopied) {
+  struct Counts {
+    int allocations = 0;
+    int releases = 0;
+  } counts;
+  recycler_config config{};
+  config.min_size = kMin;
+  config.bound_bytes = 64 << 20;
+  config.backend.context = &counts;
+  config.backend.allocate = [](void* context, size_t size) -> void* {
+    ++static_cast<Counts*>(context)->allocations;
+    return malloc(size);
+  };
+  config.backend.release = [](void* context, void* block, size_t) {
+    ++static_cast<Counts*>(context)->releases;
+    free(block);
+  };
+  recycler* r = recycler_create(&config);
+  ASSERT_NE(r, nullptr);
+  // The caller reuses its struct: nothing kept, every size passed through.
+  config.bound_bytes = 0;
+  config.min_size = SIZE_MAX;
+  for (int i = 0; i < 3; ++i) {
+    recycler_release(r, recycler_allocate(r, 200 * kKiB), 200 * kKiB);
+  }
+  EXPECT_EQ(counts.allocations, 1)
+      << "the config is copied (task.h): after recycler_create(), the "
+         "caller set its own config's bound_bytes to 0 and min_size to "
+         "SIZE_MAX; the recycler must go on with the values it was created "
+         "with, and reuse a freed 200 KiB block (three rounds made "
+      << counts.allocations << " backend allocations)";
+  recycler_destroy(r);
+  EXPECT_EQ(counts.allocations, counts.releases)
+      << "recycler_destroy() gives back everything held";
 }
 
 TEST(RecyclerTest, PassesSmallBlocksStraightThrough) {
