@@ -159,7 +159,7 @@ def lab_starter(
         name = "lab_facts",
         srcs = native.glob(["lab_facts.py"]),
         visibility = ["//tools:__pkg__"],
-        deps = ["//tools:run_facts"],
+        deps = ["//common:run_facts"],
     )
 
     if benchmark_srcs:

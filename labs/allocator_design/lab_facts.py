@@ -7,7 +7,7 @@ tools/quick_full_test.py.
 
 import re
 
-from tools import run_facts
+from common import run_facts
 
 # The chapter's question (docs/labs/allocator_design.md), the picture's
 # title.

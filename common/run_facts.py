@@ -10,7 +10,7 @@ run says the machine was busy or the quick run says it cannot show it.
 
 Example:
 
-    from tools import run_facts
+    from common import run_facts
     def quick_full_facts(results):
         rows = run_facts.rows_of(results)
         return {"headline is": run_facts.sign(
