@@ -571,6 +571,25 @@ class PictureTest(unittest.TestCase):
         self.assertTrue(
             any("'peak_rss_kib' is a key" in p for p in problems), problems)
 
+    def test_a_labs_facts_choose_its_picture(self):
+        # A lab's labs/<lab>/lab_facts.py names its picture, its words and
+        # its ratio base; a picture that tools/plot.py does not have is
+        # refused with the file named.
+        rows = [{"variant": "a", "threads": 1, "mode": "off",
+                 "time_ratio": 1.0}]
+        runs = [("run", {"lab": "stand_in", "rows": rows})]
+        labs._FACTS["stand_in"] = type("Facts", (), {
+            "QUESTION": "Is this a stand-in?", "PICTURE": "nope",
+            "RATIO_BASE": "a", "LABELS": {"time_ratio": "own words"}})
+        try:
+            self.assertEqual(plot.axis_label("stand_in", "time_ratio", None),
+                             "own words (x a)")
+            with self.assertRaisesRegex(plot.PlotError,
+                                        "labs/stand_in/lab_facts.py"):
+                plot.figure(runs)
+        finally:
+            del labs._FACTS["stand_in"]
+
     def test_plain_numbers_and_human_units(self):
         self.assertEqual([plot.plain(v) for v in (52100,
                                                   249425,
