@@ -45,6 +45,7 @@ MACRO_TARGETS = {
     "benchmark", "solution_test", "starter_test", "starter_unsolved_test",
     "solution_order_test", "starter_order_test", "solution_experiment_test",
     "starter_suite", "suite", "task", "task_header", "experiment",
+    "lab_facts",
 }
 
 TARGET = re.compile(r"^//([\w/.\-]*)(?::([\w.\-+/]+))?$")

@@ -10,6 +10,9 @@ A lab lives in three packages, and each calls one macro of this file:
 Together they declare (docs/adding_a_lab.md, the recipe for a new lab):
 
     //labs/<lab>:<lab>                     the experiment on the learner's task.cc
+    //labs/<lab>:lab_facts                 labs/<lab>/lab_facts.py: the lab's facts
+                                           for the tools (question, picture,
+                                           quick-versus-full facts)
     //labs/<lab>:benchmark                 optional Google Benchmark target
     //solutions/<lab>:<lab>                the experiment on the reference task.cc
     //tests/<lab>:solution_test            the suite on the reference: must pass
@@ -145,6 +148,18 @@ def lab_starter(
             ":experiment",
             ":task",
         ],
+    )
+
+    # The lab's facts for the course's tools (tools/labs.py `facts()`): its
+    # chapter's question and picture for tools/plot.py, the facts its quick
+    # and full runs share for tools/quick_full_test.py. A glob, so that a lab
+    # without the file still builds, and //tools:quick_full_test and
+    # //tools:plot_test name the missing file.
+    native.py_library(
+        name = "lab_facts",
+        srcs = native.glob(["lab_facts.py"]),
+        visibility = ["//tools:__pkg__"],
+        deps = ["//common:run_facts"],
     )
 
     if benchmark_srcs:

@@ -11,14 +11,20 @@ learner's and the reference solution's) draw into the same panels, the
 first solid and the second light and hatched, and the legend says which is
 which in words.
 
-Three labs have a picture of their own: counter_contention (one line per
-counting mode against the thread count, the learner's mode thicker, a
-column per run), and jemalloc_adoption and allocator_design (the same
-matrix, lab 8's with yours in it: small multiples, one row per workload,
-time as a ratio to glibc with its interval beside the peak-RSS ratio, the
-memory budget as a line, the recommendation named). Every other
-lab, and a new one, is drawn from the panels its JSON chose ("plots",
-common/report.h `Results::AddPlot`):
+What this file knows of one lab is in the lab's package, in
+labs/<lab>/lab_facts.py (tools/labs.py `facts()`): QUESTION, the title;
+optionally LABELS (its own words for a metric), RATIO_BASE (what its ratios
+are relative to), PICTURE (a picture of PICTURES other than the panels) and
+PICTURE_NOTES (words every picture of it carries). Here is only the
+machinery, for any lab.
+
+PICTURES: "modes" (one line per counting mode against the thread count,
+the learner's mode thicker, a column per run: lab counter_contention) and
+"matrix" (small multiples, one row per workload, time as a ratio to the
+RATIO_BASE allocator with its interval beside the peak-RSS ratio, the
+memory budget as a line, the recommendation named: labs jemalloc_adoption
+and allocator_design). Every other lab, and a new one, is drawn from the
+panels its JSON chose ("plots", common/report.h `Results::AddPlot`):
 
     bars     one horizontal bar per row and run: "y" per variant
     lines    "y" against "x" (a metric, or "threads"), one line per value of
@@ -51,6 +57,7 @@ import re
 import sys
 import textwrap
 
+from tools import labs
 from tools import palette
 
 # The interpreter Debian's python3-matplotlib serves.
@@ -58,25 +65,20 @@ DEBIAN_PYTHON = "/usr/bin/python3"
 
 KINDS = ("bars", "lines", "scatter", "samples")
 
-# Each chapter's question (docs/labs/<lab>.md, "The question"), the title
-# of its picture.
-QUESTIONS = {
-    "allocator_cost": "What does one malloc+free cost?",
-    "mmap_threshold": "How many mmap did 1,000 allocations of 256 KiB make?",
-    "first_call": ("Why does the first call in a fresh process cost 1.5–5x "
-                   "more, and how can a program pay that cost before it "
-                   "matters?"),
-    "counter_contention": ("Can the instrument that counts allocations make "
-                           "one allocation look several times dearer than "
-                           "it is?"),
-    "smt_siblings": "When threads slow each other down, is it waiting, a "
-                    "slower clock, or a shared core?",
-    "musl_churn": ("Where does musl's time go, and what does glibc's speed "
-                   "cost?"),
-    "jemalloc_adoption": "How do you decide on an allocator?",
-    "allocator_design": ("Can you build an allocator that lab 7's own rule "
-                         "recommends over glibc?"),
-}
+
+def lab_fact(lab, name, default=None):
+    """A fact of `lab` from its labs/<lab>/lab_facts.py, or `default` where
+    the lab states none (or is not one of the course's: a fixture's)."""
+    try:
+        return getattr(labs.facts(lab), name, default)
+    except labs.MissingFacts:
+        return default
+
+
+def question(lab):
+    """The lab's picture's title: its chapter's question (its QUESTION)."""
+    return lab_fact(lab, "QUESTION")
+
 
 # What a metric is, in words; its unit comes from its key (_ns, _s, _kib).
 LABELS = {
@@ -100,16 +102,6 @@ LABELS = {
     "rss_t_s": "time since the start",
     "rss_t_ms": "time since the start",
 }
-
-# A lab's own words for a metric, where the course-wide ones say too little.
-LAB_LABELS = {
-    ("smt_siblings", "time_ratio"): "wall time per call",
-    ("smt_siblings", "cpu_ns_per_call"): "CPU time per call",
-}
-
-# What a ratio of a lab is relative to, for its axis ("x one_thread").
-RATIO_BASE = {"smt_siblings": "one_thread", "jemalloc_adoption": "glibc",
-              "allocator_design": "glibc"}
 
 # Where a run's samples are too few to be a curve: fewer than this many in
 # any row, and the panel is left out with the reason.
@@ -218,8 +210,9 @@ def unit_for(key, values, log=False):
 def label_of(lab, key):
     """A metric's name in words: the lab's, the course's, or the key's
     words without the unit."""
-    if (lab, key) in LAB_LABELS:
-        return LAB_LABELS[(lab, key)]
+    own = lab_fact(lab, "LABELS") or {}
+    if key in own:
+        return own[key]
     if key in LABELS:
         return LABELS[key]
     words = [w for w in str(key).split("_") if w not in ("ns", "ms", "s", "kib",
@@ -232,7 +225,7 @@ def axis_label(lab, key, unit, log=False):
     kind, _ = quantity(key)
     text = label_of(lab, key)
     if kind == "ratio":
-        base = RATIO_BASE.get(lab)
+        base = lab_fact(lab, "RATIO_BASE")
         unit = "x %s" % base if base else "x"
     if unit:
         text += " (%s%s)" % (unit, ", log scale" if log else "")
@@ -361,7 +354,7 @@ class Canvas:
                 self.axes[r][c] = self.fig.add_subplot(grid[r + 1, c])
         self.handles = []
         self.notes = []
-        self.fig.suptitle(wrap(QUESTIONS.get(lab) or "lab %s" % lab),
+        self.fig.suptitle(wrap(question(lab) or "lab %s" % lab),
                           fontsize="large", fontweight="bold")
 
     def add_entry(self, artist, label):
@@ -379,6 +372,8 @@ class Canvas:
 
     def finish(self):
         # The notes head the legend, inside its box: nothing can overlap.
+        # The lab's own (its PICTURE_NOTES) come last.
+        self.notes.extend(lab_fact(self.lab, "PICTURE_NOTES", []))
         notes = "\n".join(wrap(n, 100) for n in self.notes) or None
         if self.handles or notes:
             self.legend_ax.legend([h for h, _ in self.handles],
@@ -691,10 +686,13 @@ def from_specs(mpl, runs):
 
 
 # ----------------------------------------------------------------------------
-# counter_contention: one line per counting mode, a column per run.
+# "modes": one line per counting mode, a column per run.
 
-def counter_contention(mpl, runs):
-    lab = "counter_contention"
+def modes(mpl, runs):
+    """One line per counting mode (a row's "mode") against the thread count,
+    the learner's mode thicker, a column per run; a point whose threads
+    never ran together hollow."""
+    lab = runs[0][1]["lab"]
     specs = [s for s in specs_of(runs[0][1], runs[0][0])
              if s["kind"] == "lines"]
     if not specs:
@@ -771,14 +769,11 @@ def counter_contention(mpl, runs):
                 linestyle="",
                 markerfacecolor="white"),
             "hollow: threads never ran together")
-    canvas.notes.append("Allocating calls (the new rows). Every counting mode "
-                        "counts the same allocations: a gap between a mode and "
-                        "off, beyond the noise, is that counter's own cost.")
     return canvas.finish()
 
 
 # ----------------------------------------------------------------------------
-# jemalloc_adoption: small multiples, one row per workload.
+# "matrix": small multiples, one row per workload.
 
 def _budget(results):
     for note in results.get("notes", []):
@@ -797,20 +792,22 @@ def _recommended(results):
     return None
 
 
-def jemalloc_adoption(mpl, runs):
-    """Lab 7's matrix, and lab 8's (the same table with yours in it)."""
+def matrix(mpl, runs):
+    """Each allocator's time and peak-RSS ratios to the lab's RATIO_BASE
+    allocator, a row per workload (lab 7's matrix, and lab 8's: the same
+    table with yours in it)."""
     lab = runs[0][1]["lab"]
+    base = lab_fact(lab, "RATIO_BASE") or "glibc"
     workloads = []
     for _, results in runs:
         for row in results["rows"]:
             w = row.get("workload")
             if (w and w not in workloads and _number(row.get("time_ratio"))
-                    and row.get("vs") in (None, "glibc")
+                    and row.get("vs") in (None, base)
                     and not row.get("malloc_conf")):
                 workloads.append(w)
     if not workloads:
         return from_specs(mpl, runs)
-    base = "glibc"
     allocators = []
     for _, results in runs:
         for row in results["rows"]:
@@ -823,7 +820,7 @@ def jemalloc_adoption(mpl, runs):
                     max(1.15, 0.35 + 0.24 * len(allocators) * n))
     budget = _budget(runs[-1][1])
     height = 0.8 / n
-    tuned = False
+    tuned = []  # rows tuned with malloc_conf, of a workload drawn
     # Every ratio drawn, per column: the axes are logarithmic around 1, so
     # that 0.5x and 2x lie as far from glibc, and a 12x bar leaves the
     # 0.9x ones readable.
@@ -840,8 +837,9 @@ def jemalloc_adoption(mpl, runs):
                             and r.get("allocator") == a
                             and not r.get("malloc_conf")
                             and r.get("vs") in (None, base)]
-                    tuned = tuned or any(r.get("malloc_conf") and r.get(
-                        "workload") == workload for r in results["rows"])
+                    tuned += [r for r in results["rows"]
+                              if r.get("malloc_conf") and
+                              r.get("workload") == workload]
                     pos = j + (i - (n - 1) / 2) * height
                     value = rows[0].get(key) if rows else None
                     if not _number(value):
@@ -897,9 +895,8 @@ def jemalloc_adoption(mpl, runs):
                 ax.set_title(workload, loc="left", fontsize="medium",
                              fontweight="bold")
             if w == len(workloads) - 1:
-                ax.set_xlabel("wall time (x glibc, log scale)"
-                              if key == "time_ratio"
-                              else "peak RSS (x glibc, log scale)")
+                ax.set_xlabel("%s (x %s, log scale)" % (
+                    "wall time" if key == "time_ratio" else "peak RSS", base))
             else:
                 ax.tick_params(axis="x", labelbottom=False)
     # One x range per column, so that rows compare, as far out on each
@@ -917,7 +914,7 @@ def jemalloc_adoption(mpl, runs):
             [],
             [],
             color=palette.allocator_color(base)),
-        "glibc = 1")
+        "%s = 1" % base)
     if budget:
         canvas.add_entry(
             mpl.lines.Line2D(
@@ -946,8 +943,9 @@ def jemalloc_adoption(mpl, runs):
     canvas.notes.append("Recommended (black outline): " + "; ".join(recs) + ".")
     if tuned:
         canvas.notes.append(
-            "churn's jemalloc settings (malloc_conf) compare with "
-            "plain jemalloc, not glibc: see the table.")
+            "%s's %s settings (malloc_conf) compare with plain %s, not %s: "
+            "see the table." % (tuned[0]["workload"], tuned[0]["allocator"],
+                                tuned[0]["allocator"], base))
     for spec in specs_of(runs[0][1], runs[0][0]):
         if spec["kind"] == "bars" and spec.get("title"):
             # Rows of another kind than the matrix's (allocator_design's
@@ -965,9 +963,9 @@ def jemalloc_adoption(mpl, runs):
     return canvas.finish()
 
 
-DESIGNS = {"counter_contention": counter_contention,
-           "jemalloc_adoption": jemalloc_adoption,
-           "allocator_design": jemalloc_adoption}
+# The pictures a lab may choose by its PICTURE; "panels", the default, is
+# drawn from the panels its JSON chose.
+PICTURES = {"panels": from_specs, "modes": modes, "matrix": matrix}
 
 
 def figure(runs):
@@ -975,7 +973,12 @@ def figure(runs):
     matplotlib Figure drawn on an Agg canvas (for a test's layout checks)."""
     mpl = load_matplotlib()
     lab = runs[0][1]["lab"]
-    return DESIGNS.get(lab, from_specs)(mpl, runs)
+    picture = lab_fact(lab, "PICTURE", "panels")
+    if picture not in PICTURES:
+        raise PlotError("lab %s: PICTURE %r in labs/%s/lab_facts.py is "
+                        "none of %s" % (lab, picture, lab,
+                                        ", ".join(sorted(PICTURES))))
+    return PICTURES[picture](mpl, runs)
 
 
 def draw(runs, out_path):

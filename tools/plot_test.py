@@ -348,7 +348,7 @@ class PictureTest(unittest.TestCase):
         fig = plot.figure(runs)
         self.assertEqual(layout_problems(fig, self.allowed(runs)), [])
         self.assertEqual(
-            " ".join(fig._suptitle.get_text().split()), plot.QUESTIONS[lab])
+            " ".join(fig._suptitle.get_text().split()), plot.question(lab))
         for entries in legend_entries(fig):
             self.assertLessEqual(entries, MAX_LEGEND)
         labels = [ax.get_xlabel() for ax in fig.axes] + [ax.get_ylabel()
@@ -530,13 +530,18 @@ class PictureTest(unittest.TestCase):
 
     def test_every_title_is_its_chapters_question(self):
         # One source of truth: the title quotes the chapter's "The question"
-        # (or its heading), markdown aside; every lab drawn here has one,
-        # and so has every chapter whose picture is declared ahead of its
-        # fixtures.
+        # (or its heading), markdown aside; every lab states it as QUESTION
+        # in its labs/<lab>/lab_facts.py, and a lab without that file fails
+        # here, the file named.
         for lab in LABS:
-            self.assertIn(lab, plot.QUESTIONS)
-        for lab in plot.QUESTIONS:
             with self.subTest(lab=lab):
+                try:
+                    title = labs.facts(lab).QUESTION
+                except labs.MissingFacts as e:
+                    self.fail(str(e))
+                except AttributeError:
+                    self.fail("labs/%s/lab_facts.py states no QUESTION, the "
+                              "chapter's question" % lab)
                 with open(chapter(lab), encoding="utf-8") as f:
                     text = f.read()
                 question = text.split(
@@ -544,8 +549,7 @@ class PictureTest(unittest.TestCase):
                 heading = text.split("\n", 1)[0].split(" — ", 1)[-1]
                 words = " ".join(
                     re.sub(r"[*`]", "", heading + " " + question).split())
-                self.assertIn(plot.QUESTIONS[lab].rstrip(
-                    "?").lower(), words.lower())
+                self.assertIn(title.rstrip("?").lower(), words.lower())
 
     def test_a_broken_picture_fails_these_checks(self):
         # The checks can fail: texts on top of each other, one outside the
@@ -566,6 +570,25 @@ class PictureTest(unittest.TestCase):
             any("'far out' lies outside" in p for p in problems), problems)
         self.assertTrue(
             any("'peak_rss_kib' is a key" in p for p in problems), problems)
+
+    def test_a_labs_facts_choose_its_picture(self):
+        # A lab's labs/<lab>/lab_facts.py names its picture, its words and
+        # its ratio base; a picture that tools/plot.py does not have is
+        # refused with the file named.
+        rows = [{"variant": "a", "threads": 1, "mode": "off",
+                 "time_ratio": 1.0}]
+        runs = [("run", {"lab": "stand_in", "rows": rows})]
+        labs._FACTS["stand_in"] = type("Facts", (), {
+            "QUESTION": "Is this a stand-in?", "PICTURE": "nope",
+            "RATIO_BASE": "a", "LABELS": {"time_ratio": "own words"}})
+        try:
+            self.assertEqual(plot.axis_label("stand_in", "time_ratio", None),
+                             "own words (x a)")
+            with self.assertRaisesRegex(plot.PlotError,
+                                        "labs/stand_in/lab_facts.py"):
+                plot.figure(runs)
+        finally:
+            del labs._FACTS["stand_in"]
 
     def test_plain_numbers_and_human_units(self):
         self.assertEqual([plot.plain(v) for v in (52100,
