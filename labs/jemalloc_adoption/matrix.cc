@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
+#include "common/interleave.h"
 #include "common/rank_interval.h"
 #include "common/syscalls.h"
 #include "labs/jemalloc_adoption/runs.h"
@@ -195,16 +196,19 @@ absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
       add(spec.tuning_workload, a.name, a.library, "_" + suffix, conf);
   }
 
-  // Round-robin, starting one further each repetition: no allocator always
+  // In turn, starting one further each repetition: no allocator always
   // runs first, or always after the same neighbour.
-  for (int rep = 0; rep < reps; ++rep) {
-    std::fprintf(stderr, "repetition %d of %d (%zu runs)\n", rep + 1, reps,
-                 setups.size());
-    for (size_t i = 0; i < setups.size(); ++i) {
-      if (absl::Status s = RunOnce(setups[(i + rep) % setups.size()]); !s.ok())
-        return s;
-    }
-  }
+  absl::Status timed_runs = alloclab::Interleave(
+      reps, static_cast<int>(setups.size()),
+      [&](const alloclab::InterleavedRun& turn) {
+        if (turn.position == 0) {
+          std::fprintf(stderr, "repetition %d of %d (%zu runs)\n",
+                       turn.repetition + 1, reps, setups.size());
+        }
+        return RunOnce(setups[turn.variant]);
+      },
+      alloclab::InterleaveOrder::kRotated);
+  if (!timed_runs.ok()) return timed_runs;
 
   // One more run of each row under ptrace, after the timed ones: its counts
   // are exact, its time is not (syscalls.h), so nothing of it is timed.

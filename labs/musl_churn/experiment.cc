@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/child_run.h"
+#include "common/interleave.h"
 #include "common/syscalls.h"
 #include "common/versions.h"
 #include "labs/musl_churn/runs.h"
@@ -95,15 +96,18 @@ absl::Status Experiment(alloclab::Lab& lab) {
     programs[i] = *p;
   }
 
-  // Untraced, round-robin so that drift hits every row alike.
+  // Untraced, in turn so that drift hits every row alike; the first round
+  // is each row's fill run.
   UntracedRuns untraced[kCount];
-  for (int rep = -1; rep < repetitions; ++rep) {
-    for (int i = 0; i < kCount; ++i) {
-      absl::Status s = RunUntraced(programs[i], Spec(kVariants[i], !quick),
-                                   rep < 0 ? kFillRun : n, untraced[i]);
-      if (!s.ok()) return alloclab::VariantError(kVariants[i].name, s);
-    }
-  }
+  absl::Status untraced_runs = alloclab::Interleave(
+      1 + repetitions, kCount, [&](const alloclab::InterleavedRun& turn) {
+        const int i = turn.variant;
+        return alloclab::VariantError(
+            kVariants[i].name,
+            RunUntraced(programs[i], Spec(kVariants[i], !quick),
+                        turn.repetition == 0 ? kFillRun : n, untraced[i]));
+      });
+  if (!untraced_runs.ok()) return untraced_runs;
 
   // Traced, separately.
   double traced_s[kCount];
