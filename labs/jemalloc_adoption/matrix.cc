@@ -217,13 +217,11 @@ absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
   if (spec.count_syscalls) {
     std::fprintf(stderr, "system calls: one run of each row under ptrace\n");
     for (AllocatorRun& s : setups) {
-      absl::StatusOr<CountedRun> c = CountRowSyscalls(s);
-      if (c.status().code() == absl::StatusCode::kFailedPrecondition) {
-        ptrace_refused = c.status();
-        break;
-      }
+      absl::StatusOr<std::optional<CountedRun>> c =
+          alloclab::UnlessRefused(CountRowSyscalls(s), ptrace_refused);
       if (!c.ok()) return c.status();
-      counted[s.variant] = *c;
+      if (!c->has_value()) break;  // refused: n/a from this row on
+      counted[s.variant] = **c;
     }
   }
 
