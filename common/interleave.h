@@ -26,7 +26,7 @@
 //
 //   std::vector<std::vector<double>> seconds(programs.size());
 //   absl::Status status = alloclab::Interleave(
-//       /*repetitions=*/5, programs.size(),
+//       /*repetitions=*/5, static_cast<int>(programs.size()),
 //       [&](const alloclab::InterleavedRun& run) -> absl::Status {
 //         absl::StatusOr<double> s = RunProgram(programs[run.variant]);
 //         if (!s.ok()) return s.status();
