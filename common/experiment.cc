@@ -21,6 +21,7 @@
 #include "common/clock.h"
 #include "common/faults.h"
 #include "common/fresh_process.h"
+#include "common/interleave.h"
 #include "common/lab_main.h"
 #include "common/report.h"
 #include "common/scoped_env.h"
@@ -78,26 +79,31 @@ absl::StatusOr<std::vector<VariantSummary>> MeasureInterleaved(
   for (const Variant& variant : variants) RunBatch(variant);
 
   std::vector<Tally> tallies(variants.size());
-  for (int round = 0; round < plan.repetitions; ++round) {
-    for (size_t v = 0; v < variants.size(); ++v) {
-      const Variant& variant = variants[v];
-      if (variant.prepare) variant.prepare();
-      int64_t ns = 0;
-      const auto timed = [&] {
-        ns = TimeNs([&] { variant.run(variant.calls_per_batch); });
-      };
-      if (plan.faults != nullptr) {
-        absl::StatusOr<FaultCounts> faults = FaultsDuring(*plan.faults, timed);
-        if (!faults.ok()) return VariantError(variant.name, faults.status());
-        tallies[v].minor_faults += faults->minor;
-      } else {
-        timed();
-      }
-      tallies[v].ns_per_call.push_back(
-          static_cast<double>(ns) /
-          static_cast<double>(variant.calls_per_batch));
-    }
-  }
+  const absl::Status timed_batches =
+      Interleave(plan.repetitions, static_cast<int>(variants.size()),
+                 [&](const InterleavedRun& turn) -> absl::Status {
+                   const Variant& variant = variants[turn.variant];
+                   Tally& tally = tallies[turn.variant];
+                   if (variant.prepare) variant.prepare();
+                   int64_t ns = 0;
+                   const auto timed = [&] {
+                     ns = TimeNs([&] { variant.run(variant.calls_per_batch); });
+                   };
+                   if (plan.faults != nullptr) {
+                     absl::StatusOr<FaultCounts> faults =
+                         FaultsDuring(*plan.faults, timed);
+                     if (!faults.ok())
+                       return VariantError(variant.name, faults.status());
+                     tally.minor_faults += faults->minor;
+                   } else {
+                     timed();
+                   }
+                   tally.ns_per_call.push_back(
+                       static_cast<double>(ns) /
+                       static_cast<double>(variant.calls_per_batch));
+                   return absl::OkStatus();
+                 });
+  if (!timed_batches.ok()) return timed_batches;
 
   std::vector<VariantSummary> summaries;
   summaries.reserve(variants.size());
@@ -207,32 +213,38 @@ absl::StatusOr<Samples> RunFreshCalls(absl::string_view variant,
 std::vector<absl::StatusOr<Samples>> RunFreshInterleaved(
     const std::vector<FreshVariant>& variants, int processes) {
   std::vector<absl::StatusOr<Samples>> results(variants.size(), Samples());
-  for (int round = 0; round < processes; ++round) {
-    for (size_t v = 0; v < variants.size(); ++v) {
-      if (!results[v].ok()) continue;
-      const FreshVariant& variant = variants[v];
-      // Set for this start only: the next variant's process must not see it.
-      std::vector<std::unique_ptr<ScopedEnv>> env;
-      absl::Status status;
-      for (const auto& [name, value] : variant.env) {
-        env.push_back(std::make_unique<ScopedEnv>(name, value));
-        if (status.ok()) status = env.back()->status();
-      }
-      absl::StatusOr<FreshCallResult> result =
-          status.ok() ? RunFreshCall(variant.call, variant.arg)
-                      : absl::StatusOr<FreshCallResult>(status);
-      if (!result.ok()) {
-        results[v] =
-            VariantError(variant.name,
-                         absl::Status(result.status().code(),
-                                      absl::StrCat("fresh process ", round + 1,
-                                                   " of ", processes, ": ",
-                                                   result.status().message())));
-        continue;
-      }
-      results[v]->AddRun(result->values);
-    }
-  }
+  // A variant that fails keeps its error and makes no more processes; the
+  // others go on, so the run always returns OK here.
+  Interleave(
+      processes, static_cast<int>(variants.size()),
+      [&](const InterleavedRun& turn) {
+        absl::StatusOr<Samples>& samples = results[turn.variant];
+        if (!samples.ok()) return absl::OkStatus();
+        const FreshVariant& variant = variants[turn.variant];
+        // Set for this start only: the next variant's process must
+        // not see it.
+        std::vector<std::unique_ptr<ScopedEnv>> env;
+        absl::Status status;
+        for (const auto& [name, value] : variant.env) {
+          env.push_back(std::make_unique<ScopedEnv>(name, value));
+          if (status.ok()) status = env.back()->status();
+        }
+        absl::StatusOr<FreshCallResult> result =
+            status.ok() ? RunFreshCall(variant.call, variant.arg)
+                        : absl::StatusOr<FreshCallResult>(status);
+        if (!result.ok()) {
+          samples = VariantError(
+              variant.name,
+              absl::Status(
+                  result.status().code(),
+                  absl::StrCat("fresh process ", turn.repetition + 1, " of ",
+                               processes, ": ", result.status().message())));
+          return absl::OkStatus();
+        }
+        samples->AddRun(result->values);
+        return absl::OkStatus();
+      })
+      .IgnoreError();
   return results;
 }
 

@@ -37,7 +37,8 @@
 //
 // Labs whose variants are child processes (a workload binary per variant)
 // or thread teams (thread_team.h, rows with a threads count) use `RunLab()`,
-// `Samples`, `VariantError()` and `DifferenceNote()` without the batch loop:
+// `Samples`, `VariantError()` and `DifferenceNote()` without the batch loop,
+// and take their runs in turn with `Interleave()` (interleave.h):
 // `lab.results().AddRow(name, threads)` takes their rows as they measure
 // them.
 //

@@ -50,10 +50,13 @@
 #define ALLOCLAB_COMMON_SYSCALLS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace alloclab {
@@ -147,6 +150,40 @@ absl::StatusOr<ProcessSyscalls> CountSyscallsOfCommand(
     const std::vector<std::string>& argv,
     const std::vector<std::string>& extra_env = {},
     std::string* stdout_text = nullptr);
+
+// UnlessRefused()
+//
+// The course's one rule for counts that need ptrace: a refusal is not an
+// error. A container's profile, a seccomp policy or Yama may forbid ptrace;
+// the untraced measurements still stand, and the counts become n/a. Give it
+// what a counter above returned. Returns the counts when there are some;
+// std::nullopt when the kernel refused ptrace (FailedPrecondition), after
+// keeping the first refusal in `refused` for the caller's "n/a" note; any
+// other error unchanged.
+//
+// Example:
+//
+//   std::optional<absl::Status> refused;
+//   for (const std::string& program : programs) {
+//     absl::StatusOr<std::optional<alloclab::ProcessSyscalls>> counted =
+//         alloclab::UnlessRefused(
+//             alloclab::CountSyscallsOfCommand({program}), refused);
+//     if (!counted.ok()) return counted.status();  // not a refusal
+//     if (!counted->has_value()) break;            // n/a from here on
+//     ...                                          // (*counted)->counts
+//   }
+//   if (refused.has_value()) {
+//     results.AddNote(absl::StrCat("system calls: n/a (", refused->message(),
+//                                  ")"));
+//   }
+template <typename Counts>
+absl::StatusOr<std::optional<Counts>> UnlessRefused(
+    absl::StatusOr<Counts> counted, std::optional<absl::Status>& refused) {
+  if (counted.ok()) return std::optional<Counts>(*std::move(counted));
+  if (!absl::IsFailedPrecondition(counted.status())) return counted.status();
+  if (!refused.has_value()) refused = counted.status();
+  return std::optional<Counts>();
+}
 
 }  // namespace alloclab
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <thread>
@@ -74,6 +75,43 @@ TEST(SyscallCountsTest, ArithmeticAndFormat) {
   EXPECT_EQ((a - b).total, 14);
   EXPECT_EQ(FormatSyscallCounts(a),
             "mmap 5\nmunmap 3\nbrk 4\nmadvise 2\nmremap 1\ntotal 20\n");
+}
+
+TEST(UnlessRefusedTest, PassesCountsThrough) {
+  std::optional<absl::Status> refused;
+  absl::StatusOr<std::optional<int>> counted =
+      UnlessRefused(absl::StatusOr<int>(7), refused);
+  ASSERT_TRUE(counted.ok());
+  EXPECT_EQ(*counted, std::optional<int>(7));
+  EXPECT_FALSE(refused.has_value());
+}
+
+TEST(UnlessRefusedTest, ARefusalIsNoCountsAndKeepsTheFirstReason) {
+  std::optional<absl::Status> refused;
+  const absl::Status first =
+      absl::FailedPreconditionError("ptrace(PTRACE_TRACEME) refused: EPERM");
+  absl::StatusOr<std::optional<int>> counted =
+      UnlessRefused(absl::StatusOr<int>(first), refused);
+  ASSERT_TRUE(counted.ok());
+  EXPECT_EQ(*counted, std::nullopt);
+  EXPECT_EQ(refused, first);
+  // A later refusal, or later counts, leave the first reason in place.
+  counted = UnlessRefused(
+      absl::StatusOr<int>(absl::FailedPreconditionError("again")), refused);
+  ASSERT_TRUE(counted.ok());
+  EXPECT_EQ(*counted, std::nullopt);
+  counted = UnlessRefused(absl::StatusOr<int>(3), refused);
+  ASSERT_TRUE(counted.ok());
+  EXPECT_EQ(*counted, std::optional<int>(3));
+  EXPECT_EQ(refused, first);
+}
+
+TEST(UnlessRefusedTest, OtherErrorsAreReturnedUnchanged) {
+  std::optional<absl::Status> refused;
+  const absl::Status missing = absl::NotFoundError("execve: no such file");
+  EXPECT_EQ(UnlessRefused(absl::StatusOr<int>(missing), refused).status(),
+            missing);
+  EXPECT_FALSE(refused.has_value());
 }
 
 TEST(CountSyscallsInChildTest, CountsExactlyWhatTheFunctionDoes) {

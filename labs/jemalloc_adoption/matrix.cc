@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
+#include "common/interleave.h"
 #include "common/rank_interval.h"
 #include "common/syscalls.h"
 #include "labs/jemalloc_adoption/runs.h"
@@ -158,16 +159,13 @@ const MatrixRow* MatrixResult::Find(absl::string_view variant) const {
   return nullptr;
 }
 
-absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
-                                       const MatrixSpec& spec) {
-  if (spec.compare == nullptr || spec.recommend == nullptr) {
-    return absl::InvalidArgumentError(
-        "RunMatrix: the spec has no CompareTimings() or Recommend() to call");
-  }
-  const bool quick = lab.options().quick;
-  const int reps = lab.options().Repetitions(kMinRepetitions, 5);
-  absl::StatusOr<std::string> workload = WorkloadBinary();
-  if (!workload.ok()) return workload.status();
+namespace {
+
+// The rows of `spec` in table order, not yet run: every workload under every
+// allocator, then jemalloc's MALLOC_CONF rows on the tuning workload.
+// `workload` is the workload program; `quick` scales its iterations down.
+std::vector<AllocatorRun> MatrixRuns(const MatrixSpec& spec,
+                                     const std::string& workload, bool quick) {
   std::vector<AllocatorRun> setups;
   auto add = [&](const std::string& w, const std::string& a,
                  const std::string& library, const std::string& suffix,
@@ -178,7 +176,7 @@ absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
         static_cast<uint64_t>(spec.iterations_scale *
                               static_cast<double>(DefaultIterations(w, quick)));
     s.command.argv = {
-        *workload, "--workload=" + w, absl::StrCat("--threads=", spec.threads),
+        workload, "--workload=" + w, absl::StrCat("--threads=", spec.threads),
         absl::StrCat("--iterations=", std::max<uint64_t>(1, iterations))};
     if (!library.empty()) s.command.env.push_back({"LD_PRELOAD", library});
     if (!conf.empty()) s.command.env.push_back({"MALLOC_CONF", conf});
@@ -194,122 +192,150 @@ absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
     for (const auto& [suffix, conf] : kTunings)
       add(spec.tuning_workload, a.name, a.library, "_" + suffix, conf);
   }
+  return setups;
+}
 
-  // Round-robin, starting one further each repetition: no allocator always
-  // runs first, or always after the same neighbour.
-  for (int rep = 0; rep < reps; ++rep) {
-    std::fprintf(stderr, "repetition %d of %d (%zu runs)\n", rep + 1, reps,
-                 setups.size());
-    for (size_t i = 0; i < setups.size(); ++i) {
-      if (absl::Status s = RunOnce(setups[(i + rep) % setups.size()]); !s.ok())
-        return s;
-    }
-  }
+// The timed runs: every row `reps` times, in turn, starting one further each
+// repetition, so that no allocator always runs first, or always after the
+// same neighbour. Stops at the first run that fails.
+absl::Status RunTimed(std::vector<AllocatorRun>& setups, int reps) {
+  return alloclab::Interleave(
+      reps, static_cast<int>(setups.size()),
+      [&](const alloclab::InterleavedRun& turn) {
+        if (turn.position == 0) {
+          std::fprintf(stderr, "repetition %d of %d (%zu runs)\n",
+                       turn.repetition + 1, reps, setups.size());
+        }
+        return RunOnce(setups[turn.variant]);
+      },
+      alloclab::InterleaveOrder::kRotated);
+}
 
-  // One more run of each row under ptrace, after the timed ones: its counts
-  // are exact, its time is not (syscalls.h), so nothing of it is timed.
+// One more run of each row under ptrace, after the timed ones: its counts
+// are exact, its time is not (syscalls.h), so nothing of it is timed. The
+// counts by variant; when the kernel refuses ptrace, the rows counted before
+// the refusal, and the refusal in `refused`.
+absl::StatusOr<std::map<std::string, CountedRun>> CountRowsSyscalls(
+    std::vector<AllocatorRun>& setups, std::optional<absl::Status>& refused) {
+  std::fprintf(stderr, "system calls: one run of each row under ptrace\n");
   std::map<std::string, CountedRun> counted;
-  std::optional<absl::Status> ptrace_refused;
-  if (spec.count_syscalls) {
-    std::fprintf(stderr, "system calls: one run of each row under ptrace\n");
-    for (AllocatorRun& s : setups) {
-      absl::StatusOr<CountedRun> c = CountRowSyscalls(s);
-      if (c.status().code() == absl::StatusCode::kFailedPrecondition) {
-        ptrace_refused = c.status();
-        break;
-      }
-      if (!c.ok()) return c.status();
-      counted[s.variant] = *c;
-    }
+  for (AllocatorRun& s : setups) {
+    absl::StatusOr<std::optional<CountedRun>> c =
+        alloclab::UnlessRefused(CountRowSyscalls(s), refused);
+    if (!c.ok()) return c.status();
+    if (!c->has_value()) break;  // refused: n/a from this row on
+    counted[s.variant] = **c;
   }
+  return counted;
+}
 
-  MatrixResult result;
-  result.threads = setups.empty() ? 0 : setups.front().threads;
-  std::map<std::string, const AllocatorRun*> by_variant;
-  for (const AllocatorRun& s : setups) by_variant[s.variant] = &s;
-  std::vector<Measurement>& table = result.table;
+// What the comparisons with the baseline rows found, for the notes.
+struct Comparisons {
   double hl_coverage = 0;  // of the rows' exact intervals (same n and m)
   int compared = 0;        // rows with a verdict against their baseline
   // allocator -> its rows whose interval excludes 1 ("churn faster").
   std::map<std::string, std::vector<std::string>> clear_verdicts;
-  for (const AllocatorRun& s : setups) {
-    alloclab::Row& row = lab.results().AddRow(s.variant, s.threads);
-    const std::vector<double>& wall = s.samples.Values("wall_s");
-    const alloclab::Summary w = alloclab::Summarize(wall);
-    const double peak =
-        alloclab::Summarize(s.samples.Values("peak_rss_kib")).max;
-    row.Set("wall_s", w.median)
-        .Set("wall_min_s", w.min)
-        .Set("wall_max_s", w.max)
-        .Set("user_s", alloclab::Summarize(s.samples.Values("user_s")).median)
-        .Set("sys_s", alloclab::Summarize(s.samples.Values("sys_s")).median)
-        .Set("peak_rss_kib", peak)
-        .Set("ru_maxrss_kib",
-             alloclab::Summarize(s.samples.Values("ru_maxrss_kib")).max)
-        .Set("allocator_verified", s.verified ? 1 : 0)
-        .SetText("workload", s.workload)
-        .SetText("allocator", s.allocator);
-    if (!s.malloc_conf.empty()) row.SetText("malloc_conf", s.malloc_conf);
-    if (!s.verified) row.SetText("served_by", s.served_by);
-    std::vector<double> t_s, kib;
-    for (const alloclab::RssPoint& p : s.rss) {
-      t_s.push_back(p.t_ms / 1000);
-      kib.push_back(static_cast<double>(p.rss_kib));
-    }
-    row.SetSamples("rss_t_s", t_s).SetSamples("rss_kib", kib);
-    MatrixRow& out = result.rows.emplace_back();
-    out.variant = s.variant;
-    out.workload = s.workload;
-    out.allocator = s.allocator;
-    out.malloc_conf = s.malloc_conf;
-    out.verified = s.verified;
-    out.peak_rss_kib = peak;
-    if (spec.count_syscalls) {
-      auto it = counted.find(s.variant);
-      if (it != counted.end()) {
-        out.syscalls_per_op = it->second.per_op;
-        out.memory_syscalls_per_op = it->second.memory_per_op;
-      }
-      row.Set("syscalls_per_op", out.syscalls_per_op)
-          .Set("memory_syscalls_per_op", out.memory_syscalls_per_op);
-    }
-    if (s.malloc_conf.empty()) {
-      table.push_back({s.workload, s.allocator, wall, peak, s.verified});
-    }
-    const AllocatorRun* base = by_variant[absl::StrCat(s.workload, "_", s.vs)];
-    if (base == nullptr || base == &s) continue;
-    absl::StatusOr<Comparison> c =
-        spec.compare(wall, base->samples.Values("wall_s"), 1);
-    if (!c.ok()) return alloclab::VariantError(s.variant, c.status());
-    const double base_peak =
-        alloclab::Summarize(base->samples.Values("peak_rss_kib")).max;
-    // The course's comparison for the learner's interval: exact, no seed.
-    absl::StatusOr<alloclab::RatioInterval> hl =
-        alloclab::HodgesLehmannRatio(wall, base->samples.Values("wall_s"));
-    if (hl.ok()) {
-      row.Set("hl_ratio", hl->estimate)
-          .Set("hl_low", hl->low)
-          .Set("hl_high", hl->high);
-      hl_coverage = hl->coverage;
-      ++compared;
-    }
-    if (s.malloc_conf.empty() && c->verdict != Verdict::kNoClearDifference) {
-      clear_verdicts[s.allocator].push_back(
-          absl::StrCat(s.workload, " ", VerdictName(c->verdict)));
-    }
-    row.SetText("vs", s.vs)
-        .Set("time_ratio", c->ratio)
-        .Set("ci_low", c->ci_low)
-        .Set("ci_high", c->ci_high)
-        .SetText("verdict", VerdictName(c->verdict))
-        .Set("rss_ratio", peak / base_peak);
-    out.vs = s.vs;
-    out.vs_baseline = *c;
-    out.rss_ratio = peak / base_peak;
-  }
+};
 
+// Adds run `s`'s row to the table (times, memory, verification, RSS over
+// time, and its system calls when `count_syscalls`), its MatrixRow to
+// `result.rows` and, for a default row (no MALLOC_CONF), its Measurement to
+// `result.table`. Returns the table's row.
+alloclab::Row& AddMeasuredRow(const AllocatorRun& s, bool count_syscalls,
+                              const std::map<std::string, CountedRun>& counted,
+                              alloclab::Results& results,
+                              MatrixResult& result) {
+  alloclab::Row& row = results.AddRow(s.variant, s.threads);
+  const std::vector<double>& wall = s.samples.Values("wall_s");
+  const alloclab::Summary w = alloclab::Summarize(wall);
+  const double peak = alloclab::Summarize(s.samples.Values("peak_rss_kib")).max;
+  row.Set("wall_s", w.median)
+      .Set("wall_min_s", w.min)
+      .Set("wall_max_s", w.max)
+      .Set("user_s", alloclab::Summarize(s.samples.Values("user_s")).median)
+      .Set("sys_s", alloclab::Summarize(s.samples.Values("sys_s")).median)
+      .Set("peak_rss_kib", peak)
+      .Set("ru_maxrss_kib",
+           alloclab::Summarize(s.samples.Values("ru_maxrss_kib")).max)
+      .Set("allocator_verified", s.verified ? 1 : 0)
+      .SetText("workload", s.workload)
+      .SetText("allocator", s.allocator);
+  if (!s.malloc_conf.empty()) row.SetText("malloc_conf", s.malloc_conf);
+  if (!s.verified) row.SetText("served_by", s.served_by);
+  std::vector<double> t_s, kib;
+  for (const alloclab::RssPoint& p : s.rss) {
+    t_s.push_back(p.t_ms / 1000);
+    kib.push_back(static_cast<double>(p.rss_kib));
+  }
+  row.SetSamples("rss_t_s", t_s).SetSamples("rss_kib", kib);
+  MatrixRow& out = result.rows.emplace_back();
+  out.variant = s.variant;
+  out.workload = s.workload;
+  out.allocator = s.allocator;
+  out.malloc_conf = s.malloc_conf;
+  out.verified = s.verified;
+  out.peak_rss_kib = peak;
+  if (count_syscalls) {
+    auto it = counted.find(s.variant);
+    if (it != counted.end()) {
+      out.syscalls_per_op = it->second.per_op;
+      out.memory_syscalls_per_op = it->second.memory_per_op;
+    }
+    row.Set("syscalls_per_op", out.syscalls_per_op)
+        .Set("memory_syscalls_per_op", out.memory_syscalls_per_op);
+  }
+  if (s.malloc_conf.empty()) {
+    result.table.push_back({s.workload, s.allocator, wall, peak, s.verified});
+  }
+  return row;
+}
+
+// Compares run `s` with `base`, the row of its workload under `s.vs`: the
+// verdict of `spec.compare` and the course's exact interval for the time
+// ratio, and the peak RSS ratio, into the table's `row`, into `out` and into
+// `comparisons`. Errors name the row the comparison refused.
+absl::Status AddComparison(const AllocatorRun& s, const AllocatorRun& base,
+                           const MatrixSpec& spec, alloclab::Row& row,
+                           MatrixRow& out, Comparisons& comparisons) {
+  const std::vector<double>& wall = s.samples.Values("wall_s");
+  absl::StatusOr<Comparison> c =
+      spec.compare(wall, base.samples.Values("wall_s"), 1);
+  if (!c.ok()) return alloclab::VariantError(s.variant, c.status());
+  const double base_peak =
+      alloclab::Summarize(base.samples.Values("peak_rss_kib")).max;
+  // The course's comparison for the learner's interval: exact, no seed.
+  absl::StatusOr<alloclab::RatioInterval> hl =
+      alloclab::HodgesLehmannRatio(wall, base.samples.Values("wall_s"));
+  if (hl.ok()) {
+    row.Set("hl_ratio", hl->estimate)
+        .Set("hl_low", hl->low)
+        .Set("hl_high", hl->high);
+    comparisons.hl_coverage = hl->coverage;
+    ++comparisons.compared;
+  }
+  if (s.malloc_conf.empty() && c->verdict != Verdict::kNoClearDifference) {
+    comparisons.clear_verdicts[s.allocator].push_back(
+        absl::StrCat(s.workload, " ", VerdictName(c->verdict)));
+  }
+  row.SetText("vs", s.vs)
+      .Set("time_ratio", c->ratio)
+      .Set("ci_low", c->ci_low)
+      .Set("ci_high", c->ci_high)
+      .SetText("verdict", VerdictName(c->verdict))
+      .Set("rss_ratio", out.peak_rss_kib / base_peak);
+  out.vs = s.vs;
+  out.vs_baseline = *c;
+  out.rss_ratio = out.peak_rss_kib / base_peak;
+  return absl::OkStatus();
+}
+
+// The recommendation of `spec.recommend` over `result.table`, into
+// `result`: the line above the table, and the memo's first notes (the
+// choice and its reasons).
+absl::Status AddRecommendation(alloclab::Lab& lab, const MatrixSpec& spec,
+                               MatrixResult& result) {
   absl::StatusOr<Recommendation> rec =
-      spec.recommend(table, kMemoryBudgetRatio, 1);
+      spec.recommend(result.table, kMemoryBudgetRatio, 1);
   if (!rec.ok()) return rec.status();
   result.recommendation = *rec;
   lab.PrintAboveTable(absl::StrFormat(
@@ -322,7 +348,14 @@ absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
   for (const std::string& reason : rec->reasons) {
     lab.results().AddNote(absl::StrCat("memo: ", reason));
   }
-  // The budget each allocator would need: its worst peak RSS ratio.
+  return absl::OkStatus();
+}
+
+// The budget each allocator of `table` would need: its worst peak RSS
+// ratio to the baseline row of the same workload (in `by_variant`).
+std::map<std::string, double> BudgetNeeds(
+    const std::vector<Measurement>& table,
+    std::map<std::string, const AllocatorRun*>& by_variant) {
   std::map<std::string, double> needs;
   for (const Measurement& m : table) {
     const AllocatorRun* base =
@@ -331,6 +364,16 @@ absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
         m.peak_rss_kib / base->samples.Summarize("peak_rss_kib")->max;
     needs[m.allocator] = std::max(needs[m.allocator], ratio);
   }
+  return needs;
+}
+
+// The memo's last notes: what would change the recommendation, and how
+// stable it is. Peak RSS, and so who fits the budget, repeats from run to
+// run; the choice among those that fit rests on the timing verdicts, which
+// a repeated run need not make again.
+void AddMemoOutlook(alloclab::Lab& lab,
+                    const std::map<std::string, double>& needs,
+                    const Comparisons& comparisons, int threads) {
   std::vector<std::string> budgets;
   for (const auto& [a, ratio] : needs) {
     if (ratio > kMemoryBudgetRatio)
@@ -340,15 +383,14 @@ absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
       "memo: what would change it: a larger budget (%s), more threads (here "
       "%d), or your own program's workload in place of these.",
       budgets.empty() ? "none is over it" : absl::StrJoin(budgets, ", "),
-      result.threads));
-  // How stable the answer is: peak RSS, and so who fits the budget, repeats
-  // from run to run; the choice among those that fit rests on the timing
-  // verdicts, which a repeated run need not make again.
+      threads));
   std::vector<std::string> within, verdicts;
   for (const auto& [a, ratio] : needs) {
     if (ratio > kMemoryBudgetRatio) continue;
     within.push_back(a);
-    for (const std::string& v : clear_verdicts[a]) {
+    auto clear = comparisons.clear_verdicts.find(a);
+    if (clear == comparisons.clear_verdicts.end()) continue;
+    for (const std::string& v : clear->second) {
       verdicts.push_back(absl::StrCat(a, " ", v));
     }
   }
@@ -361,17 +403,26 @@ absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
           ? std::string("no clear timing verdict (no interval excludes 1)")
           : absl::StrCat(verdicts.size(), " clear timing verdict(s) (",
                          absl::StrJoin(verdicts, ", "), ")")));
+}
+
+// The notes on how the columns were measured: peak RSS, the HL interval
+// (when a row was compared) and the system calls (when counted, or why
+// not), with `reps` runs per row.
+void AddMethodNotes(alloclab::Lab& lab, const MatrixSpec& spec, int reps,
+                    const Comparisons& comparisons,
+                    const std::optional<absl::Status>& ptrace_refused) {
   lab.results().AddNote(
       "peak_rss_kib is the child's own VmHWM; ru_maxrss_kib is wait4's, which "
       "also counts the launcher's pages at the fork (child_run.h)");
-  if (compared > 0) {
+  if (comparisons.compared > 0) {
     lab.results().AddNote(absl::StrFormat(
         "HL low/high: the course's exact interval for the same ratio "
         "(Hodges-Lehmann on the log-ratios of every pair of runs, "
         "rank_interval.h), coverage %.1f%% with %d runs each; %d verdicts "
         "at that level: where no allocator differs at all, about %.1f of "
         "them would still exclude 1 by chance",
-        100 * hl_coverage, reps, compared, compared * (1 - hl_coverage)));
+        100 * comparisons.hl_coverage, reps, comparisons.compared,
+        comparisons.compared * (1 - comparisons.hl_coverage)));
   }
   if (spec.count_syscalls) {
     lab.results().AddNote(
@@ -385,6 +436,11 @@ absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
               "syscalls/op: mmap, munmap, brk, madvise and mremap alone. "
               "Start-up's calls are in them, which only a small run notices");
   }
+}
+
+// The pictures: wall time against peak RSS, one point per row; RSS over
+// time, one line per row.
+void AddPlots(alloclab::Lab& lab) {
   lab.results().AddPlot({.kind = alloclab::PlotKind::kScatter,
                          .y = "wall_s",
                          .x = "peak_rss_kib",
@@ -395,6 +451,53 @@ absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
                          .x = "rss_t_s",
                          .series = "",
                          .title = ""});
+}
+
+}  // namespace
+
+absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
+                                       const MatrixSpec& spec) {
+  if (spec.compare == nullptr || spec.recommend == nullptr) {
+    return absl::InvalidArgumentError(
+        "RunMatrix: the spec has no CompareTimings() or Recommend() to call");
+  }
+  const bool quick = lab.options().quick;
+  const int reps = lab.options().Repetitions(kMinRepetitions, 5);
+  absl::StatusOr<std::string> workload = WorkloadBinary();
+  if (!workload.ok()) return workload.status();
+  std::vector<AllocatorRun> setups = MatrixRuns(spec, *workload, quick);
+  if (absl::Status s = RunTimed(setups, reps); !s.ok()) return s;
+  std::map<std::string, CountedRun> counted;
+  std::optional<absl::Status> ptrace_refused;
+  if (spec.count_syscalls) {
+    absl::StatusOr<std::map<std::string, CountedRun>> c =
+        CountRowsSyscalls(setups, ptrace_refused);
+    if (!c.ok()) return c.status();
+    counted = *std::move(c);
+  }
+
+  MatrixResult result;
+  result.threads = setups.empty() ? 0 : setups.front().threads;
+  std::map<std::string, const AllocatorRun*> by_variant;
+  for (const AllocatorRun& s : setups) by_variant[s.variant] = &s;
+  Comparisons comparisons;
+  for (const AllocatorRun& s : setups) {
+    alloclab::Row& row =
+        AddMeasuredRow(s, spec.count_syscalls, counted, lab.results(), result);
+    const AllocatorRun* base = by_variant[absl::StrCat(s.workload, "_", s.vs)];
+    if (base == nullptr || base == &s) continue;
+    if (absl::Status c =
+            AddComparison(s, *base, spec, row, result.rows.back(), comparisons);
+        !c.ok()) {
+      return c;
+    }
+  }
+
+  if (absl::Status s = AddRecommendation(lab, spec, result); !s.ok()) return s;
+  AddMemoOutlook(lab, BudgetNeeds(result.table, by_variant), comparisons,
+                 result.threads);
+  AddMethodNotes(lab, spec, reps, comparisons, ptrace_refused);
+  AddPlots(lab);
   return result;
 }
 

@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/child_run.h"
+#include "common/interleave.h"
 #include "common/syscalls.h"
 #include "common/versions.h"
 #include "labs/musl_churn/runs.h"
@@ -95,37 +96,32 @@ absl::Status Experiment(alloclab::Lab& lab) {
     programs[i] = *p;
   }
 
-  // Untraced, round-robin so that drift hits every row alike.
+  // Untraced, in turn so that drift hits every row alike; the first round
+  // is each row's fill run.
   UntracedRuns untraced[kCount];
-  for (int rep = -1; rep < repetitions; ++rep) {
-    for (int i = 0; i < kCount; ++i) {
-      absl::Status s = RunUntraced(programs[i], Spec(kVariants[i], !quick),
-                                   rep < 0 ? kFillRun : n, untraced[i]);
-      if (!s.ok()) return alloclab::VariantError(kVariants[i].name, s);
-    }
-  }
+  absl::Status untraced_runs = alloclab::Interleave(
+      1 + repetitions, kCount, [&](const alloclab::InterleavedRun& turn) {
+        const int i = turn.variant;
+        return alloclab::VariantError(
+            kVariants[i].name,
+            RunUntraced(programs[i], Spec(kVariants[i], !quick),
+                        turn.repetition == 0 ? kFillRun : n, untraced[i]));
+      });
+  if (!untraced_runs.ok()) return untraced_runs;
 
   // Traced, separately.
   double traced_s[kCount];
-  bool counted = true;  // false when ptrace is refused
+  std::optional<absl::Status> refused;  // ptrace refused: counts n/a
   for (int i = 0; i < kCount; ++i) {
     const ChurnVariant& v = kVariants[i];
-    absl::StatusOr<SteadyCounts> t =
-        CountSteadySyscalls(programs[i], Spec(v, !quick), k);
-    // ptrace refused (a container's profile, Yama): counts n/a, times stand.
-    if (!t.ok() && !absl::IsFailedPrecondition(t.status())) {
-      return alloclab::VariantError(v.name, t.status());
-    }
-    if (!t.ok() && counted) {
-      lab.results().AddNote(absl::StrCat("system calls per call: n/a (",
-                                         t.status().message(), ")"));
-    }
-    counted = counted && t.ok();
-    traced_s[i] = t.ok() ? t->traced_wall_s : 0;
+    absl::StatusOr<std::optional<SteadyCounts>> t = alloclab::UnlessRefused(
+        CountSteadySyscalls(programs[i], Spec(v, !quick), k), refused);
+    if (!t.ok()) return alloclab::VariantError(v.name, t.status());
+    traced_s[i] = t->has_value() ? (*t)->traced_wall_s : 0;
     auto per_call = [&](int64_t alloclab::SyscallCounts::*count) {
-      return t.ok()
-                 ? std::optional<double>(double(t->counts.*count) / double(k))
-                 : std::nullopt;
+      return t->has_value() ? std::optional<double>(
+                                  double((*t)->counts.*count) / double(k))
+                            : std::nullopt;
     };
     alloclab::Row& row = lab.results().AddRow(v.name);
     for (const char* key :
@@ -151,6 +147,10 @@ absl::Status Experiment(alloclab::Lab& lab) {
                         : std::nullopt);
     }
   }
+  if (refused.has_value()) {
+    lab.results().AddNote(
+        absl::StrCat("system calls per call: n/a (", refused->message(), ")"));
+  }
   if (!musl.ok()) {
     lab.results().AddNote(absl::StrCat("musl's version: unknown (",
                                        musl.status().message(), ")"));
@@ -168,7 +168,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
       "%.1f s, musl %.1f s",
       repetitions, n, kFillRun, kFillRun, k, kReferenceGlibcCpuS,
       kReferenceMuslCpuS));
-  if (counted) {
+  if (!refused.has_value()) {
     lab.results().AddNote(absl::StrFormat(
         "system calls were counted in separate runs under ptrace: musl_1024 "
         "took %.1f s for %d iterations traced, %.1f us per iteration against "
@@ -209,9 +209,10 @@ absl::Status Experiment(alloclab::Lab& lab) {
       get(kGlibc1024, "sys_s"), get(kGlibc1024, "peak_rss_kib") / 1024,
       get(kMusl1024, "sys_s"), get(kMusl1024, "peak_rss_kib") / 1024,
       absl::GetFlag(FLAGS_recycle_bound_mib),
-      counted ? absl::StrFormat("%.3f munmap per call, ",
-                                get(kMuslRecycled, "munmap_per_call"))
-              : "",
+      !refused.has_value()
+          ? absl::StrFormat("%.3f munmap per call, ",
+                            get(kMuslRecycled, "munmap_per_call"))
+          : "",
       get(kMuslRecycled, "sys_s"), get(kMuslRecycled, "peak_rss_kib") / 1024,
       get(kGlibc1024, "launcher_rss_kib") / 1024));
   // CPU time, not wall: wall also counts waiting for a CPU on a busy machine.
