@@ -301,6 +301,40 @@ TEST_F(ExactPickTest, IntelDesktop) {
               ElementsAre(Pair(0, 4), Pair(1, 5)));
 }
 
+// `allowed` as the caller has it: in any order (a cpuset parsed from a
+// list, or built by hand), the picks the same as from the sorted list.
+TEST_F(ExactPickTest, AllowedInAnyOrder) {
+  const Topology topo = Read("desktop_4c8t");
+  const std::vector<int> reversed = {7, 6, 5, 4, 3, 2, 1, 0};
+  const std::vector<int> shuffled = {5, 0, 7, 2, 4, 1, 6, 3};
+  for (const std::vector<int>& allowed : {reversed, shuffled}) {
+    EXPECT_THAT(Cores(topo, allowed, 4), ElementsAre(0, 1, 2, 3))
+        << "allowed " << testing::PrintToString(allowed);
+    EXPECT_THAT(Pairs(topo, allowed, 4),
+                ElementsAre(Pair(0, 4), Pair(1, 5), Pair(2, 6), Pair(3, 7)))
+        << "allowed " << testing::PrintToString(allowed);
+  }
+}
+
+// The refusals count in words a learner reads: "1 SMT sibling pair", "2 ...
+// pairs", on a machine without SMT and on a cpuset without a pair.
+TEST_F(ExactPickTest, RefusalsSayOnePairOrPairs) {
+  const Topology no_smt = Read("vm_2c");
+  const Topology smt = Read("desktop_4c8t");
+  for (int n : {1, 2}) {
+    const std::string want =
+        absl::StrCat(n, n == 1 ? " SMT sibling pair," : " SMT sibling pairs,");
+    const absl::Status none = PickSiblingPairs(no_smt, {0, 1}, n).status();
+    EXPECT_THAT(none.message(), HasSubstr(want))
+        << "PickSiblingPairs(" << n << ") on a machine without SMT: the "
+        << "message says how many pairs were asked for, in words";
+    const absl::Status few = PickSiblingPairs(smt, {0, 1, 2, 3}, n).status();
+    EXPECT_THAT(few.message(), HasSubstr(want))
+        << "PickSiblingPairs(" << n << ") on a cpuset of one thread per "
+        << "core: the message says how many pairs were asked for, in words";
+  }
+}
+
 // Adjacent numbering: CPUs 0 and 1 are one core.
 TEST_F(ExactPickTest, AdjacentDesktop) {
   const Topology topo = Read("desktop_4c8t_adjacent");
