@@ -107,21 +107,17 @@ std::string FixedByEnvironment() {
   return "";
 }
 
-}  // namespace known_bad
-
 namespace {
 
 bool g_fixed = false;
 
 }  // namespace
 
-// A correct policy, so that only the probe is at fault. Weak: a known-bad
-// whose mistake is the policy defines its own SetMallocPolicy(), and the
-// linker takes that strong definition instead of this one, with no clash.
-ABSL_ATTRIBUTE_WEAK absl::Status SetMallocPolicy(const MallocPolicy& policy) {
+absl::Status PolicyWithRangeCheck(const MallocPolicy& policy,
+                                  absl::FunctionRef<bool(size_t)> refused) {
   if (policy.kind == MallocPolicy::Kind::kFixed) {
-    if (policy.threshold_bytes > kFixedThresholdMax) {
-      return absl::InvalidArgumentError("not an int");
+    if (refused(policy.threshold_bytes)) {
+      return absl::InvalidArgumentError("not a threshold mallopt() takes");
     }
     if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
         1) {
@@ -131,11 +127,20 @@ ABSL_ATTRIBUTE_WEAK absl::Status SetMallocPolicy(const MallocPolicy& policy) {
     return absl::OkStatus();
   }
   if (g_fixed) return absl::FailedPreconditionError("already fixed");
-  if (const std::string cause = known_bad::FixedByEnvironment();
-      !cause.empty()) {
+  if (const std::string cause = FixedByEnvironment(); !cause.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(cause, " is set"));
   }
   return absl::OkStatus();
+}
+
+}  // namespace known_bad
+
+// A correct policy, so that only the probe is at fault. Weak: a known-bad
+// whose mistake is the policy defines its own SetMallocPolicy(), and the
+// linker takes that strong definition instead of this one, with no clash.
+ABSL_ATTRIBUTE_WEAK absl::Status SetMallocPolicy(const MallocPolicy& policy) {
+  return known_bad::PolicyWithRangeCheck(
+      policy, [](size_t t) { return t > kFixedThresholdMax; });
 }
 
 }  // namespace mmap_threshold

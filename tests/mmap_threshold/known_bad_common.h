@@ -45,6 +45,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "labs/mmap_threshold/task.h"
 
 namespace mmap_threshold {
 namespace known_bad {
@@ -82,6 +83,14 @@ absl::StatusOr<size_t> ProbeInForkedCopy(
 // A right ProbeMmapThreshold(): ProbeInForkedCopy() with FailedPrecondition,
 // the message naming the largest size tried, when nothing maps.
 absl::StatusOr<size_t> CorrectProbe();
+
+// PolicyWithRangeCheck()
+//
+// SetMallocPolicy() as task.h asks, but for Fixed()'s range check: a
+// threshold for which `refused` is true is InvalidArgument. The policy
+// known-bads each pass their own check, and keep only that mistake.
+absl::Status PolicyWithRangeCheck(const MallocPolicy& policy,
+                                  absl::FunctionRef<bool(size_t)> refused);
 
 // FixedByEnvironment()
 //
