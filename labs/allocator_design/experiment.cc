@@ -253,12 +253,18 @@ void TraceInFreshProcess(alloclab::FreshCall& call) {
 }
 ALLOCLAB_FRESH_CALL("allocator_design_trace", TraceInFreshProcess);
 
-// The utilization rows: each trace on yours and on glibc.
+// The utilization rows: each trace on yours and on glibc. The traces replay
+// the task.cc this program links (traces.h's ReplayTrace() calls it), not
+// a preloaded library: with --yours_library naming another one, yours'
+// rows would be this binary's task.cc under that library's name, so they
+// are left out, and a note says why.
 void AddUtilizationRows(alloclab::Results& results) {
+  const std::string other_library = absl::GetFlag(FLAGS_yours_library);
   std::vector<std::string> below, variants;
   for (const ad::Trace& trace : ad::Traces()) {
     for (const std::string& allocator :
          {std::string(kYours), std::string(ja::kBaseline)}) {
+      if (allocator == kYours && !other_library.empty()) continue;
       const std::string variant =
           absl::StrCat("trace_", trace.name, "_", allocator);
       const alloclab::Samples s = alloclab::SamplesOrNote(
@@ -290,9 +296,15 @@ void AddUtilizationRows(alloclab::Results& results) {
       "glibc may reuse free memory its start-up left, so its figure can "
       "only flatter it",
       ad::kMinUtilization,
-      below.empty() ? "meets it on every trace"
-                    : absl::StrCat("is below it (or failed) on ",
-                                   absl::StrJoin(below, ", "))));
+      !other_library.empty()
+          ? absl::StrCat("n/a: the traces replay the task.cc this program "
+                         "links, not --yours_library=",
+                         other_library,
+                         " (build the experiment with that task.cc to see "
+                         "its rows)")
+      : below.empty() ? "meets it on every trace"
+                      : absl::StrCat("is below it (or failed) on ",
+                                     absl::StrJoin(below, ", "))));
   results.AddPlot({.kind = alloclab::PlotKind::kBars,
                    .y = "utilization",
                    .title = "utilization on the fixed traces",
