@@ -563,11 +563,13 @@ TEST_P(ProbeNothingMapsTest, IsAFailedPreconditionThatNamesTheSize) {
       << absl::StatusCodeToString(code)
       << " (Internal is for a probe that itself failed)";
   // A fixed threshold can be far above the dynamic ceiling: a probe that
-  // looked no further has not seen that nothing maps.
-  EXPECT_GT(v->at("named_size"), static_cast<int64_t>(kMmapThresholdMax))
+  // looked no further has not seen that nothing maps. Nothing maps at twice
+  // the ceiling either, so the size the probe stopped at is beyond that.
+  EXPECT_GT(v->at("named_size"), static_cast<int64_t>(2 * kMmapThresholdMax))
       << "ProbeMmapThreshold() with " << c.variable << "=" << c.value
       << ": \"the message naming the size\" (task.h) up to which nothing "
-         "mapped, above kMmapThresholdMax; the largest number it names is "
+         "mapped, above 2 * kMmapThresholdMax (nothing maps there either); "
+         "the largest number it names is "
       << v->at("named_size");
 }
 
@@ -653,6 +655,24 @@ INSTANTIATE_TEST_SUITE_P(Thresholds, FixedHoldsTest,
                          [](const testing::TestParamInfo<size_t>& info) {
                            return absl::StrCat(info.param >> 20, "MiB");
                          });
+
+// task.h: "exactly that one: a page less ... is a different answer". A
+// threshold one page past a size the probe's doubling tries (twice the
+// dynamic ceiling): a search that takes a step past what it tried is a
+// page off there, and only there.
+TEST(FixedExactTest, ThresholdAPagePastADoublingIsFoundExactly) {
+  const size_t fixed = 2 * kMmapThresholdMax + PageSize();
+  if (fixed > LargestFixed()) {
+    GTEST_SKIP() << "this glibc fixes no threshold above " << LargestFixed()
+                 << " bytes (2.34 and earlier)";
+  }
+  const auto v = Fresh("fixed_holds", absl::StrCat(fixed));
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->at("probe_fixed"), static_cast<int64_t>(fixed))
+      << "ProbeMmapThreshold() under Fixed(" << fixed << ") (twice "
+      << "kMmapThresholdMax and one page) must return exactly it: task.h, "
+         "the smallest multiple of the page that maps, \"exactly that one\"";
+}
 
 TEST(PolicyTest, FixedMakesOneMmapAndOneMunmapPerCall) {
   const auto v = Fresh("fixed_loop", "");
