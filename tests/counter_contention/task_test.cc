@@ -325,8 +325,8 @@ ALLOCLAB_FRESH_CALL("counter_contention_stepped_read", SteppedReadCall);
 // a correct reader either sees the count where it was or where it went, or
 // waits for the exit (a lock) or reads again (a sequence checked after).
 TEST(CounterTest, TotalsNeverGoDownAsAReaderIsStoppedInside) {
-  if (exit_checkpoints::kSkipReason != nullptr) {
-    GTEST_SKIP() << exit_checkpoints::kSkipReason;
+  if (exit_checkpoints::kCallsSkipReason != nullptr) {
+    GTEST_SKIP() << exit_checkpoints::kCallsSkipReason;
   }
   absl::StatusOr<alloclab::FreshCallResult> r =
       alloclab::RunFreshCall("counter_contention_stepped_read");
