@@ -1,8 +1,10 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // Probe for known_bad_only_if: exits 0 when this build and machine run the
-// suite's stepped exit (exit_checkpoints.h), so that a counter whose fold
-// has a window must fail CounterTest.TotalsNeverGoDownAsAThreadExits; 1,
+// suite's stepped exit and stepped read (exit_checkpoints.h), so that a
+// counter whose fold has a window must fail
+// CounterTest.TotalsNeverGoDownAsAThreadExits, and one whose reader has a
+// window CounterTest.TotalsNeverGoDownAsAReaderIsStoppedInside; 1,
 // with the reason, when the test skips instead (a ThreadSanitizer build,
 // or a machine that refuses ptrace(2) of one's own thread); 2 when it
 // cannot tell.

@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -248,6 +249,114 @@ TEST(CounterTest, TotalsNeverGoDownAsAThreadExits) {
       << "once; below, in neither: the fold moves it in two steps a reader "
       << "can fall between (whether they are atomics or a lock and an "
       << "atomic)";
+}
+
+// The fresh call of TotalsNeverGoDownAsAReaderIsStoppedInside: before each
+// call of TotalAllocations() on the stepped thread, a thread counts
+// kExitCalls and waits, alive; the call is stopped after 0, 1, 2, ...
+// instructions (exit_checkpoints::StepThroughCalls()), one call per stop,
+// and at the stop that thread exits and is joined while the reader stands
+// still. Every instruction boundary of the call is a stop of one call,
+// hence every load of every counter it reads: up to its stop each call runs
+// the same code on the same data (one live counting thread, waiting; no
+// other thread counts), so the call stopped after k instructions stands
+// where any call of this shape stands after k, and the stops go on until a
+// call returns before its stop. It records how many calls read below or
+// above the total read just before the exit, and the lowest and highest
+// difference.
+void SteppedReadCall(alloclab::FreshCall& call) {
+  std::optional<std::thread> exiter;
+  std::atomic<pid_t> exiter_tid{0};
+  std::atomic<bool> release{false};
+  uint64_t before = 0;  // written before each call, read by the call
+  int64_t lowest = 0;
+  int64_t highest = 0;
+  int below = 0;
+  int above = 0;
+  absl::StatusOr<exit_checkpoints::Stepped> stopped =
+      exit_checkpoints::StepThroughCalls(
+          [&] {
+            exiter_tid.store(0);
+            release.store(false);
+            exiter.emplace([&] {
+              for (uint64_t i = 0; i < kExitCalls; ++i) CountAllocation();
+              exiter_tid.store(static_cast<pid_t>(gettid()));
+              while (!release.load()) sched_yield();
+            });
+            while (exiter_tid.load() == 0) sched_yield();
+            before = TotalAllocations();
+            return exiter_tid.load();
+          },
+          [&] {
+            const int64_t d = static_cast<int64_t>(TotalAllocations() - before);
+            below += d < 0 ? 1 : 0;
+            above += d > 0 ? 1 : 0;
+            lowest = std::min(lowest, d);
+            highest = std::max(highest, d);
+          },
+          [&] {
+            release.store(true);
+            exiter->join();
+          });
+  if (!stopped.ok()) {
+    if (exiter.has_value() && exiter->joinable()) {
+      release.store(true);
+      exiter->join();
+    }
+    call.Fail(stopped.status().ToString());
+    return;
+  }
+  call.Record("calls", static_cast<double>(stopped->calls));
+  call.Record("steps", static_cast<double>(stopped->steps));
+  call.Record("waited", static_cast<double>(stopped->waited));
+  call.Record("below", below);
+  call.Record("above", above);
+  call.Record("lowest", static_cast<double>(lowest));
+  call.Record("highest", static_cast<double>(highest));
+}
+ALLOCLAB_FRESH_CALL("counter_contention_stepped_read", SteppedReadCall);
+
+// Promise 2 from the reader's side: the window may be in TotalAllocations()
+// rather than in the exit. A reader that checks a sequence count (even: no
+// exit under way) before it sums, but not again after, reads the retired
+// total before an exit and the exited thread's slot after it: the count is
+// in neither, and the total goes down. Here the reader is stopped at every
+// instruction of its call in turn, and at each stop a thread exits whole;
+// a correct reader either sees the count where it was or where it went, or
+// waits for the exit (a lock) or reads again (a sequence checked after).
+TEST(CounterTest, TotalsNeverGoDownAsAReaderIsStoppedInside) {
+  if (exit_checkpoints::kCallsSkipReason != nullptr) {
+    GTEST_SKIP() << exit_checkpoints::kCallsSkipReason;
+  }
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("counter_contention_stepped_read");
+  if (!r.ok() && absl::StrContains(r.status().message(), "does not let")) {
+    GTEST_SKIP() << r.status();
+  }
+  ASSERT_TRUE(r.ok()) << "a reader stopped inside TotalAllocations() while "
+                      << "a thread of " << kExitCalls
+                      << " counts exits: " << r.status();
+  std::map<std::string, double>& v = r->values;
+  std::printf(
+      "%.0f calls of TotalAllocations() stopped, after 0 to %.0f "
+      "instructions (%.0f stepped); at %.0f stops the exit waited for the "
+      "reader (it held what the exit needed)\n",
+      v["calls"], v["calls"] - 1, v["steps"], v["waited"]);
+  EXPECT_GT(v["calls"], 1) << "no call was stopped inside";
+  EXPECT_EQ(v["below"], 0)
+      << "promise 2: TotalAllocations() never goes down while threads run; "
+      << "a reader stopped inside TotalAllocations() while a thread of "
+      << kExitCalls << " counts exited whole returned less than the total "
+      << "read just before, in " << v["below"] << " of " << v["calls"]
+      << " calls (lowest: " << v["lowest"] << "): it read the count's old "
+      << "place before the exit and its new place after (a sequence count "
+      << "checked before reading but not after?)";
+  EXPECT_EQ(v["above"], 0)
+      << "promise 2: a count on its way out of an exiting thread's slot is "
+      << "in the total exactly once; a reader stopped inside "
+      << "TotalAllocations() while a thread exited returned more than the "
+      << "total read just before, in " << v["above"] << " of " << v["calls"]
+      << " calls (highest: +" << v["highest"] << ")";
 }
 
 // What an exiting thread counts after its slot is gone: a thread_local
