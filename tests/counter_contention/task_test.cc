@@ -453,16 +453,17 @@ uint64_t ReadSlot(const void* slot) {
 // and an overflow counter for the rest, or stripes picked by thread id
 // modulo N, gives two live threads one slot as soon as there are more
 // threads than slots and overflow counters (kLiveThreads and the main
-// thread: every table up to 319 slots, 256 of them the experiment's
-// per_thread_padded, labs/counter_contention/counters.h), and a
+// thread: every table up to 1100 slots, the 256 of the experiment's
+// per_thread_padded (labs/counter_contention/counters.h) and a table of
+// 1024, a round number a learner might pick, among them), and a
 // table picked by thread id gives two threads one slot whenever their ids
 // are N apart: kChurnThreads more threads start and exit one by one while
 // the others stay alive, and thread ids rise with each new thread, so
 // they meet every live thread's residue modulo any N up to kChurnThreads.
-constexpr int kLiveThreads = 320;
+constexpr int kLiveThreads = 1100;
 constexpr int kChurnThreads = 1024;
 
-TEST(CounterTest, SlotsOf320LiveThreadsAreTheirOwn) {
+TEST(CounterTest, SlotsOf1100LiveThreadsAreTheirOwn) {
   struct Seen {
     uintptr_t line = 0;
     bool written = false;  // the slot changed when the thread counted
