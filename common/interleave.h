@@ -39,6 +39,8 @@
 #ifndef ALLOCLAB_COMMON_INTERLEAVE_H_
 #define ALLOCLAB_COMMON_INTERLEAVE_H_
 
+#include <vector>
+
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 

@@ -54,6 +54,7 @@
 //   }
 
 #include <cstddef>
+#include <cstdint>
 
 #include "gtest/gtest.h"
 #include "labs/allocator_design/task.h"

@@ -62,6 +62,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 #include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"

@@ -65,6 +65,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "absl/functional/function_ref.h"

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"

@@ -400,9 +400,11 @@ void PrepareAndObserve(int refusal, Observed& seen) {
   const absl::StatusOr<alloclab::FaultCounter> user =
       alloclab::FaultCounter::Create(alloclab::FaultScope::kThread,
                                      alloclab::FaultSource::kPerfEvent);
+  // Before the fault counts start: reading /proc/self/maps faults too
+  // (stdio's buffer; under a sanitizer, its shadow).
+  const int64_t mapped_before = MappedBytesOutsideHeap();
   const int64_t all_before = MinorFaults(all);
   const int64_t user_before = MinorFaults(user);
-  const int64_t mapped_before = MappedBytesOutsideHeap();
   absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(kBufferBytes);
   const int64_t all_after = MinorFaults(all);
   const int64_t user_after = MinorFaults(user);
