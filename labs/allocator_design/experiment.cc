@@ -28,7 +28,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,6 +45,7 @@
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
 #include "common/fresh_process.h"
+#include "common/proc_maps.h"
 #include "labs/allocator_design/task.h"
 #include "labs/allocator_design/traces.h"
 #include "labs/jemalloc_adoption/matrix.h"
@@ -154,13 +154,12 @@ uint64_t GlibcHeldBytes() {
 // The start of the brk heap ("[heap]" in /proc/self/maps), or the break
 // itself while there is no heap yet.
 uintptr_t HeapStart() {
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    if (absl::EndsWith(line, "[heap]")) {
-      return static_cast<uintptr_t>(std::strtoull(line.c_str(), nullptr, 16));
-    }
-  }
+  std::optional<uintptr_t> start;
+  const absl::Status read =
+      alloclab::ForEachMapping([&](const alloclab::Mapping& m) {
+        if (m.name == "[heap]" && !start.has_value()) start = m.start;
+      });
+  if (read.ok() && start.has_value()) return *start;
   return reinterpret_cast<uintptr_t>(sbrk(0));
 }
 

@@ -41,6 +41,7 @@
 #include "common/faults.h"
 #include "common/fresh_process.h"
 #include "common/memory.h"
+#include "common/proc_maps.h"
 #include "common/refuse_syscall.h"
 #include "common/syscalls.h"
 #include "gtest/gtest.h"
@@ -365,18 +366,12 @@ int64_t MinorFaults(const absl::StatusOr<alloclab::FaultCounter>& counter) {
 // Bytes of this process's mappings but the brk heap (which malloc grows as
 // it likes), from /proc/self/maps; -1 where it cannot be read.
 int64_t MappedBytesOutsideHeap() {
-  FILE* maps = std::fopen("/proc/self/maps", "r");
-  if (maps == nullptr) return -1;
   int64_t bytes = 0;
-  char line[512];
-  while (std::fgets(line, sizeof(line), maps) != nullptr) {
-    unsigned long long start = 0, end = 0;  // NOLINT(runtime/int): %llx
-    if (std::sscanf(line, "%llx-%llx", &start, &end) != 2) continue;
-    if (std::strstr(line, "[heap]") != nullptr) continue;
-    bytes += static_cast<int64_t>(end - start);
-  }
-  std::fclose(maps);
-  return bytes;
+  const absl::Status read =
+      alloclab::ForEachMapping([&](const alloclab::Mapping& m) {
+        if (m.name != "[heap]") bytes += static_cast<int64_t>(m.end - m.start);
+      });
+  return read.ok() ? bytes : -1;
 }
 
 // In the child: prepares a buffer, recording what it cost and what it left.
