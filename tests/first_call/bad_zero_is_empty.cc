@@ -3,27 +3,20 @@
 // Known bad: "nothing to prepare for 0 bytes, so hand back an empty
 // buffer". A request for no memory is the caller's mistake, and task.h
 // promises InvalidArgument for it; an empty success hides the mistake. The
-// rest is a correct solution (a write to every page). The suite must reject
-// it.
+// rest is the reference's. The suite must reject it.
 
 #include "labs/first_call/task.h"
+
+// The reference, with its PrepareBuffer() renamed out of the way.
+#define PrepareBuffer ReferencePrepareBuffer
+#include "solutions/first_call/task.cc"
+#undef PrepareBuffer
 
 namespace first_call {
 
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
-  if (bytes == 0) return PreparedBuffer{};
-  absl::StatusOr<absl::Span<uint8_t>> memory = MapBuffer(bytes);
-  if (!memory.ok()) return memory.status();
-  volatile uint8_t* const data = memory->data();
-  for (size_t offset = 0; offset < memory->size(); offset += PageBytes()) {
-    data[offset] = 0;
-  }
-  return PreparedBuffer{*memory, PrefaultMethod::kTouch};
-}
-
-void ReleaseBuffer(PreparedBuffer& buffer) {
-  UnmapBuffer(buffer.memory);
-  buffer = PreparedBuffer{};
+  if (bytes == 0) return PreparedBuffer{};  // the mistake
+  return ReferencePrepareBuffer(bytes);
 }
 
 }  // namespace first_call
