@@ -6,10 +6,9 @@
 // adjustment off too, and task.h promises FailedPrecondition for all eight
 // settings. The suite must reject it.
 //
-// The probe is known_bad_common's correct one; the mistake is the
-// policy's, in the environment check it uses in place of
-// known_bad::FixedByEnvironment(). Its SetMallocPolicy() takes the place of
-// known_bad_common's weak, correct one.
+// The probe and the rest of the policy are the reference's; the mistake is
+// the environment check Dynamic() uses in place of the reference's
+// FixedByEnvironment().
 
 #include <malloc.h>
 
@@ -24,16 +23,19 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "labs/mmap_threshold/task.h"
-#include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its SetMallocPolicy() renamed out of the way.
+#define SetMallocPolicy ReferenceSetMallocPolicy
+#include "solutions/mmap_threshold/task.cc"
+#undef SetMallocPolicy
 
 namespace mmap_threshold {
+
 namespace {
 
-bool g_fixed = false;
-
 // Whether the environment fixed the threshold at start-up: the name of the
-// setting, or "". Wrong, unlike known_bad::FixedByEnvironment().
-std::string FixedByEnvironment() {
+// setting, or "". Wrong, unlike the reference's FixedByEnvironment().
+std::string ThresholdSetting() {
   // The mistake: only the setting named after the threshold is looked at.
   if (getenv("MALLOC_MMAP_THRESHOLD_") != nullptr) {
     return "MALLOC_MMAP_THRESHOLD_";
@@ -49,24 +51,11 @@ std::string FixedByEnvironment() {
 
 }  // namespace
 
-absl::StatusOr<size_t> ProbeMmapThreshold() {
-  return known_bad::CorrectProbe();
-}
-
 absl::Status SetMallocPolicy(const MallocPolicy& policy) {
-  if (policy.kind == MallocPolicy::Kind::kFixed) {
-    if (policy.threshold_bytes > kFixedThresholdMax) {
-      return absl::InvalidArgumentError("not an int");
-    }
-    if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
-        1) {
-      return absl::InternalError("mallopt refused");
-    }
-    g_fixed = true;
-    return absl::OkStatus();
+  if (policy.kind != MallocPolicy::Kind::kDynamic || g_fixed) {
+    return ReferenceSetMallocPolicy(policy);
   }
-  if (g_fixed) return absl::FailedPreconditionError("already fixed");
-  if (const std::string cause = FixedByEnvironment(); !cause.empty()) {
+  if (const std::string cause = ThresholdSetting(); !cause.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(cause, " is set"));
   }
   return absl::OkStatus();

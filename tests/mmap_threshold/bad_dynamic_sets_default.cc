@@ -4,9 +4,8 @@
 // Setting the threshold, even to its default, fixes it: the adjustment that
 // Dynamic() promises to keep is switched off. The suite must reject it.
 //
-// The probe is known_bad_common's correct one; the mistake is the
-// policy's. Its SetMallocPolicy() takes the place of known_bad_common's
-// weak, correct one.
+// The probe and the rest of the policy are the reference's; the mistake is
+// what Dynamic() does once the reference has found nothing against it.
 
 #include <malloc.h>
 
@@ -17,35 +16,18 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "labs/mmap_threshold/task.h"
-#include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its SetMallocPolicy() renamed out of the way.
+#define SetMallocPolicy ReferenceSetMallocPolicy
+#include "solutions/mmap_threshold/task.cc"
+#undef SetMallocPolicy
 
 namespace mmap_threshold {
-namespace {
-
-bool g_fixed = false;
-
-}  // namespace
-
-absl::StatusOr<size_t> ProbeMmapThreshold() {
-  return known_bad::CorrectProbe();
-}
 
 absl::Status SetMallocPolicy(const MallocPolicy& policy) {
-  if (policy.kind == MallocPolicy::Kind::kFixed) {
-    if (policy.threshold_bytes > kFixedThresholdMax) {
-      return absl::InvalidArgumentError("not an int");
-    }
-    if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
-        1) {
-      return absl::InternalError("mallopt refused");
-    }
-    g_fixed = true;
-    return absl::OkStatus();
-  }
-  if (g_fixed) return absl::FailedPreconditionError("already fixed");
-  if (const std::string cause = known_bad::FixedByEnvironment();
-      !cause.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(cause, " is set"));
+  const absl::Status status = ReferenceSetMallocPolicy(policy);
+  if (!status.ok() || policy.kind != MallocPolicy::Kind::kDynamic) {
+    return status;
   }
   // The mistake: "back to the default" by setting the default, which fixes
   // the threshold there and switches the adjustment off.

@@ -7,9 +7,8 @@
 // what to unset. task.h promises "The message names the cause". The suite
 // must reject it.
 //
-// The probe is known_bad_common's correct one; the mistake is the
-// policy's message. Its SetMallocPolicy() takes the place of
-// known_bad_common's weak, correct one.
+// The probe and the rest of the policy are the reference's; the mistake is
+// the message.
 
 #include <malloc.h>
 
@@ -18,38 +17,22 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "labs/mmap_threshold/task.h"
-#include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its SetMallocPolicy() renamed out of the way.
+#define SetMallocPolicy ReferenceSetMallocPolicy
+#include "solutions/mmap_threshold/task.cc"
+#undef SetMallocPolicy
 
 namespace mmap_threshold {
-namespace {
-
-bool g_fixed = false;
-
-}  // namespace
-
-absl::StatusOr<size_t> ProbeMmapThreshold() {
-  return known_bad::CorrectProbe();
-}
 
 absl::Status SetMallocPolicy(const MallocPolicy& policy) {
-  if (policy.kind == MallocPolicy::Kind::kFixed) {
-    if (policy.threshold_bytes > kFixedThresholdMax) {
-      return absl::InvalidArgumentError("not an int");
-    }
-    if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
-        1) {
-      return absl::InternalError("mallopt refused");
-    }
-    g_fixed = true;
-    return absl::OkStatus();
-  }
-  if (g_fixed) return absl::FailedPreconditionError("already fixed");
-  if (!known_bad::FixedByEnvironment().empty()) {
+  if (policy.kind == MallocPolicy::Kind::kDynamic && !g_fixed &&
+      !FixedByEnvironment().empty()) {
     // The mistake: the setting found is not named.
     return absl::FailedPreconditionError(
         "the environment has fixed the mmap threshold");
   }
-  return absl::OkStatus();
+  return ReferenceSetMallocPolicy(policy);
 }
 
 }  // namespace mmap_threshold

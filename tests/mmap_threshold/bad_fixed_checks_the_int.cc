@@ -8,28 +8,38 @@
 // threshold above kFixedThresholdMax is InvalidArgument. The suite must
 // reject it.
 //
-// The probe and the rest of the policy are known_bad_common's correct
-// ones; the mistake is the range check. Its SetMallocPolicy() takes the
-// place of known_bad_common's weak, correct one.
+// The probe and the rest of the policy are the reference's; the mistake is
+// the range check.
 
 #include <cstddef>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "labs/mmap_threshold/task.h"
-#include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its SetMallocPolicy() renamed out of the way.
+#define SetMallocPolicy ReferenceSetMallocPolicy
+#include "solutions/mmap_threshold/task.cc"
+#undef SetMallocPolicy
 
 namespace mmap_threshold {
 
-absl::StatusOr<size_t> ProbeMmapThreshold() {
-  return known_bad::CorrectProbe();
-}
-
 absl::Status SetMallocPolicy(const MallocPolicy& policy) {
-  return known_bad::PolicyWithRangeCheck(policy, [](size_t t) {
-    // The mistake: the check of the int, not of the size asked for.
-    return static_cast<int>(t) < 0;
-  });
+  if (policy.kind != MallocPolicy::Kind::kFixed ||
+      policy.threshold_bytes <= kFixedThresholdMax) {
+    return ReferenceSetMallocPolicy(policy);
+  }
+  // The mistake: the check of the int, not of the size asked for.
+  if (static_cast<int>(policy.threshold_bytes) < 0) {
+    return absl::InvalidArgumentError("not a threshold mallopt() takes");
+  }
+  if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
+      1) {
+    return absl::InternalError("mallopt refused");
+  }
+  g_fixed = true;
+  g_fixed_threshold = policy.threshold_bytes;
+  return absl::OkStatus();
 }
 
 }  // namespace mmap_threshold

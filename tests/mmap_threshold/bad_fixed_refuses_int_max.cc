@@ -7,28 +7,29 @@
 // threshold SetMallocPolicy() *can* fix (INT_MAX itself fits mallopt()'s
 // int), and glibc 2.35+ takes it. The suite must reject it.
 //
-// The probe and the rest of the policy are known_bad_common's correct
-// ones; the mistake is the range check. Its SetMallocPolicy() takes the
-// place of known_bad_common's weak, correct one.
+// The probe and the rest of the policy are the reference's; the mistake is
+// the range check.
 
 #include <cstddef>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "labs/mmap_threshold/task.h"
-#include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its SetMallocPolicy() renamed out of the way.
+#define SetMallocPolicy ReferenceSetMallocPolicy
+#include "solutions/mmap_threshold/task.cc"
+#undef SetMallocPolicy
 
 namespace mmap_threshold {
 
-absl::StatusOr<size_t> ProbeMmapThreshold() {
-  return known_bad::CorrectProbe();
-}
-
 absl::Status SetMallocPolicy(const MallocPolicy& policy) {
-  return known_bad::PolicyWithRangeCheck(policy, [](size_t t) {
-    // The mistake: the limit itself is refused.
-    return t >= kFixedThresholdMax;
-  });
+  // The mistake: the limit itself is refused.
+  if (policy.kind == MallocPolicy::Kind::kFixed &&
+      policy.threshold_bytes >= kFixedThresholdMax) {
+    return absl::InvalidArgumentError("not a threshold mallopt() takes");
+  }
+  return ReferenceSetMallocPolicy(policy);
 }
 
 }  // namespace mmap_threshold

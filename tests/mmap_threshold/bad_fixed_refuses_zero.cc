@@ -5,28 +5,29 @@
 // refuses only a threshold above kFixedThresholdMax, and 0 is a policy
 // glibc takes (every request maps). The suite must reject it.
 //
-// The probe and the rest of the policy are known_bad_common's correct
-// ones; the mistake is the range check. Its SetMallocPolicy() takes the
-// place of known_bad_common's weak, correct one.
+// The probe and the rest of the policy are the reference's; the mistake is
+// the range check.
 
 #include <cstddef>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "labs/mmap_threshold/task.h"
-#include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its SetMallocPolicy() renamed out of the way.
+#define SetMallocPolicy ReferenceSetMallocPolicy
+#include "solutions/mmap_threshold/task.cc"
+#undef SetMallocPolicy
 
 namespace mmap_threshold {
 
-absl::StatusOr<size_t> ProbeMmapThreshold() {
-  return known_bad::CorrectProbe();
-}
-
 absl::Status SetMallocPolicy(const MallocPolicy& policy) {
-  return known_bad::PolicyWithRangeCheck(policy, [](size_t t) {
-    // The mistake: 0 is refused; the limit is right.
-    return t == 0 || t > kFixedThresholdMax;
-  });
+  // The mistake: 0 is refused; the limit is right.
+  if (policy.kind == MallocPolicy::Kind::kFixed &&
+      policy.threshold_bytes == 0) {
+    return absl::InvalidArgumentError("not a threshold mallopt() takes");
+  }
+  return ReferenceSetMallocPolicy(policy);
 }
 
 }  // namespace mmap_threshold

@@ -4,9 +4,8 @@
 // default, nothing to do". glibc cannot switch the adjustment back on, and
 // task.h promises FailedPrecondition for it. The suite must reject it.
 //
-// The probe is known_bad_common's correct one; the mistake is the
-// policy's. Its SetMallocPolicy() takes the place of known_bad_common's
-// weak, correct one.
+// The probe and the rest of the policy are the reference's; the mistake is
+// Dynamic()'s.
 
 #include <malloc.h>
 
@@ -17,35 +16,21 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "labs/mmap_threshold/task.h"
-#include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its SetMallocPolicy() renamed out of the way.
+#define SetMallocPolicy ReferenceSetMallocPolicy
+#include "solutions/mmap_threshold/task.cc"
+#undef SetMallocPolicy
 
 namespace mmap_threshold {
-namespace {
-
-bool g_fixed = false;
-
-}  // namespace
-
-absl::StatusOr<size_t> ProbeMmapThreshold() {
-  return known_bad::CorrectProbe();
-}
 
 absl::Status SetMallocPolicy(const MallocPolicy& policy) {
-  if (policy.kind == MallocPolicy::Kind::kFixed) {
-    if (policy.threshold_bytes > kFixedThresholdMax) {
-      return absl::InvalidArgumentError("not an int");
-    }
-    if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
-        1) {
-      return absl::InternalError("mallopt refused");
-    }
-    g_fixed = true;
-    return absl::OkStatus();
+  if (policy.kind != MallocPolicy::Kind::kDynamic) {
+    return ReferenceSetMallocPolicy(policy);
   }
-  // The mistake: an earlier Fixed() is not remembered.
-  (void)g_fixed;
-  if (const std::string cause = known_bad::FixedByEnvironment();
-      !cause.empty()) {
+  // The mistake: an earlier Fixed() is not remembered; only the
+  // environment is checked.
+  if (const std::string cause = FixedByEnvironment(); !cause.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(cause, " is set"));
   }
   return absl::OkStatus();

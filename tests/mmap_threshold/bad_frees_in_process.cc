@@ -6,8 +6,8 @@
 // chases its own tail and the caller's threshold ends up moved. The suite
 // must reject it.
 //
-// The policy and the search come from known_bad_common.h, Escape() from
-// common/sink.h; the mistake is all in Maps().
+// The search comes from known_bad_common.h, the policy from the
+// reference, Escape() from common/sink.h; the mistake is all in Maps().
 
 #include <malloc.h>
 
@@ -18,6 +18,11 @@
 #include "common/sink.h"
 #include "labs/mmap_threshold/task.h"
 #include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its ProbeMmapThreshold() renamed out of the way.
+#define ProbeMmapThreshold ReferenceProbeMmapThreshold
+#include "solutions/mmap_threshold/task.cc"
+#undef ProbeMmapThreshold
 
 namespace mmap_threshold {
 namespace {

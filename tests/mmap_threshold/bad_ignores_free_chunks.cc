@@ -8,8 +8,8 @@
 // threshold" and reports one too high. The suite must reject it, on a heap
 // full of holes.
 //
-// The search and the policy come from known_bad_common.h; the mistake is
-// all in MapsOrElseHeap().
+// The search comes from known_bad_common.h, the policy from the reference;
+// the mistake is all in MapsOrElseHeap().
 
 #include <malloc.h>
 
@@ -21,6 +21,11 @@
 #include "common/sink.h"
 #include "labs/mmap_threshold/task.h"
 #include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its ProbeMmapThreshold() renamed out of the way.
+#define ProbeMmapThreshold ReferenceProbeMmapThreshold
+#include "solutions/mmap_threshold/task.cc"
+#undef ProbeMmapThreshold
 
 namespace mmap_threshold {
 namespace {

@@ -5,14 +5,19 @@
 // its answers are right, but the caller is left with mapped blocks and a
 // heap grown by the sizes it tried. The suite must reject it.
 //
-// The trial, the search and the policy come from known_bad_common.h; the
-// mistake is where they run: here, in the caller's process.
+// The trial and the search come from known_bad_common.h, the policy from the
+// reference; the mistake is where they run: here, in the caller's process.
 
 #include <cstddef>
 
 #include "absl/status/statusor.h"
 #include "labs/mmap_threshold/task.h"
 #include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its ProbeMmapThreshold() renamed out of the way.
+#define ProbeMmapThreshold ReferenceProbeMmapThreshold
+#include "solutions/mmap_threshold/task.cc"
+#undef ProbeMmapThreshold
 
 namespace mmap_threshold {
 

@@ -6,8 +6,8 @@
 // fixed threshold can be far above the 32 MiB ceiling). task.h promises the
 // message names the size. The suite must reject it.
 //
-// The trial, the search, the copy and the policy come from
-// known_bad_common.h; the mistake is the message.
+// The trial, the search and the copy come from known_bad_common.h,
+// the policy from the reference; the mistake is the message.
 
 #include <cstddef>
 
@@ -15,6 +15,11 @@
 #include "absl/status/statusor.h"
 #include "labs/mmap_threshold/task.h"
 #include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its ProbeMmapThreshold() renamed out of the way.
+#define ProbeMmapThreshold ReferenceProbeMmapThreshold
+#include "solutions/mmap_threshold/task.cc"
+#undef ProbeMmapThreshold
 
 namespace mmap_threshold {
 

@@ -8,8 +8,8 @@
 // page size that maps (in a fresh process, kDefaultMmapThreshold itself,
 // not 126976). The suite must reject it.
 //
-// The trial, the search and the policy come from known_bad_common.h; the
-// mistake is the page it returns.
+// The trial and the search come from known_bad_common.h, the policy from the
+// reference; the mistake is the page it returns.
 
 #include <unistd.h>
 
@@ -20,6 +20,11 @@
 #include "common/fresh_process.h"
 #include "labs/mmap_threshold/task.h"
 #include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its ProbeMmapThreshold() renamed out of the way.
+#define ProbeMmapThreshold ReferenceProbeMmapThreshold
+#include "solutions/mmap_threshold/task.cc"
+#undef ProbeMmapThreshold
 
 namespace mmap_threshold {
 

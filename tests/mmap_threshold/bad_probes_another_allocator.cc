@@ -7,8 +7,8 @@
 // whatever it finds. task.h promises FailedPrecondition where malloc is
 // replaced by another allocator. The suite must reject it.
 //
-// The trial, the search, the copy and the policy come from
-// known_bad_common.h; the mistake is the missing question.
+// The trial, the search and the copy come from known_bad_common.h,
+// the policy from the reference; the mistake is the missing question.
 
 #include <cstddef>
 
@@ -17,6 +17,11 @@
 #include "absl/strings/str_cat.h"
 #include "labs/mmap_threshold/task.h"
 #include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its ProbeMmapThreshold() renamed out of the way.
+#define ProbeMmapThreshold ReferenceProbeMmapThreshold
+#include "solutions/mmap_threshold/task.cc"
+#undef ProbeMmapThreshold
 
 namespace mmap_threshold {
 

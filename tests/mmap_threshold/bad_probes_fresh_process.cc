@@ -5,8 +5,8 @@
 // never moved: this probe finds 128 KiB whatever the caller freed. The suite
 // must reject it.
 //
-// The trial, the search and the policy come from known_bad_common.h; the
-// mistake is the process they run in.
+// The trial and the search come from known_bad_common.h, the policy from the
+// reference; the mistake is the process they run in.
 
 #include <cstddef>
 #include <cstdlib>
@@ -16,6 +16,11 @@
 #include "common/sink.h"
 #include "labs/mmap_threshold/task.h"
 #include "tests/mmap_threshold/known_bad_common.h"
+
+// The reference, with its ProbeMmapThreshold() renamed out of the way.
+#define ProbeMmapThreshold ReferenceProbeMmapThreshold
+#include "solutions/mmap_threshold/task.cc"
+#undef ProbeMmapThreshold
 
 namespace mmap_threshold {
 namespace {

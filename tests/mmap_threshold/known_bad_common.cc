@@ -6,16 +6,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <string>
 
-#include "absl/base/attributes.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/string_view.h"
 #include "common/fresh_process.h"
 #include "common/sink.h"
 #include "labs/mmap_threshold/task.h"
@@ -82,65 +76,6 @@ absl::StatusOr<size_t> ProbeInForkedCopy(
   return found->threshold;
 }
 
-absl::StatusOr<size_t> CorrectProbe() {
-  return ProbeInForkedCopy([](size_t largest_tried) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("no threshold found: malloc mapped nothing up to ",
-                     largest_tried, " bytes"));
-  });
-}
-
-std::string FixedByEnvironment() {
-  for (const char* name : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_",
-                           "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_"}) {
-    if (getenv(name) != nullptr) return name;
-  }
-  const char* tunables = getenv("GLIBC_TUNABLES");
-  for (absl::string_view t : absl::StrSplit(tunables ? tunables : "", ':')) {
-    for (absl::string_view name :
-         {"mmap_threshold=", "trim_threshold=", "top_pad=", "mmap_max="}) {
-      if (absl::StartsWith(t, absl::StrCat("glibc.malloc.", name))) {
-        return std::string(t);
-      }
-    }
-  }
-  return "";
-}
-
-namespace {
-
-bool g_fixed = false;
-
-}  // namespace
-
-absl::Status PolicyWithRangeCheck(const MallocPolicy& policy,
-                                  absl::FunctionRef<bool(size_t)> refused) {
-  if (policy.kind == MallocPolicy::Kind::kFixed) {
-    if (refused(policy.threshold_bytes)) {
-      return absl::InvalidArgumentError("not a threshold mallopt() takes");
-    }
-    if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
-        1) {
-      return absl::InternalError("mallopt refused");
-    }
-    g_fixed = true;
-    return absl::OkStatus();
-  }
-  if (g_fixed) return absl::FailedPreconditionError("already fixed");
-  if (const std::string cause = FixedByEnvironment(); !cause.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(cause, " is set"));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace known_bad
-
-// A correct policy, so that only the probe is at fault. Weak: a known-bad
-// whose mistake is the policy defines its own SetMallocPolicy(), and the
-// linker takes that strong definition instead of this one, with no clash.
-ABSL_ATTRIBUTE_WEAK absl::Status SetMallocPolicy(const MallocPolicy& policy) {
-  return known_bad::PolicyWithRangeCheck(
-      policy, [](size_t t) { return t > kFixedThresholdMax; });
-}
 
 }  // namespace mmap_threshold
