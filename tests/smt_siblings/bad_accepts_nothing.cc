@@ -4,7 +4,7 @@
 // task.h promises InvalidArgument: a request for no threads is the
 // caller's mistake, and an empty placement would run the experiment on
 // nothing.
-// The rest comes from known_bad_common.h. The suite must reject it.
+// The rest is the reference's. The suite must reject it.
 
 #include <cmath>
 #include <utility>
@@ -14,7 +14,14 @@
 #include "absl/status/statusor.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its PickDistinctCores() and PickSiblingPairs() renamed
+// out of the way.
+#define PickDistinctCores ReferencePickDistinctCores
+#define PickSiblingPairs ReferencePickSiblingPairs
+#include "solutions/smt_siblings/task.cc"
+#undef PickDistinctCores
+#undef PickSiblingPairs
 
 namespace smt_siblings {
 
@@ -22,14 +29,14 @@ absl::StatusOr<std::vector<int>> PickDistinctCores(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
   if (n < 1) return std::vector<int>{};
-  return known_bad::CorrectDistinctCores(topology, allowed, n);
+  return ReferencePickDistinctCores(topology, allowed, n);
 }
 
 absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
   if (n < 1) return std::vector<std::pair<int, int>>{};
-  return known_bad::CorrectSiblingPairs(topology, allowed, n);
+  return ReferencePickSiblingPairs(topology, allowed, n);
 }
 
 }  // namespace smt_siblings

@@ -5,7 +5,7 @@
 // The allocator article's SMT siblings (1.76x on an unchanged clock) are
 // then contention; task.h's property 5 is "shared core" whenever
 // 1 + tol < r <= B, and property 6 never contention for r <= B.
-// The rest comes from known_bad_common.h. The suite must reject it.
+// The rest is the reference's. The suite must reject it.
 
 #include <cmath>
 #include <utility>
@@ -15,14 +15,18 @@
 #include "absl/status/statusor.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its ClassifySlowdown() renamed out of the way.
+#define ClassifySlowdown ReferenceClassifySlowdown
+#include "solutions/smt_siblings/task.cc"
+#undef ClassifySlowdown
 
 namespace smt_siblings {
 
 absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
                                           double clock_ratio) {
   absl::StatusOr<Slowdown> right =
-      known_bad::CorrectClassify(time_ratio, clock_ratio);
+      ReferenceClassifySlowdown(time_ratio, clock_ratio);
   if (!right.ok() || *right != Slowdown::kSharedCore) return right;
   // The mistake: the margin divides the bound instead of widening it.
   return time_ratio / clock_ratio > kSharingBound / (1 + kRatioTolerance)

@@ -6,7 +6,7 @@
 // that halved (1.5x beyond the clock) is called contention; task.h's
 // property 3 is that beyond the noise only r = t / c counts, and property
 // 6 that r <= kSharingBound is never contention.
-// The rest comes from known_bad_common.h. The suite must reject it.
+// The rest is the reference's. The suite must reject it.
 
 #include <cmath>
 #include <utility>
@@ -16,14 +16,18 @@
 #include "absl/status/statusor.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its ClassifySlowdown() renamed out of the way.
+#define ClassifySlowdown ReferenceClassifySlowdown
+#include "solutions/smt_siblings/task.cc"
+#undef ClassifySlowdown
 
 namespace smt_siblings {
 
 absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
                                           double clock_ratio) {
   absl::StatusOr<Slowdown> right =
-      known_bad::CorrectClassify(time_ratio, clock_ratio);
+      ReferenceClassifySlowdown(time_ratio, clock_ratio);
   if (!right.ok() || *right == Slowdown::kNone || *right == Slowdown::kClock) {
     return right;
   }

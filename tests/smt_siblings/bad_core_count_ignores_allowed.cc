@@ -6,7 +6,7 @@
 // refusal the old suite read did; then "the machine has 4 cores" explains
 // nothing about a refusal of 3, where task.h promises that the message says
 // how many cores have an allowed CPU.
-// The rest comes from known_bad_common.h. The suite must reject it.
+// The rest is the reference's. The suite must reject it.
 
 #include <vector>
 
@@ -15,7 +15,11 @@
 #include "absl/strings/str_cat.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its PickDistinctCores() renamed out of the way.
+#define PickDistinctCores ReferencePickDistinctCores
+#include "solutions/smt_siblings/task.cc"
+#undef PickDistinctCores
 
 namespace smt_siblings {
 
@@ -23,7 +27,7 @@ absl::StatusOr<std::vector<int>> PickDistinctCores(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
   absl::StatusOr<std::vector<int>> right =
-      known_bad::CorrectDistinctCores(topology, allowed, n);
+      ReferencePickDistinctCores(topology, allowed, n);
   if (right.ok() || n < 1) return right;
   // The mistake: the machine's cores, not the affinity mask's.
   return absl::InvalidArgumentError(

@@ -13,7 +13,14 @@
 #include "absl/status/statusor.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its PickDistinctCores() and PickSiblingPairs() renamed
+// out of the way.
+#define PickDistinctCores ReferencePickDistinctCores
+#define PickSiblingPairs ReferencePickSiblingPairs
+#include "solutions/smt_siblings/task.cc"
+#undef PickDistinctCores
+#undef PickSiblingPairs
 
 namespace smt_siblings {
 namespace {

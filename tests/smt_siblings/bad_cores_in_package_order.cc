@@ -9,7 +9,7 @@
 // odd on the other) or the lowest ids sit on the highest core ids, the
 // first cores of the map are not those of the lowest CPUs; task.h's picks
 // are "lowest ids first".
-// The rest comes from known_bad_common.h. The suite must reject it.
+// The rest is the reference's. The suite must reject it.
 
 #include <algorithm>
 #include <map>
@@ -20,7 +20,14 @@
 #include "absl/status/statusor.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its PickDistinctCores() and PickSiblingPairs() renamed
+// out of the way.
+#define PickDistinctCores ReferencePickDistinctCores
+#define PickSiblingPairs ReferencePickSiblingPairs
+#include "solutions/smt_siblings/task.cc"
+#undef PickDistinctCores
+#undef PickSiblingPairs
 
 namespace smt_siblings {
 namespace {
@@ -43,7 +50,7 @@ absl::StatusOr<std::vector<int>> PickDistinctCores(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
   absl::StatusOr<std::vector<int>> right =
-      known_bad::CorrectDistinctCores(topology, allowed, n);
+      ReferencePickDistinctCores(topology, allowed, n);
   if (!right.ok()) return right;
   std::vector<int> picked;
   for (const auto& [core, cpus] : ByCore(topology, allowed)) {
@@ -58,7 +65,7 @@ absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
   absl::StatusOr<std::vector<std::pair<int, int>>> right =
-      known_bad::CorrectSiblingPairs(topology, allowed, n);
+      ReferencePickSiblingPairs(topology, allowed, n);
   if (!right.ok()) return right;
   std::vector<std::pair<int, int>> pairs;
   for (const auto& [core, cpus] : ByCore(topology, allowed)) {

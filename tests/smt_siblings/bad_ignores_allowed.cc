@@ -3,7 +3,7 @@
 // Known-bad: picks from every online CPU, "the affinity mask is all of
 // them anyway". Under a cpuset or taskset it is not: the picks land on CPUs
 // the process may not run on, where task.h promises only allowed ones.
-// The rest comes from known_bad_common.h. The suite must reject it.
+// The rest is the reference's. The suite must reject it.
 
 #include <cmath>
 #include <utility>
@@ -13,7 +13,14 @@
 #include "absl/status/statusor.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its PickDistinctCores() and PickSiblingPairs() renamed
+// out of the way.
+#define PickDistinctCores ReferencePickDistinctCores
+#define PickSiblingPairs ReferencePickSiblingPairs
+#include "solutions/smt_siblings/task.cc"
+#undef PickDistinctCores
+#undef PickSiblingPairs
 
 namespace smt_siblings {
 
@@ -32,14 +39,14 @@ absl::StatusOr<std::vector<int>> PickDistinctCores(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
   (void)allowed;
-  return known_bad::CorrectDistinctCores(topology, EveryOnlineCpu(topology), n);
+  return ReferencePickDistinctCores(topology, EveryOnlineCpu(topology), n);
 }
 
 absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
   (void)allowed;
-  return known_bad::CorrectSiblingPairs(topology, EveryOnlineCpu(topology), n);
+  return ReferencePickSiblingPairs(topology, EveryOnlineCpu(topology), n);
 }
 
 }  // namespace smt_siblings

@@ -12,7 +12,11 @@
 #include "absl/status/statusor.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its ClassifySlowdown() renamed out of the way.
+#define ClassifySlowdown ReferenceClassifySlowdown
+#include "solutions/smt_siblings/task.cc"
+#undef ClassifySlowdown
 
 namespace smt_siblings {
 

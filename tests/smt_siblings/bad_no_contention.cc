@@ -4,7 +4,7 @@
 // rules stop at kSharingBound: a core's two threads cost at most that much
 // each, and more than that (a shared counter's cache line) is contention,
 // which this never says.
-// The rest comes from known_bad_common.h. The suite must reject it.
+// The rest is the reference's. The suite must reject it.
 
 #include <cmath>
 #include <utility>
@@ -14,14 +14,18 @@
 #include "absl/status/statusor.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its ClassifySlowdown() renamed out of the way.
+#define ClassifySlowdown ReferenceClassifySlowdown
+#include "solutions/smt_siblings/task.cc"
+#undef ClassifySlowdown
 
 namespace smt_siblings {
 
 absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
                                           double clock_ratio) {
   absl::StatusOr<Slowdown> right =
-      known_bad::CorrectClassify(time_ratio, clock_ratio);
+      ReferenceClassifySlowdown(time_ratio, clock_ratio);
   // The mistake: no bound on what sharing a core explains.
   if (right.ok() && *right == Slowdown::kContention) {
     return Slowdown::kSharedCore;

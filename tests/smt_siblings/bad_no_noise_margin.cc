@@ -5,7 +5,7 @@
 // noise of a shared machine, gets "clock" or "shared core"; task.h's
 // property 2 is "none" exactly when t <= 1 + kRatioTolerance. The rest of
 // the rule is the reference's.
-// The rest comes from known_bad_common.h. The suite must reject it.
+// The rest is the reference's. The suite must reject it.
 
 #include <cmath>
 #include <utility>
@@ -15,14 +15,18 @@
 #include "absl/status/statusor.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its ClassifySlowdown() renamed out of the way.
+#define ClassifySlowdown ReferenceClassifySlowdown
+#include "solutions/smt_siblings/task.cc"
+#undef ClassifySlowdown
 
 namespace smt_siblings {
 
 absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
                                           double clock_ratio) {
   absl::StatusOr<Slowdown> right =
-      known_bad::CorrectClassify(time_ratio, clock_ratio);
+      ReferenceClassifySlowdown(time_ratio, clock_ratio);
   if (!right.ok()) return right;
   // The mistake: no noise margin on the time.
   if (time_ratio <= 1) return Slowdown::kNone;

@@ -6,7 +6,7 @@
 // on a desktop; under a cpuset that splits cores, "only 4 cores have two
 // threads" when the process may use two threads of 1, where task.h
 // promises that the message says how many cores have two allowed CPUs.
-// The rest comes from known_bad_common.h. The suite must reject it.
+// The rest is the reference's. The suite must reject it.
 
 #include <set>
 #include <utility>
@@ -17,7 +17,11 @@
 #include "absl/strings/str_cat.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its PickSiblingPairs() renamed out of the way.
+#define PickSiblingPairs ReferencePickSiblingPairs
+#include "solutions/smt_siblings/task.cc"
+#undef PickSiblingPairs
 
 namespace smt_siblings {
 
@@ -25,7 +29,7 @@ absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
   absl::StatusOr<std::vector<std::pair<int, int>>> right =
-      known_bad::CorrectSiblingPairs(topology, allowed, n);
+      ReferencePickSiblingPairs(topology, allowed, n);
   if (right.ok() || n < 1 || !topology.smt()) return right;
   // The mistake: the count of the machine, not of the affinity mask.
   std::set<std::pair<int, int>> paired;

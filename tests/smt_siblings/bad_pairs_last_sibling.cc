@@ -5,7 +5,7 @@
 // every machine there is, the last sibling is the only other one, and the
 // pairs are right. With four (POWER, Xeon Phi) the pair of CPUs 0-3 is
 // (0, 3), where task.h's pairs are the lowest ids first: (0, 1).
-// The rest comes from known_bad_common.h. The suite must reject it.
+// The rest is the reference's. The suite must reject it.
 
 #include <algorithm>
 #include <set>
@@ -16,7 +16,11 @@
 #include "absl/status/statusor.h"
 #include "common/topology.h"
 #include "labs/smt_siblings/task.h"
-#include "tests/smt_siblings/known_bad_common.h"
+
+// The reference, with its PickSiblingPairs() renamed out of the way.
+#define PickSiblingPairs ReferencePickSiblingPairs
+#include "solutions/smt_siblings/task.cc"
+#undef PickSiblingPairs
 
 namespace smt_siblings {
 
@@ -24,7 +28,7 @@ absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
     int n) {
   absl::StatusOr<std::vector<std::pair<int, int>>> right =
-      known_bad::CorrectSiblingPairs(topology, allowed, n);
+      ReferencePickSiblingPairs(topology, allowed, n);
   if (!right.ok()) return right;
   auto is_allowed = [&allowed](int id) {
     return std::find(allowed.begin(), allowed.end(), id) != allowed.end();
