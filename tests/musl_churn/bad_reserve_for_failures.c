@@ -9,14 +9,8 @@
 #include "labs/musl_churn/task.h"
 #include "tests/musl_churn/known_bad_common.h"
 
-static long class_of(const struct recycler* r, size_t size) {
-  if (size < r->config.min_size || size < KEPT_MIN_BYTES) return -1;
-  const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
-  return c < KEPT_CLASSES ? (long)c : -1;
-}
-
 void* recycler_allocate(struct recycler* r, size_t size) {
-  const long c = class_of(r, size);
+  const long c = kept_class(r, size);
   if (c < 0) return backend_allocate(r, size);
   /* The mistake: the backend first; the kept blocks only when it fails. */
   void* block = backend_allocate(r, (size_t)c * KEPT_CLASS_BYTES);
@@ -24,11 +18,5 @@ void* recycler_allocate(struct recycler* r, size_t size) {
 }
 
 void recycler_release(struct recycler* r, void* block, size_t size) {
-  const long c = class_of(r, size);
-  const size_t bytes = (size_t)c * KEPT_CLASS_BYTES;
-  if (c < 0 || r->held_bytes + bytes > r->config.bound_bytes) {
-    backend_release(r, block, c < 0 ? size : bytes);
-    return;
-  }
-  kept_push(r, c, block, bytes);
+  kept_release(r, kept_class(r, size), block, size);
 }

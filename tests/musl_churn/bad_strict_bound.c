@@ -10,22 +10,12 @@
 #include "labs/musl_churn/task.h"
 #include "tests/musl_churn/known_bad_common.h"
 
-static long class_of(const struct recycler* r, size_t size) {
-  if (size < r->config.min_size || size < KEPT_MIN_BYTES) return -1;
-  const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
-  return c < KEPT_CLASSES ? (long)c : -1;
-}
-
 void* recycler_allocate(struct recycler* r, size_t size) {
-  const long c = class_of(r, size);
-  if (c < 0) return backend_allocate(r, size);
-  void* block = kept_pop(r, c);
-  return block != NULL ? block
-                       : backend_allocate(r, (size_t)c * KEPT_CLASS_BYTES);
+  return kept_allocate(r, kept_class(r, size), size);
 }
 
 void recycler_release(struct recycler* r, void* block, size_t size) {
-  const long c = class_of(r, size);
+  const long c = kept_class(r, size);
   const size_t bytes = (size_t)c * KEPT_CLASS_BYTES;
   /* The mistake: >=, where only > breaks the bound. */
   if (c < 0 || r->held_bytes + bytes >= r->config.bound_bytes) {

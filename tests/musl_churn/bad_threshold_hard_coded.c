@@ -20,19 +20,9 @@ static long class_of(const struct recycler* r, size_t size) {
 }
 
 void* recycler_allocate(struct recycler* r, size_t size) {
-  const long c = class_of(r, size);
-  if (c < 0) return backend_allocate(r, size);
-  void* block = kept_pop(r, c);
-  return block != NULL ? block
-                       : backend_allocate(r, (size_t)c * KEPT_CLASS_BYTES);
+  return kept_allocate(r, class_of(r, size), size);
 }
 
 void recycler_release(struct recycler* r, void* block, size_t size) {
-  const long c = class_of(r, size);
-  const size_t bytes = (size_t)c * KEPT_CLASS_BYTES;
-  if (c < 0 || r->held_bytes + bytes > r->config.bound_bytes) {
-    backend_release(r, block, c < 0 ? size : bytes);
-    return;
-  }
-  kept_push(r, c, block, bytes);
+  kept_release(r, class_of(r, size), block, size);
 }

@@ -45,6 +45,28 @@ void backend_release(struct recycler* r, void* block, size_t size) {
   r->config.backend.release(r->config.backend.context, block, size);
 }
 
+long kept_class(const struct recycler* r, size_t size) {
+  if (size < r->config.min_size || size < KEPT_MIN_BYTES) return -1;
+  const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
+  return c < KEPT_CLASSES ? (long)c : -1;
+}
+
+void* kept_allocate(struct recycler* r, long c, size_t size) {
+  if (c < 0) return backend_allocate(r, size);
+  void* block = kept_pop(r, c);
+  return block != NULL ? block
+                       : backend_allocate(r, (size_t)c * KEPT_CLASS_BYTES);
+}
+
+void kept_release(struct recycler* r, long c, void* block, size_t size) {
+  const size_t bytes = (size_t)c * KEPT_CLASS_BYTES;
+  if (c < 0 || r->held_bytes + bytes > r->config.bound_bytes) {
+    backend_release(r, block, c < 0 ? size : bytes);
+    return;
+  }
+  kept_push(r, c, block, bytes);
+}
+
 struct recycler* recycler_create(const struct recycler_config* config) {
   if (config == NULL || config->backend.allocate == NULL ||
       config->backend.release == NULL) {

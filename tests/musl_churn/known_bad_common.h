@@ -5,17 +5,27 @@
  * -----------------------------------------------------------------------------
  *
  * What the known-bad recyclers share, so that each bad_*.c keeps only its
- * own mistake: a recycler struct with per-class lists of kept blocks (the
- * pointer to the next block and the block's own backend size stored in the
- * block, so that blocks of different sizes may share a class), and the parts
- * that are right in both (create, held bytes, destroy).
+ * own mistake: a recycler struct with a fixed table of per-class lists of
+ * kept blocks (the pointer to the next block and the block's own backend
+ * size stored in the block, so that blocks of different sizes may share a
+ * class), its class rule, allocate and release by class, and the parts
+ * that are right in all of them (create, held bytes, destroy). It is not
+ * the reference's recycler, whose helpers are static and cannot be renamed
+ * alone (docs/adding_a_lab.md, section 5): past its table a block passes
+ * straight through, which is bad_classes_end_at_4_mib.c's mistake.
  *
- * Example (a bad_*.c):
+ * Each bad_*.c defines recycler_allocate() and recycler_release(), one
+ * line each where it gets them right.
+ *
+ * Example (a bad_*.c whose mistake is the class rule):
+ *
+ *   static long my_class(const struct recycler* r, size_t size) { ... }
  *
  *   void* recycler_allocate(struct recycler* r, size_t size) {
- *     long c = my_class(r, size);
- *     void* block = c < 0 ? NULL : kept_pop(r, c);
- *     return block != NULL ? block : backend_allocate(r, size);
+ *     return kept_allocate(r, my_class(r, size), size);
+ *   }
+ *   void recycler_release(struct recycler* r, void* block, size_t size) {
+ *     kept_release(r, my_class(r, size), block, size);
  *   }
  */
 
@@ -59,6 +69,28 @@ void kept_push(struct recycler* r, long c, void* block, size_t bytes);
  * The last block kept in class `c`, taken off its list (held_bytes shrinks
  * by its backend size), or NULL when the class has none. */
 void* kept_pop(struct recycler* r, long c);
+
+/* kept_class()
+ *
+ * The class of a request of `size` bytes, or -1 when it passes straight
+ * through: below min_size, too small to hold the links of a kept block, or
+ * past the table's last class. Class c holds blocks of c * KEPT_CLASS_BYTES
+ * (sizes rounded up). */
+long kept_class(const struct recycler* r, size_t size);
+
+/* kept_allocate()
+ *
+ * recycler_allocate() for a request of `size` bytes in class `c`: the last
+ * block kept in the class, or a new class-sized block from the backend; for
+ * c < 0, `size` bytes from the backend. */
+void* kept_allocate(struct recycler* r, long c, size_t size);
+
+/* kept_release()
+ *
+ * recycler_release() for a block of a request of `size` bytes in class `c`:
+ * kept while the held bytes stay within the bound, given back with the
+ * size it was allocated with otherwise (and for c < 0). */
+void kept_release(struct recycler* r, long c, void* block, size_t size);
 
 /* backend_allocate(), backend_release()
  *
