@@ -4,16 +4,18 @@
 // File: lock_free_slots.h
 // -----------------------------------------------------------------------------
 //
-// The shared part of the known-bad lock-free counters
-// (bad_lock_free_fold_*.cc): a table of kLockFreeSlots slots, each alone in
-// its cache line, claimed by a thread with a compare-and-swap on its first
-// count and given back when the thread exits; an atomic retired total; and
-// a Total() that sums the retired total and every slot, taking no lock. No
-// lock anywhere. What each known-bad adds is its fold, the template
-// argument: how an exiting thread moves its slot's count into the retired
-// total before the slot is given back. Every fold of two atomics has a
-// window between them; the suite's stepped exit test stops the thread
-// inside it.
+// The shared part of the known-bad counters built on a fixed table
+// (bad_lock_free_fold_*.cc, bad_eight_slots_overflow.cc,
+// bad_table_of_1024_overflow.cc): a table of kSlots slots, each alone in its
+// cache line, claimed by a thread with a compare-and-swap on its first count
+// and given back when the thread exits; an atomic retired total, where the
+// threads without a slot count too; and a Total() that sums the retired
+// total and every slot, taking no lock. No lock anywhere. What each
+// known-bad adds is its fold, the template argument: how an exiting thread
+// moves its slot's count into the retired total before the slot is given
+// back (or KeepInSlot: the count stays for the slot's next owner), and the
+// table's size. Every fold of two atomics has a window between them; the
+// suite's stepped exit test stops the thread inside it.
 //
 // Example:
 //
@@ -36,15 +38,23 @@ namespace lock_free_slots {
 
 // kLockFreeSlots
 //
-// Threads that hold a slot at once; the rest count in the retired total.
+// Threads that hold a slot at once, unless the known-bad says otherwise;
+// the rest count in the retired total.
 inline constexpr int kLockFreeSlots = 1024;
 
-// A fold: leaves `slot` at zero with its count added to `retired`. Called
-// once, by the thread that owns the slot, as it exits.
+// A fold: leaves `slot` at zero with its count added to `retired` (but
+// KeepInSlot(), below). Called once, by the thread that owns the slot, as
+// it exits.
 using FoldFn = void (*)(std::atomic<uint64_t>& slot,
                         std::atomic<uint64_t>& retired);
 
-template <FoldFn kFold>
+// KeepInSlot()
+//
+// The fold that moves nothing: the count stays in the slot, given back with
+// it, and its next owner counts on from it.
+inline void KeepInSlot(std::atomic<uint64_t>&, std::atomic<uint64_t>&) {}
+
+template <FoldFn kFold, int kSlots = kLockFreeSlots>
 class LockFreeSlots {
  public:
   // Count()
@@ -116,7 +126,7 @@ class LockFreeSlots {
     return h.slot;
   }
 
-  static constinit inline Slot slots_[kLockFreeSlots];
+  static constinit inline Slot slots_[kSlots];
   // Counts folded in by exited threads, and those of threads without a
   // slot (none free, or past their exit).
   alignas(
