@@ -29,17 +29,14 @@ absl::Status SetMallocPolicy(const MallocPolicy& policy) {
       policy.threshold_bytes <= kFixedThresholdMax) {
     return ReferenceSetMallocPolicy(policy);
   }
-  // The mistake: the check of the int, not of the size asked for.
-  if (static_cast<int>(policy.threshold_bytes) < 0) {
+  // The mistake: the check of the int, not of the size asked for. An int
+  // that is not negative is fixed as it is, a threshold never asked for.
+  const int as_int = static_cast<int>(policy.threshold_bytes);
+  if (as_int < 0) {
     return absl::InvalidArgumentError("not a threshold mallopt() takes");
   }
-  if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
-      1) {
-    return absl::InternalError("mallopt refused");
-  }
-  g_fixed = true;
-  g_fixed_threshold = policy.threshold_bytes;
-  return absl::OkStatus();
+  return ReferenceSetMallocPolicy(
+      MallocPolicy::Fixed(static_cast<size_t>(as_int)));
 }
 
 }  // namespace mmap_threshold
