@@ -18,6 +18,8 @@ Example:
                 "warm page faults": rows["warm"]["page_faults_per_call"]}
 """
 
+import re
+
 # A fact whose key starts with this is a timing verdict: compared only when
 # neither run was busy and the quick run does not say it cannot show it.
 TIMING = "timing verdict: "
@@ -75,3 +77,30 @@ def memo(results, prefix):
         if note.startswith(prefix):
             return note[len(prefix):]
     return None
+
+
+def budget_facts(results):
+    """Lab jemalloc_adoption's memory budget read off a matrix run: each
+    default row's side of the budget its memo states ("budget N.NNx"), and
+    the allocators within it on every workload (the baseline, whose rows
+    carry no ratio, among them). Rows with a MALLOC_CONF are tuning rows,
+    not an allocator's default, and are left out. Returns (facts,
+    candidates)."""
+    found = re.search(r"budget ([0-9.]+)x", " ".join(results.get("notes", [])))
+    if found is None:
+        raise ValueError("no memo states the budget (\"budget N.NNx\")")
+    budget = float(found.group(1))
+    defaults = [r for r in rows_of(results).values()
+                if r.get("allocator") and not r.get("malloc_conf")]
+    facts = {}
+    for row in defaults:
+        if row.get("rss_ratio") is not None:
+            facts["%s peak RSS against the %.2fx budget" % (
+                row["variant"], budget)] = (
+                    "over" if row["rss_ratio"] > budget else "within")
+    candidates = sorted(
+        a for a in {r["allocator"] for r in defaults}
+        if all(r["rss_ratio"] <= budget for r in defaults
+               if r["allocator"] == a and r.get("rss_ratio") is not None))
+    facts["allocators within the budget on every workload"] = candidates
+    return facts, set(candidates)

@@ -5,8 +5,6 @@ facts its reference's quick and full runs must share for
 tools/quick_full_test.py.
 """
 
-import re
-
 from common import run_facts
 
 # The chapter's question (docs/labs/allocator_design.md), the picture's
@@ -34,26 +32,7 @@ def quick_full_facts(results):
     of yours verified, the experiment's answer for yours over glibc, and
     each trace's utilization against task.h's floor."""
     rows = run_facts.rows_of(results)
-    facts = {}
-    budget_note = " ".join(results.get("notes", []))
-    found = re.search(r"budget ([0-9.]+)x", budget_note)
-    if found is None:
-        raise ValueError("no memo states the budget (\"budget N.NNx\")")
-    budget = float(found.group(1))
-    candidates, allocators = set(), set()
-    for row in rows.values():
-        if row.get("rss_ratio") is None:
-            continue
-        allocators.add(row["allocator"])
-        facts["%s peak RSS against the %.2fx budget" % (
-            row["variant"], budget)] = (
-                "over" if row["rss_ratio"] > budget else "within")
-    for a in sorted(allocators):
-        mine = [r for r in rows.values() if r.get("allocator") == a and
-                r.get("rss_ratio") is not None]
-        if all(r["rss_ratio"] <= budget for r in mine):
-            candidates.add(a)
-    facts["allocators within the budget on every workload"] = sorted(candidates)
+    facts, _ = run_facts.budget_facts(results)
     yours = [r for r in rows.values() if r.get("allocator") == "yours" and
              "allocator_verified" in r]
     if not yours:

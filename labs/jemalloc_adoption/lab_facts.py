@@ -5,8 +5,6 @@ facts its reference's quick and full runs must share for
 tools/quick_full_test.py.
 """
 
-import re
-
 from common import run_facts
 
 # The chapter's question (docs/labs/jemalloc_adoption.md), the picture's
@@ -28,29 +26,7 @@ def quick_full_facts(results):
     everywhere, the headline row's verdict, the decay trade, and that the
     memo recommends one of those allocators."""
     rows = run_facts.rows_of(results)
-    budget_note = " ".join(results.get("notes", []))
-    found = re.search(r"budget ([0-9.]+)x", budget_note)
-    if found is None:
-        raise ValueError("no memo states the budget (\"budget N.NNx\")")
-    budget = float(found.group(1))
-    facts = {}
-    candidates = set()
-    allocators = set()
-    for row in rows.values():
-        if row.get("malloc_conf") or row.get("rss_ratio") is None:
-            if row.get("allocator") and not row.get("malloc_conf"):
-                allocators.add(row["allocator"])
-            continue
-        allocators.add(row["allocator"])
-        facts["%s peak RSS against the %.2fx budget" % (
-            row["variant"], budget)] = (
-                "over" if row["rss_ratio"] > budget else "within")
-    for a in sorted(allocators):
-        mine = [r for r in rows.values() if r.get("allocator") == a and
-                not r.get("malloc_conf") and r.get("rss_ratio") is not None]
-        if all(r["rss_ratio"] <= budget for r in mine):
-            candidates.add(a)
-    facts["allocators within the budget on every workload"] = sorted(candidates)
+    facts, candidates = run_facts.budget_facts(results)
     head = rows["msgsend_jemalloc"]
     facts["headline row msgsend_jemalloc verdict"] = head["verdict"]
     # The trade the thread's lg_dirty_mult made: dirty_decay_ms:0 gives the
