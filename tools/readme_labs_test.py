@@ -95,10 +95,12 @@ class ReadmeLabsTest(unittest.TestCase):
 
     def test_opening_sentences_count_the_labs(self):
         word = NUMBERS[len(self.labs)]
-        self.assertRegex(read(README), r"\bin %s C\+\+ labs\b" % word,
+        self.assertTrue(re.search(r"\bin %s C\+\+ labs\b" % word,
+                                  read(README)),
                          "README.md's first sentence must say 'in %s C++ "
                          "labs' (labs.bzl has %d)" % (word, len(self.labs)))
-        self.assertRegex(read(SYLLABUS), r"\b%s labs on\b" % word.title(),
+        self.assertTrue(re.search(r"\b%s labs on\b" % word.title(),
+                                  read(SYLLABUS)),
                          "docs/README.md's first sentence must say '%s "
                          "labs on' (labs.bzl has %d)"
                          % (word.title(), len(self.labs)))
