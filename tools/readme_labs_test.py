@@ -95,15 +95,16 @@ class ReadmeLabsTest(unittest.TestCase):
 
     def test_opening_sentences_count_the_labs(self):
         word = NUMBERS[len(self.labs)]
-        self.assertTrue(re.search(r"\bin %s C\+\+ labs\b" % word,
-                                  read(README)),
-                         "README.md's first sentence must say 'in %s C++ "
-                         "labs' (labs.bzl has %d)" % (word, len(self.labs)))
-        self.assertTrue(re.search(r"\b%s labs on\b" % word.title(),
-                                  read(SYLLABUS)),
-                         "docs/README.md's first sentence must say '%s "
-                         "labs on' (labs.bzl has %d)"
-                         % (word.title(), len(self.labs)))
+        sentences = [
+            (README, r"\bin %s C\+\+ labs\b" % word,
+             "README.md's first sentence must say 'in %s C++ labs'" % word),
+            (SYLLABUS, r"\b%s labs on\b" % word.title(),
+             "docs/README.md's first sentence must say '%s labs on'"
+             % word.title())]
+        for path, pattern, message in sentences:
+            self.assertTrue(re.search(pattern, read(path)),
+                            "%s (labs.bzl has %d)" % (message,
+                                                      len(self.labs)))
 
     def test_the_readers_find_rows(self):
         self.assertEqual(readme_rows("## The labs\n| `a_lab` | x |\n"
