@@ -97,10 +97,17 @@ for file in BUILD task.h task.cc experiment.cc lab_facts.py doctor_rule.h \
 done
 make solutions/BUILD.tmpl "solutions/${name}/BUILD"
 make solutions/task.cc.tmpl "solutions/${name}/task.cc"
-for file in BUILD task_test.cc bad_off_by_one.cc bad_product_in_32_bits.cc; do
+for file in BUILD task_test.cc bad_off_by_one.cc \
+  bad_product_in_32_bits.cc; do
   make "tests/${file}.tmpl" "tests/${name}/${file}"
 done
 make docs/chapter.md.tmpl "docs/labs/${name}.md"
+# The name's length moves line breaks: the C++ files as clang-format writes
+# them (tools/format_check.sh), where it is installed.
+if command -v clang-format >/dev/null; then
+  (cd "${repo}" && clang-format -i --style=file "labs/${name}"/*.{h,cc} \
+    "solutions/${name}/task.cc" "tests/${name}"/*.cc)
+fi
 
 # The one edit to a file that exists: the lab's line at the end of LABS.
 sed -i "/^LABS = \[/,/^\]/s/^\]\$/    \"${name}\",\n]/" "${repo}/labs.bzl"
