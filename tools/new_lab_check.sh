@@ -162,6 +162,7 @@ for file in ${doc_by_hand}; do
     named+="${file} "
   fi
 done
+echo "named: ${lab} has no row in $(echo ${named:-nothing})"
 if ((readme == 0)) || [[ "$(echo ${named})" != "$(echo ${doc_by_hand})" ]]; then
   fail "//tools:readme_labs_test did not fail naming ${lab} in [$(echo ${doc_by_hand})] (it named [$(echo ${named})])"
 fi
@@ -190,8 +191,8 @@ if [[ "${all_touched}" != "${doc_all}" ]]; then
 fi
 
 if ((${#failures[@]})); then
-  echo "new_lab_check: ${#failures[@]} check(s) failed:"
+  echo "new_lab_check: ${#failures[@]} check(s) failed (${SECONDS} s):"
   printf '  %s\n' "${failures[@]}"
   exit 1
 fi
-echo "new_lab_check: lab ${lab} is in every tool; ${count} edits to existing files, as docs/adding_a_lab.md says"
+echo "new_lab_check: lab ${lab} is in every tool; ${count} edits to existing files, as docs/adding_a_lab.md says (${SECONDS} s)"
