@@ -466,7 +466,7 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
       v = {"", Verdict::kNo,
            absl::StrCat("the lab has no verdict: labs/", rule.lab,
                         "/doctor_rule.h is missing"),
-           "docs/adding_a_lab.md, section 9"};
+           "docs/adding_a_lab.md, section 8"};
     } else {
       v = rule.judge(facts);
     }

@@ -381,7 +381,7 @@ TEST(JudgeLabsTest, EveryLabHasItsOwnRule) {
     EXPECT_NE(rule.judge, nullptr)
         << "lab " << rule.lab << " has no verdict for the doctor: write labs/"
         << rule.lab << "/doctor_rule.h and doctor_rule.cc, its " << rule.lab
-        << "::DoctorVerdict() (docs/adding_a_lab.md, section 9)";
+        << "::DoctorVerdict() (docs/adding_a_lab.md, section 8)";
   }
 }
 
