@@ -20,19 +20,20 @@
 // clang-format off
 // Example (a lab's doctor_rule.cc):
 //
-//   namespace alloclab::my_lab {
+//   namespace my_lab {
 //
-//   LabVerdict DoctorVerdict(const MachineFacts& facts) {
-//     LabVerdict v{"", Verdict::kYes, "ptrace counts each mmap", ""};
+//   alloclab::LabVerdict DoctorVerdict(const alloclab::MachineFacts& facts) {
+//     alloclab::LabVerdict v{"", alloclab::Verdict::kYes,
+//                            "ptrace counts each mmap", ""};
 //     if (!facts.ptrace.traced_child.ok()) {
-//       v.verdict = Verdict::kPartly;
+//       v.verdict = alloclab::Verdict::kPartly;
 //       v.why = "the mmap counts are n/a";
-//       v.fix = PtraceFix(facts);
+//       v.fix = alloclab::PtraceFix(facts);
 //     }
 //     return v;
 //   }
 //
-//   }  // namespace alloclab::my_lab
+//   }  // namespace my_lab
 // clang-format on
 
 #ifndef ALLOCLAB_COMMON_MACHINE_FACTS_H_
