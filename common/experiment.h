@@ -42,6 +42,7 @@
 // `lab.results().AddRow(name, threads)` takes their rows as they measure
 // them.
 //
+// clang-format off
 // Example (a lab's whole experiment.cc, minus its banner):
 //
 //   ABSL_FLAG(int, size_kib, 256, "bytes each call allocates, KiB");
@@ -62,8 +63,10 @@
 //                        .faults = &lab.faults(),
 //                        .count_allocations = alloclab::CountAllocations});
 //     if (!rows.ok()) return rows.status();  // names the variant
-//     for (const auto& row : *rows) alloclab::AddSummaryRow(row,
-//     lab.results()); lab.results().AddNote(alloclab::DifferenceNote(
+//     for (const auto& row : *rows) {
+//       alloclab::AddSummaryRow(row, lab.results());
+//     }
+//     lab.results().AddNote(alloclab::DifferenceNote(
 //         "one malloc+free", (*rows)[kNew], (*rows)[kReuse], "ns"));
 //     return absl::OkStatus();
 //   }
@@ -80,6 +83,7 @@
 //   }  // namespace
 //
 //   ALLOCLAB_EXPERIMENT_MAIN(Spec, Experiment)
+// clang-format on
 //
 // The BUILD target lists "//common:experiment" (and "//common:counting_pass"
 // for `CountAllocations`) in `experiment_deps`.

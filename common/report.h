@@ -11,6 +11,7 @@
 // `std::nullopt`: the table prints "n/a" and the JSON writes null, never a
 // made-up zero.
 //
+// clang-format off
 // Example:
 //
 //   alloclab::Results results("allocator_cost");
@@ -22,10 +23,11 @@
 //   results.SetHeadline({.label = "one malloc+free", .value = 13.2,
 //                        .text = "13.2 ns", .reference = "8.3-13.7 ns"});
 //   results.AddPlot({.kind = alloclab::PlotKind::kBars, .y = "ns_per_call"});
-//   std::cout << results.RenderTable({{"ns_per_call", "ns per call", 1},
-//                                     {"allocs_per_call", "allocs per call",
-//                                     2}});
+//   std::cout << results.RenderTable(
+//       {{"ns_per_call", "ns per call", 1},
+//        {"allocs_per_call", "allocs per call", 2}});
 //   absl::Status s = results.WriteJson("out.json");
+// clang-format on
 
 #ifndef ALLOCLAB_COMMON_REPORT_H_
 #define ALLOCLAB_COMMON_REPORT_H_

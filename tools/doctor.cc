@@ -68,14 +68,6 @@ absl::Status TryPerfCounter(uint32_t type, uint64_t config,
   return absl::OkStatus();
 }
 
-std::string Join(const std::vector<std::string>& parts) {
-  return absl::StrJoin(parts, "; ");
-}
-
-bool IsGlibc(const MachineFacts& facts) {
-  return absl::StartsWith(facts.libc, "glibc");
-}
-
 // The first line of `path`, whitespace stripped; nullopt when unreadable.
 std::optional<std::string> ReadLine(const std::string& path) {
   std::ifstream in(path);
@@ -162,14 +154,6 @@ std::string ReadCpuset(const std::string& cgroup) {
 // missing counter or a probe not run.
 bool IsRefusal(const absl::Status& status) {
   return status.code() == absl::StatusCode::kPermissionDenied;
-}
-
-// "1.5" for 1.5, "2" for 2.0.
-std::string FormatCpus(double cpus) {
-  std::string text = absl::StrFormat("%.2f", cpus);
-  while (absl::EndsWith(text, "0")) text.pop_back();
-  if (absl::EndsWith(text, ".")) text.pop_back();
-  return text;
 }
 
 }  // namespace
@@ -474,282 +458,18 @@ MachineFacts GatherFacts(const ProbeRoots& roots) {
   return facts;
 }
 
-namespace {
-
-// The lab verdicts: one function per lab, each from probed facts only, and
-// the table that puts them in course order (kLabRules, below). A lab's
-// function leaves LabVerdict::lab to the table.
-
-// What to do where ptrace is refused: Yama's setting, a container's flag, or
-// the sandbox.
-std::string PtraceFix(const MachineFacts& facts) {
-  return facts.ptrace.yama_scope.value_or(0) >= 2
-             ? absl::StrFormat(
-                   "Yama's ptrace_scope is %d; an administrator can allow "
-                   "tracing one's own children (sysctl "
-                   "kernel.yama.ptrace_scope=1)",
-                   *facts.ptrace.yama_scope)
-         : !facts.container.runtime.empty()
-             ? "add --cap-add=SYS_PTRACE to docker run (README.md, 'Any "
-               "machine with Docker')"
-             : "run outside the container or sandbox that forbids ptrace";
-}
-
-// allocator_cost: counts allocations and faults; getrusage always works.
-LabVerdict JudgeAllocatorCost(const MachineFacts& facts) {
-  return {"", Verdict::kYes,
-          facts.perf.software.ok()
-              ? "allocations and page faults are counted per thread"
-              : "allocations are counted; page faults come from "
-                "getrusage (perf_event is not available)",
-          ""};
-}
-
-// mmap_threshold: glibc's malloc, and ptrace for the syscall counts.
-LabVerdict JudgeMmapThreshold(const MachineFacts& facts) {
-  LabVerdict v{"", Verdict::kYes, "", ""};
-  if (!IsGlibc(facts)) {
-    v.verdict = Verdict::kNo;
-    v.why = absl::StrCat(
-        "the lab studies glibc's malloc; this program runs on ", facts.libc);
-    v.fix = "use a glibc system (Debian, Ubuntu)";
-  } else if (!facts.ptrace.traced_child.ok()) {
-    v.verdict = Verdict::kPartly;
-    v.why = absl::StrCat(facts.libc, ", but the mmap/munmap counts are n/a: ",
-                         facts.ptrace.traced_child.message());
-    v.fix = PtraceFix(facts);
-  } else {
-    v.why = absl::StrCat(facts.libc, "; ptrace counts each mmap and munmap");
-  }
-  return v;
-}
-
-// first_call: any machine; how it shows depends on the zero page and mTHP.
-LabVerdict JudgeFirstCall(const MachineFacts& facts) {
-  LabVerdict v{"", Verdict::kYes, "", ""};
-  std::vector<std::string> why;
-  if (!facts.zero_page_shared.has_value()) {
-    why.push_back(absl::StrCat(facts.zero_page,
-                               ": the chapter explains both kinds of kernel"));
-  } else if (*facts.zero_page_shared) {
-    why.push_back("shared zero page: a read maps it, only a write prefaults");
-  } else {
-    why.push_back(
-        "no zero page: here reading each page is a valid prefault too");
-  }
-  if (!facts.mthp_sizes.empty()) {
-    why.push_back(absl::StrCat("mTHP ", absl::StrJoin(facts.mthp_sizes, ", "),
-                               " enabled: the lab asks for base pages so that "
-                               "one fault is one page"));
-  }
-  v.why = Join(why);
-  return v;
-}
-
-// counter_contention: two threads running at once need two CPUs, and the
-// counter's cache line moves between cores only when they are two cores
-// (SMT siblings share L1 and L2: the line never leaves the core).
-LabVerdict JudgeCounterContention(const MachineFacts& facts) {
-  LabVerdict v{"", Verdict::kYes, "", ""};
-  if (!facts.topology.ok()) {
-    v.verdict = Verdict::kPartly;
-    v.why =
-        absl::StrCat("topology unknown (", facts.topology.status().message(),
-                     "): cannot tell whether two threads run at once");
-  } else if (facts.topology->physical_cores() >= 2) {
-    v.why = absl::StrFormat(
-        "%d cores: the rows up to %d threads run on distinct cores and "
-        "contend for the counter's cache line (how much that costs depends "
-        "on how far apart the cores are; on a VM it varies from run to "
-        "run)%s",
-        facts.topology->physical_cores(), facts.topology->physical_cores(),
-        facts.topology->smt() ? "; rows with more threads add SMT siblings"
-                              : "");
-  } else if (facts.topology->logical_cpus() >= 2) {
-    v.verdict = Verdict::kPartly;
-    v.why =
-        "one core with SMT (the usual 2-vCPU cloud VM): the threads are "
-        "siblings that share L1 and L2, so the shared counter's cache "
-        "line never leaves the core; expect little inflation";
-    v.fix = "a machine with 2+ cores (a cloud VM of 4+ vCPUs)";
-  } else {
-    v.verdict = Verdict::kNo;
-    v.why = "one CPU: threads only take turns (the oversubscribed rows)";
-    v.fix = "a machine with 2+ cores";
-  }
-  // A container's quota below two CPUs: the two threads share its time,
-  // whatever cores they sit on.
-  const std::optional<double>& quota = facts.container.cpu_quota;
-  if (quota.has_value() && *quota < 2 && v.verdict == Verdict::kYes) {
-    v.verdict = Verdict::kPartly;
-    absl::StrAppend(&v.why, "; but a CPU quota of ", FormatCpus(*quota),
-                    " CPUs lets two threads run at once only part of the "
-                    "time");
-    v.fix = "drop docker run's --cpus; choose CPUs with --cpuset-cpus";
-  }
-  return v;
-}
-
-// smt_siblings: distinct_cores needs two cores, smt_siblings a core with two
-// threads; one_thread and same_cpu run anywhere.
-LabVerdict JudgeSmtSiblings(const MachineFacts& facts) {
-  LabVerdict v{"", Verdict::kYes, "", ""};
-  if (!facts.topology.ok()) {
-    v.verdict = Verdict::kPartly;
-    v.why = absl::StrCat("topology unknown (",
-                         facts.topology.status().message(), ")");
-    return v;
-  }
-  const Topology& t = *facts.topology;
-  const bool distinct = t.physical_cores() >= 2, siblings = t.smt();
-  std::vector<std::string> rows = {"one_thread"};
-  if (distinct) rows.push_back("distinct_cores");
-  if (siblings) rows.push_back("smt_siblings");
-  rows.push_back("same_cpu");
-  v.why =
-      absl::StrFormat("%d logical CPUs on %d cores (%s): rows %s",
-                      t.logical_cpus(), t.physical_cores(),
-                      siblings ? "SMT" : "no SMT", absl::StrJoin(rows, ", "));
-  if (!distinct || !siblings) {
-    v.verdict = Verdict::kPartly;
-    absl::StrAppend(&v.why, "; no ",
-                    !distinct ? "distinct_cores row (one core)"
-                              : "smt_siblings row (no core has two threads)");
-    v.fix = !distinct
-                ? "a machine with 2+ cores (a cloud VM of 4+ vCPUs)"
-                : "a CPU with SMT switched on; on a cloud VM, an instance "
-                  "whose vCPUs are sibling threads (/sys lists them as "
-                  "thread siblings)";
-  }
-  if (!t.efficiency_cpus.empty()) {
-    absl::StrAppend(&v.why, "; E-cores ", FormatCpuList(t.efficiency_cpus),
-                    ": a row placed on an E-core is slower for that reason "
-                    "alone (keep rows on P-cores with --cpus)");
-  }
-  return v;
-}
-
-// musl_churn: musl-gcc builds the musl side.
-LabVerdict JudgeMuslChurn(const MachineFacts& facts) {
-  LabVerdict v{"", Verdict::kYes, "", ""};
-  if (facts.musl_gcc.ok()) {
-    v.why = absl::StrCat("musl-gcc at ", *facts.musl_gcc,
-                         "; the glibc and musl builds run side by side");
-  } else {
-    v.verdict = Verdict::kNo;
-    v.why = std::string(facts.musl_gcc.status().message());
-    v.fix = "sudo apt-get install musl-tools (or sudo tools/setup.sh)";
-  }
-  return v;
-}
-
-// jemalloc_adoption: every allocator's library, to preload.
-LabVerdict JudgeJemallocAdoption(const MachineFacts& facts) {
-  LabVerdict v{"", Verdict::kYes, "", ""};
-  std::vector<std::string> found;
-  std::vector<std::string> missing;
-  for (const AllocatorFact& a : facts.allocators) {
-    if (a.library.ok()) {
-      found.push_back(a.name);
-    } else {
-      missing.push_back(std::string(a.library.status().message()));
-    }
-  }
-  if (!IsGlibc(facts)) {
-    v.verdict = Verdict::kPartly;
-    v.why = absl::StrCat(
-        "the comparison's baseline is glibc's malloc; this "
-        "program runs on ",
-        facts.libc);
-  } else if (missing.empty()) {
-    v.why = absl::StrCat("glibc and ", absl::StrJoin(found, ", "),
-                         " libraries found, ready to preload");
-  } else {
-    v.verdict = found.empty() ? Verdict::kNo : Verdict::kPartly;
-    v.why = absl::StrCat(
-        found.empty() ? "only glibc"
-                      : absl::StrCat("glibc, ", absl::StrJoin(found, ", ")),
-        " found");
-    v.fix = Join(missing);
-  }
-  return v;
-}
-
-// allocator_design: lab jemalloc_adoption's matrix with the learner's
-// allocator preloaded as one more row; its system calls per operation are
-// counted under ptrace.
-LabVerdict JudgeAllocatorDesign(const MachineFacts& facts) {
-  const LabVerdict adoption = JudgeJemallocAdoption(facts);
-  LabVerdict v{"", Verdict::kYes, "", ""};
-  std::vector<std::string> why, fix;
-  if (!facts.preload.served.ok() && !facts.preload.library.empty() &&
-      facts.preload.served.code() != absl::StatusCode::kUnknown) {
-    // The one fact the lab cannot do without: its row would be glibc's.
-    v.verdict = Verdict::kNo;
-    why.push_back(absl::StrCat(
-        "a preloaded allocator does not serve malloc here (",
-        facts.preload.served.message(),
-        "): your libyours.so's row would be refused as unverified"));
-    fix.push_back(
-        "run outside what strips LD_PRELOAD (a setuid wrapper, a "
-        "sanitizer build: drop --config=asan/tsan for the experiment)");
-  } else if (facts.preload.served.ok()) {
-    why.push_back(absl::StrCat("a preload takes here (",
-                               facts.preload.allocator,
-                               " served a child's malloc)"));
-  } else {
-    why.push_back(absl::StrCat("preload not tried (",
-                               facts.preload.served.message(),
-                               "); the experiment verifies your row itself"));
-  }
-  if (adoption.verdict != Verdict::kYes) {
-    if (v.verdict == Verdict::kYes) v.verdict = Verdict::kPartly;
-    why.push_back(absl::StrCat("as lab jemalloc_adoption: ", adoption.why,
-                               " (yours is still compared with glibc)"));
-    if (!adoption.fix.empty()) fix.push_back(adoption.fix);
-  } else {
-    why.push_back(
-        absl::StrCat("the other allocators as lab "
-                     "jemalloc_adoption: ",
-                     adoption.why));
-  }
-  if (facts.ptrace.traced_child.ok()) {
-    why.push_back("ptrace counts system calls per operation");
-  } else {
-    if (v.verdict == Verdict::kYes) v.verdict = Verdict::kPartly;
-    why.push_back(absl::StrCat("system calls per operation are n/a: ",
-                               facts.ptrace.traced_child.message()));
-    fix.push_back(PtraceFix(facts));
-  }
-  v.why = Join(why);
-  v.fix = Join(fix);
-  return v;
-}
-
-// Each lab's verdict, in course order (the root's labs.bzl;
-// //tools:doctor_test holds the two to the same labs in the same order).
-struct LabRule {
-  const char* lab;
-  LabVerdict (*judge)(const MachineFacts& facts);
-};
-
-constexpr LabRule kLabRules[] = {
-    {"allocator_cost", JudgeAllocatorCost},
-    {"mmap_threshold", JudgeMmapThreshold},
-    {"first_call", JudgeFirstCall},
-    {"counter_contention", JudgeCounterContention},
-    {"smt_siblings", JudgeSmtSiblings},
-    {"musl_churn", JudgeMuslChurn},
-    {"jemalloc_adoption", JudgeJemallocAdoption},
-    {"allocator_design", JudgeAllocatorDesign},
-};
-
-}  // namespace
-
 std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
   std::vector<LabVerdict> labs;
-  for (const LabRule& rule : kLabRules) {
-    LabVerdict v = rule.judge(facts);
+  for (const LabRule& rule : LabRules()) {
+    LabVerdict v;
+    if (rule.judge == nullptr) {
+      v = {"", Verdict::kNo,
+           absl::StrCat("the lab has no verdict: labs/", rule.lab,
+                        "/doctor_rule.h is missing"),
+           "docs/adding_a_lab.md, section 8"};
+    } else {
+      v = rule.judge(facts);
+    }
     v.lab = rule.lab;
     labs.push_back(std::move(v));
   }

@@ -12,16 +12,21 @@
 // fixture tree, perf_event_open, ptrace of a forked child, the zero-page
 // and THP probes of common/vm_facts.h, the allocator libraries found as
 // common/allocator_probe.h finds them, musl-gcc on PATH, a preloaded
-// allocator in a child). `JudgeLabs()` turns facts into verdicts and is a
-// pure function, so tests give it the facts of machines this one is not
-// (SMT, a zero page, no ptrace, no musl, a preload that does not take).
+// allocator in a child), into the `MachineFacts` of common/machine_facts.h.
+// `JudgeLabs()` turns facts into verdicts: each lab's own, from its package
+// (labs/<lab>/doctor_rule.h), collected in course order from the root's
+// labs.bzl. It is a pure function, so tests give it the facts of machines
+// this one is not (SMT, a zero page, no ptrace, no musl, a preload that
+// does not take).
 //
+// clang-format off
 // Example:
 //
 //   alloclab::MachineFacts facts =
-//   alloclab::GatherFacts(alloclab::ProbeRoots()); std::cout <<
-//   alloclab::RenderFacts(facts)
+//       alloclab::GatherFacts(alloclab::ProbeRoots());
+//   std::cout << alloclab::RenderFacts(facts)
 //             << alloclab::RenderVerdicts(alloclab::JudgeLabs(facts));
+// clang-format on
 
 #ifndef ALLOCLAB_TOOLS_DOCTOR_H_
 #define ALLOCLAB_TOOLS_DOCTOR_H_
@@ -34,9 +39,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/allocator_probe.h"
-#include "common/cpu_facts.h"
-#include "common/topology.h"
-#include "common/versions.h"
+#include "common/machine_facts.h"
 
 namespace alloclab {
 
@@ -60,96 +63,6 @@ struct ProbeRoots {
   // child, perf_event_open, the zero-page probe). Tests of the rendering
   // turn them off; each has its own test.
   bool live_probes = true;
-};
-
-// PerfFacts
-//
-// What perf_event_open allows an unprivileged process here.
-struct PerfFacts {
-  std::optional<int> paranoid;  // /proc/sys/kernel/perf_event_paranoid
-  absl::Status software;        // a per-thread page-fault counter
-  absl::Status hardware;        // a per-thread CPU-cycles counter
-};
-
-// PtraceFacts
-//
-// Whether this process may trace a child it forked, as the syscall counter
-// (common/syscalls.h) does, and Yama's ptrace_scope where it exists.
-struct PtraceFacts {
-  absl::Status traced_child;
-  std::optional<int> yama_scope;
-};
-
-// AllocatorFact
-struct AllocatorFact {
-  std::string name;                     // "jemalloc"
-  absl::StatusOr<std::string> library;  // its path, or why not (package)
-};
-
-// PreloadFacts
-//
-// Whether a library named in LD_PRELOAD really serves malloc in a program
-// the course built, as lab allocator_design's `libyours.so` must in lab
-// jemalloc_adoption's workloads: //common:which_malloc run with LD_PRELOAD
-// of the first allocator library found here, and the allocator it reports.
-// `served` is OK when that allocator served malloc; otherwise it says who
-// did, or why the probe could not run (no library to preload).
-struct PreloadFacts {
-  std::string allocator;  // the allocator preloaded; empty when none was
-  std::string library;    // its file
-  absl::Status served = absl::UnknownError("not probed");
-};
-
-// ContainerFacts
-//
-// Whether this process runs in a container, what says so, and the
-// container's limits that the labs feel: a seccomp filter (Docker's default
-// profile refuses perf_event_open), the CPUs its cpuset allows, and a CPU
-// quota (`docker run --cpus=1.5`: time on any CPU, not a core of its own).
-struct ContainerFacts {
-  std::string runtime;         // "docker", "podman", ...; empty: not in one
-  std::string evidence;        // "/.dockerenv", "/proc/1/cgroup names kubepods"
-  std::optional<int> seccomp;  // 0 none, 1 strict, 2 a filter
-  std::string cpuset;          // "0-1" from the cgroup; "" unknown
-  std::optional<double> cpu_quota;  // in CPUs; nullopt: no quota (or unknown)
-};
-
-// CpuFacts
-//
-// The architecture and the sizes a lab's numbers are counted in
-// (common/cpu_facts.h): the base page (KernelPageSize in
-// `<proc_root>/self/smaps`), the cache line (coherency_line_size under
-// `<sys_root>`), and the clock source (arm64 has no TSC).
-struct CpuFacts {
-  std::string architecture;  // uname(2): this binary's machine
-  absl::StatusOr<size_t> page_bytes = absl::UnknownError("not probed");
-  absl::StatusOr<CacheLine> cache_line = absl::UnknownError("not probed");
-  absl::StatusOr<std::string> clocksource = absl::UnknownError("not probed");
-};
-
-// MachineFacts
-//
-// Everything the verdicts are made of. A probe that could not run holds its
-// error, never a guess.
-struct MachineFacts {
-  absl::StatusOr<Topology> topology = absl::UnknownError("not probed");
-  CpuFacts cpu;
-  PerfFacts perf;
-  PtraceFacts ptrace;
-  // The zero page and THP, as sentences of common/vm_facts.h, and the two
-  // facts the verdicts need.
-  std::string zero_page;                 // DescribeZeroPage()
-  std::optional<bool> zero_page_shared;  // nullopt: unknown
-  std::string thp;                       // DescribeThp()
-  std::vector<std::string> mthp_sizes;   // enabled sizes below the PMD size
-  std::string libc;                      // "glibc 2.36", "musl", ...
-  absl::StatusOr<std::string> musl_gcc = absl::UnknownError("not probed");
-  std::vector<AllocatorFact> allocators;
-  PreloadFacts preload;
-  ContainerFacts container;
-  // The versions of what the labs measure (common/versions.h); empty when
-  // live probes are off.
-  std::vector<SoftwareVersion> versions;
 };
 
 // GatherFacts()
@@ -179,24 +92,27 @@ std::vector<std::string> ContainerAdvice(const MachineFacts& facts);
 // without a virtual PMU)", "refused by perf_event_paranoid=3", ...
 std::string PerfErrorMeaning(int err, std::optional<int> paranoid);
 
-// Verdict
-enum class Verdict { kYes, kPartly, kNo };
-
-// LabVerdict
+// LabRule
 //
-// One lab's line: whether this machine shows its effect, the facts that
-// decide it, and what would change it ("" when nothing is missing or no
-// package helps).
-struct LabVerdict {
-  std::string lab;
-  Verdict verdict = Verdict::kYes;
-  std::string why;
-  std::string fix;
+// One lab of the root's labs.bzl and its verdict, the `DoctorVerdict()` of
+// its labs/<lab>/doctor_rule.h; `judge` is null for a lab without that file
+// (//tools:doctor_test fails and names it).
+struct LabRule {
+  const char* lab;
+  LabVerdict (*judge)(const MachineFacts& facts);
 };
+
+// LabRules()
+//
+// Every lab's rule, in course order. Its definition is lab_rules.cc, which
+// tools/BUILD's `lab_rules_cc` writes from labs.bzl's LABS: the doctor holds
+// no list of labs of its own.
+const std::vector<LabRule>& LabRules();
 
 // JudgeLabs()
 //
-// Each lab's verdict on `facts`, in course order (the root's labs.bzl).
+// Each lab's verdict on `facts`, in course order (the root's labs.bzl). A
+// lab without a rule gets "no", and the file it lacks.
 std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts);
 
 // RenderFacts() / RenderVerdicts()

@@ -369,8 +369,20 @@ TEST(JudgeLabsTest, OneVerdictPerLabInCourseOrder) {
   for (const LabVerdict& v : JudgeLabs(HandMadeFacts(2, 2))) {
     judged.push_back(v.lab);
   }
-  // A lab of labs.bzl without a verdict here needs its rule in doctor.cc.
   EXPECT_EQ(judged, labs);
+}
+
+// Every lab of labs.bzl has its verdict in its own package: a lab without
+// labs/<lab>/doctor_rule.h fails here, by its name.
+TEST(JudgeLabsTest, EveryLabHasItsOwnRule) {
+  const std::vector<std::string> labs = CourseLabs();
+  ASSERT_FALSE(labs.empty()) << "no lab in " << kLabsTxt;
+  for (const LabRule& rule : LabRules()) {
+    EXPECT_NE(rule.judge, nullptr)
+        << "lab " << rule.lab << " has no verdict for the doctor: write labs/"
+        << rule.lab << "/doctor_rule.h and doctor_rule.cc, its " << rule.lab
+        << "::DoctorVerdict() (docs/adding_a_lab.md, section 8)";
+  }
 }
 
 TEST(JudgeLabsTest, AllocatorDesignNeedsAPreloadThatTakes) {

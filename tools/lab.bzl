@@ -13,6 +13,8 @@ Together they declare (docs/adding_a_lab.md, the recipe for a new lab):
     //labs/<lab>:lab_facts                 labs/<lab>/lab_facts.py: the lab's facts
                                            for the tools (question, picture,
                                            quick-versus-full facts)
+    //labs/<lab>:doctor_rule               labs/<lab>/doctor_rule.{h,cc}: the
+                                           lab's verdict in `bazel run //:doctor`
     //labs/<lab>:benchmark                 optional Google Benchmark target
     //solutions/<lab>:<lab>                the experiment on the reference task.cc
     //tests/<lab>:solution_test            the suite on the reference: must pass
@@ -85,6 +87,7 @@ def lab_starter(
         task_deps = [],
         benchmark_srcs = [],
         benchmark_deps = [],
+        doctor_rule_deps = [],
         c_task = False):
     """Declares a lab's starter package (labs/<name>/).
 
@@ -97,6 +100,9 @@ def lab_starter(
       benchmark_srcs: sources of an optional `:benchmark` Google Benchmark
         target that runs on the learner's task.cc.
       benchmark_deps: its extra dependencies.
+      doctor_rule_deps: what doctor_rule.cc needs besides
+        //common:machine_facts, //common:topology and abseil's strings
+        (e.g. another lab's rule it builds on).
       c_task: the task is C (task.c, known-bad bad_<bad>.c), for a lab whose
         task is also compiled by musl-gcc; task.h must be C with extern "C".
     """
@@ -160,6 +166,28 @@ def lab_starter(
         srcs = native.glob(["lab_facts.py"]),
         visibility = ["//tools:__pkg__"],
         deps = ["//common:run_facts"],
+    )
+
+    # The lab's verdict in `bazel run //:doctor` (doctor_rule.h's
+    # `<lab>::DoctorVerdict()`), which tools/BUILD's `lab_rules_cc`
+    # collects for every lab of LABS. A glob, so that a lab without the
+    # files still builds, and //tools:doctor_test names what it lacks.
+    cc_library(
+        name = "doctor_rule",
+        srcs = native.glob(["doctor_rule.cc"]),
+        hdrs = native.glob(["doctor_rule.h"]),
+        copts = ALLOCLAB_COPTS,
+        visibility = [
+            "//labs:__subpackages__",
+            "//tools:__pkg__",
+        ],
+        deps = [
+            "//common:machine_facts",
+            "//common:topology",
+            "@com_google_absl//absl/status",
+            "@com_google_absl//absl/strings",
+            "@com_google_absl//absl/strings:str_format",
+        ] + doctor_rule_deps,
     )
 
     if benchmark_srcs:
@@ -506,3 +534,47 @@ def lab_tests(
                  xfails + order_tests + experiment_tests),
         visibility = ["//:__pkg__"],  # //:course_integrity_test's queries
     )
+
+def lab_rules_source(labs):
+    """tools/lab_rules.cc for the doctor: `LabRules()`, one row per lab.
+
+    Each lab's row names its labs/<lab>/doctor_rule.h's `DoctorVerdict()`,
+    in the order of `labs` (the root's labs.bzl); a lab without that header
+    gets a null verdict, which //tools:doctor_test reports by the lab's
+    name. Written by tools/BUILD's `lab_rules_cc` genrule.
+
+    Args:
+      labs: the labs, in course order.
+
+    Returns:
+      The C++ source, as one string.
+    """
+    lines = [
+        "// Written by //tools:lab_rules_cc from the root's labs.bzl.",
+        "#include <vector>",
+        "#include \"tools/doctor.h\"",
+    ]
+    rows = []
+    for lab in labs:
+        header = "labs/{}/doctor_rule.h".format(lab)
+        rule = "ALLOCLAB_RULE_" + lab
+        lines += [
+            "#if __has_include(\"{}\")".format(header),
+            "#include \"{}\"".format(header),
+            "#define {} &{}::DoctorVerdict".format(rule, lab),
+            "#else",
+            "#define {} nullptr".format(rule),
+            "#endif",
+        ]
+        rows.append("      {{\"{}\", {}}},".format(lab, rule))
+    lines += [
+        "namespace alloclab {",
+        "const std::vector<LabRule>& LabRules() {",
+        "  static const std::vector<LabRule>* rules = new std::vector<LabRule>{",
+    ] + rows + [
+        "  };",
+        "  return *rules;",
+        "}",
+        "}  // namespace alloclab",
+    ]
+    return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ one summary table of each lab's headline figure beside the reference run's.
     bazel run //:tour -- --reference --out=docs/img
                                                # the chapters' pictures: each
                                                # starter beside its reference
+    bazel run //:tour -- --labs=first_call     # only these labs, by name
 
 Every lab's results JSON and its picture (tools/plot.py) go into one folder,
 which the tour names at the end, with index.html: the tour as one page to
@@ -44,7 +45,7 @@ from tools.results import (fmt, headline_of, machine_line, metric_keys,
                            resolve, table)
 
 USAGE = ("usage: bazel run //:tour -- [--out=DIR] [--reference] "
-         "[--repetitions=N] [--cpu=N]")
+         "[--labs=LAB,...] [--repetitions=N] [--cpu=N]")
 
 # How the runs are named in the summary, the pictures and the page.
 YOURS, STARTER, REFERENCE = ("your task.cc", "starter task.cc",
@@ -61,6 +62,7 @@ def parse_args(argv):
     # The flags of common/lab_main.cc that every experiment takes.
     parser.add_argument("--repetitions")
     parser.add_argument("--cpu")
+    parser.add_argument("--labs", dest="only")  # comma-separated
     parser.add_argument("labs", nargs="*")
     args, unknown = parser.parse_known_args(argv)
     for arg in unknown:
@@ -89,6 +91,14 @@ def parse_args(argv):
         labs.append((lab, binaries.split(",")))
     if not labs:
         raise ValueError("no lab given")
+    if args.only is not None:
+        only = [lab for lab in args.only.split(",") if lab]
+        known = [lab for lab, _ in labs]
+        unknown = [lab for lab in only if lab not in known]
+        if unknown or not only:
+            raise ValueError("--labs: unknown lab %s; the labs are %s" % (
+                ", ".join(unknown) or "(none given)", ", ".join(known)))
+        labs = [(lab, b) for lab, b in labs if lab in only]
     if args.reference and any(len(b) < 2 for _, b in labs):
         raise ValueError("--reference: a lab has no reference experiment")
     return labs, flags, args.out, args.reference

@@ -171,6 +171,23 @@ class TourTest(unittest.TestCase):
         self.assertIn('id="series-0-shared"', svg)
         self.assertIn('id="series-1-shared"', svg)
 
+    def test_labs_runs_only_those(self):
+        counter, counter_log = self.experiment(
+            "counter", "plots/counter_contention.json")
+        cost, cost_log = self.experiment("cost", "plots/allocator_cost.json")
+        status, stdout, stderr = self.tour(
+            "--labs=allocator_cost", "--out=only",
+            "counter_contention=" + counter, "allocator_cost=" + cost)
+        self.assertEqual(status, 0, stderr)
+        self.assertIn("cost ran", stdout)
+        self.assertNotIn("counter ran", stdout)
+        self.assertFalse(os.path.exists(counter_log))
+        status, _, stderr = self.tour(
+            "--labs=first_call", "allocator_cost=" + cost)
+        self.assertEqual(status, 2)
+        self.assertIn("--labs: unknown lab first_call; the labs are "
+                      "allocator_cost", stderr)
+
     def test_bad_arguments(self):
         counter, _ = self.experiment("counter", "plots/counter_contention.json")
         for args, message in [

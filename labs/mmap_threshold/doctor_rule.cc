@@ -1,0 +1,34 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+
+#include "labs/mmap_threshold/doctor_rule.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/machine_facts.h"
+
+namespace mmap_threshold {
+
+using alloclab::IsGlibc;
+using alloclab::LabVerdict;
+using alloclab::MachineFacts;
+using alloclab::PtraceFix;
+using alloclab::Verdict;
+
+LabVerdict DoctorVerdict(const MachineFacts& facts) {
+  LabVerdict v{"", Verdict::kYes, "", ""};
+  if (!IsGlibc(facts)) {
+    v.verdict = Verdict::kNo;
+    v.why = absl::StrCat(
+        "the lab studies glibc's malloc; this program runs on ", facts.libc);
+    v.fix = "use a glibc system (Debian, Ubuntu)";
+  } else if (!facts.ptrace.traced_child.ok()) {
+    v.verdict = Verdict::kPartly;
+    v.why = absl::StrCat(facts.libc, ", but the mmap/munmap counts are n/a: ",
+                         facts.ptrace.traced_child.message());
+    v.fix = PtraceFix(facts);
+  } else {
+    v.why = absl::StrCat(facts.libc, "; ptrace counts each mmap and munmap");
+  }
+  return v;
+}
+
+}  // namespace mmap_threshold

@@ -1,0 +1,34 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: doctor_rule.h
+// -----------------------------------------------------------------------------
+//
+// Lab smt_siblings's line in `bazel run //:doctor`: whether this machine can
+// show the lab's effect, from the facts the doctor probed
+// (common/machine_facts.h). The doctor collects every lab's `DoctorVerdict()`
+// in course order from the root's labs.bzl (tools/BUILD's `lab_rules_cc`); a
+// pure function, so
+// //tools:doctor_test judges it on hand-made facts.
+//
+// Example:
+//
+//   alloclab::LabVerdict v = smt_siblings::DoctorVerdict(facts);
+//   if (v.verdict != alloclab::Verdict::kYes) std::cout << v.fix;
+
+#ifndef ALLOCLAB_LABS_SMT_SIBLINGS_DOCTOR_RULE_H_
+#define ALLOCLAB_LABS_SMT_SIBLINGS_DOCTOR_RULE_H_
+
+#include "common/machine_facts.h"
+
+namespace smt_siblings {
+
+// DoctorVerdict()
+//
+// smt_siblings: distinct_cores needs two cores, smt_siblings a core with two
+// threads; one_thread and same_cpu run anywhere.
+alloclab::LabVerdict DoctorVerdict(const alloclab::MachineFacts& facts);
+
+}  // namespace smt_siblings
+
+#endif  // ALLOCLAB_LABS_SMT_SIBLINGS_DOCTOR_RULE_H_
