@@ -15,7 +15,7 @@
 //   Validator* tests: the malloclab-style facts every allocator owes its
 //   callers, as contents and counts. The starter passes them all.
 //
-//   Design* tests: task.h's five promises, as counts: system calls (from
+//   Design* tests: task.h's six promises, as counts: system calls (from
 //   ptrace, common/syscalls.h), central visits and bytes held (the
 //   allocator's Counters, themselves checked against the page source's
 //   counts), utilization on the fixed traces. Whatever depends on what the
