@@ -332,8 +332,8 @@ void AddUtilizationRows(alloclab::Results& results) {
 // ---------------------------------------------------------------------------
 // Two threads against one, on 16-byte blocks of your task.cc.
 
-constexpr int kLineSlots = 1024;  // blocks a thread keeps
-constexpr int kLineChurn = 256;   // freed and allocated again each round
+constexpr int kLineSlots = 1024;      // blocks a thread keeps
+constexpr int kLineChurn = 256;       // freed and allocated again each round
 constexpr int kAgedBlocks = 1 << 16;  // the aged heap's, one in eight kept
 
 // LineRounds()
@@ -341,8 +341,8 @@ constexpr int kAgedBlocks = 1 << 16;  // the aged heap's, one in eight kept
 // One thread's rounds: free kLineChurn of its blocks at random, allocate
 // them again (16 bytes each), then increment the first word of every one.
 // At the end its blocks are left in `slots` until `counted` is set.
-void LineRounds(int rounds, uint64_t seed, void** slots,
-                std::atomic<int>* done, const std::atomic<bool>* counted) {
+void LineRounds(int rounds, uint64_t seed, void** slots, std::atomic<int>* done,
+                const std::atomic<bool>* counted) {
   for (int i = 0; i < kLineSlots; ++i) {
     slots[i] = ad::Allocate(16, 16, false);
     *static_cast<uint64_t*>(slots[i]) = 0;
@@ -431,8 +431,7 @@ void TwoThreadsInFreshProcess(alloclab::FreshCall& call) {
                     [](const auto& entry) { return entry.second == -1; })));
   }
 }
-ALLOCLAB_FRESH_CALL("allocator_design_two_threads",
-                    TwoThreadsInFreshProcess);
+ALLOCLAB_FRESH_CALL("allocator_design_two_threads", TwoThreadsInFreshProcess);
 
 // The rows two_threads_1 and two_threads_2 and their ratio: the work per
 // second of two threads over one's.

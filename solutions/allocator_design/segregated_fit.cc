@@ -712,8 +712,7 @@ void Decay(uint64_t now) {
     if (r->idle_since + kDecayNs <= now) {
       RemoveIdle(r);
       Unlink(reinterpret_cast<uintptr_t>(r) + kFirstChunk);
-      (r->all_prev != nullptr ? r->all_prev->all_next : heap.all) =
-          r->all_next;
+      (r->all_prev != nullptr ? r->all_prev->all_next : heap.all) = r->all_next;
       if (r->all_next != nullptr) r->all_next->all_prev = r->all_prev;
       heap.held -= kRegionBytes;
       heap.returned += kRegionBytes;

@@ -279,14 +279,14 @@ struct Span {
   Span* prev;
   uintptr_t start;
   size_t bytes;
-  void* free_list;      // small: freed blocks, linked through their 1st word
+  void* free_list;  // small: freed blocks, linked through their 1st word
   uintptr_t carve;  // small: blocks from here to the end never handed out
   union {
     uint64_t idle_since;  // pool and large cache: when it was last freed
     const void* owner;    // small, partial or full: the thread it refills
   };                      // (its cache's address), or nullptr: none yet
-  uint32_t live;        // small: blocks handed out (to caches or callers)
-  int16_t size_class;   // kLargeClass for a large mapping
+  uint32_t live;          // small: blocks handed out (to caches or callers)
+  int16_t size_class;     // kLargeClass for a large mapping
   SpanState state;
   bool zeroed;  // small: the blocks from `carve` on read as zeroes
 };

@@ -60,11 +60,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
-#include "absl/strings/numbers.h"
 #include "common/cpu_facts.h"
 #include "common/fresh_process.h"
 #include "common/scoped_env.h"
@@ -2325,7 +2325,8 @@ void OwnLinesCall(alloclab::FreshCall& call) {
       turned.wait(lock, [&] { return turn == t; });
       std::vector<OwnLineBlock>& mine = live[me];
       if (mine.size() < 64 || (mine.size() < 1500 && rng.Next() % 2 == 0)) {
-        const size_t size = kOwnLineSizes[rng.Next() % std::size(kOwnLineSizes)];
+        const size_t size =
+            kOwnLineSizes[rng.Next() % std::size(kOwnLineSizes)];
         const int count = static_cast<int>(rng.Between(1, 48));
         for (int i = 0; i < count; ++i) {
           void* p = Allocate(size, 1, false);
