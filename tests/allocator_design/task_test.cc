@@ -2390,8 +2390,8 @@ TEST(DesignOwnLines, TwoThreadsNeverShareALineOfLiveBlocks) {
       << kRuleOwnLines << ": two threads taking turns, " << kOwnLineTurns
       << " turns of allocating 1 to 48 blocks of 16 to 1000 bytes or freeing "
       << "half of their own; after " << r->values["sharing_turns"]
-      << " turns, lines of " << line->bytes << " bytes (" << line->source
-      << ") held live blocks of both threads: up to "
+      << " of those turns, lines of " << line->bytes << " bytes ("
+      << line->source << ") held live blocks of both threads: up to "
       << r->values["most_shared"] << " lines at once, first after turn "
       << r->values["first_turn"] << " (one line held thread A's block of "
       << r->values["first_size_a"] << " bytes and thread B's of "
