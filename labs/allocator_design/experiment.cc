@@ -362,7 +362,8 @@ void LineRounds(int rounds, uint64_t seed, void** slots, std::atomic<int>* done,
       *static_cast<uint64_t*>(slots[i]) = 0;
     }
     for (int i = 0; i < kLineSlots; ++i) {
-      ++*static_cast<volatile uint64_t*>(slots[i]);
+      volatile uint64_t* word = static_cast<volatile uint64_t*>(slots[i]);
+      *word = *word + 1;
     }
   }
   done->fetch_add(1);
