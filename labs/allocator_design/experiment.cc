@@ -11,6 +11,17 @@
 // judges yours against glibc alone: the decision that lab taught, with
 // your allocator as a candidate.
 //
+// Then two threads against one on 16-byte blocks (task.h's promise 6, lab
+// counter_contention's lesson), on an aged heap (a thread that allocated
+// 65,536 of them, freed seven in eight in a shuffled order and exited):
+// each thread keeps 1,024 blocks, frees 256 of them at random and
+// allocates them again, then increments every one of its own, round after
+// round; one thread alone, then two at once, each
+// doing the same rounds, in fresh processes taken in turn. Two threads
+// that share no line do twice the work in about the time one takes (on two
+// idle cores); two whose blocks share lines take turns owning each line.
+// The ratio is a measurement of this machine and load, never asserted.
+//
 // Then the malloclab score: each fixed trace of traces.h replayed against
 // your task.cc (linked into this program) in a fresh process, its
 // utilization against task.h's kMinUtilization; and the same trace on
@@ -23,13 +34,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -37,6 +52,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -44,6 +60,7 @@
 #include "absl/strings/string_view.h"
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
+#include "common/cpu_facts.h"
 #include "common/fresh_process.h"
 #include "common/proc_maps.h"
 #include "labs/allocator_design/task.h"
@@ -312,6 +329,156 @@ void AddUtilizationRows(alloclab::Results& results) {
 }
 
 // ---------------------------------------------------------------------------
+// Two threads against one, on 16-byte blocks of your task.cc.
+
+constexpr int kLineSlots = 1024;      // blocks a thread keeps
+constexpr int kLineChurn = 256;       // freed and allocated again each round
+constexpr int kAgedBlocks = 1 << 16;  // the aged heap's, one in eight kept
+
+// LineRounds()
+//
+// One thread's rounds: free kLineChurn of its blocks at random, allocate
+// them again (16 bytes each), then increment the first word of every one.
+// At the end its blocks are left in `slots` until `counted` is set.
+void LineRounds(int rounds, uint64_t seed, void** slots, std::atomic<int>* done,
+                const std::atomic<bool>* counted) {
+  for (int i = 0; i < kLineSlots; ++i) {
+    slots[i] = ad::Allocate(16, 16, false);
+    *static_cast<uint64_t*>(slots[i]) = 0;
+  }
+  uint64_t x = seed;
+  for (int r = 0; r < rounds; ++r) {
+    int picked[kLineChurn];
+    for (int& i : picked) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+      i = static_cast<int>(x % kLineSlots);
+      if (slots[i] != nullptr) ad::Free(slots[i]);
+      slots[i] = nullptr;
+    }
+    for (int i : picked) {
+      if (slots[i] != nullptr) continue;  // picked twice
+      slots[i] = ad::Allocate(16, 16, false);
+      *static_cast<uint64_t*>(slots[i]) = 0;
+    }
+    for (int i = 0; i < kLineSlots; ++i) {
+      volatile uint64_t* word = static_cast<volatile uint64_t*>(slots[i]);
+      *word = *word + 1;
+    }
+  }
+  done->fetch_add(1);
+  while (!counted->load()) std::this_thread::yield();
+  for (int i = 0; i < kLineSlots; ++i) ad::Free(slots[i]);
+}
+
+// Fresh call "allocator_design_two_threads", arg "<threads> <rounds>": that
+// many threads run LineRounds() at once; the seconds from their start to
+// the last one's end.
+void TwoThreadsInFreshProcess(alloclab::FreshCall& call) {
+  const std::vector<std::string> args = absl::StrSplit(call.arg(), ' ');
+  int threads = 0, rounds = 0;
+  if (args.size() != 2 || !absl::SimpleAtoi(args[0], &threads) ||
+      !absl::SimpleAtoi(args[1], &rounds) || threads < 1 || rounds < 1) {
+    return call.Fail(absl::StrCat("bad arguments '", call.arg(), "'"));
+  }
+  const absl::StatusOr<alloclab::CacheLine> line = alloclab::ReadCacheLine();
+  // The aged heap: spans part used, their free blocks in a shuffled order.
+  std::thread([] {
+    std::vector<void*> aged(kAgedBlocks);
+    for (void*& p : aged) p = ad::Allocate(16, 16, false);
+    uint64_t x = 2463534242u;
+    for (size_t i = aged.size(); i > 1; --i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      std::swap(aged[i - 1], aged[x % i]);
+    }
+    for (size_t i = 0; i < aged.size(); ++i) {
+      if (i % 8 != 0) ad::Free(aged[i]);  // one in eight stays live
+    }
+  }).join();
+  std::vector<std::vector<void*>> slots(threads,
+                                        std::vector<void*>(kLineSlots));
+  std::atomic<int> done{0};
+  std::atomic<bool> counted{false};
+  std::vector<std::thread> team;
+  const auto start = std::chrono::steady_clock::now();
+  for (int t = 0; t < threads; ++t) {
+    team.emplace_back(LineRounds, rounds, uint64_t{88172645463325252u} + t,
+                      slots[t].data(), &done, &counted);
+  }
+  while (done.load() != threads) std::this_thread::yield();
+  const std::chrono::duration<double> took =
+      std::chrono::steady_clock::now() - start;
+  // The lines that hold blocks of more than one thread, at the end.
+  std::map<uintptr_t, int> owner;  // line -> thread, or -1: shared
+  if (line.ok()) {
+    for (int t = 0; t < threads; ++t) {
+      for (void* p : slots[t]) {
+        const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+        for (uintptr_t l = at / line->bytes; l <= (at + 15) / line->bytes;
+             ++l) {
+          auto [it, fresh] = owner.emplace(l, t);
+          if (!fresh && it->second != t) it->second = -1;
+        }
+      }
+    }
+  }
+  counted.store(true);
+  for (std::thread& t : team) t.join();
+  call.Record("seconds", took.count());
+  if (line.ok()) {
+    call.Record("shared_lines",
+                static_cast<double>(std::count_if(
+                    owner.begin(), owner.end(),
+                    [](const auto& entry) { return entry.second == -1; })));
+  }
+}
+ALLOCLAB_FRESH_CALL("allocator_design_two_threads", TwoThreadsInFreshProcess);
+
+// The rows two_threads_1 and two_threads_2 and their ratio: the work per
+// second of two threads over one's.
+void AddTwoThreadsRows(alloclab::Lab& lab) {
+  const int rounds = lab.options().quick ? 2'000 : 20'000;
+  const int processes = lab.options().Repetitions(3, 7);
+  std::vector<alloclab::FreshVariant> variants;
+  for (int threads : {1, 2}) {
+    variants.push_back({.name = absl::StrCat("two_threads_", threads),
+                        .call = "allocator_design_two_threads",
+                        .arg = absl::StrCat(threads, " ", rounds)});
+  }
+  std::vector<absl::StatusOr<alloclab::Samples>> runs =
+      alloclab::RunFreshInterleaved(variants, processes);
+  std::optional<double> seconds[2], shared[2];
+  for (int i = 0; i < 2; ++i) {
+    const alloclab::Samples s = alloclab::SamplesOrNote(runs[i], lab.results());
+    seconds[i] = s.Median("seconds");
+    shared[i] = s.Median("shared_lines");
+    // A round: kLineChurn frees, as many allocations, kLineSlots increments.
+    const double ops = 2.0 * kLineChurn * rounds * (i + 1);
+    lab.results()
+        .AddRow(variants[i].name, i + 1)
+        .Set("seconds", seconds[i])
+        .Set("shared_lines", s.Median("shared_lines"))
+        .Set("m_allocs_per_s",
+             seconds[i].has_value()
+                 ? std::optional<double>(ops / *seconds[i] / 1e6)
+                 : std::nullopt)
+        .SetText("workload", "two_threads")
+        .SetText("allocator", kYours);
+  }
+  if (!seconds[0].has_value() || !seconds[1].has_value()) return;
+  const std::string shared_text =
+      shared[1].has_value() ? absl::StrFormat("%.0f", *shared[1]) : "n/a";
+  lab.results().AddNote(absl::StrFormat(
+      "two threads against one on 16-byte blocks of your task.cc (task.h's "
+      "promise 6): two threads did %.2fx the work per second of one (the "
+      "medians of %d fresh processes each, taken in turn; 2.00x is two idle "
+      "cores with no line shared, 1.00x no gain), and at the end %s of their "
+      "%s held blocks of both. The ratio is a measurement of this machine "
+      "and its load (the machine line's load average), not a pass mark",
+      2 * *seconds[0] / *seconds[1], processes, shared_text,
+      alloclab::DescribeCacheLine(alloclab::ReadCacheLine())));
+}
+
+// ---------------------------------------------------------------------------
 
 absl::Status Experiment(alloclab::Lab& lab) {
   ja::MatrixSpec spec;
@@ -402,6 +569,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
          "load 0.78)"});
   }
 
+  AddTwoThreadsRows(lab);
   AddUtilizationRows(lab.results());
   return absl::OkStatus();
 }
@@ -438,6 +606,8 @@ absl::Status CheckFlags(const alloclab::LabOptions& options) {
 alloclab::LabSpec Spec() {
   std::vector<alloclab::Column> columns = ja::MatrixColumns(/*syscalls=*/true);
   // The trace rows' peaks (peak_live_kib, peak_held_kib) are in the JSON.
+  columns.push_back({"m_allocs_per_s", "M allocs+frees/s", 1});
+  columns.push_back({"shared_lines", "shared lines", 0});
   columns.push_back({"utilization", 3});
   columns.push_back({"utilization_ok",
                      absl::StrFormat("util >= %.2f", ad::kMinUtilization), 0});

@@ -61,7 +61,7 @@
 //
 //   Design* tests: the promises below, as counts. The starter keeps 3 and
 //   4 (its one shared list reuses whatever any thread freed, at the price
-//   of promise 1) and breaks 1, 2 and 5.
+//   of promises 1 and 6) and breaks 1, 2, 5 and 6.
 //
 //   1. The fast path is private. After a warm-up, a thread that allocates
 //      and frees blocks of a size it has used before, of any size up to
@@ -88,6 +88,23 @@
 //   5. Memory is used. On each fixed trace of traces.h, the peak of the
 //      bytes requested and live, divided by the peak of the bytes held, is
 //      at least kMinUtilization.
+//   6. Threads keep to their own cache lines. A block is live in the
+//      thread that allocated it, from Allocate() until Free(). Of two
+//      threads that both run and each free only blocks they allocated
+//      themselves, no cache line holds bytes of live blocks of both: not
+//      even the last bytes of one thread's block beside the first of the
+//      other's, at any size and alignment. The line is the machine's
+//      coherency line, the largest of its caches' (common/cpu_facts.h
+//      reads it: 64 bytes on x86-64, 128 on Apple silicon), so a design
+//      that assumes 64 does not keep it everywhere; one that hands a whole
+//      span or page to one thread at a time keeps it at any line. A block
+//      freed by another thread than the one that allocated it is that
+//      thread's to reuse (promise 4's consumer may keep it in its cache),
+//      and so is its line: the promise is for the lines where no block
+//      was freed that way. The blocks of a thread that has exited are
+//      nobody's: they share lines with anyone. Lab counter_contention
+//      measured why: two threads that write one line take turns owning it,
+//      and run no faster on two cores than on one.
 //
 // How you meet them is yours to design: size classes, per-thread caches,
 // batches, spans, a page map, a cache of large mappings, a decay. The

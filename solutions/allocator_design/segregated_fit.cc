@@ -45,6 +45,12 @@
 //                   chunks for the larger bins (bounded in bytes, promise 4),
 //                   and a bin holds at most two batches (promise 1: at most
 //                   one visit per batch).
+//   own regions     a region's free chunks go to one thread only, its
+//                   owner, from the first chunk it takes there until the
+//                   region is one free chunk again or its owner exits: a
+//                   cache line never holds chunks live in two threads
+//                   (task.h's promise 6). The price: a search of the bins
+//                   passes over other threads' chunks.
 //   large blocks    above 256 KiB, or aligned to more than 256 KiB, a
 //                   mapping of their own with the same header (its offset
 //                   and its length, marked "mapped"), given back whole on
@@ -116,7 +122,7 @@ constexpr uint64_t kFlags = 15;
 
 // A region: its header, the first chunk at kFirstChunk, the fence's header
 // at kFence; what lies between is one chunk when all of it is free.
-constexpr uintptr_t kFirstChunk = 40;
+constexpr uintptr_t kFirstChunk = 56;
 constexpr uintptr_t kFence = kRegionBytes - 24;
 constexpr size_t kWholeRegion = kFence - kFirstChunk;
 static_assert(kFirstChunk % 16 == 8 && kFence % 16 == 8, "headers at 8 mod 16");
@@ -261,6 +267,11 @@ struct Region {
   Region* prev;  // the idle list's links, while it is idle
   Region* next;
   uint64_t idle_since;
+  const void* owner;  // the thread whose chunks it carves (its cache), or
+                      // nullptr: none, while it is one free chunk, or after
+                      // its owner exited
+  Region* all_prev;   // every mapped region's list
+  Region* all_next;
 };
 static_assert(sizeof(Region) <= kFirstChunk - kHeader, "fits before a chunk");
 
@@ -269,6 +280,7 @@ struct Heap {
   uintptr_t bins[kNumBins] = {};  // first free chunk of each list, or 0
   uint64_t nonempty[2] = {};      // bit b: bins[b] != 0
   Region* idle = nullptr;         // regions that are one free chunk
+  Region* all = nullptr;          // every mapped region
   uint64_t held = 0;
   uint64_t returned = 0;
   uint64_t visits = 0;
@@ -280,6 +292,11 @@ constinit Heap heap;
 constinit std::atomic<uint64_t> next_decay_ns{UINT64_MAX};
 
 // The rest of this section runs with heap.lock held.
+
+// Me()
+//
+// The calling thread, as regions name their owner: its cache's address.
+const void* Me();
 
 void Insert(uintptr_t c) {
   const int b = BinOf(SizeOf(c));
@@ -366,6 +383,7 @@ void FreeChunk(uintptr_t c, uint64_t* since) {
   if (*since == 0) *since = NowNs();
   StampOf(c) = *since;
   if (IsWholeRegion(c, size)) {
+    RegionOf(c)->owner = nullptr;  // no block of anyone's in it
     AddIdle(RegionOf(c), *since);
     NoteIdle(*since);
   } else if (ReleasableBytes(c, size) != 0) {
@@ -373,19 +391,38 @@ void FreeChunk(uintptr_t c, uint64_t* since) {
   }
 }
 
+// Ours()
+//
+// Whether the free chunk `c` may go to the calling thread: its region is
+// the thread's own, or nobody's (task.h's promise 6: a region another
+// thread owns has that thread's live blocks beside its free chunks).
+bool Ours(uintptr_t c) {
+  const void* owner = RegionOf(c)->owner;
+  return owner == nullptr || owner == Me();
+}
+
+// FirstOurs()
+//
+// The first chunk of a bin's list that Ours() allows, or 0.
+uintptr_t FirstOurs(uintptr_t c) {
+  while (c != 0 && !Ours(c)) c = NextFree(c);
+  return c;
+}
+
 // TakeFree()
 //
 // A free chunk of at least `need` bytes, out of the bins (and out of the
-// idle list, when it is a whole region); 0 when there is none.
+// idle list, when it is a whole region), in a region that becomes the
+// calling thread's (Ours()); 0 when there is none.
 uintptr_t TakeFree(size_t need) {
   int b = BinOf(need);
   uintptr_t best = 0;
   if (b < kExactBins) {
-    best = heap.bins[b];  // every chunk here is `need` bytes
+    best = FirstOurs(heap.bins[b]);  // every chunk here is `need` bytes
   } else {
     int looks = 0;
-    for (uintptr_t c = heap.bins[b]; c != 0 && looks < kBestFitLooks;
-         c = NextFree(c), ++looks) {
+    for (uintptr_t c = FirstOurs(heap.bins[b]); c != 0 && looks < kBestFitLooks;
+         c = FirstOurs(NextFree(c)), ++looks) {
       const size_t size = SizeOf(c);
       if (size >= need && (best == 0 || size < SizeOf(best))) {
         best = c;
@@ -394,18 +431,35 @@ uintptr_t TakeFree(size_t need) {
     }
   }
   if (best == 0) {
-    // The first non-empty list above: any of its chunks is large enough.
+    // The first list above with a chunk of ours: any of its chunks is large
+    // enough.
     ++b;
     for (int word = b >> 6; word < 2 && best == 0; ++word) {
       uint64_t bits = heap.nonempty[word];
       if (word == (b >> 6)) bits &= ~uint64_t{0} << (b & 63);
-      if (bits != 0) best = heap.bins[word * 64 + __builtin_ctzll(bits)];
+      while (bits != 0 && best == 0) {
+        best = FirstOurs(heap.bins[word * 64 + __builtin_ctzll(bits)]);
+        bits &= bits - 1;
+      }
     }
     if (best == 0) return 0;
   }
   Unlink(best);
   if (IsWholeRegion(best, SizeOf(best))) RemoveIdle(RegionOf(best));
+  Region* r = RegionOf(best);
+  if (r->owner != Me()) r->owner = Me();
   return best;
+}
+
+// Disown()
+//
+// The regions `me` owns (`keep`: that any other thread owns) become
+// nobody's: `me` exits (its cache is back), or is a forked child's only
+// thread.
+void Disown(const void* me, bool keep) {
+  for (Region* r = heap.all; r != nullptr; r = r->all_next) {
+    if ((r->owner == me) != keep) r->owner = nullptr;
+  }
 }
 
 // Taken
@@ -457,6 +511,12 @@ void Carve(uintptr_t c, size_t have, size_t size, const Taken& from) {
 // caller carves it at once.
 void AddRegion(uintptr_t base) {
   heap.held += kRegionBytes;
+  Region* r = reinterpret_cast<Region*>(base);
+  r->owner = nullptr;  // fresh: zeroes already; TakeFree() makes it ours
+  r->all_prev = nullptr;
+  r->all_next = heap.all;
+  if (heap.all != nullptr) heap.all->all_prev = r;
+  heap.all = r;
   const uintptr_t c = base + kFirstChunk;
   SetHeader(base + kFence, kInUse);  // the fence: merging stops here
   MarkFree(c, kWholeRegion);
@@ -504,6 +564,8 @@ struct ThreadCache {
 
 constinit thread_local ThreadCache tc
     __attribute__((tls_model("initial-exec")));
+
+const void* Me() { return &tc; }
 
 void SetUp(CacheBin& bin) {
   if (!tc.armed) {
@@ -650,6 +712,8 @@ void Decay(uint64_t now) {
     if (r->idle_since + kDecayNs <= now) {
       RemoveIdle(r);
       Unlink(reinterpret_cast<uintptr_t>(r) + kFirstChunk);
+      (r->all_prev != nullptr ? r->all_prev->all_next : heap.all) = r->all_next;
+      if (r->all_next != nullptr) r->all_next->all_prev = r->all_prev;
       heap.held -= kRegionBytes;
       heap.returned += kRegionBytes;
       r->next = gone;
@@ -884,6 +948,9 @@ size_t UsableSize(const void* block) {
 
 void ThreadExit() {
   FlushCache(0);
+  heap.lock.Acquire();
+  Disown(Me(), /*keep=*/false);
+  heap.lock.Release();
   for (CacheBin& bin : tc.bins) bin = CacheBin{};
   tc.armed = false;  // a later call on this thread sets up and arms again
 }
@@ -891,7 +958,10 @@ void ThreadExit() {
 // One lock: the child's only thread is the one that took it.
 void ForkPrepare() { heap.lock.Acquire(); }
 void ForkParent() { heap.lock.Release(); }
-void ForkChild() { heap.lock.Release(); }
+void ForkChild() {
+  Disown(Me(), /*keep=*/true);  // the parent's other threads are not here
+  heap.lock.Release();
+}
 
 Counters ReadCounters() {
   heap.lock.Acquire();

@@ -32,6 +32,14 @@
 //                   counter_contention: a shared line costs more than the
 //                   whole allocation), and at most one central visit per
 //                   batch (task.h's promise 1).
+//   own spans       a span refills one thread only, its owner, from the
+//                   refill that first takes it until it is whole free again
+//                   or its owner exits: a line never holds blocks live in two
+//                   threads (task.h's promise 6; lab counter_contention: two
+//                   threads that write one line run no faster than one).
+//                   Refilled to whichever thread asked next, blocks of 16
+//                   bytes that one thread drained came back to the other
+//                   four to a line, beside the first one's live ones.
 //   cross-thread    a block freed by another thread goes into the freeing
 //   frees           thread's cache, which drains to the block's span when
 //                   over its bound: lab jemalloc_adoption's msgsend moves
@@ -87,6 +95,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 #include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"
@@ -248,8 +257,8 @@ constexpr size_t kMetaChunk = size_t{256} << 10;
 // -----------------------------------------------------------------------------
 
 enum class SpanState : uint8_t {
-  kPartial,   // on its class's list: a free block or room to carve
-  kFull,      // small, every block handed out: on no list
+  kPartial,   // on its class's partial list: a free block or room to carve
+  kFull,      // small, every block handed out: on its class's full list
   kCached,    // whole free, held, in the pool
   kReleased,  // whole free, released, in the pool
   kBusy,      // between lists, being released by one thread
@@ -270,11 +279,14 @@ struct Span {
   Span* prev;
   uintptr_t start;
   size_t bytes;
-  void* free_list;      // small: freed blocks, linked through their 1st word
-  uintptr_t carve;      // small: blocks from here to the end never handed out
-  uint64_t idle_since;  // pool and large cache: when it was last freed
-  uint32_t live;        // small: blocks handed out (to caches or callers)
-  int16_t size_class;   // kLargeClass for a large mapping
+  void* free_list;  // small: freed blocks, linked through their 1st word
+  uintptr_t carve;  // small: blocks from here to the end never handed out
+  union {
+    uint64_t idle_since;  // pool and large cache: when it was last freed
+    const void* owner;    // small, partial or full: the thread it refills
+  };                      // (its cache's address), or nullptr: none yet
+  uint32_t live;          // small: blocks handed out (to caches or callers)
+  int16_t size_class;     // kLargeClass for a large mapping
   SpanState state;
   bool zeroed;  // small: the blocks from `carve` on read as zeroes
 };
@@ -386,7 +398,8 @@ static_assert(kMetaNeed <= kMetaChunk, "a metadata piece fits an install");
 
 struct alignas(64) Central {
   Lock lock;
-  SpanList partial;
+  SpanList partial;  // spans with a free block or room to carve
+  SpanList full;     // spans with every block handed out
   uint64_t visits = 0;
 };
 constinit Central central[kNumClasses];
@@ -661,6 +674,7 @@ Span* GetSpan(int c) {
   s->free_list = nullptr;
   s->carve = s->start;
   s->live = 0;
+  s->owner = nullptr;
   s->state = SpanState::kPartial;
   return s;
 }
@@ -727,6 +741,7 @@ void ReturnBlocks(int c, void* list, char* run, uint32_t run_left,
   auto give_back = [&](Span* s, uint32_t n) {
     s->live -= n;
     if (s->state == SpanState::kFull) {
+      cl.full.Remove(s);
       s->state = SpanState::kPartial;
       cl.partial.PushFront(s);
     }
@@ -764,11 +779,28 @@ void ReturnBlocks(int c, void* list, char* run, uint32_t run_left,
   if (emptied != nullptr) PutSpans(emptied, since == 0 ? NowNs() : since);
 }
 
+// OwnedSpan()
+//
+// A span of `cl` with a free block or room to carve that `me` may refill
+// from (its lock held): one `me` owns already, else one nobody owns, which
+// becomes `me`'s; nullptr when there is neither. A span another thread
+// owns is never taken: its free blocks sit on lines beside that thread's
+// live ones (task.h's promise 6).
+Span* OwnedSpan(Central& cl, const void* me) {
+  Span* unowned = nullptr;
+  for (Span* s = cl.partial.head; s != nullptr; s = s->next) {
+    if (s->owner == me) return s;
+    if (s->owner == nullptr && unowned == nullptr) unowned = s;
+  }
+  if (unowned != nullptr) unowned->owner = me;
+  return unowned;
+}
+
 // Refill()
 //
-// The cache of class c is empty: bring a batch from the class's spans
-// (freed blocks first, then never-used ones as a run), and hand out one;
-// `*fresh` when it reads as zeroes.
+// The cache of class c is empty: bring a batch from the spans this thread
+// owns, or takes (freed blocks first, then never-used ones as a run), and
+// hand out one; `*fresh` when it reads as zeroes.
 [[gnu::noinline]] void* Refill(int c, bool* fresh) {
   ClassCache& cc = tc.classes[c];
   SetUp(cc);
@@ -781,12 +813,13 @@ void ReturnBlocks(int c, void* list, char* run, uint32_t run_left,
   cl.lock.Acquire();
   ++cl.visits;
   while (got < want) {
-    Span* s = cl.partial.head;
+    Span* s = OwnedSpan(cl, &tc);
     if (s == nullptr) {
       cl.lock.Release();
       s = GetSpan(c);
       cl.lock.Acquire();
       if (s == nullptr) break;
+      s->owner = &tc;
       cl.partial.PushFront(s);
     }
     uint32_t n = 0;
@@ -820,6 +853,7 @@ void ReturnBlocks(int c, void* list, char* run, uint32_t run_left,
     if (s->free_list == nullptr && s->carve + size > end) {
       cl.partial.Remove(s);
       s->state = SpanState::kFull;
+      cl.full.PushFront(s);
     }
   }
   cl.lock.Release();
@@ -872,6 +906,19 @@ void FlushCache(uint64_t since) {
     cc.room = cc.limit;
     cc.run = nullptr;
     cc.run_left = 0;
+  }
+}
+
+// DisownSpans()
+//
+// The spans of `cl` (its lock held) that `me` owns (`keep`: that any other
+// thread owns) become nobody's, for any thread to refill from: `me` exits
+// (its cache is back), or is a forked child's only thread.
+void DisownSpans(Central& cl, const void* me, bool keep) {
+  for (SpanList* list : {&cl.partial, &cl.full}) {
+    for (Span* s = list->head; s != nullptr; s = s->next) {
+      if ((s->owner == me) != keep) s->owner = nullptr;
+    }
   }
 }
 
@@ -1155,6 +1202,12 @@ size_t UsableSize(const void* block) {
 
 void ThreadExit() {
   FlushCache(0);
+  for (int c = 0; c < kNumClasses; ++c) {
+    if (tc.classes[c].limit == 0) continue;  // never refilled: owns none
+    central[c].lock.Acquire();
+    DisownSpans(central[c], &tc, /*keep=*/false);
+    central[c].lock.Release();
+  }
   for (ClassCache& cc : tc.classes) cc = ClassCache{};
   tc.armed = false;  // a later call on this thread sets up and arms again
 }
@@ -1171,7 +1224,11 @@ void ForkParent() {
   for (int c = kNumClasses - 1; c >= 0; --c) central[c].lock.Release();
 }
 
-void ForkChild() { ForkParent(); }
+// The child's one thread: spans of the parent's other threads are nobody's.
+void ForkChild() {
+  for (Central& cl : central) DisownSpans(cl, &tc, /*keep=*/true);
+  ForkParent();
+}
 
 Counters ReadCounters() {
   Counters out;

@@ -15,7 +15,7 @@
 //   Validator* tests: the malloclab-style facts every allocator owes its
 //   callers, as contents and counts. The starter passes them all.
 //
-//   Design* tests: task.h's five promises, as counts: system calls (from
+//   Design* tests: task.h's six promises, as counts: system calls (from
 //   ptrace, common/syscalls.h), central visits and bytes held (the
 //   allocator's Counters, themselves checked against the page source's
 //   counts), utilization on the fixed traces. Whatever depends on what the
@@ -53,16 +53,19 @@
 #include <ostream>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
+#include "common/cpu_facts.h"
 #include "common/fresh_process.h"
 #include "common/scoped_env.h"
 #include "common/syscalls.h"
@@ -156,6 +159,11 @@ constexpr absl::string_view kRuleMessages =
     "thread allocates what another frees, with at most a few hundred KiB of "
     "messages live at once, small or large, the bytes held stay at most "
     "kMessagePassingHeldBytes";
+constexpr absl::string_view kRuleOwnLines =
+    "task.h, promise 6 (threads keep to their own cache lines): of two "
+    "threads that both run and each free only their own blocks, no cache "
+    "line (the machine's coherency line) holds bytes of live blocks of both, "
+    "at any size";
 constexpr absl::string_view kRuleUtilization =
     "task.h, promise 5 (memory is used): on each fixed trace, the peak of "
     "the bytes requested and live divided by the peak of the bytes held is "
@@ -2224,6 +2232,170 @@ TEST(DesignDecay, IdleMemoryGoesBackWhateverThePhaseOfTheCalls) {
         << "phase; " << r->values[absl::StrCat("held_", cycle)]
         << " bytes held (kIdleHeldBytes = " << kIdleHeldBytes << ")";
   }
+}
+
+// ---------------------------------------------------------------------------
+// Promise 6: threads keep to their own cache lines.
+// ---------------------------------------------------------------------------
+
+// Blocks of these sizes, 16 bytes most often (mimalloc-bench's glibc-thread
+// shape: four to a 64-byte line); each allocating turn takes one of them.
+constexpr size_t kOwnLineSizes[] = {16, 16, 16, 32, 48, 64, 96, 128, 200, 1000};
+constexpr int kOwnLineTurns = 1000;
+
+// OwnLineBlock
+//
+// A live block of one thread: where, and the bytes asked for.
+struct OwnLineBlock {
+  uintptr_t start = 0;
+  size_t size = 0;
+};
+
+// SharedLine
+//
+// A line holding live blocks of both threads: the first one found, and how
+// many there are.
+struct SharedLines {
+  size_t count = 0;
+  uintptr_t line = 0;
+  size_t sizes[2] = {0, 0};  // a block of each thread's on `line`
+};
+
+// CountSharedLines()
+//
+// The lines of `line_bytes` that hold bytes of a block of live[0] and of a
+// block of live[1].
+SharedLines CountSharedLines(const std::vector<OwnLineBlock> live[2],
+                             uintptr_t line_bytes) {
+  struct Holders {
+    int mask = 0;
+    size_t sizes[2] = {0, 0};
+  };
+  std::unordered_map<uintptr_t, Holders> lines;
+  for (int t = 0; t < 2; ++t) {
+    for (const OwnLineBlock& b : live[t]) {
+      for (uintptr_t line = b.start / line_bytes;
+           line <= (b.start + b.size - 1) / line_bytes; ++line) {
+        Holders& h = lines[line];
+        h.mask |= 1 << t;
+        h.sizes[t] = b.size;
+      }
+    }
+  }
+  SharedLines shared;
+  for (const auto& [line, h] : lines) {
+    if (h.mask != 3) continue;
+    if (shared.count++ == 0 || line < shared.line) {
+      shared.line = line;
+      shared.sizes[0] = h.sizes[0];
+      shared.sizes[1] = h.sizes[1];
+    }
+  }
+  return shared;
+}
+
+// In a fresh process: threads A and B take turns, one at a time, in a fixed
+// order (a turn is the lock's: the other waits for it), kOwnLineTurns in
+// all. In its turn a thread allocates 1 to 48 blocks of one size of
+// kOwnLineSizes, or frees a random half of its live blocks, in a random
+// order (fixed seeds): its cache fills, drains and refills, as a program's
+// does. After every turn, with both threads alive and neither in the
+// allocator, the lines (of `arg` bytes) that hold live blocks of both are
+// counted. Every call is made in the same order on every run: the count is
+// a fact of the design, not of the scheduler.
+void OwnLinesCall(alloclab::FreshCall& call) {
+  uintptr_t line_bytes = 0;
+  if (!absl::SimpleAtoi(call.arg(), &line_bytes) || line_bytes == 0) {
+    call.Fail(absl::StrCat("not a line size: '", call.arg(), "'"));
+    return;
+  }
+  // The decay's clock stands still: no flush of a cache in the middle.
+  internal::ScopedFakeClock clock;
+  std::vector<OwnLineBlock> live[2];
+  std::mutex mu;
+  std::condition_variable turned;
+  int turn = 0;  // whose: turn % 2
+  int sharing_turns = 0, first_turn = -1, failed = 0;
+  size_t most_shared = 0;
+  SharedLines first;
+  auto run = [&](int me) {
+    Rng rng(61 + static_cast<uint64_t>(me));
+    for (int t = me; t < kOwnLineTurns; t += 2) {
+      std::unique_lock<std::mutex> lock(mu);
+      turned.wait(lock, [&] { return turn == t; });
+      std::vector<OwnLineBlock>& mine = live[me];
+      if (mine.size() < 64 || (mine.size() < 1500 && rng.Next() % 2 == 0)) {
+        const size_t size =
+            kOwnLineSizes[rng.Next() % std::size(kOwnLineSizes)];
+        const int count = static_cast<int>(rng.Between(1, 48));
+        for (int i = 0; i < count; ++i) {
+          void* p = Allocate(size, 1, false);
+          if (p == nullptr) {
+            ++failed;
+            break;
+          }
+          memset(p, me + 1, size);  // written, as a thread's own data is
+          mine.push_back({reinterpret_cast<uintptr_t>(p), size});
+        }
+      } else {
+        for (size_t i = mine.size(); i > 1; --i) {  // a shuffle, seeded
+          std::swap(mine[i - 1], mine[rng.Next() % i]);
+        }
+        for (size_t n = mine.size() / 2; n > 0; --n) {
+          Free(reinterpret_cast<void*>(mine.back().start));
+          mine.pop_back();
+        }
+      }
+      const SharedLines shared = CountSharedLines(live, line_bytes);
+      if (shared.count != 0) {
+        ++sharing_turns;
+        if (first_turn < 0) {
+          first_turn = t;
+          first = shared;
+        }
+        most_shared = std::max(most_shared, shared.count);
+      }
+      ++turn;
+      turned.notify_all();
+    }
+  };
+  std::thread a(run, 0);
+  std::thread b(run, 1);
+  a.join();
+  b.join();
+  for (std::vector<OwnLineBlock>& mine : live) {
+    for (const OwnLineBlock& block : mine) {
+      Free(reinterpret_cast<void*>(block.start));
+    }
+  }
+  call.Record("failed", failed);
+  call.Record("sharing_turns", sharing_turns);
+  call.Record("most_shared", static_cast<double>(most_shared));
+  call.Record("first_turn", first_turn);
+  call.Record("first_size_a", static_cast<double>(first.sizes[0]));
+  call.Record("first_size_b", static_cast<double>(first.sizes[1]));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_own_lines", OwnLinesCall);
+
+TEST(DesignOwnLines, TwoThreadsNeverShareALineOfLiveBlocks) {
+  const absl::StatusOr<alloclab::CacheLine> line = alloclab::ReadCacheLine();
+  if (!line.ok()) {
+    GTEST_SKIP() << "cannot read this machine's cache line: " << line.status();
+  }
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_own_lines", absl::StrCat(line->bytes));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
+  EXPECT_EQ(r->values["sharing_turns"], 0)
+      << kRuleOwnLines << ": two threads taking turns, " << kOwnLineTurns
+      << " turns of allocating 1 to 48 blocks of 16 to 1000 bytes or freeing "
+      << "half of their own; after " << r->values["sharing_turns"]
+      << " of those turns, lines of " << line->bytes << " bytes ("
+      << line->source << ") held live blocks of both threads: up to "
+      << r->values["most_shared"] << " lines at once, first after turn "
+      << r->values["first_turn"] << " (one line held thread A's block of "
+      << r->values["first_size_a"] << " bytes and thread B's of "
+      << r->values["first_size_b"] << ")";
 }
 
 }  // namespace
