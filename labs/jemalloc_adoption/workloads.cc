@@ -204,7 +204,8 @@ uint64_t LargeBlocks(const WorkloadParams& p) {
 
 const std::vector<std::string>& WorkloadNames() {
   static const auto* const kNames = new std::vector<std::string>{
-      "treemap", "scalability_8", "scalability_1024", "msgsend", "churn", "large_blocks"};
+      "treemap", "scalability_8", "scalability_1024",
+      "msgsend", "churn",         "large_blocks"};
   return *kNames;
 }
 
@@ -241,7 +242,10 @@ uint64_t DefaultIterations(absl::string_view workload, bool quick) {
     full = 200'000;            // the musl thread's count
     quick_share_percent = 75;  // glibc's peak RSS grows with every call
   }
-  if (workload == "large_blocks") full = 20'000;
+  if (workload == "large_blocks") {
+    full = 1'000;
+    quick_share_percent = 25;  // its peak RSS grows as larger sizes are drawn
+  }
   return quick ? full / 100 * quick_share_percent : full;
 }
 

@@ -84,10 +84,11 @@ absl::Status CheckWorkloadName(absl::string_view workload);
 // The work of one run: about a second under glibc on a 2-core machine of
 // 2024 for the full scale. When `quick`, a tenth of it for the workloads
 // whose peak RSS does not grow with the work (scalability_*, msgsend); half
-// of treemap's and three quarters of churn's, whose peak RSS does: with a
-// tenth, churn peaked at 47 MiB under glibc against 279 MiB in the full run,
-// and each allocator's RSS ratio to glibc's, the memo's budget verdict, was
-// another than the full run's (tools/quick_full_test.py checks they agree).
+// of treemap's, a quarter of large_blocks' and three quarters of churn's,
+// whose peak RSS does: with a tenth, churn peaked at 47 MiB under glibc
+// against 279 MiB in the full run, and each allocator's RSS ratio to
+// glibc's, the memo's budget verdict, was another than the full run's
+// (tools/quick_full_test.py checks they agree).
 uint64_t DefaultIterations(absl::string_view workload, bool quick);
 
 // Operations()
