@@ -242,8 +242,9 @@ constexpr size_t kMaxChunk = kBigSpanBytes;
 // next blocks of that size come from, and go back to, its heap
 // (malloc/malloc.c, __libc_free); gperftools 2.10's page heap serves a
 // request from the smallest free span that holds it (src/page_heap.cc,
-// PageHeap::AllocLarge()). Unlike glibc's heap, a mapping is not split:
-// the cache's bound, not a split, keeps the memory it holds.
+// PageHeap::AllocLarge()). Unlike glibc's heap, a mapping is not split;
+// instead, a request that no cached mapping holds unmaps the cached ones
+// smaller than it, which the program's blocks have outgrown.
 constexpr int kLargeCacheEntries = 32;
 constexpr size_t kLargeCacheMaxBlock = size_t{32} << 20;
 constexpr size_t kLargeCacheBytes = size_t{32} << 20;
@@ -1011,9 +1012,27 @@ void Decay(uint64_t now) {
     if (zero) memset(p, 0, size);  // recycled: its old bytes are there
     return p;
   }
+  // No cached mapping holds it: the program's large blocks have outgrown
+  // the cached ones, which go back now rather than at the decay (a block
+  // grown by realloc would otherwise keep each earlier copy for kDecayNs).
+  Unmapping outgrown[kLargeCacheEntries];
+  int outgrown_count = 0;
+  for (Span* s = heap.large_cache.head; s != nullptr;) {
+    Span* next = s->next;
+    if (s->bytes < bytes) {
+      heap.large_cache.Remove(s);
+      heap.large_cache_bytes -= s->bytes;
+      --heap.large_cache_entries;
+      outgrown[outgrown_count++] = ForgetLarge(s);
+    }
+    s = next;
+  }
   // Idle small spans make room for the new mapping (kPoolSlackBytes).
   Span* to_release = TakeOldestCached(bytes);
   heap.lock.Release();
+  for (int i = 0; i < outgrown_count; ++i) {
+    UnmapPages(reinterpret_cast<void*>(outgrown[i].start), outgrown[i].bytes);
+  }
   ReleaseSpans(to_release);
   // On a 64 KiB unit of its own, for the page map.
   void* p =
