@@ -50,7 +50,8 @@
 //                   touched, as glibc's dynamic threshold keeps a freed
 //                   block of up to 32 MiB in its heap for the next one (lab
 //                   mmap_threshold) and tcmalloc's page heap a freed span;
-//                   the decay gives back what stays unused. Churning large
+//                   a request none holds unmaps the smaller ones it has
+//                   outgrown, and the decay what stays unused. Churning large
 //                   blocks (lab jemalloc_adoption's large_blocks) is then
 //                   neither two system calls nor a fault per page each.
 //                   Below 256 KiB, lab musl_churn's churn (1 to 256 KiB)
