@@ -56,8 +56,7 @@ TEST(ReferenceLargeCache, FreedMappingsServeTheNextLargeBlocks) {
   for (void* p : live) Free(p);
   // A map for each of the first blocks, for a request larger than every
   // cached mapping, and for metadata: about a tenth of the replacements
-  // here. A design that maps every
-  // block makes at least kReplacements.
+  // here. A design that maps every block makes at least kReplacements.
   EXPECT_LE(maps, static_cast<uint64_t>(kReplacements / 4))
       << "the reference mapped " << maps << " times for " << kReplacements
       << " blocks of 1 to 16 MiB, " << kLive
