@@ -114,7 +114,9 @@ inline constexpr uint64_t kChurnScale = 1024;
 // kLargeBlocksMaxBytes], far above every allocator's first large-block
 // threshold (glibc's 128 KiB, lab mmap_threshold) and below glibc's
 // largest dynamic one (32 MiB on 64-bit); kLargeBlocksLive of them live at
-// once (mimalloc-bench's malloc-large: 5 to 25 MiB, 20 live).
+// once (mimalloc-bench's malloc-large, in the version of 5 to 25 MiB with
+// up to 20 live, makes each new block before it frees the one it replaces;
+// here the old one goes first, as a program that is done with it would).
 inline constexpr uint64_t kLargeBlocksMinBytes = uint64_t{1} << 20;
 inline constexpr uint64_t kLargeBlocksMaxBytes = uint64_t{16} << 20;
 inline constexpr int kLargeBlocksLive = 4;
