@@ -2,7 +2,7 @@
 //
 // Lab allocator_design: the experiment. Your allocator, built into
 // libyours.so with the lab's shim, joins lab jemalloc_adoption's matrix
-// (labs/jemalloc_adoption/matrix.h): its five workloads as child processes
+// (labs/jemalloc_adoption/matrix.h): its six workloads as child processes
 // under glibc, jemalloc, tcmalloc, mimalloc and yours, preloaded, the rows
 // interleaved, every row verified by the allocator probe; the time ratio to
 // glibc with its interval and verdict, the peak RSS ratio, and the system
@@ -66,9 +66,10 @@
 #include "labs/allocator_design/task.h"
 #include "labs/allocator_design/traces.h"
 #include "labs/jemalloc_adoption/matrix.h"
+#include "labs/jemalloc_adoption/workloads.h"
 
 ABSL_FLAG(std::string, workloads,
-          "treemap,scalability_8,scalability_1024,msgsend,churn",
+          absl::StrJoin(jemalloc_adoption::WorkloadNames(), ","),
           "comma-separated workloads to run (lab jemalloc_adoption's)");
 ABSL_FLAG(std::string, allocators, "glibc,jemalloc,tcmalloc,mimalloc",
           "comma-separated allocators beside yours, which is always in the "
@@ -614,7 +615,7 @@ alloclab::LabSpec Spec() {
   return {.lab = "allocator_design",
           .usage =
               "Lab allocator_design: your allocator beside glibc, jemalloc, "
-              "tcmalloc and mimalloc on lab jemalloc_adoption's five "
+              "tcmalloc and mimalloc on lab jemalloc_adoption's six "
               "workloads, judged by that lab's rule; and its utilization on "
               "fixed traces.",
           .usage_flags = "[--yours_library=PATH]",

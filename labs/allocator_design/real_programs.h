@@ -6,7 +6,7 @@
 //
 // Real programs, which nobody in this course wrote, run with an allocator's
 // library in LD_PRELOAD, as the experiment runs lab jemalloc_adoption's
-// workloads on yours. Five workloads and four traces are what the suite
+// workloads on yours. Six workloads and four traces are what the suite
 // and the experiment judge an allocator on; a program that grows a string
 // by appends, forks a pool of workers, or sorts with two threads asks
 // things of malloc that they never do (issue 26: the shim's realloc once

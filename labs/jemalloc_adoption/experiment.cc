@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/allocator_probe.h"
 #include "labs/jemalloc_adoption/matrix.h"
@@ -25,7 +26,7 @@
 #include "labs/jemalloc_adoption/workloads.h"
 
 ABSL_FLAG(std::string, workloads,
-          "treemap,scalability_8,scalability_1024,msgsend,churn",
+          absl::StrJoin(jemalloc_adoption::WorkloadNames(), ","),
           "comma-separated workloads to run");
 ABSL_FLAG(std::string, allocators, "glibc,jemalloc,tcmalloc,mimalloc",
           "comma-separated allocators (glibc, the baseline, is required)");
@@ -108,7 +109,7 @@ alloclab::LabSpec Spec() {
   return {.lab = "jemalloc_adoption",
           .usage =
               "Lab jemalloc_adoption: glibc, jemalloc, tcmalloc and "
-              "mimalloc on five workloads; time, peak memory, and a "
+              "mimalloc on six workloads; time, peak memory, and a "
               "decision.",
           .columns = ja::MatrixColumns(/*syscalls=*/false),
           .check_flags = CheckFlags};

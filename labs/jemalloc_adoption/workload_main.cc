@@ -29,7 +29,8 @@
 #include "labs/jemalloc_adoption/workloads.h"
 
 ABSL_FLAG(std::string, workload, "",
-          "treemap, scalability_8, scalability_1024, msgsend or churn");
+          "treemap, scalability_8, scalability_1024, msgsend, churn or "
+          "large_blocks");
 ABSL_FLAG(int, threads, 0, "threads (0: the CPUs this process may run on)");
 ABSL_FLAG(uint64_t, iterations, 0,
           "work per run (0: the workload's full default)");

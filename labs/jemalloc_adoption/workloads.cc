@@ -167,11 +167,45 @@ uint64_t Msgsend(const WorkloadParams& p) {
   return checksum.load();
 }
 
+// large_blocks: each allocation replaces the block of a random slot (freed
+// first, as a program drops its old buffer before it reads the next) with
+// one of a random size, written every kLargeBlocksTouchStride bytes and
+// read back at its ends.
+uint64_t LargeBlocks(const WorkloadParams& p) {
+  alloclab::XorShift64 rng(p.seed);
+  unsigned char* slots[kLargeBlocksLive] = {};
+  uint64_t sizes[kLargeBlocksLive] = {};
+  uint64_t sum = 0;
+  for (uint64_t i = 0; i < p.iterations; ++i) {
+    const uint64_t slot = rng.Next() % kLargeBlocksLive;
+    const uint64_t bytes =
+        kLargeBlocksMinBytes +
+        rng.Next() % (kLargeBlocksMaxBytes - kLargeBlocksMinBytes + 1);
+    std::free(slots[slot]);
+    auto* block = static_cast<unsigned char*>(std::malloc(bytes));
+    if (block == nullptr) return 0;
+    for (uint64_t at = 0; at < bytes; at += kLargeBlocksTouchStride) {
+      block[at] = static_cast<unsigned char>(i + at / kLargeBlocksTouchStride);
+    }
+    block[bytes - 1] = static_cast<unsigned char>(i);
+    alloclab::Escape(block);
+    sum += bytes + block[0] + block[bytes - 1];
+    slots[slot] = block;
+    sizes[slot] = bytes;
+  }
+  for (int s = 0; s < kLargeBlocksLive; ++s) {
+    if (slots[s] != nullptr) sum += sizes[s] % 4096;
+    std::free(slots[s]);
+  }
+  return sum;
+}
+
 }  // namespace
 
 const std::vector<std::string>& WorkloadNames() {
   static const auto* const kNames = new std::vector<std::string>{
-      "treemap", "scalability_8", "scalability_1024", "msgsend", "churn"};
+      "treemap", "scalability_8", "scalability_1024",
+      "msgsend", "churn",         "large_blocks"};
   return *kNames;
 }
 
@@ -186,7 +220,10 @@ absl::Status CheckWorkloadName(absl::string_view workload) {
 
 uint64_t Operations(absl::string_view workload, int threads,
                     uint64_t iterations) {
-  if (workload == "msgsend" || workload == "churn") return iterations;
+  if (workload == "msgsend" || workload == "churn" ||
+      workload == "large_blocks") {
+    return iterations;
+  }
   return iterations * static_cast<uint64_t>(threads > 0 ? threads : 1);
 }
 
@@ -204,6 +241,10 @@ uint64_t DefaultIterations(absl::string_view workload, bool quick) {
   if (workload == "churn") {
     full = 200'000;            // the musl thread's count
     quick_share_percent = 75;  // glibc's peak RSS grows with every call
+  }
+  if (workload == "large_blocks") {
+    full = 1'000;
+    quick_share_percent = 25;  // its peak RSS grows as larger sizes are drawn
   }
   return quick ? full / 100 * quick_share_percent : full;
 }
@@ -232,6 +273,13 @@ absl::StatusOr<uint64_t> RunWorkload(absl::string_view workload,
     const uint64_t checksum = churn_run(&churn);
     if (checksum == CHURN_FAILED) {
       return absl::InternalError("churn: an allocation returned NULL");
+    }
+    return checksum;
+  }
+  if (workload == "large_blocks") {
+    const uint64_t checksum = LargeBlocks(params);
+    if (checksum == 0) {
+      return absl::InternalError("large_blocks: an allocation returned NULL");
     }
     return checksum;
   }

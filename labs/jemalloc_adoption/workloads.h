@@ -22,6 +22,13 @@
 //                     thread's msgsend-pipes: 13.30 s -> 7.80 s real)
 //   churn             large blocks of random sizes, single-threaded (lab
 //                     musl_churn's workload, labs/musl_churn/workloads.h)
+//   large_blocks      blocks of several MiB (kLargeBlocksMinBytes to
+//                     kLargeBlocksMaxBytes), kLargeBlocksLive of them live,
+//                     each written page by page, freed and replaced by
+//                     another, single-threaded: mimalloc-bench's
+//                     malloc-large, the trade of lab mmap_threshold's dynamic
+//                     threshold (keep a freed block, or map, fault and
+//                     unmap every one)
 //
 // Example:
 //
@@ -46,7 +53,7 @@ namespace jemalloc_adoption {
 
 // WorkloadNames()
 //
-// treemap, scalability_8, scalability_1024, msgsend, churn.
+// treemap, scalability_8, scalability_1024, msgsend, churn, large_blocks.
 const std::vector<std::string>& WorkloadNames();
 
 // kMaxThreads
@@ -57,9 +64,10 @@ inline constexpr int kMaxThreads = 1024;
 
 // WorkloadParams
 //
-// `threads` 1..kMaxThreads (churn runs on one thread whatever it says);
-// `iterations`: per thread for treemap and scalability_*, messages in all for
-// msgsend, allocations for churn.
+// `threads` 1..kMaxThreads (churn and large_blocks run on one thread
+// whatever it says); `iterations`: per thread for treemap and
+// scalability_*, messages in all for msgsend, allocations for churn and
+// large_blocks.
 struct WorkloadParams {
   int threads = 1;
   uint64_t iterations = 0;
@@ -76,10 +84,11 @@ absl::Status CheckWorkloadName(absl::string_view workload);
 // The work of one run: about a second under glibc on a 2-core machine of
 // 2024 for the full scale. When `quick`, a tenth of it for the workloads
 // whose peak RSS does not grow with the work (scalability_*, msgsend); half
-// of treemap's and three quarters of churn's, whose peak RSS does: with a
-// tenth, churn peaked at 47 MiB under glibc against 279 MiB in the full run,
-// and each allocator's RSS ratio to glibc's, the memo's budget verdict, was
-// another than the full run's (tools/quick_full_test.py checks they agree).
+// of treemap's, a quarter of large_blocks' and three quarters of churn's,
+// whose peak RSS does: with a tenth, churn peaked at 47 MiB under glibc
+// against 279 MiB in the full run, and each allocator's RSS ratio to
+// glibc's, the memo's budget verdict, was another than the full run's
+// (tools/quick_full_test.py checks they agree).
 uint64_t DefaultIterations(absl::string_view workload, bool quick);
 
 // Operations()
@@ -88,7 +97,8 @@ uint64_t DefaultIterations(absl::string_view workload, bool quick);
 // operation): its iterations over all its threads. treemap and
 // scalability_* run `iterations` on each of `threads` threads (an insert or
 // an erase; a malloc and its free); msgsend's iterations are its messages
-// in all (each a malloc and a free), churn's its allocations (one thread).
+// in all (each a malloc and a free), churn's and large_blocks' their
+// allocations (one thread).
 uint64_t Operations(absl::string_view workload, int threads,
                     uint64_t iterations);
 
@@ -97,6 +107,26 @@ uint64_t Operations(absl::string_view workload, int threads,
 // churn's bytes per size step: 1 KiB, blocks of 1 KiB to 256 KiB, as in the
 // musl thread.
 inline constexpr uint64_t kChurnScale = 1024;
+
+// kLargeBlocksMinBytes, kLargeBlocksMaxBytes, kLargeBlocksLive
+//
+// large_blocks' blocks: sizes uniform in [kLargeBlocksMinBytes,
+// kLargeBlocksMaxBytes], far above every allocator's first large-block
+// threshold (glibc's 128 KiB, lab mmap_threshold) and below glibc's
+// largest dynamic one (32 MiB on 64-bit); kLargeBlocksLive of them live at
+// once (mimalloc-bench's malloc-large, in the version of 5 to 25 MiB with
+// up to 20 live, makes each new block before it frees the one it replaces;
+// here the old one goes first, as a program that is done with it would).
+inline constexpr uint64_t kLargeBlocksMinBytes = uint64_t{1} << 20;
+inline constexpr uint64_t kLargeBlocksMaxBytes = uint64_t{16} << 20;
+inline constexpr int kLargeBlocksLive = 4;
+
+// kLargeBlocksTouchStride
+//
+// large_blocks writes one byte every this many bytes of a new block: every
+// 4 KiB page, as a program that fills its buffer touches each one (a page
+// fault each, where the block is fresh from the kernel).
+inline constexpr uint64_t kLargeBlocksTouchStride = 4096;
 
 // RunWorkload()
 //

@@ -52,11 +52,18 @@
 //                   100 KiB ones (the 'phases' trace, promise 5).
 //   large blocks    over 256 KiB, a mapping of their own (lab
 //                   mmap_threshold: large blocks in the heap pin it; mapped
-//                   ones go back whole), with a small cache of recently
-//                   freed mappings reused by size, as lab musl_churn's
-//                   recycler does, so that churning large blocks is not two
-//                   system calls each. Below that, lab musl_churn's churn
-//                   (1 to 256 KiB) lives in spans and makes none.
+//                   ones go back whole), and a cache of recently freed
+//                   mappings, up to 32 MiB each and in all: a freed block
+//                   serves the next request it can hold, its pages already
+//                   touched, as glibc's dynamic threshold keeps a freed
+//                   block of up to 32 MiB in its heap for the next one (lab
+//                   mmap_threshold) and tcmalloc's page heap a freed span;
+//                   a request none holds unmaps the smaller ones it has
+//                   outgrown, and the decay what stays unused. Churning large
+//                   blocks (lab jemalloc_adoption's large_blocks) is then
+//                   neither two system calls nor a fault per page each.
+//                   Below 256 KiB, lab musl_churn's churn (1 to 256 KiB)
+//                   lives in spans and makes none.
 //   decay           memory idle for kDecayNs goes back to the kernel (lab
 //                   jemalloc_adoption: jemalloc's dirty_decay_ms trade), by
 //                   the threads' own calls: each counts its calls and reads
@@ -85,7 +92,7 @@
 //   // class 112: the thread's cache hands out a block, or refills a batch
 //   allocator_design::Free(p);  // back to this thread's cache
 //   void* q = allocator_design::Allocate(4 << 20, 16, /*zero=*/true);
-//   // its own mapping (or a recently freed one of about that size, zeroed)
+//   // its own mapping (or a recently freed one that holds it, zeroed)
 //   allocator_design::Free(q);  // into the cache of recent mappings
 
 #include "labs/allocator_design/task.h"
@@ -233,12 +240,24 @@ constexpr ClassInfo kClass = MakeClassInfo();
 constexpr size_t kMinChunk = kSpanBytes;
 constexpr size_t kMaxChunk = kBigSpanBytes;
 
-// The cache of recently freed large mappings (lab musl_churn's recycler):
-// at most this many, of at most this size each and in all. A cached
-// mapping of R bytes serves a request of R * 4/5 to R bytes.
+// The cache of recently freed large mappings: at most this many, of at
+// most this size each and in all, each unmapped by the decay once idle for
+// kDecayNs (promise 2), the oldest first when a free would pass a bound.
+// The most recent one of the smallest size that holds a request serves it,
+// whatever its size beyond (its UsableSize() is its whole mapping): a block
+// churned at varying sizes settles on mappings of its largest size, whose
+// pages are touched once, as glibc 2.36's free() raises the mmap threshold
+// to a freed mapped chunk's size up to DEFAULT_MMAP_THRESHOLD_MAX (32 MiB
+// on 64-bit systems), and the trim threshold to twice that, so that the
+// next blocks of that size come from, and go back to, its heap
+// (malloc/malloc.c, __libc_free); gperftools 2.10's page heap serves a
+// request from the smallest free span that holds it (src/page_heap.cc,
+// PageHeap::AllocLarge()). Unlike glibc's heap, a mapping is not split;
+// instead, a request that no cached mapping holds unmaps the cached ones
+// smaller than it, which the program's blocks have outgrown.
 constexpr int kLargeCacheEntries = 32;
-constexpr size_t kLargeCacheMaxBlock = size_t{2} << 20;
-constexpr size_t kLargeCacheBytes = size_t{4} << 20;
+constexpr size_t kLargeCacheMaxBlock = size_t{32} << 20;
+constexpr size_t kLargeCacheBytes = size_t{32} << 20;
 
 // Whole-free spans kept (not released) while new memory is mapped: above
 // this, as many bytes as the new mapping are released from the idle spans
@@ -1026,8 +1045,7 @@ void Decay(uint64_t now) {
   ++heap.visits;
   Span* best = nullptr;
   for (Span* s = heap.large_cache.head; s != nullptr; s = s->next) {
-    if (s->bytes >= bytes && s->bytes - bytes <= s->bytes / 5 &&
-        s->start % alignment == 0 &&
+    if (s->bytes >= bytes && s->start % alignment == 0 &&
         (best == nullptr || s->bytes < best->bytes)) {
       best = s;
     }
@@ -1042,9 +1060,27 @@ void Decay(uint64_t now) {
     if (zero) memset(p, 0, size);  // recycled: its old bytes are there
     return p;
   }
+  // No cached mapping holds it: the program's large blocks have outgrown
+  // the cached ones, which go back now rather than at the decay (a block
+  // grown by realloc would otherwise keep each earlier copy for kDecayNs).
+  Unmapping outgrown[kLargeCacheEntries];
+  int outgrown_count = 0;
+  for (Span* s = heap.large_cache.head; s != nullptr;) {
+    Span* next = s->next;
+    if (s->bytes < bytes) {
+      heap.large_cache.Remove(s);
+      heap.large_cache_bytes -= s->bytes;
+      --heap.large_cache_entries;
+      outgrown[outgrown_count++] = ForgetLarge(s);
+    }
+    s = next;
+  }
   // Idle small spans make room for the new mapping (kPoolSlackBytes).
   Span* to_release = TakeOldestCached(bytes);
   heap.lock.Release();
+  for (int i = 0; i < outgrown_count; ++i) {
+    UnmapPages(reinterpret_cast<void*>(outgrown[i].start), outgrown[i].bytes);
+  }
   ReleaseSpans(to_release);
   // On a 64 KiB unit of its own, for the page map.
   void* p =

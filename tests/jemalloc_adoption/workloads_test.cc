@@ -73,8 +73,9 @@ TEST(WorkloadsTest, OperationsCountEveryThreadsIterations) {
   EXPECT_EQ(Operations("treemap", 4, 1000), 4000u);
   EXPECT_EQ(Operations("scalability_8", 2, 10), 20u);
   EXPECT_EQ(Operations("scalability_1024", 1, 10), 10u);
-  EXPECT_EQ(Operations("msgsend", 4, 1000), 1000u);  // messages in all
-  EXPECT_EQ(Operations("churn", 8, 1000), 1000u);    // one thread
+  EXPECT_EQ(Operations("msgsend", 4, 1000), 1000u);       // messages in all
+  EXPECT_EQ(Operations("churn", 8, 1000), 1000u);         // one thread
+  EXPECT_EQ(Operations("large_blocks", 8, 1000), 1000u);  // one thread
 }
 
 TEST(WorkloadsTest, EveryWorkloadHasADefaultScale) {
@@ -112,6 +113,20 @@ TEST(WorkloadsTest, MsgsendDeliversEveryMessageOnce) {
   // Index sum 0..999 = 499500, sizes 16..256 each.
   EXPECT_GE(*one, 499500u + 1000u * 16);
   EXPECT_LE(*one, 499500u + 1000u * 256);
+}
+
+TEST(WorkloadsTest, LargeBlocksIsTheSameWorkForTheSameSeed) {
+  // Each allocation adds its size (kLargeBlocksMinBytes to
+  // kLargeBlocksMaxBytes) and the two bytes it wrote at its ends.
+  absl::StatusOr<uint64_t> one = RunWorkload("large_blocks", {2, 20, 7});
+  absl::StatusOr<uint64_t> again = RunWorkload("large_blocks", {1, 20, 7});
+  absl::StatusOr<uint64_t> other = RunWorkload("large_blocks", {1, 20, 8});
+  ASSERT_TRUE(one.ok() && again.ok() && other.ok());
+  EXPECT_EQ(*one, *again) << "large_blocks runs on one thread";
+  EXPECT_NE(*one, *other) << "another seed draws other sizes";
+  EXPECT_GE(*one, 20 * kLargeBlocksMinBytes);
+  EXPECT_LE(*one, 20 * (kLargeBlocksMaxBytes + 2 * 255) +
+                      kLargeBlocksLive * uint64_t{4096});
 }
 
 }  // namespace
