@@ -328,47 +328,10 @@ def modes(mpl, runs):
         top = 0
         for c, (name, results) in enumerate(shown):
             ax = canvas.axes[r][c]
-            groups = {}
-            for row in results["rows"]:
-                mode = row.get("mode") or row.get("variant")
-                if number(row.get("threads", 1)) and number(row.get(y)):
-                    groups.setdefault(str(mode), []).append(
-                        (row.get("threads", 1), row[y] * factor))
-            apart = {}  # mode: the thread counts whose rounds never overlapped
-            for row in results["rows"]:
-                if row.get("rounds_together") == 0 and row.get(
-                        "threads", 1) != 1:
-                    apart.setdefault(str(row.get("mode") or row.get("variant")),
-                                     set()).add(row.get("threads"))
-            for mode, points in groups.items():
-                points.sort()
-                learner = mode == palette.LEARNER_MODE
-                color = palette.mode_color(mode)
-                line, = ax.plot([p[0] for p in points], [p[1] for p in points],
-                                marker="o", color=color,
-                                linewidth=3.2 if learner else 1.4,
-                                markersize=6 if learner else 4,
-                                zorder=3 if learner else 2)
-                line.set_gid(gid(c, mode))
-                hollow = [p for p in points if p[0] in apart.get(mode, ())]
-                if hollow:
-                    # A point whose threads took turns: it cannot show
-                    # contention, whatever the counter.
-                    ax.plot([p[0] for p in hollow],
-                            [p[1] for p in hollow],
-                            linestyle="",
-                            marker="o",
-                            markersize=8 if learner else 6,
-                            markerfacecolor="white",
-                            markeredgecolor=color,
-                            markeredgewidth=1.5,
-                            zorder=4)
-                    any_hollow = True
-                top = max([top] + [p[1] for p in points])
-                canvas.add_entry(mpl.lines.Line2D(
-                    [], [], color=palette.mode_color(mode), marker="o",
-                    linewidth=3.2 if learner else 1.4),
-                    mode + (" (your task.cc)" if learner else ""))
+            groups, apart = _mode_points(results, y, factor)
+            column_top, hollow = _mode_lines(canvas, ax, c, groups, apart)
+            top = max(top, column_top)
+            any_hollow = any_hollow or hollow
             ax.set_title("%s: %s" % (spec_title(lab, y), name), loc="left",
                          fontsize="medium")
             ax.set_xlabel("number of threads")
@@ -380,16 +343,61 @@ def modes(mpl, runs):
         for ax in canvas.axes[r]:
             ax.set_ylim(0, top * 1.1 or 1)
     if any_hollow:
-        canvas.add_entry(
-            mpl.lines.Line2D(
-                [],
-                [],
-                color="gray",
-                marker="o",
-                linestyle="",
-                markerfacecolor="white"),
-            "hollow: threads never ran together")
+        canvas.add_entry(mpl.lines.Line2D([], [], color="gray", marker="o",
+                                          linestyle="",
+                                          markerfacecolor="white"),
+                         "hollow: threads never ran together")
     return canvas.finish()
+
+
+def _mode_points(results, y, factor):
+    """(groups, apart) of one run: each mode's (threads, `y` x `factor`)
+    points, and each mode's thread counts whose rounds never overlapped."""
+    groups = {}
+    for row in results["rows"]:
+        mode = row.get("mode") or row.get("variant")
+        if number(row.get("threads", 1)) and number(row.get(y)):
+            groups.setdefault(str(mode), []).append(
+                (row.get("threads", 1), row[y] * factor))
+    apart = {}
+    for row in results["rows"]:
+        if row.get("rounds_together") == 0 and row.get("threads", 1) != 1:
+            apart.setdefault(str(row.get("mode") or row.get("variant")),
+                             set()).add(row.get("threads"))
+    return groups, apart
+
+
+def _mode_lines(canvas, ax, run, groups, apart):
+    """Draws one line per mode of `groups` for run `run`, the learner's
+    thicker, the points of `apart` hollow; returns (the highest point,
+    whether a point is hollow)."""
+    top, any_hollow = 0, False
+    for mode, points in groups.items():
+        points.sort()
+        learner = mode == palette.LEARNER_MODE
+        color = palette.mode_color(mode)
+        line, = ax.plot([p[0] for p in points], [p[1] for p in points],
+                        marker="o", color=color,
+                        linewidth=3.2 if learner else 1.4,
+                        markersize=6 if learner else 4,
+                        zorder=3 if learner else 2)
+        line.set_gid(gid(run, mode))
+        hollow = [p for p in points if p[0] in apart.get(mode, ())]
+        if hollow:
+            # A point whose threads took turns: it cannot show contention,
+            # whatever the counter.
+            ax.plot([p[0] for p in hollow], [p[1] for p in hollow],
+                    linestyle="", marker="o",
+                    markersize=8 if learner else 6,
+                    markerfacecolor="white", markeredgecolor=color,
+                    markeredgewidth=1.5, zorder=4)
+            any_hollow = True
+        top = max([top] + [p[1] for p in points])
+        canvas.add_entry(canvas.mpl.lines.Line2D(
+            [], [], color=palette.mode_color(mode), marker="o",
+            linewidth=3.2 if learner else 1.4),
+            mode + (" (your task.cc)" if learner else ""))
+    return top, any_hollow
 
 
 # ----------------------------------------------------------------------------
@@ -418,29 +426,13 @@ def matrix(mpl, runs):
     table with yours in it)."""
     lab = runs[0][1]["lab"]
     base = lab_fact(lab, "RATIO_BASE") or "glibc"
-    workloads = []
-    for _, results in runs:
-        for row in results["rows"]:
-            w = row.get("workload")
-            if (w and w not in workloads and number(row.get("time_ratio"))
-                    and row.get("vs") in (None, base)
-                    and not row.get("malloc_conf")):
-                workloads.append(w)
+    workloads, allocators = _matrix_rows_and_bars(runs, base)
     if not workloads:
         return from_specs(mpl, runs)
-    allocators = []
-    for _, results in runs:
-        for row in results["rows"]:
-            a = row.get("allocator")
-            if a and a != base and a not in allocators and number(
-                    row.get("time_ratio")):
-                allocators.append(a)
     n = len(runs)
     canvas = Canvas(mpl, lab, runs, len(workloads), 2,
                     max(1.15, 0.35 + 0.24 * len(allocators) * n))
     budget = _budget(runs[-1][1])
-    height = 0.8 / n
-    tuned = []  # rows tuned with malloc_conf, of a workload drawn
     # Every ratio drawn, per column: the axes are logarithmic around 1, so
     # that 0.5x and 2x lie as far from glibc, and a 12x bar leaves the
     # 0.9x ones readable.
@@ -448,69 +440,9 @@ def matrix(mpl, runs):
     for w, workload in enumerate(workloads):
         for c, key in enumerate(("time_ratio", "rss_ratio")):
             ax = canvas.axes[w][c]
-            for i, (name, results) in enumerate(runs):
-                style = palette.RUN_STYLES[i % 2]
-                rec = _recommended(results)
-                for j, a in enumerate(allocators):
-                    rows = [r for r in results["rows"]
-                            if r.get("workload") == workload
-                            and r.get("allocator") == a
-                            and not r.get("malloc_conf")
-                            and r.get("vs") in (None, base)]
-                    tuned += [r for r in results["rows"]
-                              if r.get("malloc_conf") and
-                              r.get("workload") == workload]
-                    pos = j + (i - (n - 1) / 2) * height
-                    value = rows[0].get(key) if rows else None
-                    if not number(value):
-                        ax.annotate(
-                            "n/a",
-                            (0.02,
-                             pos),
-                            xycoords=(
-                                "axes fraction",
-                                "data"),
-                            va="center",
-                            fontsize="x-small")
-                        continue
-                    extremes[c].append(value)
-                    color = palette.allocator_color(a)
-                    bar = ax.barh([pos], [value - 1], height, left=1,
-                                  color=color, alpha=style["alpha"],
-                                  hatch=style["hatch"],
-                                  edgecolor=("black" if rec == a else
-                                             "white" if style["hatch"]
-                                             else color),
-                                  linewidth=1.6 if rec == a else 0.5)
-                    bar.patches[0].set_gid(
-                        gid(i, "%s_%s_%s" % (workload, a, key)))
-                    if key == "time_ratio":
-                        low, high = rows[0].get(
-                            "ci_low"), rows[0].get("ci_high")
-                        if number(low) and number(high) and low > 0:
-                            extremes[c].extend([low, high])
-                            ax.errorbar([value],
-                                        [pos],
-                                        xerr=[[value - low],
-                                              [high - value]],
-                                        fmt="none",
-                                        ecolor="black",
-                                        elinewidth=0.9,
-                                        capsize=2)
-            ax.axvline(1, color=palette.allocator_color(base), linewidth=1.2)
-            if key == "rss_ratio" and budget:
-                ax.axvline(budget, color="#B22222",
-                           linestyle="--", linewidth=1.2)
-            ax.set_yticks(range(len(allocators)))
-            ax.set_yticklabels(allocators)
-            ax.set_ylim(len(allocators) - 0.5, -0.5)
-            ax.set_xscale("log")
-            # 0.5x, 1x, 2x, 5x...: a ratio axis spans less than a decade on
-            # a quiet run, where ticks at powers of ten alone show only 1.
-            ax.xaxis.set_major_locator(
-                mpl.ticker.LogLocator(base=10, subs=(1, 2, 5)))
-            set_plain_ticks(mpl, ax.xaxis, True)
-            ax.grid(True, axis="x", alpha=0.3)
+            extremes[c].extend(
+                _matrix_bars(ax, runs, workload, key, allocators, base))
+            _matrix_axes(mpl, ax, key, allocators, base, budget)
             if c == 0:
                 ax.set_title(workload, loc="left", fontsize="medium",
                              fontweight="bold")
@@ -527,23 +459,108 @@ def matrix(mpl, runs):
         reach = max([1.1] + [max(v, 1 / v) for v in values]) * 1.08
         for w in range(len(workloads)):
             canvas.axes[w][c].set_xlim(1 / reach, reach)
+    _matrix_legend(canvas, allocators, base, budget)
+    tuned = _first_tuned(runs, workloads) if allocators else None
+    _matrix_notes(canvas, base, tuned)
+    return canvas.finish()
+
+
+def _matrix_rows_and_bars(runs, base):
+    """The matrix's rows, the workloads with an untuned time ratio to
+    `base`, and the bars of each panel, the allocators other than `base`
+    with a time ratio."""
+    workloads = []
+    for _, results in runs:
+        for row in results["rows"]:
+            w = row.get("workload")
+            if (w and w not in workloads and number(row.get("time_ratio"))
+                    and row.get("vs") in (None, base)
+                    and not row.get("malloc_conf")):
+                workloads.append(w)
+    allocators = []
+    for _, results in runs:
+        for row in results["rows"]:
+            a = row.get("allocator")
+            if a and a != base and a not in allocators and number(
+                    row.get("time_ratio")):
+                allocators.append(a)
+    return workloads, allocators
+
+
+def _matrix_bars(ax, runs, workload, key, allocators, base):
+    """One panel's bars: each run's ratio `key` of each allocator on
+    `workload`, drawn from 1, the run's recommendation outlined in black, a
+    time ratio with its interval; returns every ratio drawn."""
+    drawn = []
+    n = len(runs)
+    height = 0.8 / n
+    for i, (_, results) in enumerate(runs):
+        style = palette.RUN_STYLES[i % 2]
+        rec = _recommended(results)
+        for j, a in enumerate(allocators):
+            rows = [r for r in results["rows"]
+                    if r.get("workload") == workload
+                    and r.get("allocator") == a
+                    and not r.get("malloc_conf")
+                    and r.get("vs") in (None, base)]
+            pos = j + (i - (n - 1) / 2) * height
+            value = rows[0].get(key) if rows else None
+            if not number(value):
+                ax.annotate("n/a", (0.02, pos),
+                            xycoords=("axes fraction", "data"),
+                            va="center", fontsize="x-small")
+                continue
+            drawn.append(value)
+            color = palette.allocator_color(a)
+            bar = ax.barh([pos], [value - 1], height, left=1,
+                          color=color, alpha=style["alpha"],
+                          hatch=style["hatch"],
+                          edgecolor=("black" if rec == a else
+                                     "white" if style["hatch"] else color),
+                          linewidth=1.6 if rec == a else 0.5)
+            bar.patches[0].set_gid(gid(i, "%s_%s_%s" % (workload, a, key)))
+            if key == "time_ratio":
+                low, high = rows[0].get("ci_low"), rows[0].get("ci_high")
+                if number(low) and number(high) and low > 0:
+                    drawn.extend([low, high])
+                    ax.errorbar([value], [pos],
+                                xerr=[[value - low], [high - value]],
+                                fmt="none", ecolor="black", elinewidth=0.9,
+                                capsize=2)
+    return drawn
+
+
+def _matrix_axes(mpl, ax, key, allocators, base, budget):
+    """One panel's axes: `base` as the line at 1 (and the memory budget on
+    a peak-RSS panel), an allocator per row, ratios on a log scale."""
+    ax.axvline(1, color=palette.allocator_color(base), linewidth=1.2)
+    if key == "rss_ratio" and budget:
+        ax.axvline(budget, color="#B22222", linestyle="--", linewidth=1.2)
+    ax.set_yticks(range(len(allocators)))
+    ax.set_yticklabels(allocators)
+    ax.set_ylim(len(allocators) - 0.5, -0.5)
+    ax.set_xscale("log")
+    # 0.5x, 1x, 2x, 5x...: a ratio axis spans less than a decade on a quiet
+    # run, where ticks at powers of ten alone show only 1.
+    ax.xaxis.set_major_locator(mpl.ticker.LogLocator(base=10, subs=(1, 2, 5)))
+    set_plain_ticks(mpl, ax.xaxis, True)
+    ax.grid(True, axis="x", alpha=0.3)
+
+
+def _matrix_legend(canvas, allocators, base, budget):
+    """The legend: a colour per allocator, the line at 1, the budget, the
+    interval's whiskers (in words where entries would be too many) and
+    the runs."""
+    mpl, n = canvas.mpl, len(canvas.runs)
     for a in allocators:
         canvas.add_entry(mpl.patches.Patch(color=palette.allocator_color(a)), a)
-    canvas.add_entry(
-        mpl.lines.Line2D(
-            [],
-            [],
-            color=palette.allocator_color(base)),
-        "%s = 1" % base)
+    canvas.add_entry(mpl.lines.Line2D([], [],
+                                      color=palette.allocator_color(base)),
+                     "%s = 1" % base)
     if budget:
-        canvas.add_entry(
-            mpl.lines.Line2D(
-                [],
-                [],
-                color="#B22222",
-                linestyle="--"),
-            "memory budget %sx" %
-            plain(budget))
+        canvas.add_entry(mpl.lines.Line2D([], [], color="#B22222",
+                                          linestyle="--"),
+                         "memory budget %sx" % plain(budget))
     # At most eight legend entries: with a fourth allocator (lab
     # allocator_design's yours) and two runs, the interval is said in words.
     entries = len(allocators) + 2 + (1 if budget else 0) + (2 if n > 1 else 0)
@@ -555,6 +572,22 @@ def matrix(mpl, runs):
         canvas.notes.append("Black whiskers: each time ratio's interval.")
     if n > 1:
         canvas.run_entries(color="gray")
+
+
+def _first_tuned(runs, workloads):
+    """The first row tuned with malloc_conf of a workload drawn, or None."""
+    for workload in workloads:
+        for _, results in runs:
+            for r in results["rows"]:
+                if r.get("malloc_conf") and r.get("workload") == workload:
+                    return r
+    return None
+
+
+def _matrix_notes(canvas, base, tuned):
+    """The notes: each run's recommendation, where the `tuned` row went, and
+    the panels the JSON chose that the matrix leaves to the table."""
+    runs, n = canvas.runs, len(canvas.runs)
     recs = []
     for name, results in runs:
         rec = _recommended(results)
@@ -564,8 +597,8 @@ def matrix(mpl, runs):
     if tuned:
         canvas.notes.append(
             "%s's %s settings (malloc_conf) compare with plain %s, not %s: "
-            "see the table." % (tuned[0]["workload"], tuned[0]["allocator"],
-                                tuned[0]["allocator"], base))
+            "see the table." % (tuned["workload"], tuned["allocator"],
+                                tuned["allocator"], base))
     for spec in specs_of(runs[0][1], runs[0][0]):
         if spec["kind"] == "bars" and spec.get("title"):
             # Rows of another kind than the matrix's (allocator_design's
@@ -580,4 +613,3 @@ def matrix(mpl, runs):
                     or "RSS over time: see each run's samples in its JSON.")
             except PlotError:
                 pass
-    return canvas.finish()
