@@ -47,7 +47,8 @@ from tools.plot_canvas import PlotError
 from tools.plot_kinds import from_specs, matrix, modes
 from tools.plot_units import column_title, lab_fact
 
-# What //:report and //:tour take from here besides `draw`.
+# What //:report and //:tour import from here; PlotError and column_title
+# live in plot_canvas and plot_units.
 __all__ = ["PlotError", "column_title", "draw", "figure"]
 
 # The interpreter Debian's python3-matplotlib serves.
