@@ -32,7 +32,9 @@ import unittest
 import xml.etree.ElementTree as ElementTree
 
 from tools import labs
+from tools import palette
 from tools import plot
+from tools import plot_units
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -347,8 +349,8 @@ class PictureTest(unittest.TestCase):
         runs = runs or self.load(lab)
         fig = plot.figure(runs)
         self.assertEqual(layout_problems(fig, self.allowed(runs)), [])
-        self.assertEqual(
-            " ".join(fig._suptitle.get_text().split()), plot.question(lab))
+        self.assertEqual(" ".join(fig._suptitle.get_text().split()),
+                         plot_units.question(lab))
         for entries in legend_entries(fig):
             self.assertLessEqual(entries, MAX_LEGEND)
         labels = [ax.get_xlabel() for ax in fig.axes] + [ax.get_ylabel()
@@ -397,11 +399,11 @@ class PictureTest(unittest.TestCase):
         self.assertEqual(
             colours["series-0-musl_1024"],
             matplotlib.colors.to_rgb(
-                plot.palette.ALLOCATORS["musl"]))
+                palette.ALLOCATORS["musl"]))
         self.assertEqual(
             colours["series-0-glibc_256"],
             matplotlib.colors.to_rgb(
-                plot.palette.ALLOCATORS["glibc"]))
+                palette.ALLOCATORS["glibc"]))
 
     def test_counter_contention_one_line_per_mode_learners_thicker(self):
         fig, gids = self.check("counter_contention")
@@ -503,7 +505,7 @@ class PictureTest(unittest.TestCase):
         import matplotlib.colors  # noqa: PLC0415
         self.assertEqual(colours["series-0-churn_yours_time_ratio"],
                          matplotlib.colors.to_rgb(
-                             plot.palette.ALLOCATORS["yours"]))
+                             palette.ALLOCATORS["yours"]))
 
     def test_every_lab_alone(self):
         # The tour without --reference draws one run: the same rules hold,
@@ -582,8 +584,9 @@ class PictureTest(unittest.TestCase):
             "QUESTION": "Is this a stand-in?", "PICTURE": "nope",
             "RATIO_BASE": "a", "LABELS": {"time_ratio": "own words"}})
         try:
-            self.assertEqual(plot.axis_label("stand_in", "time_ratio", None),
-                             "own words (x a)")
+            self.assertEqual(
+                plot_units.axis_label("stand_in", "time_ratio", None),
+                "own words (x a)")
             with self.assertRaisesRegex(plot.PlotError,
                                         "labs/stand_in/lab_facts.py"):
                 plot.figure(runs)
@@ -591,14 +594,14 @@ class PictureTest(unittest.TestCase):
             del labs._FACTS["stand_in"]
 
     def test_plain_numbers_and_human_units(self):
-        self.assertEqual([plot.plain(v) for v in (52100,
-                                                  249425,
-                                                  37.94,
-                                                  0.014,
-                                                  0,
-                                                  1.0,
-                                                  1e-5,
-                                                  130)],
+        self.assertEqual([plot_units.plain(v) for v in (52100,
+                                                        249425,
+                                                        37.94,
+                                                        0.014,
+                                                        0,
+                                                        1.0,
+                                                        1e-5,
+                                                        130)],
                          ["52,100",
                           "249,000",
                           "37.9",
@@ -607,17 +610,18 @@ class PictureTest(unittest.TestCase):
                           "1",
                           "0.00001",
                           "130"])
-        self.assertEqual(plot.unit_for("ns_per_call", [59200]), (1e-3, "µs"))
-        self.assertEqual(plot.unit_for(
+        self.assertEqual(plot_units.unit_for(
+            "ns_per_call", [59200]), (1e-3, "µs"))
+        self.assertEqual(plot_units.unit_for(
             "peak_rss_kib", [52124]), (1 / 1024, "MiB"))
-        self.assertEqual(plot.unit_for("sys_s", [0.23])[1], "ms")
+        self.assertEqual(plot_units.unit_for("sys_s", [0.23])[1], "ms")
         # On a log axis the middle value chooses: 50.9 µs, not 0.0509 ms.
         self.assertEqual(
-            plot.unit_for(
+            plot_units.unit_for(
                 "ns_per_call", [
                     50900, 177000, 6530000], log=True), (1e-3, "µs"))
         self.assertEqual(
-            plot.axis_label(
+            plot_units.axis_label(
                 "jemalloc_adoption",
                 "rss_ratio",
                 None),
