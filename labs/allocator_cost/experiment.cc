@@ -34,6 +34,10 @@
 #include "common/counting_pass.h"
 #include "common/fresh_process.h"
 #include "common/fresh_process_flag.h"
+#include "common/fresh_rows.h"
+#include "common/measure_interleaved.h"
+#include "common/noise.h"
+#include "common/samples.h"
 #include "labs/allocator_cost/task.h"
 
 ABSL_FLAG(int, live_strings, 4096, "strings kept alive by small_new_live_set");

@@ -24,6 +24,7 @@
 #include "common/child_run.h"
 #include "common/interleave.h"
 #include "common/syscalls.h"
+#include "common/variant_error.h"
 #include "common/versions.h"
 #include "labs/musl_churn/runs.h"
 #include "labs/musl_churn/task.h"

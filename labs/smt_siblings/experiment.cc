@@ -27,6 +27,7 @@
 #include "common/stats.h"
 #include "common/thread_team.h"
 #include "common/topology.h"
+#include "common/variant_error.h"
 #include "labs/allocator_cost/baseline.h"
 #include "labs/smt_siblings/rows.h"
 #include "labs/smt_siblings/task.h"
