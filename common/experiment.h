@@ -45,7 +45,9 @@
 //             {.repetitions = lab.options().Repetitions(5, 15),
 //              .faults = &lab.faults()});
 //     if (!rows.ok()) return rows.status();  // ends the run, says why
-//     for (const auto& row : *rows) alloclab::AddSummaryRow(row, lab.results());
+//     for (const auto& row : *rows) {
+//       alloclab::AddSummaryRow(row, lab.results());
+//     }
 //     return absl::OkStatus();
 //   }
 //
