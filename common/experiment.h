@@ -25,10 +25,10 @@
 //   - noise.h: whether a difference of two rows exceeds their noise;
 //   - variant_error.h: errors that name the row that failed.
 //
-// This header includes them all, so a lab's body may use any of them with
-// "//common:experiment" as its one dependency (labs/<lab>/BUILD's
-// `experiment_deps`); a file that uses one piece without the harness (a
-// lab's runs.h, a test) includes and depends on that piece alone.
+// A file includes the header of each piece it uses, and its target lists
+// that piece beside "//common:experiment" (include what you use; the lab
+// template does). This header includes them all as well, so that a body
+// whose BUILD names only "//common:experiment" still builds.
 //
 // clang-format off
 // Example (a lab's whole experiment.cc, minus its banner):
