@@ -4,11 +4,11 @@
 // File: counting_pass.h
 // -----------------------------------------------------------------------------
 //
-// The counting pass of experiment.h with the course's allocation counter
-// (alloc_counter.h): a batch run once more with the per-thread counter on,
-// after the timed batches ran with it off, so that the counter's own cost
-// never reaches a timed number. A separate target, so that an experiment
-// that counts nothing does not link the counter (which replaces the
+// The counting pass of measure_interleaved.h with the course's allocation
+// counter (alloc_counter.h): a batch run once more with the per-thread
+// counter on, after the timed batches ran with it off, so that the counter's
+// own cost never reaches a timed number. A separate target, so that an
+// experiment that counts nothing does not link the counter (which replaces the
 // allocation functions of the whole program).
 //
 // Also the counting pass of a team of threads (`CountOnThreads`), whose

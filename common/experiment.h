@@ -4,43 +4,31 @@
 // File: experiment.h
 // -----------------------------------------------------------------------------
 //
-// The one experiment harness. A lab's experiment.cc keeps only its variants,
-// its own flags and its notes; everything else every lab needs is here:
+// The experiment harness: what runs a lab's body. Every lab's program starts,
+// checks its input, describes the machine and prints its results the same
+// way, so a lab's experiment.cc keeps only its variants, its own flags and
+// its notes. `RunLab()` parses and checks the flags before any work (an
+// unknown flag, an unwritable --json path and the lab's own `check_flags`
+// are refused at start), then sets up what every lab records (the machine
+// line, the timer's overhead, a page-fault counter whose source is stored
+// once, in the machine), runs the body, and prints the table, the notes and
+// the machine line (and writes the JSON). The body returns an absl::Status:
+// the one error path, whose message ends the run before half a table is
+// printed.
 //
-//   - `RunLab()`: the entry point. Parses and checks the flags before any
-//     work (an unknown flag, an unwritable --json path and the lab's own
-//     `check_flags` are refused at start), then sets up what every lab
-//     records (the machine line, the timer's overhead, a page-fault counter
-//     whose source is stored once, in the machine), runs the lab's body, and
-//     prints the table, the notes and the machine line (and the JSON). The
-//     body returns an absl::Status: the one error path. The helpers below
-//     name the variant in the errors they return (`VariantError()`), so the
-//     message says which row failed.
-//   - `MeasureInterleaved()`: in-process variants timed in batches, taken
-//     round-robin (a0 b0 c0 a1 b1 c1 ...), so that a machine that slows down
-//     between minutes slows every row alike; one warm-up batch each first,
-//     then a separate counting pass (allocation counter on, never timed),
-//     then one `VariantSummary` per variant: median, min, MAD, allocations
-//     and page faults per call.
-//   - `RunFreshCalls()`: N fresh processes of one registered call
-//     (fresh_process.h), their values gathered key by key in `Samples`;
-//     `RunFreshInterleaved()` takes several rows' processes in turn;
-//     `AddFreshRow()` makes a row. `SamplesOrNote()` is for rows whose
-//     failure belongs in the table (the learner's code refused a setting):
-//     a note and n/a cells instead of the end of the run.
-//   - `DifferenceNote()`: "one malloc+free ≈ 13.2 ns" only when the two rows'
-//     ranges (median ± spread) do not overlap; otherwise it says the
-//     difference is within noise.
+// How a body measures is a piece of its own, each in its header:
 //
-// Notes are computed from the values a lab holds (the summaries returned
-// here), never read back from the table by string.
+//   - measure_interleaved.h: in-process variants timed in batches, in turn;
+//   - fresh_rows.h: rows from fresh processes of one call (samples.h);
+//   - interleave.h: the order of runs taken in turn, for child processes
+//     and thread teams (thread_team.h);
+//   - noise.h: whether a difference of two rows exceeds their noise;
+//   - variant_error.h: errors that name the row that failed.
 //
-// Labs whose variants are child processes (a workload binary per variant)
-// or thread teams (thread_team.h, rows with a threads count) use `RunLab()`,
-// `Samples`, `VariantError()` and `DifferenceNote()` without the batch loop,
-// and take their runs in turn with `Interleave()` (interleave.h):
-// `lab.results().AddRow(name, threads)` takes their rows as they measure
-// them.
+// A file includes the header of each piece it uses, and its target lists
+// that piece beside "//common:experiment" (include what you use; the lab
+// template does). This header includes them all as well, so that a body
+// whose BUILD names only "//common:experiment" still builds.
 //
 // clang-format off
 // Example (a lab's whole experiment.cc, minus its banner):
@@ -48,26 +36,18 @@
 //   ABSL_FLAG(int, size_kib, 256, "bytes each call allocates, KiB");
 //
 //   namespace {
-//   enum { kNew, kReuse };  // the order of the variants below
-//
 //   absl::Status Experiment(alloclab::Lab& lab) {
-//     std::string line;
 //     const int64_t calls = lab.options().quick ? 10'000 : 100'000;
-//     const std::vector<alloclab::Variant> variants = {
-//         {"new", calls, [&](int64_t n) { ... }},
-//         {"reuse", calls, [&](int64_t n) { ... }},
-//     };
 //     absl::StatusOr<std::vector<alloclab::VariantSummary>> rows =
 //         alloclab::MeasureInterleaved(
-//             variants, {.repetitions = lab.options().Repetitions(5, 15),
-//                        .faults = &lab.faults(),
-//                        .count_allocations = alloclab::CountAllocations});
-//     if (!rows.ok()) return rows.status();  // names the variant
+//             {{"new", calls, [&](int64_t n) { ... }},
+//              {"reuse", calls, [&](int64_t n) { ... }}},
+//             {.repetitions = lab.options().Repetitions(5, 15),
+//              .faults = &lab.faults()});
+//     if (!rows.ok()) return rows.status();  // ends the run, says why
 //     for (const auto& row : *rows) {
 //       alloclab::AddSummaryRow(row, lab.results());
 //     }
-//     lab.results().AddNote(alloclab::DifferenceNote(
-//         "one malloc+free", (*rows)[kNew], (*rows)[kReuse], "ns"));
 //     return absl::OkStatus();
 //   }
 //
@@ -84,18 +64,13 @@
 //
 //   ALLOCLAB_EXPERIMENT_MAIN(Spec, Experiment)
 // clang-format on
-//
-// The BUILD target lists "//common:experiment" (and "//common:counting_pass"
-// for `CountAllocations`) in `experiment_deps`.
 
 #ifndef ALLOCLAB_COMMON_EXPERIMENT_H_
 #define ALLOCLAB_COMMON_EXPERIMENT_H_
 
 #include <climits>
-#include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -103,13 +78,17 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/faults.h"
+#include "common/fresh_rows.h"
+#include "common/interleave.h"
 #include "common/lab_main.h"
 #include "common/machine.h"
+#include "common/measure_interleaved.h"
+#include "common/noise.h"
 #include "common/report.h"
-#include "common/stats.h"
+#include "common/samples.h"
+#include "common/variant_error.h"
 
 namespace alloclab {
 
@@ -215,198 +194,6 @@ int RunLab(int argc, char** argv, const LabSpec& spec, LabBody body);
 // "between <min> and <max>").
 absl::Status CheckRange(absl::string_view flag, int64_t value, int64_t min,
                         int64_t max = INT64_MAX);
-
-// VariantError()
-//
-// `status` with its message prefixed "variant '<variant>': ", the same code.
-// OK stays OK.
-absl::Status VariantError(absl::string_view variant,
-                          const absl::Status& status);
-
-// Variant
-//
-// One in-process row: `run(calls)` makes `calls` calls. `prepare()`, when
-// set, runs before every batch (warm-up, timed and counting), outside the
-// timed region: a fresh live set, the ids back to their first value.
-struct Variant {
-  std::string name = {};
-  int64_t calls_per_batch = 1;
-  std::function<void(int64_t calls)> run = nullptr;
-  std::function<void()> prepare = nullptr;
-};
-
-// AllocationCount
-//
-// Runs `fn` with an allocation counter on and returns what it counted
-// (counting_pass.h has `CountAllocations`, for the course's counter).
-using AllocationCount = std::function<uint64_t(absl::FunctionRef<void()> fn)>;
-
-// BatchPlan
-struct BatchPlan {
-  // Timed batches per variant (at least 1).
-  int repetitions = 5;
-  // Counts each timed batch's page faults when set; must have been created
-  // on the calling thread.
-  const FaultCounter* faults = nullptr;
-  // The counting pass, one more batch per variant, when set.
-  AllocationCount count_allocations = nullptr;
-};
-
-// VariantSummary
-//
-// One variant's results: nanoseconds per call over the timed batches, and
-// per-call counts. A count that was not taken is nullopt.
-struct VariantSummary {
-  std::string name;
-  Summary ns;  // of the batches' ns per call
-  std::optional<double> allocs_per_call;
-  std::optional<double> page_faults_per_call;  // over all timed batches
-  int64_t timed_calls = 0;
-};
-
-// MeasureInterleaved()
-//
-// For each variant one warm-up batch (round-robin, untimed), then
-// `plan.repetitions` rounds, each timing one batch of every variant in
-// order, then the counting pass of each variant. Returns the summaries in
-// the order of `variants`. Errors (a fault counter that cannot be read, an
-// empty variant) name the variant.
-absl::StatusOr<std::vector<VariantSummary>> MeasureInterleaved(
-    const std::vector<Variant>& variants, const BatchPlan& plan);
-
-// AddSummaryRow()
-//
-// The row of a summary: ns_per_call (median), ns_min, ns_mad, calls, and
-// allocs_per_call / page_faults_per_call when counted.
-Row& AddSummaryRow(const VariantSummary& summary, Results& results,
-                   int threads = 1);
-
-// Samples
-//
-// Values of repeated runs, key by key: the fresh processes of one call, or
-// the child processes of one workload.
-class Samples {
- public:
-  void Add(absl::string_view key, double value);
-  void AddAll(const std::map<std::string, double>& values);
-  // Runs that were added with `AddRun()` (each adds its values).
-  void AddRun(const std::map<std::string, double>& values) {
-    ++runs_;
-    AddAll(values);
-  }
-  int runs() const { return runs_; }
-
-  bool Has(absl::string_view key) const;
-  // The values of `key`, empty when none.
-  const std::vector<double>& Values(absl::string_view key) const;
-  // The summary of `key`; NotFound naming the key when no run gave it.
-  absl::StatusOr<Summary> Summarize(absl::string_view key) const;
-  // The median of `key` divided by `divisor` (a per-call figure from a
-  // per-run total); nullopt when no run gave it.
-  std::optional<double> Median(absl::string_view key, double divisor = 1) const;
-  // Their median absolute deviation, likewise.
-  std::optional<double> Mad(absl::string_view key, double divisor = 1) const;
-
- private:
-  int runs_ = 0;
-  std::map<std::string, std::vector<double>, std::less<>> values_;
-};
-
-// RunFreshCalls()
-//
-// `processes` fresh processes of the call registered as `call` with `arg`,
-// one after the other. Errors name `variant`.
-absl::StatusOr<Samples> RunFreshCalls(absl::string_view variant,
-                                      absl::string_view call, int processes,
-                                      absl::string_view arg = "");
-
-// FreshVariant
-//
-// One row's fresh call: `call` registered with ALLOCLAB_FRESH_CALL, its
-// `arg`, and environment variables ("NAME", "value") set for this row's
-// processes only (e.g. GLIBC_TUNABLES, which glibc reads at start-up).
-struct FreshVariant {
-  std::string name = {};
-  std::string call = {};
-  std::string arg = {};
-  std::vector<std::pair<std::string, std::string>> env = {};
-};
-
-// RunFreshInterleaved()
-//
-// `processes` rounds, each starting one fresh process of every variant in
-// order (a0 b0 c0 a1 b1 c1 ...), so that a machine that slows down between
-// minutes slows every row alike, as MeasureInterleaved() does in process.
-// Returns one result per variant, in order: its samples, or the error of
-// its first failed process (naming the variant), after which that variant
-// is not started again while the others go on.
-std::vector<absl::StatusOr<Samples>> RunFreshInterleaved(
-    const std::vector<FreshVariant>& variants, int processes);
-
-// SamplesOrNote()
-//
-// For a row whose failure belongs in the table (the learner's code refused
-// a setting, a probe failed): the samples, or, when `samples` is an error,
-// a note of `results` with its message (which names the variant) and empty
-// samples, so that the row's cells read n/a and the run goes on.
-Samples SamplesOrNote(absl::StatusOr<Samples> samples, Results& results);
-
-// FreshRow
-//
-// What `AddFreshRow()` summarised: the values for the notes, and the row
-// itself (for more cells; valid until the next `Results::AddRow()`).
-struct FreshRow {
-  Summary ns;
-  Summary page_faults;
-  Row* row = nullptr;
-};
-
-// AddFreshRow()
-//
-// The row `variant` from the "<label>_ns" and "<label>_minor_faults" of
-// fresh processes (FreshCall::Measure): ns_per_call (median), ns_min,
-// ns_max, page_faults_per_call (median), page_faults_min, page_faults_max,
-// major_faults_per_call, processes and the text "measured". Errors name the
-// variant when a key is missing.
-absl::StatusOr<FreshRow> AddFreshRow(absl::string_view variant,
-                                     absl::string_view label,
-                                     const Samples& samples, Results& results);
-
-// Estimate
-//
-// A measured value and its spread (median and MAD of a row), and how many
-// measurements made them: one measurement has a spread of 0 that says
-// nothing about the noise (0: not said).
-struct Estimate {
-  double value = 0;
-  double spread = 0;
-  size_t samples = 0;
-};
-
-inline Estimate EstimateOf(const Summary& s) { return {s.median, s.mad, s.n}; }
-
-// DifferenceNote()
-//
-// A note on `a - b`, what the difference stands for named by `what`:
-// "one malloc+free ≈ 13.2 ns here (small_new - small_reuse)" when the
-// difference exceeds the sum of the two spreads (the rows' median ± spread
-// ranges do not overlap), else "one malloc+free: small_new - small_reuse =
-// 0.4 ns is within noise (± 1.1 ns and ± 0.9 ns)". Where a row is a single
-// measurement (--repetitions=1), its spread is unknown, and the note says
-// the run cannot tell. `unit` follows the numbers; `precision` is the
-// digits after the point.
-std::string DifferenceNote(absl::string_view what, absl::string_view a_name,
-                           Estimate a, absl::string_view b_name, Estimate b,
-                           absl::string_view unit, int precision = 1);
-std::string DifferenceNote(absl::string_view what, const VariantSummary& a,
-                           const VariantSummary& b, absl::string_view unit,
-                           int precision = 1);
-
-// DifferenceExceedsNoise()
-//
-// The rule of `DifferenceNote()`: |a - b| > a.spread + b.spread, and
-// neither is a single measurement.
-bool DifferenceExceedsNoise(Estimate a, Estimate b);
 
 namespace internal {
 

@@ -19,8 +19,10 @@
 #include "common/clock.h"
 #include "common/experiment.h"
 #include "common/fresh_process.h"
+#include "common/fresh_rows.h"
 #include "common/lab_main.h"
 #include "common/report.h"
+#include "common/samples.h"
 
 ABSL_FLAG(int, size_kib, 256, "size of the buffer each call touches, KiB");
 

@@ -17,23 +17,37 @@ Together they declare (docs/adding_a_lab.md, the recipe for a new lab):
                                            lab's verdict in `bazel run //:doctor`
     //labs/<lab>:benchmark                 optional Google Benchmark target
     //solutions/<lab>:<lab>                the experiment on the reference task.cc
-    //tests/<lab>:solution_test            the suite on the reference: must pass
-    //tests/<lab>:design_<design>_test     the suite on another correct design
-    //tests/<lab>:starter_test             the suite on the starter (manual)
+    //tests/<lab>:solution_test            the tests on the reference: must pass
+    //tests/<lab>:design_<design>_test     the tests on another correct design
+    //tests/<lab>:starter_test             the tests on the starter (manual)
     //tests/<lab>:starter_unsolved_test    passes while starter_test fails
                                            (manual, course_integrity: .ci/run)
     //tests/<lab>:known_bad_<bad>_test     passes while bad_<bad>.cc fails the
-                                           suite tests its entry names
-    //tests/<lab>:solution_order_test      each suite test's verdict is the same
-    //tests/<lab>:starter_order_test       in the suite, alone and shuffled
+                                           tests its entry names
+    //tests/<lab>:solution_order_test      each test's verdict is the same in
+    //tests/<lab>:starter_order_test       the whole binary, alone and shuffled
                                            (starter: manual, course_integrity)
     //tests/<lab>:solution_experiment_test //solutions/<lab>:<lab> --quick runs,
                                            refuses a bad flag and shows the
                                            chapter's facts (experiment_checks)
     //tests/<lab>:<lab>                    test_suite of all of the above but manual
 
-The model is tcmalloc's create_tcmalloc_testsuite: one suite, compiled once,
-linked against several implementations of the same header.
+The model is tcmalloc's create_tcmalloc_testsuite: the tests of a lab,
+compiled once, linked against several implementations of the same header.
+Three kinds of target take part, each with its own word below:
+
+    the test library  :suite, the cc_library of tests/<lab>/task_test.cc
+                      (its deps besides task.h and GoogleTest: `suite_deps`),
+                      compiled once; alwayslink, so every TEST() registers
+    a test binary     the test library linked with one implementation:
+                      :solution_test, :design_<design>_test and :starter_test
+                      are cc_tests; :starter_suite and :known_bad_<bad>_suite
+                      are cc_binaries that a wrapper test runs and judges
+                      (tools/xfail.py, tools/order_check.py)
+    a test_suite      Bazel's group of tests: :<lab> and :every_test
+
+The word "suite" is left in the target and attribute names only, which
+other packages and tools spell (tests/<lab>/BUILD, //:board, tools/*.py).
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
@@ -114,7 +128,7 @@ def lab_starter(
         _pkg("tests", name) + ":__pkg__",
     ]
 
-    # The interface: what the learner implements and the suite checks.
+    # The interface: what the learner implements and the tests check.
     cc_library(
         name = "task_header",
         hdrs = ["task.h"],
@@ -260,10 +274,11 @@ def lab_tests(
 
     Args:
       name: the lab.
-      suite_deps: what task_test.cc needs besides task.h and GoogleTest.
+      suite_deps: what the test library (task_test.cc) needs besides task.h
+        and GoogleTest.
       known_bad: {"<bad>": ["Suite.Test", ...]}: plausible wrong solutions
-        of task.h, each in this package's bad_<bad>.cc, with the suite tests
-        it must fail. A name may be a --gtest_filter pattern without ':'
+        of task.h, each in this package's bad_<bad>.cc, with the tests it
+        must fail. A name may be a --gtest_filter pattern without ':'
         (e.g. "Sizes/PrepareBufferSizeTest.FirstCallMakesNoPageFault/*");
         every test it matches counts. :known_bad_<bad>_test runs each named
         test alone and passes only when all of them fail on <bad> and pass
@@ -282,16 +297,16 @@ def lab_tests(
         each file keeps only its own mistake.
       designs: {"<design>": "//solutions/<lab>:<design>"}: correct
         solutions that are not the reference's design (a library
-        implementing task.h). :design_<design>_test runs the whole suite on
-        each and must pass, as :solution_test does: the suite judges the
+        implementing task.h). :design_<design>_test runs every test on each
+        and must pass, as :solution_test does: the tests judge the
         promises, never one design.
-      implementation_data: {"<impl>": [label, ...]}: files the suite needs
+      implementation_data: {"<impl>": [label, ...]}: files the tests need
         per implementation ("solution", "starter", "known_bad_<bad>"), such
         as the workload built with that task against musl. They are data of
-        the suite binaries of <impl> (<impl>_test or <impl>_suite), which
+        the test binaries of <impl> (<impl>_test or <impl>_suite), which
         find them beside their own executable.
       c_task: the known-bad files are C (bad_<bad>.c), as the lab's task.
-      size: test size of the suites.
+      size: test size of the test binaries and their wrappers.
       experiment_checks: facts the reference experiment must show in
         --quick mode, each "VARIANT METRIC OPERATOR NUMBER" (e.g.
         "fixed mmap_per_call >= 0.99"; OPERATOR one of == != < <= > >=;
@@ -306,8 +321,8 @@ def lab_tests(
       experiment_size: test size of :solution_experiment_test.
       experiment_tags: its tags besides `tags`, e.g. "no_asan" for an
         experiment whose facts are about glibc's malloc, which a sanitizer
-        replaces, while the suite's are not.
-      tags: tags of every test of the lab (suites, known-bad, order and
+        replaces, while the tests' are not.
+      tags: tags of every test of the lab (test binaries, known-bad, order and
         experiment tests). The sanitizer tags: .ci/run runs `bazel test
         //...` again under --config=asan --config=ubsan with
         --test_tag_filters=-no_asan, and under --config=tsan with
@@ -330,7 +345,7 @@ def lab_tests(
         if bad not in known_bad:
             fail("lab_tests({}): known_bad_only_if names '{}', which is not in known_bad".format(name, bad))
 
-    # The suite, compiled once and linked against each implementation.
+    # The test library, compiled once and linked into each test binary.
     cc_library(
         name = "suite",
         testonly = True,
@@ -381,7 +396,8 @@ def lab_tests(
         ],
     )
 
-    # The starter: the whole suite must fail, cleanly.
+    # The starter's test binary, run by :starter_unsolved_test and
+    # :starter_order_test (and //:board): every test must fail, cleanly.
     cc_binary(
         name = "starter_suite",
         testonly = True,
@@ -455,15 +471,15 @@ def lab_tests(
             deps = ["//tools:gtest_run"],
             args = args + ["'{}'".format(test) for test in tests],
             # "known_bad": .ci/run runs these in the plain build only. A
-            # known-bad's one job is to fail the suite; under ASan and TSan
-            # it proves nothing more and costs a sanitized suite binary each.
+            # known-bad's one job is to fail its tests; under ASan and TSan
+            # it proves nothing more and costs a sanitized test binary each.
             tags = ["known_bad"] + tags,
             data = data,
         )
         xfails.append(":{}_test".format(impl))
 
     # A verdict must not depend on test order (tools/order_check.py): each
-    # test gives the same verdict in the suite, alone and shuffled (two
+    # test gives the same verdict in its test binary, alone and shuffled (two
     # fixed seeds and one drawn per run, printed). On the reference in
     # //...; on the starter by the course_integrity tag, since it runs the
     # learner's task.cc.
@@ -474,9 +490,9 @@ def lab_tests(
     ]:
         native.py_test(
             name = impl + "_order_test",
-            # It runs the whole suite several times over (each test alone,
-            # then shuffled with three seeds): under TSan a suite of
-            # property tests takes minutes (jemalloc_adoption's: 217 s).
+            # It runs the whole test binary several times over (each test
+            # alone, then shuffled with three seeds): under TSan a binary of
+            # property tests takes minutes.
             size = "large",
             # "order": .ci/run runs these in the plain build only (order is
             # the same fact under a sanitizer, at several times the cost).

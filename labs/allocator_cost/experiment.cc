@@ -34,6 +34,10 @@
 #include "common/counting_pass.h"
 #include "common/fresh_process.h"
 #include "common/fresh_process_flag.h"
+#include "common/fresh_rows.h"
+#include "common/measure_interleaved.h"
+#include "common/noise.h"
+#include "common/samples.h"
 #include "labs/allocator_cost/task.h"
 
 ABSL_FLAG(int, live_strings, 4096, "strings kept alive by small_new_live_set");
@@ -72,6 +76,157 @@ absl::Status CheckFlags(const alloclab::LabOptions&) {
                               2, kMaxLiveStrings);
 }
 
+// State
+//
+// What the variants' calls share: the buffers the reuse rows write into,
+// the next id to format, and the live set of small_new_live_set.
+struct State {
+  std::string line;
+  std::vector<uint8_t> block;
+  uint64_t next_id = kFirstId;
+  std::mt19937_64 rng{2026};
+  std::vector<std::string> live;
+  int live_strings = 0;
+};
+
+// Variants()
+//
+// The table's in-process rows, in the order of the enum above. Every batch
+// of every variant formats the same ids, from kFirstId on, so that no
+// variant gets shorter numbers to format than another.
+std::vector<alloclab::Variant> Variants(State& state, int64_t small_calls,
+                                        int64_t large_calls) {
+  const auto first_id = [&state] { state.next_id = kFirstId; };
+  return {
+      {"small_new", small_calls,
+       [&state](int64_t n) {
+         for (int64_t i = 0; i < n; ++i) {
+           g_sink = FormatRecordNew(state.next_id++).size();
+         }
+       },
+       first_id},
+      {"small_reuse", small_calls,
+       [&state](int64_t n) {
+         for (int64_t i = 0; i < n; ++i) {
+           FormatRecordInto(state.next_id++, state.line);
+           g_sink = state.line.size();
+         }
+       },
+       first_id},
+      {"large_new", large_calls,
+       [&state](int64_t n) {
+         for (int64_t i = 0; i < n; ++i) {
+           g_sink = FillBlockNew(state.next_id++)[kBlockBytes / 2];
+         }
+       },
+       first_id},
+      {"large_reuse", large_calls,
+       [&state](int64_t n) {
+         for (int64_t i = 0; i < n; ++i) {
+           FillBlockInto(state.next_id++, state.block);
+           g_sink = state.block[kBlockBytes / 2];
+         }
+       },
+       first_id},
+      // Each call keeps its new line in a random slot and frees the string
+      // that was there: 1 malloc and 1 free of a size the allocator did not
+      // just see. Batches stay below half the slots, and every batch starts
+      // from fresh random sizes, so most frees are of random-size strings.
+      {"small_new_live_set",
+       std::min<int64_t>(small_calls, state.live_strings / 2),
+       [&state](int64_t n) {
+         for (int64_t i = 0; i < n; ++i) {
+           state.live[state.rng() % state.live.size()] =
+               FormatRecordNew(state.next_id++);
+         }
+       },
+       [&state, first_id] {
+         first_id();
+         state.live.clear();
+         state.live.resize(static_cast<size_t>(state.live_strings));
+         std::uniform_int_distribution<size_t> size(16, 1024);
+         for (std::string& s : state.live) s.assign(size(state.rng), 'x');
+       }},
+  };
+}
+
+// FirstCallRow()
+//
+// The row of large_new's first call, in `processes` fresh processes, and
+// the line above the table that gives it, as the reference run printed it.
+absl::StatusOr<alloclab::FreshRow> FirstCallRow(alloclab::Lab& lab,
+                                                int processes) {
+  absl::StatusOr<alloclab::Samples> fresh = alloclab::RunFreshCalls(
+      "large_new_first_call", "large_new_first_call", processes);
+  if (!fresh.ok()) return fresh.status();
+  absl::StatusOr<alloclab::FreshRow> first = alloclab::AddFreshRow(
+      "large_new_first_call", "first_call", *fresh, lab.results());
+  if (!first.ok()) return first.status();
+  lab.PrintAboveTable(absl::StrFormat(
+      "first call of %zu KiB, new vector, in a fresh process: %.0f ns (median "
+      "of %d; min %.0f, max %.0f), %.0f page faults",
+      kBlockBytes / 1024, first->ns.median, processes, first->ns.min,
+      first->ns.max, first->page_faults.median));
+  return first;
+}
+
+// AddCostNotes()
+//
+// What the rows say: the first call against a warm one, one malloc+free
+// (small_new - small_reuse) against the reference run, and whether the
+// reuse rows still allocate (task.cc not done), which it returns.
+bool AddCostNotes(const std::vector<alloclab::VariantSummary>& rows,
+                  const alloclab::FreshRow& first, alloclab::Results& results) {
+  results.AddNote(absl::StrFormat(
+      "the first call of large_new took %.1fx a warm one (medians): a warm "
+      "benchmark never shows it (lab first_call)",
+      first.ns.median / rows[kLargeNew].ns.median));
+  results.AddNote(absl::StrFormat(
+      "%s; the reference run: %.1f to %.1f ns",
+      alloclab::DifferenceNote("one malloc+free", rows[kSmallNew],
+                               rows[kSmallReuse], "ns"),
+      kReferenceMallocFreeNsLow, kReferenceMallocFreeNsHigh));
+  const bool reuse_allocates =
+      rows[kSmallReuse].allocs_per_call.value_or(0) +
+          rows[kLargeReuse].allocs_per_call.value_or(0) >
+      0;
+  if (reuse_allocates) {
+    results.AddNote(
+        "the reuse rows still allocate: task.cc is not done yet, so their "
+        "difference to the new rows is not the cost of malloc+free");
+  }
+  return reuse_allocates;
+}
+
+// SetHeadlineAndPlots()
+//
+// The tour's summary figure, one malloc+free, n/a while the reuse rows
+// allocate; and the lab's pictures (docs/adding_a_lab.md).
+void SetHeadlineAndPlots(const std::vector<alloclab::VariantSummary>& rows,
+                         bool reuse_allocates, alloclab::Results& results) {
+  const alloclab::Summary& small_new = rows[kSmallNew].ns;
+  const alloclab::Summary& small_reuse = rows[kSmallReuse].ns;
+  const double malloc_free_ns = small_new.median - small_reuse.median;
+  const bool beyond_noise = alloclab::DifferenceExceedsNoise(
+      alloclab::EstimateOf(small_new), alloclab::EstimateOf(small_reuse));
+  results.SetHeadline(
+      {.label = "one malloc+free (small_new - small_reuse)",
+       .value = reuse_allocates ? std::nullopt : std::optional(malloc_free_ns),
+       .text = reuse_allocates ? "n/a: task.cc not done (reuse rows allocate)"
+               : beyond_noise
+                   ? absl::StrFormat("%.1f ns", malloc_free_ns)
+                   : absl::StrFormat("%.1f ns, within noise", malloc_free_ns),
+       .reference = absl::StrFormat("%.1f-%.1f ns", kReferenceMallocFreeNsLow,
+                                    kReferenceMallocFreeNsHigh)});
+  results.AddPlot({.kind = alloclab::PlotKind::kBars,
+                   .y = "allocs_per_call",
+                   .title = "allocations per call"});
+  results.AddPlot({.kind = alloclab::PlotKind::kBars,
+                   .y = "ns_per_call",
+                   .title = "ns per call (median)",
+                   .log_y = true});
+}
+
 // Spec()
 //
 // The lab as RunLab() shows it: its name, its question (--help), its
@@ -93,9 +248,6 @@ absl::Status Experiment(alloclab::Lab& lab) {
   alloclab::Results& results = lab.results();
   const int repetitions = options.Repetitions(5, 15);
   const int processes = alloclab::FreshProcesses(options, 3, 9);
-  const int live_strings = absl::GetFlag(FLAGS_live_strings);
-  const int64_t small_calls = options.quick ? 20'000 : 200'000;
-  const int64_t large_calls = options.quick ? 100 : 1'000;
   results.SetInstrument(
       "shared_counter_cost_ns",
       alloclab::CounterCostNs(alloclab::CountingMode::kShared));
@@ -103,127 +255,24 @@ absl::Status Experiment(alloclab::Lab& lab) {
       "per_thread_counter_cost_ns",
       alloclab::CounterCostNs(alloclab::CountingMode::kPerThread));
 
-  // Every batch of every variant formats the same ids, from kFirstId on, so
-  // that no variant gets shorter numbers to format than another.
-  std::string line;
-  std::vector<uint8_t> block;
-  uint64_t next_id = kFirstId;
-  const auto first_id = [&] { next_id = kFirstId; };
-  std::mt19937_64 rng(2026);
-  std::vector<std::string> live;
-
-  const std::vector<alloclab::Variant> variants = {
-      {"small_new", small_calls,
-       [&](int64_t n) {
-         for (int64_t i = 0; i < n; ++i) {
-           g_sink = FormatRecordNew(next_id++).size();
-         }
-       },
-       first_id},
-      {"small_reuse", small_calls,
-       [&](int64_t n) {
-         for (int64_t i = 0; i < n; ++i) {
-           FormatRecordInto(next_id++, line);
-           g_sink = line.size();
-         }
-       },
-       first_id},
-      {"large_new", large_calls,
-       [&](int64_t n) {
-         for (int64_t i = 0; i < n; ++i) {
-           g_sink = FillBlockNew(next_id++)[kBlockBytes / 2];
-         }
-       },
-       first_id},
-      {"large_reuse", large_calls,
-       [&](int64_t n) {
-         for (int64_t i = 0; i < n; ++i) {
-           FillBlockInto(next_id++, block);
-           g_sink = block[kBlockBytes / 2];
-         }
-       },
-       first_id},
-      // Each call keeps its new line in a random slot and frees the string
-      // that was there: 1 malloc and 1 free of a size the allocator did not
-      // just see. Batches stay below half the slots, and every batch starts
-      // from fresh random sizes, so most frees are of random-size strings.
-      {"small_new_live_set", std::min<int64_t>(small_calls, live_strings / 2),
-       [&](int64_t n) {
-         for (int64_t i = 0; i < n; ++i) {
-           live[rng() % live.size()] = FormatRecordNew(next_id++);
-         }
-       },
-       [&] {
-         first_id();
-         live.clear();
-         live.resize(static_cast<size_t>(live_strings));
-         std::uniform_int_distribution<size_t> size(16, 1024);
-         for (std::string& s : live) s.assign(size(rng), 'x');
-       }},
-  };
+  State state;
+  state.live_strings = absl::GetFlag(FLAGS_live_strings);
   absl::StatusOr<std::vector<alloclab::VariantSummary>> rows =
       alloclab::MeasureInterleaved(
-          variants, {.repetitions = repetitions,
-                     .faults = &lab.faults(),
-                     .count_allocations = alloclab::CountAllocations});
+          Variants(state, options.quick ? 20'000 : 200'000,
+                   options.quick ? 100 : 1'000),
+          {.repetitions = repetitions,
+           .faults = &lab.faults(),
+           .count_allocations = alloclab::CountAllocations});
   if (!rows.ok()) return rows.status();
   for (const alloclab::VariantSummary& row : *rows) {
     alloclab::AddSummaryRow(row, results);
   }
-
-  absl::StatusOr<alloclab::Samples> fresh = alloclab::RunFreshCalls(
-      "large_new_first_call", "large_new_first_call", processes);
-  if (!fresh.ok()) return fresh.status();
-  absl::StatusOr<alloclab::FreshRow> first = alloclab::AddFreshRow(
-      "large_new_first_call", "first_call", *fresh, results);
+  absl::StatusOr<alloclab::FreshRow> first = FirstCallRow(lab, processes);
   if (!first.ok()) return first.status();
 
-  // The first call goes above the table, as the reference run printed it.
-  lab.PrintAboveTable(absl::StrFormat(
-      "first call of %zu KiB, new vector, in a fresh process: %.0f ns (median "
-      "of %d; min %.0f, max %.0f), %.0f page faults",
-      kBlockBytes / 1024, first->ns.median, processes, first->ns.min,
-      first->ns.max, first->page_faults.median));
-  results.AddNote(absl::StrFormat(
-      "the first call of large_new took %.1fx a warm one (medians): a warm "
-      "benchmark never shows it (lab first_call)",
-      first->ns.median / (*rows)[kLargeNew].ns.median));
-  results.AddNote(absl::StrFormat(
-      "%s; the reference run: %.1f to %.1f ns",
-      alloclab::DifferenceNote("one malloc+free", (*rows)[kSmallNew],
-                               (*rows)[kSmallReuse], "ns"),
-      kReferenceMallocFreeNsLow, kReferenceMallocFreeNsHigh));
-  const bool reuse_allocates =
-      (*rows)[kSmallReuse].allocs_per_call.value_or(0) +
-          (*rows)[kLargeReuse].allocs_per_call.value_or(0) >
-      0;
-  if (reuse_allocates) {
-    results.AddNote(
-        "the reuse rows still allocate: task.cc is not done yet, so their "
-        "difference to the new rows is not the cost of malloc+free");
-  }
-  // The tour's summary figure, and the lab's pictures (docs/adding_a_lab.md).
-  const alloclab::Summary& small_new = (*rows)[kSmallNew].ns;
-  const alloclab::Summary& small_reuse = (*rows)[kSmallReuse].ns;
-  const double malloc_free_ns = small_new.median - small_reuse.median;
-  const bool beyond_noise = alloclab::DifferenceExceedsNoise(
-      alloclab::EstimateOf(small_new), alloclab::EstimateOf(small_reuse));
-  results.SetHeadline(
-      {.label = "one malloc+free (small_new - small_reuse)",
-       .value = reuse_allocates ? std::nullopt : std::optional(malloc_free_ns),
-       .text = reuse_allocates ? "n/a: task.cc not done (reuse rows allocate)"
-               : beyond_noise
-                   ? absl::StrFormat("%.1f ns", malloc_free_ns)
-                   : absl::StrFormat("%.1f ns, within noise", malloc_free_ns),
-       .reference = absl::StrFormat("%.1f-%.1f ns", kReferenceMallocFreeNsLow,
-                                    kReferenceMallocFreeNsHigh)});
-  results.AddPlot({.kind = alloclab::PlotKind::kBars,
-                   .y = "allocs_per_call",
-                   .title = "allocations per call"});
-  results.AddPlot({.kind = alloclab::PlotKind::kBars,
-                   .y = "ns_per_call",
-                   .title = "ns per call (median)",
-                   .log_y = true});
+  const bool reuse_allocates = AddCostNotes(*rows, *first, results);
+  SetHeadlineAndPlots(*rows, reuse_allocates, results);
   results.AddNote(absl::StrCat(
       "ns columns: median and median absolute deviation of ", repetitions,
       " batches per variant, taken in turn (one batch of each, then the "

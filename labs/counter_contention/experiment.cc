@@ -31,9 +31,11 @@
 #include "absl/strings/string_view.h"
 #include "common/alloc_counter.h"
 #include "common/cpus_flag.h"
+#include "common/noise.h"
 #include "common/stats.h"
 #include "common/thread_team.h"
 #include "common/topology.h"
+#include "common/variant_error.h"
 #include "labs/counter_contention/counters.h"
 #include "labs/counter_contention/ping_pong.h"
 #include "labs/counter_contention/task.h"
@@ -166,6 +168,263 @@ absl::StatusOr<std::vector<std::pair<CpuPair, double>>> PingPongRows(
   return measured;
 }
 
+// Grid
+//
+// What the rounds measured: a cell per (workload, thread count, mode), and
+// each cell's summary of ns per call.
+struct Grid {
+  std::vector<Variant> variants;  // the rows of one thread count
+  std::vector<int> counts;        // 1, 2, 4 ... n, and n + 1 (oversubscribed)
+  std::vector<Cell> cells;
+  std::vector<alloclab::Summary> ns;  // ns[i]: cells[i].ns.Summary()
+
+  // The place of (workload, thread count's place, mode) in `cells`.
+  size_t Index(Workload w, size_t c, int m) const {
+    return (static_cast<size_t>(w) * counts.size() + c) * kModeCount +
+           static_cast<size_t>(m);
+  }
+  const alloclab::Summary& Ns(Workload w, size_t c, int m) const {
+    return ns[Index(w, c, m)];
+  }
+};
+
+// MeasureGrid()
+//
+// `repetitions` rounds, each running every team (thread count) with every
+// row's workload under its mode, in turn; each thread writes its own line
+// of `lines`. A round counts as "together" when its threads ran at once on
+// kTogether of the CPUs they could have.
+absl::StatusOr<Grid> MeasureGrid(const std::vector<Team>& teams, int n,
+                                 alloclab::TeamOptions team, int repetitions,
+                                 std::vector<Line>& lines) {
+  Grid grid;
+  grid.variants = Variants();
+  for (const Team& t : teams) grid.counts.push_back(t.threads);
+  grid.cells.resize(grid.variants.size() * grid.counts.size());
+  for (int rep = 0; rep < repetitions; ++rep) {
+    for (size_t c = 0; c < grid.counts.size(); ++c) {
+      team.cpus = teams[c].cpus;
+      for (const Variant& v : grid.variants) {
+        Use(kModes[v.mode]);
+        absl::StatusOr<alloclab::TeamResult> r =
+            alloclab::RunTeam(team, [&](int thread, int64_t calls) {
+              RunWorkload(v.workload, lines[static_cast<size_t>(thread)],
+                          calls);
+            });
+        if (!r.ok()) return alloclab::VariantError(v.name, r.status());
+        Cell& cell = grid.cells[grid.Index(v.workload, c, v.mode)];
+        const bool together =
+            r->concurrency >= kTogether * std::min(grid.counts[c], n);
+        for (const auto& t : r->threads) {
+          cell.ns.Add(t.ns_per_iteration, together);
+          cell.cpu_ns.Add(t.cpu_ns_per_iteration, together);
+        }
+        cell.together += together;
+        if (r->median_effective_ghz)
+          cell.ghz.push_back(*r->median_effective_ghz);
+        cell.concurrency.push_back(r->concurrency);
+        cell.cpus = CpusColumn(teams[c]);
+      }
+    }
+  }
+  for (const Cell& cell : grid.cells) grid.ns.push_back(cell.ns.Summary());
+  return grid;
+}
+
+// CountVerdict
+//
+// What one thread count's rows say one malloc+free costs (new - reuse,
+// lab 1's method) with the shared counter and with none, and whether
+// shared's new row is beyond the noise of off's.
+struct CountVerdict {
+  double shared = 0;
+  double off = 0;
+  bool real = false;
+};
+
+// AddCountRows()
+//
+// The rows of thread count `c` (every workload under every mode, each with
+// its counting pass, run here on `lines`), and the note that compares
+// shared with off there.
+CountVerdict AddCountRows(const Grid& grid, size_t c, int n,
+                          std::vector<Line>& lines,
+                          alloclab::Results& results) {
+  const int threads = grid.counts[c];
+  // What each mode says one malloc+free costs (new - reuse), by mode name.
+  std::map<std::string, double, std::less<>> believed;
+  for (const Variant& v : grid.variants) {
+    const Cell& cell = grid.cells[grid.Index(v.workload, c, v.mode)];
+    const alloclab::Summary& s = grid.Ns(v.workload, c, v.mode);
+    std::optional<double> ghz;  // nullopt: no round measured a clock
+    if (!cell.ghz.empty()) ghz = alloclab::Summarize(cell.ghz).median;
+    const Mode& mode = kModes[v.mode];
+    results.AddRow(v.name, threads)
+        .SetText("mode", mode.name)
+        .SetText("cpus", cell.cpus)
+        .Set("ns_per_call", s.median)
+        .Set("ns_mad", s.mad)
+        .Set("vs_off", s.median / grid.Ns(v.workload, c, kOffMode).median)
+        .Set("cpu_ns_per_call", cell.cpu_ns.Summary().median)
+        .Set("allocs_per_call", AllocsPerCall(mode, v.workload, lines, threads))
+        .Set("concurrency", alloclab::Summarize(cell.concurrency).median)
+        .Set("rounds_together", cell.together)
+        .Set("effective_ghz", ghz);
+    if (v.workload == kNew) {
+      believed[mode.name] = s.median - grid.Ns(kReuse, c, v.mode).median;
+    }
+  }
+  const alloclab::Summary& off = grid.Ns(kNew, c, kOffMode);
+  const alloclab::Summary& shared = grid.Ns(kNew, c, kSharedMode);
+  const bool real = alloclab::DifferenceExceedsNoise(
+      alloclab::EstimateOf(shared), alloclab::EstimateOf(off));
+  const double cpu_ratio =
+      grid.cells[grid.Index(kNew, c, kSharedMode)].cpu_ns.Summary().median /
+      grid.cells[grid.Index(kNew, c, kOffMode)].cpu_ns.Summary().median;
+  results.AddNote(absl::StrFormat(
+      "%d thread%s%s: shared makes a new call %s off (%.1f "
+      "vs %.1f ns%s; %.2fx in CPU time); one malloc+free (new - reuse, lab "
+      "1's method) looks %.1f ns with shared, %.1f per_thread, %.1f packed, "
+      "%.1f padded, against %.1f off",
+      threads, threads == 1 ? "" : "s", threads > n ? ", oversubscribed" : "",
+      // A row faster than off is "faster", never "0.21x as slow".
+      shared.median >= off.median
+          ? absl::StrFormat("%.2fx as slow as", shared.median / off.median)
+          : absl::StrFormat("%.2fx faster than", off.median / shared.median),
+      shared.median, off.median, real ? "" : ", within noise", cpu_ratio,
+      believed.at("shared"), believed.at("per_thread"),
+      believed.at("per_thread_packed"), believed.at("per_thread_padded"),
+      believed.at("off")));
+  return {believed.at("shared"), believed.at("off"), real};
+}
+
+// AddPingPongNote()
+//
+// The line's own cost, bounced between two threads and nothing else, on
+// the kind of pair the 2-thread rows ran on (`pair_cpus`), against what
+// shared added to a new call there.
+void AddPingPongNote(const std::vector<std::pair<CpuPair, double>>& transfers,
+                     const alloclab::Topology& topo,
+                     const std::vector<int>& pair_cpus, const Grid& grid,
+                     alloclab::Results& results) {
+  const std::optional<PairKind> team_kind =
+      PairKindOf(topo, pair_cpus[0], pair_cpus[1]);
+  for (const auto& [pair, ns_per_transfer] : transfers) {
+    if (!team_kind || pair.kind != *team_kind) continue;
+    const double shared_adds = grid.Ns(kNew, 1, kSharedMode).median -
+                               grid.Ns(kNew, 1, kOffMode).median;
+    results.AddNote(absl::StrFormat(
+        "ping-pong: one transfer of a cache line between CPUs %d and %d (%s, "
+        "as the %d-thread rows) costs %.1f ns; two threads counting in one "
+        "shared atomic pay up to one transfer per count (N threads: up to "
+        "N-1 each), so shared could add up to about %.1f ns per new call at "
+        "%d threads: it added %.1f",
+        pair.first, pair.second, PairKindName(pair.kind), grid.counts[1],
+        ns_per_transfer, ns_per_transfer, grid.counts[1], shared_adds));
+  }
+}
+
+// AddTogetherNote()
+//
+// Whether the rows' threads ran at once: a quick run says it cannot tell
+// (its rounds are too short), a full run says how many rows never did.
+void AddTogetherNote(const Grid& grid, bool quick, int64_t iterations,
+                     alloclab::Results& results) {
+  int apart = 0;  // rows none of whose rounds ran together
+  for (const Cell& cell : grid.cells) apart += cell.together == 0;
+  if (quick) {
+    // Structural, not the machine's load: a quick round is so short that
+    // the moments its threads start and end apart are a large share of it.
+    const double round_ms = grid.Ns(kNew, 1, kOffMode).median *
+                            static_cast<double>(iterations) / 1e6;
+    results.AddNote(absl::StrFormat(
+        "%s: a quick round of %d calls lasts about %.1f ms a thread, so the "
+        "moments its threads start and end apart (a wake-up each, a "
+        "scheduler tick) are a large share of it, and its threads may not "
+        "run at once on %.0f%% of their CPUs whatever the machine's load "
+        "(here %d of %d rows never ran together); threads that take turns "
+        "cannot contend, so the headline's verdict is the full run's to give",
+        kQuickCannotShowContention, iterations, round_ms, kTogether * 100,
+        apart, static_cast<int>(grid.cells.size())));
+  } else if (apart > 0) {
+    results.AddNote(absl::StrFormat(
+        "this machine was busy: %d of %d rows never ran together, so their "
+        "times (of all rounds) include turns, and turns cannot contend",
+        apart, static_cast<int>(grid.cells.size())));
+  }
+}
+
+// AddSmtNote()
+//
+// From the first team with SMT siblings on: why those rows show less
+// contention.
+void AddSmtNote(const std::vector<Team>& teams, const alloclab::Topology& topo,
+                const std::vector<int>& usable, alloclab::Results& results) {
+  for (const Team& t : teams) {
+    if (t.mark != "SMT siblings") continue;
+    const int cores = topo.CoresOf(usable);
+    results.AddNote(absl::StrFormat(
+        "from %d threads on, some threads are SMT siblings (this machine has "
+        "%d core%s for %d usable CPUs): siblings share L1 and L2, so the "
+        "shared counter's cache line does not travel between them and those "
+        "rows show less contention than the same count on distinct cores",
+        t.threads, cores, cores == 1 ? "" : "s",
+        static_cast<int>(usable.size())));
+    return;
+  }
+}
+
+// AddReadingNotes()
+//
+// The reference run, and how to read the table's columns.
+void AddReadingNotes(int repetitions, int64_t iterations,
+                     alloclab::Results& results) {
+  results.AddNote(absl::StrCat(
+      "the reference run (the allocator article): a shared atomic counter "
+      "made one allocation look dearer by ",
+      kReference));
+  results.AddNote(absl::StrFormat(
+      "ns: median over every thread of the rounds (of %d, %d calls each) "
+      "that ran together, all rounds if none did (± MAD); at once: threads' "
+      "CPU time / wall time, median of the rounds; together: it reached %.0f%% "
+      "of the CPUs; x off: ns / off's; CPU ns: the threads' own CPU time, same "
+      "rounds; allocs: the mode's own total, a separate pass; counted modes "
+      "also count frees, per thread",
+      repetitions, iterations, kTogether * 100));
+}
+
+// SetHeadlineAndPlots()
+//
+// The headline: lab 1's malloc+free with the shared counter, over the same
+// without one, at `threads` threads; and the pictures of the new_ rows,
+// where counting shows.
+void SetHeadlineAndPlots(const CountVerdict& verdict, int threads,
+                         alloclab::Results& results) {
+  std::optional<double> inflation;
+  if (verdict.off > 0) inflation = verdict.shared / verdict.off;
+  results.SetHeadline(
+      {.label =
+           absl::StrCat("malloc+free, shared / off, ", threads, " threads"),
+       .value = inflation,
+       .text = inflation
+                   ? absl::StrFormat("%.1fx (%.1f / %.1f ns%s)", *inflation,
+                                     verdict.shared, verdict.off,
+                                     verdict.real ? "" : ", within noise")
+                   : "n/a (off's new - reuse is not above 0)",
+       .reference = kReference});
+  std::vector<std::string> plotted;
+  for (const Mode& mode : kModes)
+    plotted.push_back(absl::StrCat("new_", mode.name));
+  for (const char* y : {"ns_per_call", "cpu_ns_per_call"}) {
+    results.AddPlot({.kind = alloclab::PlotKind::kLines,
+                     .y = y,
+                     .x = "threads",
+                     .series = "mode",
+                     .title = absl::StrCat("new: ", y, " by counting mode"),
+                     .variants = plotted});
+  }
+}
+
 // Spec()
 //
 // The lab as RunLab() shows it: its name, its question (--help), its
@@ -198,8 +457,6 @@ absl::Status Experiment(alloclab::Lab& lab) {
   if (!usable.ok()) return usable.status();
   const int n = static_cast<int>(usable->size());
   const std::vector<Team> teams = PlanTeams(*topo, *usable);
-  std::vector<int> counts;  // 1, 2, 4 ... n, and n + 1 (oversubscribed)
-  for (const Team& t : teams) counts.push_back(t.threads);
   std::vector<Line> lines(static_cast<size_t>(n + 1));
   for (Line& line : lines) line.text.reserve(256);
 
@@ -207,186 +464,23 @@ absl::Status Experiment(alloclab::Lab& lab) {
   team.iterations = lab.options().quick ? 20'000 : 200'000;
   team.warmup_iterations = team.iterations / 10;
   const int repetitions = lab.options().Repetitions(3, 9);
-  const std::vector<Variant> variants = Variants();
-  // The cell of (workload, thread count, mode): cells[index(w, c, m)].
-  auto index = [&](Workload w, size_t c, int m) {
-    return (static_cast<size_t>(w) * counts.size() + c) * kModeCount +
-           static_cast<size_t>(m);
-  };
-  std::vector<Cell> cells(variants.size() * counts.size());
-  for (int rep = 0; rep < repetitions; ++rep) {
-    for (size_t c = 0; c < counts.size(); ++c) {
-      team.cpus = teams[c].cpus;
-      for (const Variant& v : variants) {
-        Use(kModes[v.mode]);
-        absl::StatusOr<alloclab::TeamResult> r =
-            alloclab::RunTeam(team, [&](int thread, int64_t calls) {
-              RunWorkload(v.workload, lines[static_cast<size_t>(thread)],
-                          calls);
-            });
-        if (!r.ok()) return alloclab::VariantError(v.name, r.status());
-        Cell& cell = cells[index(v.workload, c, v.mode)];
-        const bool together =
-            r->concurrency >= kTogether * std::min(counts[c], n);
-        for (const auto& t : r->threads) {
-          cell.ns.Add(t.ns_per_iteration, together);
-          cell.cpu_ns.Add(t.cpu_ns_per_iteration, together);
-        }
-        cell.together += together;
-        if (r->median_effective_ghz)
-          cell.ghz.push_back(*r->median_effective_ghz);
-        cell.concurrency.push_back(r->concurrency);
-        cell.cpus = CpusColumn(teams[c]);
-      }
-    }
-  }
+  absl::StatusOr<Grid> grid = MeasureGrid(teams, n, team, repetitions, lines);
+  if (!grid.ok()) return grid.status();
 
-  std::vector<alloclab::Summary> ns(cells.size());
-  for (size_t i = 0; i < cells.size(); ++i) ns[i] = cells[i].ns.Summary();
-  std::pair<double, double> headline;  // at counts[1]: shared's and off's
-  bool headline_real = false;  // shared's new row beyond the noise of off's
-  for (size_t c = 0; c < counts.size(); ++c) {
-    // What each mode says one malloc+free costs (new - reuse), by mode name.
-    std::map<std::string, double, std::less<>> believed;
-    for (const Variant& v : variants) {
-      const Cell& cell = cells[index(v.workload, c, v.mode)];
-      const alloclab::Summary& s = ns[index(v.workload, c, v.mode)];
-      std::optional<double> ghz;  // nullopt: no round measured a clock
-      if (!cell.ghz.empty()) ghz = alloclab::Summarize(cell.ghz).median;
-      const Mode& mode = kModes[v.mode];
-      results.AddRow(v.name, counts[c])
-          .SetText("mode", mode.name)
-          .SetText("cpus", cell.cpus)
-          .Set("ns_per_call", s.median)
-          .Set("ns_mad", s.mad)
-          .Set("vs_off", s.median / ns[index(v.workload, c, kOffMode)].median)
-          .Set("cpu_ns_per_call", cell.cpu_ns.Summary().median)
-          .Set("allocs_per_call",
-               AllocsPerCall(mode, v.workload, lines, counts[c]))
-          .Set("concurrency", alloclab::Summarize(cell.concurrency).median)
-          .Set("rounds_together", cell.together)
-          .Set("effective_ghz", ghz);
-      if (v.workload == kNew) {
-        believed[mode.name] = s.median - ns[index(kReuse, c, v.mode)].median;
-      }
-    }
-    const alloclab::Summary& off = ns[index(kNew, c, kOffMode)];
-    const alloclab::Summary& shared = ns[index(kNew, c, kSharedMode)];
-    const bool real = alloclab::DifferenceExceedsNoise(
-        alloclab::EstimateOf(shared), alloclab::EstimateOf(off));
-    const double cpu_ratio =
-        cells[index(kNew, c, kSharedMode)].cpu_ns.Summary().median /
-        cells[index(kNew, c, kOffMode)].cpu_ns.Summary().median;
-    results.AddNote(absl::StrFormat(
-        "%d thread%s%s: shared makes a new call %s off (%.1f "
-        "vs %.1f ns%s; %.2fx in CPU time); one malloc+free (new - reuse, lab "
-        "1's method) looks %.1f ns with shared, %.1f per_thread, %.1f packed, "
-        "%.1f padded, against %.1f off",
-        counts[c], counts[c] == 1 ? "" : "s",
-        counts[c] > n ? ", oversubscribed" : "",
-        // A row faster than off is "faster", never "0.21x as slow".
-        shared.median >= off.median
-            ? absl::StrFormat("%.2fx as slow as", shared.median / off.median)
-            : absl::StrFormat("%.2fx faster than", off.median / shared.median),
-        shared.median, off.median, real ? "" : ", within noise", cpu_ratio,
-        believed.at("shared"), believed.at("per_thread"),
-        believed.at("per_thread_packed"), believed.at("per_thread_padded"),
-        believed.at("off")));
-    if (c == 1) {
-      headline = {believed.at("shared"), believed.at("off")};
-      headline_real = real;
-    }
+  CountVerdict headline;  // at counts[1]
+  for (size_t c = 0; c < grid->counts.size(); ++c) {
+    const CountVerdict verdict = AddCountRows(*grid, c, n, lines, results);
+    if (c == 1) headline = verdict;
   }
-  // The line's own cost, bounced between two threads and nothing else, on
-  // the kind of pair the 2-thread rows ran on.
   absl::StatusOr<std::vector<std::pair<CpuPair, double>>> transfers =
       PingPongRows(results, *topo, *usable, repetitions, team.iterations);
   if (!transfers.ok()) return transfers.status();
-  const std::optional<PairKind> team_kind =
-      PairKindOf(*topo, teams[1].cpus[0], teams[1].cpus[1]);
-  for (const auto& [pair, ns_per_transfer] : *transfers) {
-    if (!team_kind || pair.kind != *team_kind) continue;
-    const double shared_adds = ns[index(kNew, 1, kSharedMode)].median -
-                               ns[index(kNew, 1, kOffMode)].median;
-    results.AddNote(absl::StrFormat(
-        "ping-pong: one transfer of a cache line between CPUs %d and %d (%s, "
-        "as the %d-thread rows) costs %.1f ns; two threads counting in one "
-        "shared atomic pay up to one transfer per count (N threads: up to "
-        "N-1 each), so shared could add up to about %.1f ns per new call at "
-        "%d threads: it added %.1f",
-        pair.first, pair.second, PairKindName(pair.kind), counts[1],
-        ns_per_transfer, ns_per_transfer, counts[1], shared_adds));
-  }
+  AddPingPongNote(*transfers, *topo, teams[1].cpus, *grid, results);
   alloclab::SetCountingMode(alloclab::CountingMode::kPerThread);
-  int apart = 0;  // rows none of whose rounds ran together
-  for (const Cell& cell : cells) apart += cell.together == 0;
-  if (lab.options().quick) {
-    // Structural, not the machine's load: a quick round is so short that
-    // the moments its threads start and end apart are a large share of it.
-    const double round_ms =
-        ns[index(kNew, 1, kOffMode)].median * team.iterations / 1e6;
-    results.AddNote(absl::StrFormat(
-        "%s: a quick round of %d calls lasts about %.1f ms a thread, so the "
-        "moments its threads start and end apart (a wake-up each, a "
-        "scheduler tick) are a large share of it, and its threads may not "
-        "run at once on %.0f%% of their CPUs whatever the machine's load "
-        "(here %d of %d rows never ran together); threads that take turns "
-        "cannot contend, so the headline's verdict is the full run's to give",
-        kQuickCannotShowContention, team.iterations, round_ms, kTogether * 100,
-        apart, static_cast<int>(cells.size())));
-  } else if (apart > 0) {
-    results.AddNote(absl::StrFormat(
-        "this machine was busy: %d of %d rows never ran together, so their "
-        "times (of all rounds) include turns, and turns cannot contend",
-        apart, static_cast<int>(cells.size())));
-  }
-  for (const Team& t : teams) {
-    if (t.mark != "SMT siblings") continue;
-    results.AddNote(absl::StrFormat(
-        "from %d threads on, some threads are SMT siblings (this machine has "
-        "%d core%s for %d usable CPUs): siblings share L1 and L2, so the "
-        "shared counter's cache line does not travel between them and those "
-        "rows show less contention than the same count on distinct cores",
-        t.threads, topo->CoresOf(*usable),
-        topo->CoresOf(*usable) == 1 ? "" : "s", n));
-    break;
-  }
-  results.AddNote(absl::StrCat(
-      "the reference run (the allocator article): a shared atomic counter "
-      "made one allocation look dearer by ",
-      kReference));
-  results.AddNote(absl::StrFormat(
-      "ns: median over every thread of the rounds (of %d, %d calls each) "
-      "that ran together, all rounds if none did (± MAD); at once: threads' "
-      "CPU time / wall time, median of the rounds; together: it reached %.0f%% "
-      "of the CPUs; x off: ns / off's; CPU ns: the threads' own CPU time, same "
-      "rounds; allocs: the mode's own total, a separate pass; counted modes "
-      "also count frees, per thread",
-      repetitions, team.iterations, kTogether * 100));
-  // Lab 1's malloc+free with the shared counter, over the same without one.
-  std::optional<double> inflation;
-  if (headline.second > 0) inflation = headline.first / headline.second;
-  results.SetHeadline(
-      {.label =
-           absl::StrCat("malloc+free, shared / off, ", counts[1], " threads"),
-       .value = inflation,
-       .text = inflation
-                   ? absl::StrFormat("%.1fx (%.1f / %.1f ns%s)", *inflation,
-                                     headline.first, headline.second,
-                                     headline_real ? "" : ", within noise")
-                   : "n/a (off's new - reuse is not above 0)",
-       .reference = kReference});
-  std::vector<std::string> plotted;  // the new_ rows: where counting shows
-  for (const Mode& mode : kModes)
-    plotted.push_back(absl::StrCat("new_", mode.name));
-  for (const char* y : {"ns_per_call", "cpu_ns_per_call"}) {
-    results.AddPlot({.kind = alloclab::PlotKind::kLines,
-                     .y = y,
-                     .x = "threads",
-                     .series = "mode",
-                     .title = absl::StrCat("new: ", y, " by counting mode"),
-                     .variants = plotted});
-  }
+  AddTogetherNote(*grid, lab.options().quick, team.iterations, results);
+  AddSmtNote(teams, *topo, *usable, results);
+  AddReadingNotes(repetitions, team.iterations, results);
+  SetHeadlineAndPlots(headline, grid->counts[1], results);
   return absl::OkStatus();
 }
 

@@ -28,7 +28,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "common/fresh_process_flag.h"
+#include "common/fresh_rows.h"
+#include "common/measure_interleaved.h"
+#include "common/samples.h"
+#include "common/variant_error.h"
 #include "common/vm_facts.h"
 #include "labs/first_call/processes.h"
 #include "labs/first_call/task.h"
@@ -94,6 +99,142 @@ absl::StatusOr<std::string> AddHugePageRow(
       kRow, got->max >= huge_kib ? "some" : "all", s->runs(), huge_kib);
 }
 
+// WarmRow()
+//
+// The `warm` row: Work() on a buffer it has written before, `calls` calls
+// a batch, in `repetitions` batches.
+absl::StatusOr<alloclab::VariantSummary> WarmRow(alloclab::Lab& lab,
+                                                 int repetitions,
+                                                 int64_t calls) {
+  absl::StatusOr<absl::Span<uint8_t>> buffer = MapBuffer(kBufferBytes);
+  if (!buffer.ok()) return alloclab::VariantError("warm", buffer.status());
+  uint64_t seed = 1;
+  absl::StatusOr<std::vector<alloclab::VariantSummary>> warm =
+      alloclab::MeasureInterleaved(
+          {{"warm", calls,
+            [&](int64_t n) {
+              for (int64_t i = 0; i < n; ++i) g_sink = Work(seed++, *buffer);
+            }}},
+          {.repetitions = repetitions, .faults = &lab.faults()});
+  UnmapBuffer(*buffer);
+  if (!warm.ok()) return warm.status();
+  const alloclab::VariantSummary& w = (*warm)[0];
+  alloclab::AddSummaryRow(w, lab.results())
+      .Set("ns_max", w.ns.max)
+      .SetText("measured",
+               absl::StrCat(repetitions, " batches of ", calls, " calls"))
+      .SetText("method", "none (written before)");
+  return w;
+}
+
+// MethodsUsed()
+//
+// The prefault methods PrepareBuffer() used in the prefaulted processes,
+// each once, in the order met: "madvise/touch".
+std::string MethodsUsed(const alloclab::Samples& prefaulted) {
+  std::string method;
+  for (double code : prefaulted.Values("method")) {
+    const std::string name(
+        PrefaultMethodName(static_cast<PrefaultMethod>(code)));
+    if (!absl::StrContains(method, name)) {
+      absl::StrAppend(&method, method.empty() ? "" : "/", name);
+    }
+  }
+  return method;
+}
+
+// PrefaultNote()
+//
+// What preparing the buffer did: nothing (task.cc not done), not enough
+// (the first call still faulted), or moved the faults to start-up.
+std::string PrefaultNote(absl::string_view method,
+                         const alloclab::FreshRow& cost,
+                         const alloclab::FreshRow& prefaulted, double cold_ns) {
+  if (method == "none") {
+    return "PrepareBuffer() prepared nothing (method none): task.cc is not "
+           "done yet, so prefaulted_first_call pays the faults of "
+           "cold_first_call";
+  }
+  if (prefaulted.page_faults.median > 1) {
+    return absl::StrFormat(
+        "PrepareBuffer() says %s, yet the first call still took %.0f page "
+        "faults: not every page was made present for writing",
+        method, prefaulted.page_faults.median);
+  }
+  return absl::StrFormat(
+      "with the buffer prepared (%s): start-up %.0f ns + first call %.0f "
+      "ns, against %.0f ns for the cold first call: the faults moved to "
+      "start-up, where no request waits for them",
+      method, cost.ns.median, prefaulted.ns.median, cold_ns);
+}
+
+// ColdFaultsNote()
+//
+// The cold first call's page faults against the buffer's pages: one each,
+// more (code and stack), or fewer (something made them present).
+std::string ColdFaultsNote(double cold_faults) {
+  const double pages = static_cast<double>(PagesIn(kBufferBytes));
+  return absl::StrFormat(
+      cold_faults >= pages
+          ? (cold_faults > pages
+                 ? "cold_first_call: %.0f page faults, %.0f of them for the "
+                   "buffer (%.0f-byte pages); the rest are code and stack used "
+                   "for the first time"
+                 : "cold_first_call: %.0f page faults, one for each of the "
+                   "buffer's %.0f pages of %.0f bytes")
+          : "cold_first_call: only %.0f page faults for %.0f pages of %.0f "
+            "bytes: something else made the buffer's pages present (huge "
+            "pages set to always?)",
+      cold_faults, pages, static_cast<double>(PageBytes()));
+}
+
+// AddFirstCallNotes()
+//
+// The numbers to take away: this run's in one line above the table, then
+// the first call against a later one, here and in the reference run.
+void AddFirstCallNotes(alloclab::Lab& lab, const alloclab::FreshRow& cold,
+                       const alloclab::VariantSummary& warm, int processes) {
+  const double cold_ns = cold.ns.median, warm_ns = warm.ns.median;
+  lab.PrintAboveTable(absl::StrFormat(
+      "first call of Work() on %zu KiB in a fresh process: %.0f ns (median of "
+      "%d; min %.0f, max %.0f), %.0f page faults; later calls: %.0f ns, %.2f "
+      "page faults per call",
+      kBufferBytes / 1024, cold_ns, processes, cold.ns.min, cold.ns.max,
+      cold.page_faults.median, warm_ns, warm.page_faults_per_call.value_or(0)));
+  lab.results().AddNote(absl::StrFormat(
+      "first call / later call: %.1fx here (median; %.1fx to %.1fx over the "
+      "processes); the reference run: %.1fx to %.1fx (first call %.0f, %.0f "
+      "and %.0f ns against about %.0f ns, %d page faults)",
+      cold_ns / warm_ns, cold.ns.min / warm_ns, cold.ns.max / warm_ns,
+      kReferenceFirstCallNs[1] / kReferenceSteadyNs,
+      kReferenceFirstCallNs[0] / kReferenceSteadyNs, kReferenceFirstCallNs[0],
+      kReferenceFirstCallNs[1], kReferenceFirstCallNs[2], kReferenceSteadyNs,
+      kReferenceFirstCallFaults));
+  lab.results().AddNote(
+      "a warm benchmark shows the `warm` row; a command-line tool that fills "
+      "one buffer and exits pays `cold_first_call`");
+}
+
+// SetHeadlineAndPlots()
+//
+// The tour's summary figure, and the lab's pictures (docs/adding_a_lab.md).
+void SetHeadlineAndPlots(double cold_faults, double first_over_later,
+                         alloclab::Results& results) {
+  results.SetHeadline(
+      {.label = "first call: page faults, and time against a later call",
+       .value = cold_faults,
+       .text =
+           absl::StrFormat("%.0f faults, %.1fx", cold_faults, first_over_later),
+       .reference =
+           absl::StrFormat("%d faults, %.1fx-%.1fx", kReferenceFirstCallFaults,
+                           kReferenceFirstCallNs[1] / kReferenceSteadyNs,
+                           kReferenceFirstCallNs[0] / kReferenceSteadyNs)});
+  results.AddPlot(
+      {.y = "page_faults_per_call", .title = "page faults per call"});
+  results.AddPlot(
+      {.y = "ns_per_call", .title = "ns per call (median)", .log_y = true});
+}
+
 // Spec()
 //
 // The lab as RunLab() shows it: its name, its question (--help), its
@@ -118,7 +259,6 @@ absl::Status Experiment(alloclab::Lab& lab) {
   alloclab::Results& results = lab.results();
   const int repetitions = lab.options().Repetitions(5, 15);
   const int processes = alloclab::FreshProcesses(lab.options(), 5, 15);
-  const int64_t warm_calls = lab.options().quick ? 20 : 100;
 
   // The fresh-process rows, their processes taken in turn.
   const absl::StatusOr<size_t> huge = HugePageBytes();
@@ -139,33 +279,11 @@ absl::Status Experiment(alloclab::Lab& lab) {
   if (!c.ok()) return c.status();
   c->row->SetText("method", "none (mapped only)");
 
-  absl::StatusOr<absl::Span<uint8_t>> buffer = MapBuffer(kBufferBytes);
-  if (!buffer.ok()) return alloclab::VariantError("warm", buffer.status());
-  uint64_t seed = 1;
-  absl::StatusOr<std::vector<alloclab::VariantSummary>> warm =
-      alloclab::MeasureInterleaved(
-          {{"warm", warm_calls,
-            [&](int64_t n) {
-              for (int64_t i = 0; i < n; ++i) g_sink = Work(seed++, *buffer);
-            }}},
-          {.repetitions = repetitions, .faults = &lab.faults()});
-  UnmapBuffer(*buffer);
-  if (!warm.ok()) return warm.status();
-  const alloclab::VariantSummary& w = (*warm)[0];
-  alloclab::AddSummaryRow(w, results)
-      .Set("ns_max", w.ns.max)
-      .SetText("measured",
-               absl::StrCat(repetitions, " batches of ", warm_calls, " calls"))
-      .SetText("method", "none (written before)");
+  absl::StatusOr<alloclab::VariantSummary> w =
+      WarmRow(lab, repetitions, lab.options().quick ? 20 : 100);
+  if (!w.ok()) return w.status();
 
-  std::string method;
-  for (double code : pre->Values("method")) {
-    const std::string name(
-        PrefaultMethodName(static_cast<PrefaultMethod>(code)));
-    if (!absl::StrContains(method, name)) {
-      absl::StrAppend(&method, method.empty() ? "" : "/", name);
-    }
-  }
+  const std::string method = MethodsUsed(*pre);
   absl::StatusOr<alloclab::FreshRow> cost =
       alloclab::AddFreshRow("prefault_cost", "prefault", *pre, results);
   if (!cost.ok()) return cost.status();
@@ -179,71 +297,12 @@ absl::Status Experiment(alloclab::Lab& lab) {
       huge, huge.ok() ? s[2] : absl::StatusOr<alloclab::Samples>(), results);
   if (!hugepage_note.ok()) return hugepage_note.status();
 
-  // The numbers to take away: this run's in one line, then the notes.
-  const double cold_ns = c->ns.median, warm_ns = w.ns.median;
-  const double cold_faults = c->page_faults.median;
-  const double pages = static_cast<double>(PagesIn(kBufferBytes));
-  lab.PrintAboveTable(absl::StrFormat(
-      "first call of Work() on %zu KiB in a fresh process: %.0f ns (median of "
-      "%d; min %.0f, max %.0f), %.0f page faults; later calls: %.0f ns, %.2f "
-      "page faults per call",
-      kBufferBytes / 1024, cold_ns, processes, c->ns.min, c->ns.max,
-      cold_faults, warm_ns, w.page_faults_per_call.value_or(0)));
-  results.AddNote(absl::StrFormat(
-      "first call / later call: %.1fx here (median; %.1fx to %.1fx over the "
-      "processes); the reference run: %.1fx to %.1fx (first call %.0f, %.0f "
-      "and %.0f ns against about %.0f ns, %d page faults)",
-      cold_ns / warm_ns, c->ns.min / warm_ns, c->ns.max / warm_ns,
-      kReferenceFirstCallNs[1] / kReferenceSteadyNs,
-      kReferenceFirstCallNs[0] / kReferenceSteadyNs, kReferenceFirstCallNs[0],
-      kReferenceFirstCallNs[1], kReferenceFirstCallNs[2], kReferenceSteadyNs,
-      kReferenceFirstCallFaults));
-  results.AddNote(
-      "a warm benchmark shows the `warm` row; a command-line tool that fills "
-      "one buffer and exits pays `cold_first_call`");
-  if (method == "none") {
-    results.AddNote(
-        "PrepareBuffer() prepared nothing (method none): task.cc is not done "
-        "yet, so prefaulted_first_call pays the faults of cold_first_call");
-  } else if (p->page_faults.median > 1) {
-    results.AddNote(absl::StrFormat(
-        "PrepareBuffer() says %s, yet the first call still took %.0f page "
-        "faults: not every page was made present for writing",
-        method, p->page_faults.median));
-  } else {
-    results.AddNote(absl::StrFormat(
-        "with the buffer prepared (%s): start-up %.0f ns + first call %.0f "
-        "ns, against %.0f ns for the cold first call: the faults moved to "
-        "start-up, where no request waits for them",
-        method, cost->ns.median, p->ns.median, cold_ns));
-  }
-  results.AddNote(absl::StrFormat(
-      cold_faults >= pages
-          ? (cold_faults > pages
-                 ? "cold_first_call: %.0f page faults, %.0f of them for the "
-                   "buffer (%.0f-byte pages); the rest are code and stack used "
-                   "for the first time"
-                 : "cold_first_call: %.0f page faults, one for each of the "
-                   "buffer's %.0f pages of %.0f bytes")
-          : "cold_first_call: only %.0f page faults for %.0f pages of %.0f "
-            "bytes: something else made the buffer's pages present (huge "
-            "pages set to always?)",
-      cold_faults, pages, static_cast<double>(PageBytes())));
+  AddFirstCallNotes(lab, *c, *w, processes);
+  results.AddNote(PrefaultNote(method, *cost, *p, c->ns.median));
+  results.AddNote(ColdFaultsNote(c->page_faults.median));
   results.AddNote(*hugepage_note);
-  // The tour's summary figure, and the lab's pictures (docs/adding_a_lab.md).
-  results.SetHeadline(
-      {.label = "first call: page faults, and time against a later call",
-       .value = cold_faults,
-       .text = absl::StrFormat("%.0f faults, %.1fx", cold_faults,
-                               cold_ns / warm_ns),
-       .reference =
-           absl::StrFormat("%d faults, %.1fx-%.1fx", kReferenceFirstCallFaults,
-                           kReferenceFirstCallNs[1] / kReferenceSteadyNs,
-                           kReferenceFirstCallNs[0] / kReferenceSteadyNs)});
-  results.AddPlot(
-      {.y = "page_faults_per_call", .title = "page faults per call"});
-  results.AddPlot(
-      {.y = "ns_per_call", .title = "ns per call (median)", .log_y = true});
+  SetHeadlineAndPlots(c->page_faults.median, c->ns.median / w->ns.median,
+                      results);
   results.AddNote(
       "faults come from getrusage: perf's page-fault event "
       "misses those MADV_POPULATE_WRITE and MAP_POPULATE take");

@@ -24,6 +24,7 @@
 #include "common/child_run.h"
 #include "common/interleave.h"
 #include "common/syscalls.h"
+#include "common/variant_error.h"
 #include "common/versions.h"
 #include "labs/musl_churn/runs.h"
 #include "labs/musl_churn/task.h"
@@ -74,8 +75,166 @@ ChurnRunSpec Spec(const ChurnVariant& v, bool verbose) {
           v.fixed_threshold, verbose ? v.name : ""};
 }
 
+// RunUntracedRows()
+//
+// Every row's program untraced, in turn so that drift hits every row alike;
+// the first round is each row's fill run, then `repetitions` runs of `n`
+// iterations.
+absl::Status RunUntracedRows(const std::string (&programs)[kCount],
+                             bool verbose, int repetitions, int64_t n,
+                             UntracedRuns (&untraced)[kCount]) {
+  return alloclab::Interleave(
+      1 + repetitions, kCount, [&](const alloclab::InterleavedRun& turn) {
+        const int i = turn.variant;
+        return alloclab::VariantError(
+            kVariants[i].name,
+            RunUntraced(programs[i], Spec(kVariants[i], verbose),
+                        turn.repetition == 0 ? kFillRun : n, untraced[i]));
+      });
+}
+
+// AddRow()
+//
+// Row `v`: the medians of its untraced runs, its steady-state system calls
+// per call over `k` traced iterations (n/a when `traced` is nullopt: ptrace
+// refused), and for musl's rows, musl's version and whether its free()
+// calls madvise(MADV_FREE).
+absl::Status AddRow(const ChurnVariant& v, const UntracedRuns& untraced,
+                    const std::optional<SteadyCounts>& traced, int64_t k,
+                    const absl::StatusOr<std::string>& musl,
+                    alloclab::Results& results) {
+  auto per_call = [&](int64_t alloclab::SyscallCounts::*count) {
+    return traced.has_value() ? std::optional<double>(
+                                    double(traced->counts.*count) / double(k))
+                              : std::nullopt;
+  };
+  alloclab::Row& row = results.AddRow(v.name);
+  for (const char* key :
+       {"wall_s", "user_s", "sys_s", "peak_rss_kib", "page_faults_per_call",
+        "checksum_ok", "launcher_rss_kib"}) {
+    absl::StatusOr<alloclab::Summary> s = untraced.samples.Summarize(key);
+    if (!s.ok()) return alloclab::VariantError(v.name, s.status());
+    row.Set(key, s->median);
+  }
+  row.Set("mmap_per_call", per_call(&alloclab::SyscallCounts::mmap))
+      .Set("munmap_per_call", per_call(&alloclab::SyscallCounts::munmap))
+      .Set("madvise_per_call", per_call(&alloclab::SyscallCounts::madvise))
+      .Set("brk_per_call", per_call(&alloclab::SyscallCounts::brk))
+      .Set("share_at_or_above_threshold",
+           churn_classes_at_or_above(v.scale, CHURN_MUSL_MMAP_THRESHOLD) /
+               double(CHURN_SIZE_CLASSES))
+      .SetText("checksum", absl::StrFormat("%016x", untraced.checksum));
+  if (absl::string_view(v.program) == "churn_musl") {
+    row.SetText("musl_version", musl.ok() ? *musl : "unknown");
+    row.Set("musl_madv_free",
+            musl.ok() ? std::optional<double>(
+                            alloclab::MuslFreeUsesMadvFree(*musl) ? 1 : 0)
+                      : std::nullopt);
+  }
+  return absl::OkStatus();
+}
+
+// Rows
+//
+// A row's value by its place in kVariants, 0 when not measured.
+class Rows {
+ public:
+  explicit Rows(const alloclab::Results& results) : results_(results) {}
+  double Get(int i, const char* key) const {
+    return results_.rows()[i].Get(key).value_or(0);
+  }
+
+ private:
+  const alloclab::Results& results_;
+};
+
+// AddTracedNotes()
+//
+// What the traced runs showed: that a traced run is no timing, how many
+// munmaps musl's mmap threshold costs per call, and what this musl's free()
+// does with madvise.
+void AddTracedNotes(const Rows& rows, double musl_traced_s, int64_t k,
+                    int64_t n, const absl::StatusOr<std::string>& musl,
+                    alloclab::Results& results) {
+  results.AddNote(absl::StrFormat(
+      "system calls were counted in separate runs under ptrace: musl_1024 "
+      "took %.1f s for %d iterations traced, %.1f us per iteration against "
+      "%.1f us untraced; never time a traced run",
+      musl_traced_s, kFillRun + k, 1e6 * musl_traced_s / double(kFillRun + k),
+      1e6 * rows.Get(kMusl1024, "wall_s") / double(n)));
+  results.AddNote(absl::StrFormat(
+      "scale 1024: %d of %d size classes reach musl's mmap threshold of %d "
+      "bytes; scale 256: %d. musl_1024 made %.2f munmap per call, glibc_1024 "
+      "%.4f",
+      churn_classes_at_or_above(1024, CHURN_MUSL_MMAP_THRESHOLD),
+      CHURN_SIZE_CLASSES, CHURN_MUSL_MMAP_THRESHOLD,
+      churn_classes_at_or_above(256, CHURN_MUSL_MMAP_THRESHOLD),
+      rows.Get(kMusl1024, "munmap_per_call"),
+      rows.Get(kGlibc1024, "munmap_per_call")));
+  if (!musl.ok()) return;
+  results.AddNote(
+      alloclab::MuslFreeUsesMadvFree(*musl)
+          ? absl::StrFormat(
+                "musl %s (before %s) frees the whole pages inside each "
+                "freed slot of a multi-slot group with madvise(MADV_FREE): "
+                "musl_256 made %.2f madvise per call",
+                *musl, alloclab::kMuslFirstWithoutMadvFree,
+                rows.Get(kMusl256, "madvise_per_call"))
+          : absl::StrFormat(
+                "musl %s (%s or later) no longer calls madvise(MADV_FREE) "
+                "in free(): musl_256 made %.2f madvise per call, where "
+                "musl 1.2.3 makes about one",
+                *musl, alloclab::kMuslFirstWithoutMadvFree,
+                rows.Get(kMusl256, "madvise_per_call")));
+}
+
+// TradeNote()
+//
+// The trade: kernel time against resident memory, glibc's and musl's, and
+// where the recycler took musl.
+std::string TradeNote(const Rows& rows, bool counted) {
+  return absl::StrFormat(
+      "the trade: glibc_1024 took %.2f s in the kernel and peaked at %.0f MiB "
+      "resident, musl_1024 %.2f s and %.0f MiB; the recycler (bound %d MiB) "
+      "took musl to %s%.2f s and %.0f MiB (each peak "
+      "counts the %.0f MiB this launcher had resident at the fork)",
+      rows.Get(kGlibc1024, "sys_s"),
+      rows.Get(kGlibc1024, "peak_rss_kib") / 1024, rows.Get(kMusl1024, "sys_s"),
+      rows.Get(kMusl1024, "peak_rss_kib") / 1024,
+      absl::GetFlag(FLAGS_recycle_bound_mib),
+      counted ? absl::StrFormat("%.3f munmap per call, ",
+                                rows.Get(kMuslRecycled, "munmap_per_call"))
+              : "",
+      rows.Get(kMuslRecycled, "sys_s"),
+      rows.Get(kMuslRecycled, "peak_rss_kib") / 1024,
+      rows.Get(kGlibc1024, "launcher_rss_kib") / 1024);
+}
+
+// SetHeadlineAndPlots()
+//
+// musl's CPU time over glibc's (CPU time, not wall: wall also counts
+// waiting for a CPU on a busy machine), and the trade side by side: kernel
+// time against resident memory.
+void SetHeadlineAndPlots(const Rows& rows, alloclab::Results& results) {
+  const double ratio =
+      (rows.Get(kMusl1024, "user_s") + rows.Get(kMusl1024, "sys_s")) /
+      (rows.Get(kGlibc1024, "user_s") + rows.Get(kGlibc1024, "sys_s"));
+  results.SetHeadline(
+      {.label = "musl / glibc CPU time (user + sys), scale 1024",
+       .value = ratio,
+       .text = absl::StrFormat("%.1fx", ratio),
+       .reference =
+           absl::StrFormat("%.1fx", kReferenceMuslCpuS / kReferenceGlibcCpuS)});
+  for (const char* y : {"sys_s", "peak_rss_kib"}) {
+    alloclab::Plot plot;  // bars by default
+    plot.y = y;
+    results.AddPlot(plot);
+  }
+}
+
 absl::Status Experiment(alloclab::Lab& lab) {
   const bool quick = lab.options().quick;
+  alloclab::Results& results = lab.results();
   int64_t n = absl::GetFlag(FLAGS_iterations);
   // glibc's peak RSS grows with the iterations and musl's levels off near
   // 50 MiB: at 65,536 glibc's is about twice musl's, the full run's trade
@@ -95,19 +254,12 @@ absl::Status Experiment(alloclab::Lab& lab) {
     if (!p.ok()) return alloclab::VariantError(kVariants[i].name, p.status());
     programs[i] = *p;
   }
-
-  // Untraced, in turn so that drift hits every row alike; the first round
-  // is each row's fill run.
   UntracedRuns untraced[kCount];
-  absl::Status untraced_runs = alloclab::Interleave(
-      1 + repetitions, kCount, [&](const alloclab::InterleavedRun& turn) {
-        const int i = turn.variant;
-        return alloclab::VariantError(
-            kVariants[i].name,
-            RunUntraced(programs[i], Spec(kVariants[i], !quick),
-                        turn.repetition == 0 ? kFillRun : n, untraced[i]));
-      });
-  if (!untraced_runs.ok()) return untraced_runs;
+  if (absl::Status s =
+          RunUntracedRows(programs, !quick, repetitions, n, untraced);
+      !s.ok()) {
+    return s;
+  }
 
   // Traced, separately.
   double traced_s[kCount];
@@ -118,49 +270,22 @@ absl::Status Experiment(alloclab::Lab& lab) {
         CountSteadySyscalls(programs[i], Spec(v, !quick), k), refused);
     if (!t.ok()) return alloclab::VariantError(v.name, t.status());
     traced_s[i] = t->has_value() ? (*t)->traced_wall_s : 0;
-    auto per_call = [&](int64_t alloclab::SyscallCounts::*count) {
-      return t->has_value() ? std::optional<double>(
-                                  double((*t)->counts.*count) / double(k))
-                            : std::nullopt;
-    };
-    alloclab::Row& row = lab.results().AddRow(v.name);
-    for (const char* key :
-         {"wall_s", "user_s", "sys_s", "peak_rss_kib", "page_faults_per_call",
-          "checksum_ok", "launcher_rss_kib"}) {
-      absl::StatusOr<alloclab::Summary> s = untraced[i].samples.Summarize(key);
-      if (!s.ok()) return alloclab::VariantError(v.name, s.status());
-      row.Set(key, s->median);
-    }
-    row.Set("mmap_per_call", per_call(&alloclab::SyscallCounts::mmap))
-        .Set("munmap_per_call", per_call(&alloclab::SyscallCounts::munmap))
-        .Set("madvise_per_call", per_call(&alloclab::SyscallCounts::madvise))
-        .Set("brk_per_call", per_call(&alloclab::SyscallCounts::brk))
-        .Set("share_at_or_above_threshold",
-             churn_classes_at_or_above(v.scale, CHURN_MUSL_MMAP_THRESHOLD) /
-                 double(CHURN_SIZE_CLASSES))
-        .SetText("checksum", absl::StrFormat("%016x", untraced[i].checksum));
-    if (absl::string_view(v.program) == "churn_musl") {
-      row.SetText("musl_version", musl.ok() ? *musl : "unknown");
-      row.Set("musl_madv_free",
-              musl.ok() ? std::optional<double>(
-                              alloclab::MuslFreeUsesMadvFree(*musl) ? 1 : 0)
-                        : std::nullopt);
+    if (absl::Status s = AddRow(v, untraced[i], *t, k, musl, results);
+        !s.ok()) {
+      return s;
     }
   }
   if (refused.has_value()) {
-    lab.results().AddNote(
+    results.AddNote(
         absl::StrCat("system calls per call: n/a (", refused->message(), ")"));
   }
   if (!musl.ok()) {
-    lab.results().AddNote(absl::StrCat("musl's version: unknown (",
-                                       musl.status().message(), ")"));
+    results.AddNote(absl::StrCat("musl's version: unknown (",
+                                 musl.status().message(), ")"));
   }
 
-  const auto& rows = lab.results().rows();
-  auto get = [&](int i, const char* key) {
-    return rows[i].Get(key).value_or(0);
-  };
-  lab.results().AddNote(absl::StrFormat(
+  const Rows rows(results);
+  results.AddNote(absl::StrFormat(
       "times, page faults and peak RSS: median of %d untraced run(s) of %d "
       "iterations (wait4); faults and system calls per call are steady-state: "
       "(run of %d + K iterations - run of %d) / K, K = %d for system calls; "
@@ -169,67 +294,10 @@ absl::Status Experiment(alloclab::Lab& lab) {
       repetitions, n, kFillRun, kFillRun, k, kReferenceGlibcCpuS,
       kReferenceMuslCpuS));
   if (!refused.has_value()) {
-    lab.results().AddNote(absl::StrFormat(
-        "system calls were counted in separate runs under ptrace: musl_1024 "
-        "took %.1f s for %d iterations traced, %.1f us per iteration against "
-        "%.1f us untraced; never time a traced run",
-        traced_s[kMusl1024], kFillRun + k,
-        1e6 * traced_s[kMusl1024] / double(kFillRun + k),
-        1e6 * get(kMusl1024, "wall_s") / double(n)));
-    lab.results().AddNote(absl::StrFormat(
-        "scale 1024: %d of %d size classes reach musl's mmap threshold of %d "
-        "bytes; scale 256: %d. musl_1024 made %.2f munmap per call, glibc_1024 "
-        "%.4f",
-        churn_classes_at_or_above(1024, CHURN_MUSL_MMAP_THRESHOLD),
-        CHURN_SIZE_CLASSES, CHURN_MUSL_MMAP_THRESHOLD,
-        churn_classes_at_or_above(256, CHURN_MUSL_MMAP_THRESHOLD),
-        get(kMusl1024, "munmap_per_call"), get(kGlibc1024, "munmap_per_call")));
-    if (musl.ok()) {
-      lab.results().AddNote(
-          alloclab::MuslFreeUsesMadvFree(*musl)
-              ? absl::StrFormat(
-                    "musl %s (before %s) frees the whole pages inside each "
-                    "freed slot of a multi-slot group with madvise(MADV_FREE): "
-                    "musl_256 made %.2f madvise per call",
-                    *musl, alloclab::kMuslFirstWithoutMadvFree,
-                    get(kMusl256, "madvise_per_call"))
-              : absl::StrFormat(
-                    "musl %s (%s or later) no longer calls madvise(MADV_FREE) "
-                    "in free(): musl_256 made %.2f madvise per call, where "
-                    "musl 1.2.3 makes about one",
-                    *musl, alloclab::kMuslFirstWithoutMadvFree,
-                    get(kMusl256, "madvise_per_call")));
-    }
+    AddTracedNotes(rows, traced_s[kMusl1024], k, n, musl, results);
   }
-  lab.results().AddNote(absl::StrFormat(
-      "the trade: glibc_1024 took %.2f s in the kernel and peaked at %.0f MiB "
-      "resident, musl_1024 %.2f s and %.0f MiB; the recycler (bound %d MiB) "
-      "took musl to %s%.2f s and %.0f MiB (each peak "
-      "counts the %.0f MiB this launcher had resident at the fork)",
-      get(kGlibc1024, "sys_s"), get(kGlibc1024, "peak_rss_kib") / 1024,
-      get(kMusl1024, "sys_s"), get(kMusl1024, "peak_rss_kib") / 1024,
-      absl::GetFlag(FLAGS_recycle_bound_mib),
-      !refused.has_value()
-          ? absl::StrFormat("%.3f munmap per call, ",
-                            get(kMuslRecycled, "munmap_per_call"))
-          : "",
-      get(kMuslRecycled, "sys_s"), get(kMuslRecycled, "peak_rss_kib") / 1024,
-      get(kGlibc1024, "launcher_rss_kib") / 1024));
-  // CPU time, not wall: wall also counts waiting for a CPU on a busy machine.
-  const double ratio = (get(kMusl1024, "user_s") + get(kMusl1024, "sys_s")) /
-                       (get(kGlibc1024, "user_s") + get(kGlibc1024, "sys_s"));
-  lab.results().SetHeadline(
-      {.label = "musl / glibc CPU time (user + sys), scale 1024",
-       .value = ratio,
-       .text = absl::StrFormat("%.1fx", ratio),
-       .reference =
-           absl::StrFormat("%.1fx", kReferenceMuslCpuS / kReferenceGlibcCpuS)});
-  // The trade, side by side: kernel time against resident memory.
-  for (const char* y : {"sys_s", "peak_rss_kib"}) {
-    alloclab::Plot plot;  // bars by default
-    plot.y = y;
-    lab.results().AddPlot(plot);
-  }
+  results.AddNote(TradeNote(rows, !refused.has_value()));
+  SetHeadlineAndPlots(rows, results);
   return absl::OkStatus();
 }
 

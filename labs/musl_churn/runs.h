@@ -31,7 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/child_run.h"
-#include "common/experiment.h"
+#include "common/samples.h"
 #include "common/syscalls.h"
 #include "labs/musl_churn/workloads.h"
 
