@@ -233,6 +233,12 @@ absl::StatusOr<LocatedAllocator> LocateAllocator(absl::string_view name,
         own_abi = entry.flags;
       }
     }
+    // A cache that lists no C library of ours was written for another ABI:
+    // on a multiarch machine an x86-64 ldconfig leaves the arm64 libraries
+    // out, and an arm64 program (under qemu-user, say) would take x86-64's
+    // jemalloc from it, which its loader cannot preload. The directories,
+    // starting from our C library's, remain.
+    if (libc.has_value() && !own_abi.has_value()) cache.clear();
   }
   for (const AllocatorLibrary& library : (*spec)->libraries) {
     for (const LdCacheEntry& entry : cache) {
