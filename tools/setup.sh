@@ -62,8 +62,13 @@ missing=()
 if ! command -v buildifier >/dev/null && ! command -v npm >/dev/null; then
   missing+=(npm)
 fi
+# Installed for this machine's own architecture (or for all): a package of a
+# foreign one (e.g. arm64's, which tools/test_arm64.sh adds) does not count,
+# and one that is not Multi-Arch (libjemalloc-dev) replaces the native one.
+native="$(dpkg --print-architecture)"
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null | grep -q "install ok installed"; then
+  if ! dpkg-query -W -f='${Status} ${Architecture}\n' "${pkg}" 2>/dev/null |
+    grep -Eq "^install ok installed (${native}|all)$"; then
     missing+=("${pkg}")
   fi
 done

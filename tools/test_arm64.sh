@@ -83,10 +83,14 @@ echo "== arm64: packages"
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   dpkg --add-architecture arm64
 fi
+# jemalloc's library only: the course preloads libjemalloc.so.2 and never
+# links it, and libjemalloc-dev is not Multi-Arch, so its arm64 package
+# would remove the machine's own (and with it pkg-config's jemalloc.pc,
+# which tools/setup.sh checks).
 packages=(
   g++-aarch64-linux-gnu qemu-user-static binfmt-support
   libabsl-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
-  libbenchmark-dev:arm64 libjemalloc-dev:arm64
+  libbenchmark-dev:arm64 libjemalloc2:arm64
   libgoogle-perftools-dev:arm64 libmimalloc-dev:arm64 musl-dev:arm64
 )
 apt-get update
