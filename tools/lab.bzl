@@ -269,7 +269,8 @@ def lab_tests(
         experiment_args = [],
         experiment_size = "small",
         experiment_tags = [],
-        tags = []):
+        tags = [],
+        test_tags = {}):
     """Declares a lab's checks (tests/<name>/).
 
     Args:
@@ -333,6 +334,13 @@ def lab_tests(
             # Measures glibc's malloc; ASan and TSan replace it.
             tags = ["no_asan", "no_tsan"],
         Everything else must pass under both.
+      test_tags: {"<test>": [tag, ...]}: tags of one test of the lab besides
+        `tags`, by its name in this package ("solution_test",
+        "solution_experiment_test", "known_bad_<bad>_test", ...). For a
+        fact one machine cannot give, e.g. a page-fault count under
+        qemu-user (tools/test_arm64.sh's reasons):
+            # Page faults under qemu-user are the emulator's.
+            test_tags = {"solution_test": ["no_qemu_user", "qemu_faults"]},
     """
     _all_files()
     starter = _pkg("labs", name)
@@ -341,6 +349,19 @@ def lab_tests(
     for impl in implementation_data:
         if impl not in impls:
             fail("lab_tests({}): implementation_data names '{}', which is not one of {}".format(name, impl, " ".join(impls)))
+    tests = ([
+                 "solution_test",
+                 "starter_test",
+                 "starter_unsolved_test",
+                 "solution_order_test",
+                 "starter_order_test",
+             ] +
+             ["design_%s_test" % design for design in designs] +
+             ["known_bad_%s_test" % bad for bad in known_bad] +
+             (["solution_experiment_test"] if experiment_checks else []))
+    for test in test_tags:
+        if test not in tests:
+            fail("lab_tests({}): test_tags names '{}', which is not one of {}".format(name, test, " ".join(tests)))
     for bad in known_bad_only_if:
         if bad not in known_bad:
             fail("lab_tests({}): known_bad_only_if names '{}', which is not in known_bad".format(name, bad))
@@ -363,7 +384,7 @@ def lab_tests(
         name = "solution_test",
         size = size,
         copts = ALLOCLAB_TEST_COPTS,
-        tags = tags,
+        tags = tags + test_tags.get("solution_test", []),
         data = implementation_data.get("solution", []),
         deps = [
             ":suite",
@@ -376,7 +397,7 @@ def lab_tests(
             name = "design_" + design + "_test",
             size = size,
             copts = ALLOCLAB_TEST_COPTS,
-            tags = tags,
+            tags = tags + test_tags.get("design_" + design + "_test", []),
             data = implementation_data.get("design_" + design, []),
             deps = [
                 ":suite",
@@ -389,7 +410,7 @@ def lab_tests(
         size = size,
         copts = ALLOCLAB_TEST_COPTS,
         data = implementation_data.get("starter", []),
-        tags = ["manual"] + tags,  # fails until the learner is done
+        tags = ["manual"] + tags + test_tags.get("starter_test", []),  # fails until the learner is done
         deps = [
             ":suite",
             starter + ":task",
@@ -418,7 +439,7 @@ def lab_tests(
         tags = [
             "course_integrity",
             "manual",
-        ] + tags,
+        ] + tags + test_tags.get("starter_unsolved_test", []),
         srcs = ["//tools:xfail.py"],
         main = "//tools:xfail.py",
         python_version = "PY3",
@@ -473,7 +494,7 @@ def lab_tests(
             # "known_bad": .ci/run runs these in the plain build only. A
             # known-bad's one job is to fail its tests; under ASan and TSan
             # it proves nothing more and costs a sanitized test binary each.
-            tags = ["known_bad"] + tags,
+            tags = ["known_bad"] + tags + test_tags.get(impl + "_test", []),
             data = data,
         )
         xfails.append(":{}_test".format(impl))
@@ -496,7 +517,7 @@ def lab_tests(
             size = "large",
             # "order": .ci/run runs these in the plain build only (order is
             # the same fact under a sanitizer, at several times the cost).
-            tags = ["order"] + order_tags + tags,
+            tags = ["order"] + order_tags + tags + test_tags.get(impl + "_order_test", []),
             srcs = ["//tools:order_check.py"],
             main = "//tools:order_check.py",
             python_version = "PY3",
@@ -515,7 +536,7 @@ def lab_tests(
         native.sh_test(
             name = "solution_experiment_test",
             size = experiment_size,
-            tags = experiment_tags + tags,
+            tags = experiment_tags + tags + test_tags.get("solution_experiment_test", []),
             srcs = ["//tools:experiment_test.sh"],
             args = [
                 name,
