@@ -602,8 +602,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
         {"yours / glibc time, geometric mean over workloads", geomean,
          absl::StrFormat("%.2fx; recommended over glibc: %s", geomean,
                          recommended ? "yes" : "no"),
-         "0.69x; recommended over glibc: yes (the reference's full run, "
-         "load 0.78)"});
+         "0.56x; recommended over glibc: yes (the reference's full run, "
+         "load 0.36)"});
   }
 
   AddTwoThreadsRows(lab);
