@@ -27,8 +27,7 @@
 //
 // A file includes the header of each piece it uses, and its target lists
 // that piece beside "//common:experiment" (include what you use; the lab
-// template does). This header includes them all as well, so that a body
-// whose BUILD names only "//common:experiment" still builds.
+// template does): this header includes none of them.
 //
 // clang-format off
 // Example (a lab's whole experiment.cc, minus its banner):
@@ -80,15 +79,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "common/faults.h"
-#include "common/fresh_rows.h"
-#include "common/interleave.h"
 #include "common/lab_main.h"
 #include "common/machine.h"
-#include "common/measure_interleaved.h"
-#include "common/noise.h"
 #include "common/report.h"
-#include "common/samples.h"
-#include "common/variant_error.h"
 
 namespace alloclab {
 

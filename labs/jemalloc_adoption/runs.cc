@@ -18,6 +18,7 @@
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
 #include "common/experiment.h"
+#include "common/variant_error.h"
 #include "labs/jemalloc_adoption/task.h"
 #include "labs/jemalloc_adoption/workloads.h"
 

@@ -30,6 +30,7 @@
 #include "absl/strings/string_view.h"
 #include "common/child_run.h"
 #include "common/experiment.h"
+#include "common/samples.h"
 
 namespace jemalloc_adoption {
 
