@@ -45,11 +45,11 @@ import sys
 
 from tools.plot_canvas import PlotError
 from tools.plot_kinds import from_specs, matrix, modes
-from tools.plot_units import column_title, lab_fact
+from tools.plot_units import lab_fact
 
-# What //:report and //:tour import from here; PlotError and column_title
-# live in plot_canvas and plot_units.
-__all__ = ["PlotError", "column_title", "draw", "figure"]
+# What //:report and //:tour import from here (PlotError from plot_canvas,
+# column_title from plot_units).
+__all__ = ["draw", "figure"]
 
 # The interpreter Debian's python3-matplotlib serves.
 DEBIAN_PYTHON = "/usr/bin/python3"

@@ -29,7 +29,8 @@ import os
 import sys
 
 from tools.check_results import UnusableInput, load_results
-from tools.plot import PlotError, draw
+from tools.plot import draw
+from tools.plot_canvas import PlotError
 from tools.results import fmt, machine_line, metric_keys, resolve, table
 
 # The command a learner types, for the usage line: `bazel run //:report`

@@ -40,7 +40,9 @@ import subprocess
 import sys
 
 from tools.check_results import UnusableInput, load_results
-from tools.plot import PlotError, column_title, draw
+from tools.plot import draw
+from tools.plot_canvas import PlotError
+from tools.plot_units import column_title
 from tools.results import (fmt, headline_of, machine_line, metric_keys,
                            resolve, table)
 
