@@ -340,7 +340,8 @@ def lab_tests(
         fact one machine cannot give, e.g. a page-fault count under
         qemu-user (tools/test_arm64.sh's reasons):
             # Page faults under qemu-user are the emulator's.
-            test_tags = {"solution_test": ["no_qemu_user", "qemu_faults"]},
+            test_tags = {"solution_test": qemu_tags("faults")},
+        (tools/qemu.bzl).
     """
     _all_files()
     starter = _pkg("labs", name)

@@ -23,7 +23,8 @@
 # not run:
 # - a fact qemu-user cannot give: tagged no_qemu_user in its BUILD, with
 #   the reason and one tag more (or two) that names it (the list `reasons`;
-#   a lab's generated tests get theirs through lab_tests' test_tags);
+#   a lab's generated tests get theirs through lab_tests' test_tags and
+#   tools/qemu.bzl's qemu_tags());
 # - in the default mode, the known-bads and the order tests (tags known_bad,
 #   order). They judge the grader (does each plausible wrong task.cc fail
 #   the tests it must; is a verdict the same in any order), which the
