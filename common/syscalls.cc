@@ -256,12 +256,13 @@ bool Resume(pid_t tid, int signal, TracerReport& report) {
   return false;
 }
 
-// Trace()
+// StartTracing()
 //
-// The tracer's loop, run in the tracer process, whose only child is `root`:
-// so waitpid(-1) sees exactly the traced threads and processes. Returns
-// when none is left.
-void Trace(pid_t root, Region region, TracerReport& report) {
+// Waits for `root`'s first stop (the SIGSTOP of its ptrace handshake), sets
+// the tracer's options on it and lets it run. False, with `report` saying
+// why, when the child never stopped or ptrace refused; the child is then
+// gone or killed.
+bool StartTracing(pid_t root, TracerReport& report) {
   int status = 0;
   pid_t got;
   do {
@@ -271,7 +272,7 @@ void Trace(pid_t root, Region region, TracerReport& report) {
     Fail(report, absl::StatusCode::kInternal,
          absl::StrCat("waitpid for the traced child failed: ",
                       internal::ErrnoText(errno)));
-    return;
+    return false;
   }
   if (!WIFSTOPPED(status)) {
     // The child could not start tracing; the caller reads why from the
@@ -281,7 +282,7 @@ void Trace(pid_t root, Region region, TracerReport& report) {
     Fail(report, absl::StatusCode::kInternal,
          absl::StrCat("the traced child ", internal::DescribeWaitStatus(status),
                       " before its first stop"));
-    return;
+    return false;
   }
 
   constexpr long kOptions = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
@@ -293,18 +294,114 @@ void Trace(pid_t root, Region region, TracerReport& report) {
          absl::StrCat("ptrace(PTRACE_SETOPTIONS) refused: ",
                       internal::ErrnoText(errno)));
     kill(root, SIGKILL);
-    return;
+    return false;
   }
-
-  absl::flat_hash_map<pid_t, TidState> tids;
-  tids[root].awaiting_initial_stop = false;  // its SIGSTOP was the one above
-  bool counting = false;
   if (!Resume(root, 0, report)) {
     kill(root, SIGKILL);
+    return false;
+  }
+  return true;
+}
+
+// IsMarker()
+//
+// Whether `stop`, an entry stop of `root`, is one of the program's region
+// markers.
+bool IsMarker(const SyscallStop& stop) {
+  return stop.native && stop.nr == static_cast<uint64_t>(kMarkerSyscall) &&
+         stop.arg0 == kMarkerMagic &&
+         (stop.arg1 == kMarkerStart || stop.arg1 == kMarkerEnd);
+}
+
+// OnSyscallStop()
+//
+// A syscall stop of `tid`: opens or closes the counted region at a marker
+// (kBetweenMarkers) or at root's execve (kFromExec), and counts the call's
+// entry while the region is open. The markers themselves are not counted.
+void OnSyscallStop(pid_t tid, pid_t root, Region region, TidState& state,
+                   bool& counting, TracerReport& report) {
+  SyscallStop stop = DecodeSyscallStop(tid, state);
+  if (!stop.entry) return;
+  if (region == Region::kBetweenMarkers && tid == root && IsMarker(stop)) {
+    counting = stop.arg1 == kMarkerStart;
+    (counting ? report.saw_start : report.saw_end) = 1;
     return;
   }
+  if (region == Region::kFromExec && !counting && tid == root && stop.native &&
+      IsExecve(stop.nr)) {
+    counting = true;
+  }
+  if (!counting) return;
+  if (stop.native) {
+    CountOne(stop, report.counts);
+  } else {
+    ++report.counts.total;  // a compat call: other numbers
+  }
+}
 
+// OnEvent()
+//
+// A PTRACE_EVENT stop of `tid`: keeps `tids` to the threads and processes
+// that exist.
+void OnEvent(pid_t tid, int event, absl::flat_hash_map<pid_t, TidState>& tids) {
+  unsigned long message = 0;
+  switch (event) {
+    case PTRACE_EVENT_CLONE:
+    case PTRACE_EVENT_FORK:
+    case PTRACE_EVENT_VFORK:
+      // Register the newcomer now; if its SIGSTOP came first it is
+      // already known and its flag already cleared.
+      if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &message) == 0) {
+        tids.try_emplace(static_cast<pid_t>(message));
+      }
+      break;
+    case PTRACE_EVENT_EXEC:
+      // A non-leader thread that calls execve takes over the leader's
+      // id; the old id is gone without an exit report.
+      if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &message) == 0 &&
+          static_cast<pid_t>(message) != tid) {
+        tids.erase(static_cast<pid_t>(message));
+      }
+      // The next syscall stop of this thread is execve's exit.
+      tids[tid].in_syscall = true;
+      tids[tid].awaiting_initial_stop = false;
+      break;
+    default:
+      break;
+  }
+}
+
+// SignalToDeliver()
+//
+// A signal stop of `tid` for `signal`: the signal the program gets when it
+// runs on (0 for none).
+int SignalToDeliver(pid_t tid, int signal, TidState& state) {
+  if (signal == SIGSTOP && state.awaiting_initial_stop) {
+    state.awaiting_initial_stop = false;
+    return 0;
+  }
+  siginfo_t info;
+  if (ptrace(PTRACE_GETSIGINFO, tid, nullptr, &info) != 0 && errno == EINVAL) {
+    // A group-stop (SIGSTOP, SIGTSTP... to the whole process): without
+    // PTRACE_SEIZE the tracer can only let the thread run on, as
+    // `strace -f` does.
+    return 0;
+  }
+  return signal;  // a signal-delivery stop: the program gets it
+}
+
+// Trace()
+//
+// The tracer's loop, run in the tracer process, whose only child is `root`:
+// so waitpid(-1) sees exactly the traced threads and processes. Returns
+// when none is left.
+void Trace(pid_t root, Region region, TracerReport& report) {
+  if (!StartTracing(root, report)) return;
+  absl::flat_hash_map<pid_t, TidState> tids;
+  tids[root].awaiting_initial_stop = false;  // its SIGSTOP was the first stop
+  bool counting = false;
   while (true) {
+    int status = 0;
     pid_t tid = waitpid(-1, &status, __WALL);
     if (tid < 0) {
       if (errno == EINTR) continue;
@@ -329,70 +426,12 @@ void Trace(pid_t root, Region region, TracerReport& report) {
     const int signal = WSTOPSIG(status);
     const int event = status >> 16;
     int deliver = 0;
-
     if (signal == (SIGTRAP | 0x80)) {
-      SyscallStop stop = DecodeSyscallStop(tid, state);
-      if (stop.entry) {
-        if (region == Region::kBetweenMarkers && tid == root && stop.native &&
-            stop.nr == static_cast<uint64_t>(kMarkerSyscall) &&
-            stop.arg0 == kMarkerMagic &&
-            (stop.arg1 == kMarkerStart || stop.arg1 == kMarkerEnd)) {
-          // The markers themselves are not counted.
-          counting = stop.arg1 == kMarkerStart;
-          (counting ? report.saw_start : report.saw_end) = 1;
-        } else {
-          if (region == Region::kFromExec && !counting && tid == root &&
-              stop.native && IsExecve(stop.nr)) {
-            counting = true;
-          }
-          if (counting) {
-            if (stop.native) {
-              CountOne(stop, report.counts);
-            } else {
-              ++report.counts.total;  // a compat call: other numbers
-            }
-          }
-        }
-      }
+      OnSyscallStop(tid, root, region, state, counting, report);
     } else if (signal == SIGTRAP && event != 0) {
-      unsigned long message = 0;
-      switch (event) {
-        case PTRACE_EVENT_CLONE:
-        case PTRACE_EVENT_FORK:
-        case PTRACE_EVENT_VFORK:
-          // Register the newcomer now; if its SIGSTOP came first it is
-          // already known and its flag already cleared.
-          if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &message) == 0) {
-            tids.try_emplace(static_cast<pid_t>(message));
-          }
-          break;
-        case PTRACE_EVENT_EXEC:
-          // A non-leader thread that calls execve takes over the leader's
-          // id; the old id is gone without an exit report.
-          if (ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &message) == 0 &&
-              static_cast<pid_t>(message) != tid) {
-            tids.erase(static_cast<pid_t>(message));
-          }
-          // The next syscall stop of this thread is execve's exit.
-          tids[tid].in_syscall = true;
-          tids[tid].awaiting_initial_stop = false;
-          break;
-        default:
-          break;
-      }
-    } else if (signal == SIGSTOP && state.awaiting_initial_stop) {
-      state.awaiting_initial_stop = false;
+      OnEvent(tid, event, tids);  // may rehash: `state` is not used after
     } else {
-      siginfo_t info;
-      if (ptrace(PTRACE_GETSIGINFO, tid, nullptr, &info) != 0 &&
-          errno == EINVAL) {
-        // A group-stop (SIGSTOP, SIGTSTP... to the whole process): without
-        // PTRACE_SEIZE the tracer can only let the thread run on, as
-        // `strace -f` does.
-        deliver = 0;
-      } else {
-        deliver = signal;  // a signal-delivery stop: the program gets it
-      }
+      deliver = SignalToDeliver(tid, signal, state);
     }
     if (!Resume(tid, deliver, report)) return;
   }
