@@ -27,7 +27,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -41,6 +40,8 @@
 #include "absl/strings/str_split.h"
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
+#include "common/interleave.h"
+#include "common/stats.h"
 #include "labs/allocator_design/real_programs.h"
 
 ABSL_FLAG(int, repetitions, 3,
@@ -75,10 +76,8 @@ struct Cell {
   std::string problem;
 };
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+double Median(const std::vector<double>& values) {
+  return alloclab::Summarize(values).median;
 }
 
 double LoadAverage() {
@@ -127,6 +126,151 @@ absl::StatusOr<std::vector<Allocator>> Allocators() {
   return allocators;
 }
 
+// What one run of the table measured: cells[program][allocator], glibc's
+// output of each program (the one every other run must match), and the
+// largest resident set this program had at a fork.
+struct Table {
+  std::vector<std::vector<Cell>> cells;
+  std::vector<std::string> glibc_output;
+  int64_t launcher_rss_kib = 0;
+};
+
+// Measure()
+//
+// Runs every program under every allocator `repetitions` times, in turn
+// (common/interleave.h): all of one repetition, then the next. A run that
+// fails, or prints other output than glibc's, marks its cell, which is not
+// run again; the others go on.
+Table Measure(const std::vector<ad::RealProgram>& programs,
+              const std::vector<Allocator>& allocators, int repetitions) {
+  Table table;
+  table.cells.assign(programs.size(), std::vector<Cell>(allocators.size()));
+  table.glibc_output.resize(programs.size());
+  const int per_program = static_cast<int>(allocators.size());
+  const absl::Status status = alloclab::Interleave(
+      repetitions, static_cast<int>(programs.size()) * per_program,
+      [&](const alloclab::InterleavedRun& at) {
+        const size_t p = static_cast<size_t>(at.variant / per_program);
+        const size_t a = static_cast<size_t>(at.variant % per_program);
+        Cell& cell = table.cells[p][a];
+        if (!cell.problem.empty()) return absl::OkStatus();
+        fprintf(stderr, "\rrun %d of %d: %-22s %-10s", at.repetition + 1,
+                repetitions, programs[p].name.c_str(),
+                allocators[a].name.c_str());
+        // The child's peak RSS starts at this process's resident set at
+        // the fork (child_run.h): give back the free pages the outputs
+        // read so far left in glibc's heap (malloc_trim() madvises them
+        // away, glibc 2.36's mtrim()), or that floor grows run by run.
+        malloc_trim(0);
+        absl::StatusOr<alloclab::ChildRun> run =
+            ad::RunRealProgram(programs[p], allocators[a].preload);
+        if (!run.ok()) {
+          cell.problem = std::string(run.status().message());
+          return absl::OkStatus();
+        }
+        if (a == 0 && at.repetition == 0) {
+          table.glibc_output[p] = run->stdout_text;
+        }
+        const std::string difference =
+            ad::FirstDifference(table.glibc_output[p], run->stdout_text);
+        if (!difference.empty()) {
+          cell.problem =
+              absl::StrCat(programs[p].name, " under ", allocators[a].name,
+                           ": output differs from glibc's, from ", difference);
+          return absl::OkStatus();
+        }
+        table.launcher_rss_kib =
+            std::max(table.launcher_rss_kib, run->launcher_rss_kib);
+        cell.wall_s.push_back(run->wall_s);
+        cell.peak_rss_kib.push_back(static_cast<double>(run->peak_rss_kib));
+        return absl::OkStatus();
+      });
+  (void)status;  // every run above returns OK: failures stay in their cell
+  fprintf(stderr, "\r%70s\r", "");
+  return table;
+}
+
+// PrintRatios()
+//
+// One of the two tables, wall time (`wall`) or peak RSS: glibc's median,
+// every other allocator's as a ratio to it, and each allocator's geometric
+// mean over the programs. Adds each failed cell's problem to `problems`
+// (once: for the wall-time table).
+void PrintRatios(bool wall, const std::vector<ad::RealProgram>& programs,
+                 const std::vector<Allocator>& allocators, const Table& table,
+                 int repetitions, std::vector<std::string>& problems) {
+  printf("\n%s, median of %d runs, as a ratio to glibc's (glibc's in %s)\n",
+         wall ? "wall time" : "peak RSS", repetitions,
+         wall ? "seconds" : "MiB");
+  printf("%-22s", "program");
+  for (const Allocator& a : allocators) printf(" %10s", a.name.c_str());
+  printf("\n");
+  std::vector<double> log_sum(allocators.size(), 0);
+  std::vector<int> counted(allocators.size(), 0);
+  for (size_t p = 0; p < programs.size(); ++p) {
+    printf("%-22s", programs[p].name.c_str());
+    const Cell& glibc = table.cells[p][0];
+    const double base = glibc.problem.empty()
+                            ? Median(wall ? glibc.wall_s : glibc.peak_rss_kib)
+                            : NAN;
+    for (size_t a = 0; a < allocators.size(); ++a) {
+      const Cell& cell = table.cells[p][a];
+      if (!cell.problem.empty()) {
+        printf(" %10s", "FAILED");
+        if (wall) problems.push_back(cell.problem);
+        continue;
+      }
+      const double value = Median(wall ? cell.wall_s : cell.peak_rss_kib);
+      if (a == 0) {
+        printf(" %10s", wall ? absl::StrFormat("%.3f s", value).c_str()
+                             : absl::StrFormat("%.1f", value / 1024).c_str());
+        continue;
+      }
+      const double ratio = value / base;
+      if (std::isfinite(ratio) && ratio > 0) {
+        log_sum[a] += std::log(ratio);
+        ++counted[a];
+      }
+      printf(" %9.2fx", ratio);
+    }
+    printf("\n");
+  }
+  printf("%-22s %10s", "geometric mean", "");
+  for (size_t a = 1; a < allocators.size(); ++a) {
+    if (counted[a] == 0) {
+      printf(" %10s", "n/a");
+    } else {
+      printf(" %9.2fx", std::exp(log_sum[a] / counted[a]));
+    }
+  }
+  printf("\n");
+}
+
+// PrintFootnotes()
+//
+// What each program does, which library each column preloaded, the fork's
+// floor under peak RSS, and the load average around the runs.
+void PrintFootnotes(const std::vector<ad::RealProgram>& programs,
+                    const std::vector<Allocator>& allocators,
+                    const Table& table, double load_before, double load_after) {
+  printf("\n");
+  for (const ad::RealProgram& p : programs) {
+    printf("%-22s %s\n", p.name.c_str(), p.what.c_str());
+  }
+  for (const Allocator& a : allocators) {
+    if (!a.preload.empty())
+      printf("%s: %s\n", a.name.c_str(), a.preload.c_str());
+  }
+  printf(
+      "peak RSS counts from the fork (child_run.h): a program that peaks "
+      "below this program's own %.1f MiB at the fork shows that floor\n",
+      static_cast<double>(table.launcher_rss_kib) / 1024);
+  printf(
+      "load average %.2f at the start, %.2f at the end (a busy "
+      "machine makes every ratio noisier)\n",
+      load_before, load_after);
+}
+
 absl::Status Run() {
   const int repetitions = absl::GetFlag(FLAGS_repetitions);
   if (repetitions < 1) {
@@ -143,111 +287,13 @@ absl::Status Run() {
   if (!programs.ok()) return programs.status();
 
   const double load_before = LoadAverage();
-  // cells[program][allocator]; glibc's first output is the one to match.
-  std::vector<std::vector<Cell>> cells(programs->size(),
-                                       std::vector<Cell>(allocators->size()));
-  std::vector<std::string> glibc_output(programs->size());
-  int64_t launcher_rss_kib = 0;
-  for (int rep = 0; rep < repetitions; ++rep) {
-    for (size_t p = 0; p < programs->size(); ++p) {
-      for (size_t a = 0; a < allocators->size(); ++a) {
-        Cell& cell = cells[p][a];
-        if (!cell.problem.empty()) continue;
-        fprintf(stderr, "\rrun %d of %d: %-22s %-10s", rep + 1, repetitions,
-                (*programs)[p].name.c_str(), (*allocators)[a].name.c_str());
-        // The child's peak RSS starts at this process's resident set at
-        // the fork (child_run.h): give back the free pages the outputs
-        // read so far left in glibc's heap (malloc_trim() madvises them
-        // away, glibc 2.36's mtrim()), or that floor grows run by run.
-        malloc_trim(0);
-        absl::StatusOr<alloclab::ChildRun> run =
-            ad::RunRealProgram((*programs)[p], (*allocators)[a].preload);
-        if (!run.ok()) {
-          cell.problem = std::string(run.status().message());
-          continue;
-        }
-        if (a == 0 && rep == 0) glibc_output[p] = run->stdout_text;
-        const std::string difference =
-            ad::FirstDifference(glibc_output[p], run->stdout_text);
-        if (!difference.empty()) {
-          cell.problem = absl::StrCat(
-              (*programs)[p].name, " under ", (*allocators)[a].name,
-              ": output differs from glibc's, from ", difference);
-          continue;
-        }
-        launcher_rss_kib = std::max(launcher_rss_kib, run->launcher_rss_kib);
-        cell.wall_s.push_back(run->wall_s);
-        cell.peak_rss_kib.push_back(static_cast<double>(run->peak_rss_kib));
-      }
-    }
-  }
-  fprintf(stderr, "\r%70s\r", "");
+  const Table table = Measure(*programs, *allocators, repetitions);
   const double load_after = LoadAverage();
-
   std::vector<std::string> problems;
   for (const bool wall : {true, false}) {
-    printf("\n%s, median of %d runs, as a ratio to glibc's (glibc's in %s)\n",
-           wall ? "wall time" : "peak RSS", repetitions,
-           wall ? "seconds" : "MiB");
-    printf("%-22s", "program");
-    for (const Allocator& a : *allocators) printf(" %10s", a.name.c_str());
-    printf("\n");
-    std::vector<double> log_sum(allocators->size(), 0);
-    std::vector<int> counted(allocators->size(), 0);
-    for (size_t p = 0; p < programs->size(); ++p) {
-      printf("%-22s", (*programs)[p].name.c_str());
-      const Cell& glibc = cells[p][0];
-      const double base = glibc.problem.empty()
-                              ? Median(wall ? glibc.wall_s : glibc.peak_rss_kib)
-                              : NAN;
-      for (size_t a = 0; a < allocators->size(); ++a) {
-        const Cell& cell = cells[p][a];
-        if (!cell.problem.empty()) {
-          printf(" %10s", "FAILED");
-          if (wall) problems.push_back(cell.problem);
-          continue;
-        }
-        const double value = Median(wall ? cell.wall_s : cell.peak_rss_kib);
-        if (a == 0) {
-          printf(" %10s", wall ? absl::StrFormat("%.3f s", value).c_str()
-                               : absl::StrFormat("%.1f", value / 1024).c_str());
-          continue;
-        }
-        const double ratio = value / base;
-        if (std::isfinite(ratio) && ratio > 0) {
-          log_sum[a] += std::log(ratio);
-          ++counted[a];
-        }
-        printf(" %9.2fx", ratio);
-      }
-      printf("\n");
-    }
-    printf("%-22s %10s", "geometric mean", "");
-    for (size_t a = 1; a < allocators->size(); ++a) {
-      if (counted[a] == 0) {
-        printf(" %10s", "n/a");
-      } else {
-        printf(" %9.2fx", std::exp(log_sum[a] / counted[a]));
-      }
-    }
-    printf("\n");
+    PrintRatios(wall, *programs, *allocators, table, repetitions, problems);
   }
-  printf("\n");
-  for (const ad::RealProgram& p : *programs) {
-    printf("%-22s %s\n", p.name.c_str(), p.what.c_str());
-  }
-  for (const Allocator& a : *allocators) {
-    if (!a.preload.empty())
-      printf("%s: %s\n", a.name.c_str(), a.preload.c_str());
-  }
-  printf(
-      "peak RSS counts from the fork (child_run.h): a program that peaks "
-      "below this program's own %.1f MiB at the fork shows that floor\n",
-      static_cast<double>(launcher_rss_kib) / 1024);
-  printf(
-      "load average %.2f at the start, %.2f at the end (a busy "
-      "machine makes every ratio noisier)\n",
-      load_before, load_after);
+  PrintFootnotes(*programs, *allocators, table, load_before, load_after);
   for (const std::string& problem : problems) {
     printf("FAILED: %s\n", problem.c_str());
   }

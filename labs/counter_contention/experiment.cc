@@ -31,6 +31,7 @@
 #include "absl/strings/string_view.h"
 #include "common/alloc_counter.h"
 #include "common/cpus_flag.h"
+#include "common/interleave.h"
 #include "common/noise.h"
 #include "common/stats.h"
 #include "common/thread_team.h"
@@ -201,10 +202,16 @@ absl::StatusOr<Grid> MeasureGrid(const std::vector<Team>& teams, int n,
   grid.variants = Variants();
   for (const Team& t : teams) grid.counts.push_back(t.threads);
   grid.cells.resize(grid.variants.size() * grid.counts.size());
-  for (int rep = 0; rep < repetitions; ++rep) {
-    for (size_t c = 0; c < grid.counts.size(); ++c) {
-      team.cpus = teams[c].cpus;
-      for (const Variant& v : grid.variants) {
+  // Each repetition runs every (count, variant) pair in turn, the variants
+  // of one count together.
+  const int per_count = static_cast<int>(grid.variants.size());
+  const absl::Status status = alloclab::Interleave(
+      repetitions, static_cast<int>(grid.counts.size()) * per_count,
+      [&](const alloclab::InterleavedRun& run) -> absl::Status {
+        const size_t c = static_cast<size_t>(run.variant / per_count);
+        const Variant& v =
+            grid.variants[static_cast<size_t>(run.variant % per_count)];
+        team.cpus = teams[c].cpus;
         Use(kModes[v.mode]);
         absl::StatusOr<alloclab::TeamResult> r =
             alloclab::RunTeam(team, [&](int thread, int64_t calls) {
@@ -220,13 +227,14 @@ absl::StatusOr<Grid> MeasureGrid(const std::vector<Team>& teams, int n,
           cell.cpu_ns.Add(t.cpu_ns_per_iteration, together);
         }
         cell.together += together;
-        if (r->median_effective_ghz)
+        if (r->median_effective_ghz) {
           cell.ghz.push_back(*r->median_effective_ghz);
+        }
         cell.concurrency.push_back(r->concurrency);
         cell.cpus = CpusColumn(teams[c]);
-      }
-    }
-  }
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
   for (const Cell& cell : grid.cells) grid.ns.push_back(cell.ns.Summary());
   return grid;
 }

@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/cpus_flag.h"
+#include "common/interleave.h"
 #include "common/stats.h"
 #include "common/thread_team.h"
 #include "common/topology.h"
@@ -119,19 +120,22 @@ absl::Status MeasureRows(const alloclab::TeamOptions& options, int repetitions,
       line.sink += line.text.size();
     }
   };
-  for (int rep = 0; rep < repetitions; ++rep) {
-    for (Placement& row : rows) {
-      team.cpus = row.cpus;
-      absl::StatusOr<alloclab::TeamResult> r = alloclab::RunTeam(team, loop);
-      if (!r.ok()) return alloclab::VariantError(row.name, r.status());
-      row.ns.push_back(r->ns_per_iteration.median);
-      row.cpu_ns.push_back(r->cpu_ns_per_iteration.median);
-      if (r->median_effective_ghz) row.ghz.push_back(*r->median_effective_ghz);
-      row.clock_note = r->clock_note;
-      row.oversubscribed = r->oversubscribed;
-    }
-  }
-  return absl::OkStatus();
+  return alloclab::Interleave(
+      repetitions, static_cast<int>(rows.size()),
+      [&](const alloclab::InterleavedRun& run) -> absl::Status {
+        Placement& row = rows[static_cast<size_t>(run.variant)];
+        team.cpus = row.cpus;
+        absl::StatusOr<alloclab::TeamResult> r = alloclab::RunTeam(team, loop);
+        if (!r.ok()) return alloclab::VariantError(row.name, r.status());
+        row.ns.push_back(r->ns_per_iteration.median);
+        row.cpu_ns.push_back(r->cpu_ns_per_iteration.median);
+        if (r->median_effective_ghz) {
+          row.ghz.push_back(*r->median_effective_ghz);
+        }
+        row.clock_note = r->clock_note;
+        row.oversubscribed = r->oversubscribed;
+        return absl::OkStatus();
+      });
 }
 
 // AddRows()
