@@ -110,14 +110,50 @@ static void churn_recycler_release(void* context, void* block, size_t size) {
   recycler_release(context, block, size);
 }
 
-int main(int argc, char** argv) {
-  uint64_t iterations = 200000;
-  uint64_t scale = 1024;
-  uint64_t seed = 1;
-  uint64_t recycle_bound = 0;
-  int progress = 0;
-  int quiet = 0;
+/* What the command line asked for. */
+struct churn_args {
+  uint64_t iterations;
+  uint64_t scale;
+  uint64_t seed;
+  uint64_t recycle_bound;
+  int progress;
+  int quiet;
+};
 
+/* Reads one --name=value flag into `args`. Returns 0, or 2 after saying
+ * what is wrong with it. */
+static int churn_parse_value_flag(const char* arg, struct churn_args* args) {
+  const char* eq = strchr(arg, '=');
+  if (strncmp(arg, "--", 2) != 0 || eq == NULL) {
+    return churn_usage_error("unknown argument (flags are --name=value)", arg);
+  }
+  const size_t name_len = (size_t)(eq - arg);
+  uint64_t* target = NULL;
+  uint64_t min = 0, max = 0;
+  if (name_len == 12 && strncmp(arg, "--iterations", name_len) == 0) {
+    target = &args->iterations, min = 1, max = CHURN_MAX_ITERATIONS;
+  } else if (name_len == 7 && strncmp(arg, "--scale", name_len) == 0) {
+    target = &args->scale, min = 1, max = CHURN_MAX_SCALE;
+  } else if (name_len == 6 && strncmp(arg, "--seed", name_len) == 0) {
+    target = &args->seed, min = 0, max = UINT64_MAX;
+  } else if (name_len == 15 && strncmp(arg, "--recycle_bound", name_len) == 0) {
+    target = &args->recycle_bound, min = 0, max = SIZE_MAX;
+  } else {
+    return churn_usage_error("unknown flag", arg);
+  }
+  if (churn_parse_u64(eq + 1, min, max, target) != 0) {
+    fprintf(stderr,
+            "churn: bad value in '%s': want a whole number from %" PRIu64
+            " to %" PRIu64 "\n",
+            arg, min, max);
+    return 2;
+  }
+  return 0;
+}
+
+/* Reads the command line into `args`. Returns -1 to go on, or the exit
+ * status to end with (0 after --help, 2 after a usage error). */
+static int churn_parse_args(int argc, char** argv, struct churn_args* args) {
   for (int i = 1; i < argc; ++i) {
     const char* arg = argv[i];
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -125,72 +161,60 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (strcmp(arg, "--progress") == 0) {
-      progress = 1;
-      continue;
-    }
-    if (strcmp(arg, "--quiet") == 0) {
-      quiet = 1;
-      continue;
-    }
-    const char* eq = strchr(arg, '=');
-    if (strncmp(arg, "--", 2) != 0 || eq == NULL) {
-      return churn_usage_error("unknown argument (flags are --name=value)",
-                               arg);
-    }
-    const size_t name_len = (size_t)(eq - arg);
-    const char* value = eq + 1;
-    uint64_t* target = NULL;
-    uint64_t min = 0, max = 0;
-    if (name_len == 12 && strncmp(arg, "--iterations", name_len) == 0) {
-      target = &iterations, min = 1, max = CHURN_MAX_ITERATIONS;
-    } else if (name_len == 7 && strncmp(arg, "--scale", name_len) == 0) {
-      target = &scale, min = 1, max = CHURN_MAX_SCALE;
-    } else if (name_len == 6 && strncmp(arg, "--seed", name_len) == 0) {
-      target = &seed, min = 0, max = UINT64_MAX;
-    } else if (name_len == 15 &&
-               strncmp(arg, "--recycle_bound", name_len) == 0) {
-      target = &recycle_bound, min = 0, max = SIZE_MAX;
-    } else {
-      return churn_usage_error("unknown flag", arg);
-    }
-    if (churn_parse_u64(value, min, max, target) != 0) {
-      fprintf(stderr,
-              "churn: bad value in '%s': want a whole number from %" PRIu64
-              " to %" PRIu64 "\n",
-              arg, min, max);
+      args->progress = 1;
+    } else if (strcmp(arg, "--quiet") == 0) {
+      args->quiet = 1;
+    } else if (churn_parse_value_flag(arg, args) != 0) {
       return 2;
     }
   }
+  return -1;
+}
+
+/* A recycler of blocks of musl's mmap threshold and up, at most `bound`
+ * bytes kept, in front of malloc and free; `allocator` is set to call it.
+ * NULL when recycler_create() refuses. */
+static struct recycler* churn_make_recycler(uint64_t bound,
+                                            struct churn_allocator* allocator) {
+  struct recycler_config config;
+  memset(&config, 0, sizeof(config));
+  config.min_size = CHURN_MUSL_MMAP_THRESHOLD;
+  config.bound_bytes = (size_t)bound;
+  /* The recycler's backend: malloc and free, as the churn calls them. */
+  config.backend.allocate = churn_libc_allocator()->allocate;
+  config.backend.release = churn_libc_allocator()->release;
+  struct recycler* recycler = recycler_create(&config);
+  if (recycler == NULL) return NULL;
+  allocator->allocate = churn_recycler_allocate;
+  allocator->release = churn_recycler_release;
+  allocator->context = recycler;
+  return recycler;
+}
+
+int main(int argc, char** argv) {
+  struct churn_args args = {200000, 1024, 1, 0, 0, 0};
+  const int done = churn_parse_args(argc, argv, &args);
+  if (done >= 0) return done;
 
   struct churn_params params;
   memset(&params, 0, sizeof(params));
-  params.iterations = iterations;
-  params.scale = scale;
-  params.seed = seed;
+  params.iterations = args.iterations;
+  params.scale = args.scale;
+  params.seed = args.seed;
   struct churn_progress progress_state = {churn_now_s(), churn_now_s()};
-  if (progress) {
+  if (args.progress) {
     params.progress = churn_print_progress;
     params.progress_context = &progress_state;
   }
 
   struct recycler* recycler = NULL;
   struct churn_allocator recycled;
-  if (recycle_bound > 0) {
-    struct recycler_config config;
-    memset(&config, 0, sizeof(config));
-    config.min_size = CHURN_MUSL_MMAP_THRESHOLD;
-    config.bound_bytes = (size_t)recycle_bound;
-    /* The recycler's backend: malloc and free, as the churn calls them. */
-    config.backend.allocate = churn_libc_allocator()->allocate;
-    config.backend.release = churn_libc_allocator()->release;
-    recycler = recycler_create(&config);
+  if (args.recycle_bound > 0) {
+    recycler = churn_make_recycler(args.recycle_bound, &recycled);
     if (recycler == NULL) {
       fprintf(stderr, "churn: recycler_create() returned NULL\n");
       return 1;
     }
-    recycled.allocate = churn_recycler_allocate;
-    recycled.release = churn_recycler_release;
-    recycled.context = recycler;
     params.allocator = &recycled;
   }
 
@@ -205,9 +229,10 @@ int main(int argc, char** argv) {
     fprintf(stderr, "churn: an allocation failed (out of memory?)\n");
     return 1;
   }
-  if (quiet) return 0;
+  if (args.quiet) return 0;
   printf("churn: libc=%s iterations=%" PRIu64 " scale=%" PRIu64 " seed=%" PRIu64
          " recycle_bound=%" PRIu64 " checksum=0x%016" PRIx64 "\n",
-         CHURN_LIBC, iterations, scale, seed, recycle_bound, checksum);
+         CHURN_LIBC, args.iterations, args.scale, args.seed, args.recycle_bound,
+         checksum);
   return 0;
 }
