@@ -519,7 +519,11 @@ void AddTwoThreadsRows(alloclab::Lab& lab) {
 
 // ---------------------------------------------------------------------------
 
-absl::Status Experiment(alloclab::Lab& lab) {
+// MatrixSpecFromFlags()
+//
+// Lab jemalloc_adoption's matrix over the flags' workloads and allocators,
+// yours among them, judged by that lab's reference rule.
+absl::StatusOr<ja::MatrixSpec> MatrixSpecFromFlags() {
   ja::MatrixSpec spec;
   spec.workloads = List(absl::GetFlag(FLAGS_workloads));
   for (const std::string& name : AllocatorNames()) {
@@ -542,13 +546,19 @@ absl::Status Experiment(alloclab::Lab& lab) {
   // //solutions/jemalloc_adoption:task): the rule, not a learner's version.
   spec.compare = ja::CompareTimings;
   spec.recommend = ja::Recommend;
-  absl::StatusOr<ja::MatrixResult> matrix = ja::RunMatrix(lab, spec);
-  if (!matrix.ok()) return matrix.status();
+  return spec;
+}
 
-  // Yours against glibc alone: the rule's answer to "switch to yours?",
-  // whatever else the table holds.
+// AddMemo()
+//
+// The memo on yours against glibc alone: the rule's answer to "switch to
+// yours?", whatever else the table holds, with every rule's input (each
+// workload's verdict and memory), not only the first one that failed.
+// Returns whether the rule recommends yours.
+absl::StatusOr<bool> AddMemo(const ja::MatrixResult& matrix,
+                             alloclab::Results& results) {
   std::vector<ja::Measurement> pair;
-  for (const ja::Measurement& m : matrix->table) {
+  for (const ja::Measurement& m : matrix.table) {
     if (m.allocator == ja::kBaseline || m.allocator == kYours)
       pair.push_back(m);
   }
@@ -562,22 +572,52 @@ absl::Status Experiment(alloclab::Lab& lab) {
     if (why.empty() && absl::StrContains(reason, kYours)) why = reason;
   }
   if (why.empty()) why = absl::StrJoin(duel->reasons, " ");
-  // Every rule's input, not only the first one that failed: the verdict
-  // and the memory of each workload.
   std::vector<std::string> each;
-  for (const ja::MatrixRow& row : matrix->rows) {
+  for (const ja::MatrixRow& row : matrix.rows) {
     if (row.allocator != kYours || !row.vs_baseline.has_value()) continue;
     each.push_back(absl::StrFormat(
         "%s %s (%.2fx time, %.2fx RSS%s)", row.workload,
         ja::VerdictName(row.vs_baseline->verdict), row.vs_baseline->ratio,
         row.rss_ratio.value_or(0), row.verified ? "" : ", not verified"));
   }
-  lab.results().AddNote(absl::StrFormat(
+  results.AddNote(absl::StrFormat(
       "memo: yours over glibc (Recommend() on their rows alone, budget %.2fx "
       "peak RSS): %s. %s Per workload: %s.",
       ja::kMemoryBudgetRatio, recommended ? "recommended" : "not recommended",
       why, absl::StrJoin(each, "; ")));
+  return recommended;
+}
 
+// SetHeadline()
+//
+// The headline: yours over glibc's time, the geometric mean over the
+// workloads, and the memo's answer. None when no workload has a ratio.
+void SetHeadline(const ja::MatrixResult& matrix, bool recommended,
+                 alloclab::Results& results) {
+  double log_sum = 0;
+  int ratios = 0;
+  for (const ja::MatrixRow& row : matrix.rows) {
+    if (row.allocator != kYours || !row.vs_baseline.has_value()) continue;
+    log_sum += std::log(row.vs_baseline->ratio);
+    ++ratios;
+  }
+  if (ratios == 0) return;
+  const double geomean = std::exp(log_sum / ratios);
+  results.SetHeadline(
+      {"yours / glibc time, geometric mean over workloads", geomean,
+       absl::StrFormat("%.2fx; recommended over glibc: %s", geomean,
+                       recommended ? "yes" : "no"),
+       "0.56x; recommended over glibc: yes (the reference's full run, "
+       "load 0.36)"});
+}
+
+absl::Status Experiment(alloclab::Lab& lab) {
+  absl::StatusOr<ja::MatrixSpec> spec = MatrixSpecFromFlags();
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<ja::MatrixResult> matrix = ja::RunMatrix(lab, *spec);
+  if (!matrix.ok()) return matrix.status();
+  absl::StatusOr<bool> recommended = AddMemo(*matrix, lab.results());
+  if (!recommended.ok()) return recommended.status();
   if (lab.options().quick) {
     // Three runs of a tenth of the work leave the scalability_* intervals
     // wide: in four quick runs of the reference on a 2-core VM, two found
@@ -590,24 +630,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
         "scalability_*); the memory rules and the traces are the full "
         "run's, the answer is the full run's to give"));
   }
-
-  double log_sum = 0;
-  int ratios = 0;
-  for (const ja::MatrixRow& row : matrix->rows) {
-    if (row.allocator != kYours || !row.vs_baseline.has_value()) continue;
-    log_sum += std::log(row.vs_baseline->ratio);
-    ++ratios;
-  }
-  if (ratios > 0) {
-    const double geomean = std::exp(log_sum / ratios);
-    lab.results().SetHeadline(
-        {"yours / glibc time, geometric mean over workloads", geomean,
-         absl::StrFormat("%.2fx; recommended over glibc: %s", geomean,
-                         recommended ? "yes" : "no"),
-         "0.56x; recommended over glibc: yes (the reference's full run, "
-         "load 0.36)"});
-  }
-
+  SetHeadline(*matrix, *recommended, lab.results());
   AddTwoThreadsRows(lab);
   AddUtilizationRows(lab.results());
   return absl::OkStatus();
