@@ -472,11 +472,11 @@ def totals(data, run):
     return counts, seconds
 
 
-def render(data, notes):
-    """mutation.md's text."""
+def _render_header(data):
+    """mutation.md's title and how it was made: the command, the reference,
+    the sample."""
     lab = data["lab"]
-    runs = data["runs"]
-    out = [
+    return [
         "# Mutation score: %s" % lab,
         "",
         "Made by `tools/mutate.py`; every lab's report is made again by "
@@ -493,7 +493,21 @@ def render(data, notes):
             ", ".join("%s %d of %d" % (
                 op, sum(1 for m in data["mutants"] if m["operator"] == op),
                 data["by_operator"][op]) for op in OPERATORS)),
-        "",
+    ]
+
+
+def _first_survivors(data):
+    """The mutants the first suite left alive."""
+    runs = data["runs"]
+    return [m for m in data["mutants"] if runs and
+            runs[0]["outcomes"][m["id"]]["outcome"] == "survived"]
+
+
+def _render_totals(data, notes):
+    """The Totals section: a row per suite, and the first suite's score
+    without its equivalent survivors."""
+    runs = data["runs"]
+    out = [
         "## Totals",
         "",
         "A timeout is a detected mutant, counted apart from killed; a "
@@ -525,8 +539,7 @@ def render(data, notes):
             round(seconds)))
     if runs:
         first = runs[0]
-        survivors = [m for m in data["mutants"]
-                     if first["outcomes"][m["id"]]["outcome"] == "survived"]
+        survivors = _first_survivors(data)
         equivalent = sum(1 for m in survivors if notes.get(_note_key(
             m["operator"], m["before"], m["after"]), "").startswith(
                 "equivalent"))
@@ -540,22 +553,33 @@ def render(data, notes):
                     len(survivors) - equivalent, first["suite"],
                     "%d%%" % round(100.0 * detected / real) if real
                     else "n/a")]
-    out += ["", "## Mutants", "",
-            "| id | line | operator | before | after | " +
-            " | ".join(run["suite"] for run in runs) + " |",
-            "|---|---|---|---|---|" + "---|" * len(runs)]
+    return out
+
+
+def _render_mutants(data):
+    """The Mutants section: a row per mutant, a column per suite."""
+    runs = data["runs"]
+    out = ["## Mutants", "",
+           "| id | line | operator | before | after | " +
+           " | ".join(run["suite"] for run in runs) + " |",
+           "|---|---|---|---|---|" + "---|" * len(runs)]
     for m in data["mutants"]:
         cells = [_cell(run["outcomes"][m["id"]]) for run in runs]
         out.append("| %s | %d | %s | %s | %s | %s |" % (
             m["id"], m["line"], m["operator"], _code(m["before"]),
             _code(m["after"]), " | ".join(cells)))
-    out += ["", "## Survivors", "",
-            "Each survivor of the first suite: why it is harmless "
-            "(equivalent: no test can tell it from the reference) or "
-            "'not yet killed:' and the test that would kill it; later "
-            "suites' outcomes in brackets.", ""]
-    survivors = [m for m in data["mutants"] if runs and
-                 runs[0]["outcomes"][m["id"]]["outcome"] == "survived"]
+    return out
+
+
+def _render_survivors(data, notes):
+    """The Survivors section: each first-suite survivor with its note."""
+    runs = data["runs"]
+    out = ["## Survivors", "",
+           "Each survivor of the first suite: why it is harmless "
+           "(equivalent: no test can tell it from the reference) or "
+           "'not yet killed:' and the test that would kill it; later "
+           "suites' outcomes in brackets.", ""]
+    survivors = _first_survivors(data)
     if not survivors:
         out.append("None.")
     for m in survivors:
@@ -569,7 +593,14 @@ def render(data, notes):
         out.append("- %s (line %d, %s): %s → %s: %s" % (
             m["id"], m["line"], m["operator"], _code(m["before"]),
             _code(m["after"]), note))
-    return "\n".join(out) + "\n"
+    return out
+
+
+def render(data, notes):
+    """mutation.md's text."""
+    sections = [_render_header(data), _render_totals(data, notes),
+                _render_mutants(data), _render_survivors(data, notes)]
+    return "\n\n".join("\n".join(section) for section in sections) + "\n"
 
 
 def mutate_lab(repo, lab, args, scratch):
