@@ -476,6 +476,74 @@ std::vector<LabVerdict> JudgeLabs(const MachineFacts& facts) {
   return labs;
 }
 
+// RenderPerf()
+//
+// The fact sheet's perf_event line: what perf_event_paranoid allows, and
+// whether the software and hardware counters open.
+std::string RenderPerf(const PerfFacts& perf) {
+  const std::string paranoid =
+      perf.paranoid.has_value()
+          ? absl::StrCat("perf_event_paranoid=", *perf.paranoid)
+          : "perf_event_paranoid unreadable";
+  return absl::StrCat(
+      "perf_event:   ", paranoid, "; software page-fault counter ",
+      perf.software.ok() ? "yes"
+                         : absl::StrCat("no (", perf.software.message(), ")"),
+      "; hardware cycle counter ",
+      perf.hardware.ok() ? "yes"
+                         : absl::StrCat("no (", perf.hardware.message(), ")"));
+}
+
+// RenderContainer()
+//
+// The fact sheet's container lines: the runtime and what it allows, and
+// the advice for it; one line when no container is found.
+std::vector<std::string> RenderContainer(const MachineFacts& f) {
+  std::vector<std::string> lines;
+  if (f.container.runtime.empty()) {
+    lines.push_back(
+        "container:    none found (no /.dockerenv, /run/.containerenv, "
+        "runtime in /proc/1/cgroup or mount on /etc/hostname)");
+  } else {
+    const ContainerFacts& c = f.container;
+    lines.push_back(absl::StrCat(
+        "container:    ", c.runtime, " (", c.evidence, "); seccomp ",
+        !c.seccomp.has_value() ? "unknown"
+        : *c.seccomp == 2      ? "filter on"
+        : *c.seccomp == 1      ? "strict"
+                               : "off",
+        "; cpuset ", c.cpuset.empty() ? "unknown" : c.cpuset, "; ",
+        c.cpu_quota.has_value()
+            ? absl::StrCat("CPU quota ", FormatCpus(*c.cpu_quota), " CPUs")
+            : "no CPU quota"));
+    for (const std::string& advice : ContainerAdvice(f)) {
+      lines.push_back(absl::StrCat("              ", advice));
+    }
+  }
+  return lines;
+}
+
+// RenderVersions()
+//
+// The fact sheet's versions line and each version's note; none when no
+// version was read.
+std::vector<std::string> RenderVersions(
+    const std::vector<SoftwareVersion>& versions_read) {
+  std::vector<std::string> lines;
+  if (!versions_read.empty()) {
+    std::vector<std::string> versions;
+    for (const SoftwareVersion& v : versions_read) {
+      versions.push_back(absl::StrCat(v.name, " ", v.version));
+    }
+    lines.push_back(
+        absl::StrCat("versions:     ", absl::StrJoin(versions, ", ")));
+    for (const std::string& note : VersionNotes(versions_read)) {
+      lines.push_back(absl::StrCat("              ", note));
+    }
+  }
+  return lines;
+}
+
 std::string RenderFacts(const MachineFacts& f) {
   std::vector<std::string> lines;
   if (f.topology.ok()) {
@@ -487,19 +555,7 @@ std::string RenderFacts(const MachineFacts& f) {
         absl::StrCat("CPUs:         unknown: ", f.topology.status().message()));
   }
   lines.push_back(RenderCpuFacts(f.cpu));
-  const std::string paranoid =
-      f.perf.paranoid.has_value()
-          ? absl::StrCat("perf_event_paranoid=", *f.perf.paranoid)
-          : "perf_event_paranoid unreadable";
-  lines.push_back(
-      absl::StrCat("perf_event:   ", paranoid, "; software page-fault counter ",
-                   f.perf.software.ok()
-                       ? "yes"
-                       : absl::StrCat("no (", f.perf.software.message(), ")"),
-                   "; hardware cycle counter ",
-                   f.perf.hardware.ok()
-                       ? "yes"
-                       : absl::StrCat("no (", f.perf.hardware.message(), ")")));
+  lines.push_back(RenderPerf(f.perf));
   lines.push_back(absl::StrCat(
       "ptrace:       ",
       f.ptrace.traced_child.ok()
@@ -530,36 +586,9 @@ std::string RenderFacts(const MachineFacts& f) {
                          " served a child's malloc)")
           : absl::StrCat(f.preload.library.empty() ? "not tried: " : "",
                          f.preload.served.message())));
-  if (f.container.runtime.empty()) {
-    lines.push_back(
-        "container:    none found (no /.dockerenv, /run/.containerenv, "
-        "runtime in /proc/1/cgroup or mount on /etc/hostname)");
-  } else {
-    const ContainerFacts& c = f.container;
-    lines.push_back(absl::StrCat(
-        "container:    ", c.runtime, " (", c.evidence, "); seccomp ",
-        !c.seccomp.has_value() ? "unknown"
-        : *c.seccomp == 2      ? "filter on"
-        : *c.seccomp == 1      ? "strict"
-                               : "off",
-        "; cpuset ", c.cpuset.empty() ? "unknown" : c.cpuset, "; ",
-        c.cpu_quota.has_value()
-            ? absl::StrCat("CPU quota ", FormatCpus(*c.cpu_quota), " CPUs")
-            : "no CPU quota"));
-    for (const std::string& advice : ContainerAdvice(f)) {
-      lines.push_back(absl::StrCat("              ", advice));
-    }
-  }
-  if (!f.versions.empty()) {
-    std::vector<std::string> versions;
-    for (const SoftwareVersion& v : f.versions) {
-      versions.push_back(absl::StrCat(v.name, " ", v.version));
-    }
-    lines.push_back(
-        absl::StrCat("versions:     ", absl::StrJoin(versions, ", ")));
-    for (const std::string& note : VersionNotes(f.versions)) {
-      lines.push_back(absl::StrCat("              ", note));
-    }
+  for (std::string& line : RenderContainer(f)) lines.push_back(std::move(line));
+  for (std::string& line : RenderVersions(f.versions)) {
+    lines.push_back(std::move(line));
   }
   return absl::StrCat(absl::StrJoin(lines, "\n"), "\n");
 }
