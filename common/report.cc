@@ -268,16 +268,14 @@ std::string JsonVersions(const std::vector<SoftwareVersion>& versions) {
   return absl::StrCat("{", absl::StrJoin(parts, ", "), "}");
 }
 
-}  // namespace
-
-std::string Results::ToJson() const {
-  const MachineInfo& m = machine_;
+// JsonMachine()
+//
+// The "machine" object: what the results were measured on, null where a
+// fact is unknown.
+std::string JsonMachine(const MachineInfo& m) {
   const bool cores_known = m.physical_cores > 0;
-  std::string json = "{\n";
-  absl::StrAppend(&json, "  \"lab\": ", JsonEscape(lab_), ",\n");
-  absl::StrAppend(
-      &json, "  \"machine\": {\"cpu_model\": ", JsonEscape(m.cpu_model),
-      ", \"architecture\": ",
+  return absl::StrCat(
+      "{\"cpu_model\": ", JsonEscape(m.cpu_model), ", \"architecture\": ",
       m.architecture.empty() ? "null" : JsonEscape(m.architecture),
       ", \"logical_cpus\": ", m.logical_cpus, ", \"physical_cores\": ",
       cores_known ? absl::StrCat(m.physical_cores) : "null",
@@ -295,7 +293,35 @@ std::string Results::ToJson() const {
       m.zero_page.empty() ? "null" : JsonEscape(m.zero_page),
       ", \"thp\": ", m.thp.empty() ? "null" : JsonEscape(m.thp),
       ", \"load_average\": ", JsonLoadAverage(m.load_average),
-      ", \"versions\": ", JsonVersions(m.versions), "},\n");
+      ", \"versions\": ", JsonVersions(m.versions), "}");
+}
+
+// JsonPlot()
+//
+// One picture the lab asks for.
+std::string JsonPlot(const Plot& p) {
+  std::string json =
+      absl::StrCat("{\"kind\": ", JsonEscape(PlotKindName(p.kind)),
+                   ", \"y\": ", JsonEscape(p.y), ", \"x\": ", JsonEscape(p.x),
+                   ", \"series\": ", JsonEscape(p.series),
+                   ", \"title\": ", JsonEscape(p.title));
+  if (!p.variants.empty()) {
+    std::vector<std::string> names;
+    for (const std::string& v : p.variants) names.push_back(JsonEscape(v));
+    absl::StrAppend(&json, ", \"variants\": [", absl::StrJoin(names, ", "),
+                    "]");
+  }
+  if (p.log_y) absl::StrAppend(&json, ", \"log_y\": true");
+  absl::StrAppend(&json, "}");
+  return json;
+}
+
+}  // namespace
+
+std::string Results::ToJson() const {
+  std::string json = "{\n";
+  absl::StrAppend(&json, "  \"lab\": ", JsonEscape(lab_), ",\n");
+  absl::StrAppend(&json, "  \"machine\": ", JsonMachine(machine_), ",\n");
   absl::StrAppend(&json, "  \"instruments\": {",
                   JsonFields(instruments_, instrument_text_), "},\n");
   if (rows_.empty()) {
@@ -326,19 +352,7 @@ std::string Results::ToJson() const {
   if (!plots_.empty()) {
     std::vector<std::string> plots;
     for (const Plot& p : plots_) {
-      plots.push_back(absl::StrCat(
-          "{\"kind\": ", JsonEscape(PlotKindName(p.kind)),
-          ", \"y\": ", JsonEscape(p.y), ", \"x\": ", JsonEscape(p.x),
-          ", \"series\": ", JsonEscape(p.series),
-          ", \"title\": ", JsonEscape(p.title)));
-      if (!p.variants.empty()) {
-        std::vector<std::string> names;
-        for (const std::string& v : p.variants) names.push_back(JsonEscape(v));
-        absl::StrAppend(&plots.back(), ", \"variants\": [",
-                        absl::StrJoin(names, ", "), "]");
-      }
-      if (p.log_y) absl::StrAppend(&plots.back(), ", \"log_y\": true");
-      absl::StrAppend(&plots.back(), "}");
+      plots.push_back(JsonPlot(p));
     }
     absl::StrAppend(&json, "  \"plots\": [", absl::StrJoin(plots, ", "),
                     "],\n");
