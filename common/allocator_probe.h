@@ -190,6 +190,20 @@ std::string IdentifyAllocatorFile(absl::string_view path);
 // dynamic linker cannot say (a static binary).
 absl::StatusOr<MallocProvider> ProbeMalloc();
 
+// kSanitizerServesMalloc
+//
+// Why no preloaded allocator can serve this program's malloc, or nullptr:
+// a build with AddressSanitizer or ThreadSanitizer (--config=asan/tsan)
+// has its runtime serve malloc. Tests that preload an allocator skip with
+// it: `if (kSanitizerServesMalloc != nullptr) GTEST_SKIP() << ...;`.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr const char* kSanitizerServesMalloc =
+    "built with a sanitizer: its runtime serves malloc and refuses to share "
+    "the process with a preloaded allocator";
+#else
+inline constexpr const char* kSanitizerServesMalloc = nullptr;
+#endif
+
 // kProviderLinePrefix
 //
 // How a program reports its provider on stdout, one line:

@@ -27,14 +27,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr const char* kSanitizerServesMalloc =
-    "built with a sanitizer: its runtime serves malloc and refuses to share "
-    "the process with a preloaded allocator";
-#else
-constexpr const char* kSanitizerServesMalloc = nullptr;
-#endif
-
 std::string Runfile(const std::string& path) {
   absl::StatusOr<std::string> found = FindRunfile(path);
   return found.ok() ? *found : path;

@@ -47,6 +47,21 @@ class TouchedBuffer {
   size_t bytes_;
 };
 
+// A private anonymous mapping of `bytes` in base pages only (no THP, so
+// that the pages resident are the pages written), its first `written` pages
+// written; MAP_FAILED when mmap fails.
+void* MapBasePagesWriting(size_t bytes, size_t written) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return p;
+  madvise(p, bytes, MADV_NOHUGEPAGE);
+  for (size_t i = 0; i < written; ++i) {
+    static_cast<volatile char*>(p)[i * page] = 1;
+  }
+  return p;
+}
+
 // How far one read of the resident set may be from the truth. What the
 // kernel promises: RSS is the sum of three counters (file, anon, shmem
 // pages); since Linux 6.2 each is a per-CPU counter read without its
@@ -241,12 +256,8 @@ TEST(RssSamplerTest, RejectsANonPositiveInterval) {
 TEST(SmapsTest, CountsTheTouchedPagesOfOneMapping) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t bytes = 16 * page;
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* p = MapBasePagesWriting(bytes, 5);
   ASSERT_NE(p, MAP_FAILED);
-  // Base pages only, so that the count is of the pages written.
-  madvise(p, bytes, MADV_NOHUGEPAGE);
-  for (size_t i = 0; i < 5; ++i) static_cast<volatile char*>(p)[i * page] = 1;
   absl::StatusOr<int64_t> rss = SmapsKibAt(p, "Rss");
   munmap(p, bytes);
   ASSERT_TRUE(rss.ok()) << rss.status();
@@ -256,11 +267,8 @@ TEST(SmapsTest, CountsTheTouchedPagesOfOneMapping) {
 TEST(ResidentKibTest, CountsTheWrittenPages) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t bytes = 16 * page;
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* p = MapBasePagesWriting(bytes, 3);
   ASSERT_NE(p, MAP_FAILED);
-  madvise(p, bytes, MADV_NOHUGEPAGE);
-  for (size_t i = 0; i < 3; ++i) static_cast<volatile char*>(p)[i * page] = 1;
   absl::StatusOr<double> kib = ResidentKib(p, bytes);
   munmap(p, bytes);
   ASSERT_TRUE(kib.ok()) << kib.status();

@@ -112,16 +112,22 @@ def quoted_number(text, unit):
     return value * UNITS[unit]
 
 
-def constant_quotes(text):
-    """(line number, name, number) of every constant's value a doc quotes,
-    outside fences."""
+def unfenced_lines(text):
+    """(line number, line) of every line of a doc outside its ``` fences
+    (the fence lines themselves left out)."""
     fenced = False
     for number, line in enumerate(text.splitlines(), 1):
         if line.lstrip().startswith("```"):
             fenced = not fenced
             continue
-        if fenced:
-            continue
+        if not fenced:
+            yield number, line
+
+
+def constant_quotes(text):
+    """(line number, name, number) of every constant's value a doc quotes,
+    outside fences."""
+    for number, line in unfenced_lines(text):
         for match in QUOTE.finditer(line):
             value = quoted_number(match.group("eq") or match.group("paren"),
                                   match.group("unit"))
@@ -131,13 +137,7 @@ def constant_quotes(text):
 
 def code_spans(text):
     """(line number, span) of every inline code span outside fences."""
-    fenced = False
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
+    for number, line in unfenced_lines(text):
         for match in SPAN.finditer(line):
             yield number, match.group(2).strip()
 

@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/allocator_probe.h"
 #include "common/cpu_facts.h"
 #include "common/refuse_syscall.h"
 #include "common/topology.h"
@@ -226,14 +227,6 @@ TEST(ProbeTest, LiveProbesAnswerOnThisMachine) {
       RenderVerdicts(JudgeLabs(facts)),
       AllOf(HasSubstr("7 jemalloc_adoption"), HasSubstr("8 allocator_design")));
 }
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr const char* kSanitizerServesMalloc =
-    "built with a sanitizer: its runtime serves malloc and refuses to share "
-    "it with a preloaded allocator";
-#else
-constexpr const char* kSanitizerServesMalloc = nullptr;
-#endif
 
 TEST(ProbeTest, AnInstalledAllocatorPreloadedServesMalloc) {
   if (kSanitizerServesMalloc != nullptr) GTEST_SKIP() << kSanitizerServesMalloc;

@@ -46,24 +46,13 @@ while (($#)); do
   shift
 done
 
+# shellcheck source=tools/scratch_copy.sh
+source "${repo}/tools/scratch_copy.sh"
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/alloclab-new-lab-check.XXXXXX")"
 copy="${scratch}/repo"
-cleanup() {
-  if [[ -d "${copy}" ]]; then
-    (cd "${copy}" && bazel clean --expunge >/dev/null 2>&1) || true
-  fi
-  rm -rf "${scratch}"
-}
-trap cleanup EXIT
+trap 'remove_scratch "${scratch}" "${copy}"' EXIT
 
-mkdir -p "${copy}"
-# The tracked files as they are in the work tree (deleted ones left out).
-(cd "${repo}" && git ls-files -z --cached | while IFS= read -r -d '' f; do
-  [[ -e "${f}" ]] && printf '%s\0' "${f}"
-done | tar --null -T - -cf -) | tar -C "${copy}" -xf -
-if [[ -f "${repo}/user.bazelrc" ]]; then
-  cp "${repo}/user.bazelrc" "${copy}/user.bazelrc"
-fi
+copy_tracked_files "${repo}" "${copy}"
 cd "${copy}"
 # The copy as a repository of its own: what new_lab.sh touches is its diff.
 git init -q .

@@ -454,8 +454,11 @@ class PictureTest(unittest.TestCase):
         _, gids = self.check("counter_contention", runs)
         self.assertIn("series-0-ping_pong", gids)
 
-    def test_jemalloc_adoption_small_multiples(self):
-        fig, gids = self.check("jemalloc_adoption")
+    def check_small_multiples(self, lab, allocators):
+        """Lab `lab`'s matrix: a panel per workload, titled with its name,
+        and in each of the two runs a bar per workload, allocator and
+        ratio. Returns check()'s figure and workloads."""
+        fig, gids = self.check(lab)
         workloads = ["churn", "msgsend",
                      "scalability_1024", "scalability_8", "treemap"]
         titles = sorted(ax.get_title(loc="left")
@@ -463,10 +466,15 @@ class PictureTest(unittest.TestCase):
         self.assertEqual(titles, workloads)
         for run in (0, 1):
             for w in workloads:
-                for a in ("jemalloc", "tcmalloc", "mimalloc"):
+                for a in allocators:
                     for key in ("time_ratio", "rss_ratio"):
                         self.assertIn("series-%d-%s_%s_%s" %
                                       (run, w, a, key), gids)
+        return fig, workloads
+
+    def test_jemalloc_adoption_small_multiples(self):
+        fig, workloads = self.check_small_multiples(
+            "jemalloc_adoption", ("jemalloc", "tcmalloc", "mimalloc"))
         # The budget, one line per RSS panel, at the memo's 1.25x.
         budget = [line for ax in fig.axes for line in ax.get_lines()
                   if line.get_linestyle() == "--"
@@ -480,18 +488,8 @@ class PictureTest(unittest.TestCase):
         # Lab 7's picture with yours as one more allocator: a bar per
         # workload, allocator and ratio, in each run; the trace rows
         # (no time ratio) are not workloads.
-        fig, gids = self.check("allocator_design")
-        workloads = ["churn", "msgsend",
-                     "scalability_1024", "scalability_8", "treemap"]
-        titles = sorted(ax.get_title(loc="left")
-                        for ax in fig.axes if ax.get_title(loc="left"))
-        self.assertEqual(titles, workloads)
-        for run in (0, 1):
-            for w in workloads:
-                for a in ("jemalloc", "tcmalloc", "mimalloc", "yours"):
-                    for key in ("time_ratio", "rss_ratio"):
-                        self.assertIn("series-%d-%s_%s_%s" %
-                                      (run, w, a, key), gids)
+        fig, _ = self.check_small_multiples(
+            "allocator_design", ("jemalloc", "tcmalloc", "mimalloc", "yours"))
         # Ratios on log axes, as far out on each side of 1: the starter's
         # 12-18x must not squeeze a 0.9x bar to a sliver.
         panels = [ax for ax in fig.axes if ax.axison]

@@ -76,18 +76,14 @@ else
   rounds=("${all_labs[*]}" "smt_siblings")
 fi
 
+# shellcheck source=tools/scratch_copy.sh
+source "${repo}/tools/scratch_copy.sh"
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/alloclab-solved.XXXXXX")"
 copy="${scratch}/repo"
 # The copy keeps one output base across rounds (one path), so a round
 # rebuilds only what its solved labs change; at the end it goes, server and
 # all.
-cleanup() {
-  if [[ -d "${copy}" ]]; then
-    (cd "${copy}" && bazel clean --expunge >/dev/null 2>&1) || true
-  fi
-  rm -rf "${scratch}"
-}
-trap cleanup EXIT
+trap 'remove_scratch "${scratch}" "${copy}"' EXIT
 
 # solve LAB: the reference over the starter, in the copy.
 solve() {
@@ -107,14 +103,7 @@ for round in "${rounds[@]}"; do
   read -r -a solved <<<"${round}"
   echo "== solved: ${solved[*]}"
   rm -rf "${copy}"
-  mkdir -p "${copy}"
-  # The tracked files as they are in the work tree (deleted ones left out).
-  (cd "${repo}" && git ls-files -z --cached | while IFS= read -r -d '' f; do
-    [[ -e "${f}" ]] && printf '%s\0' "${f}"
-  done | tar --null -T - -cf -) | tar -C "${copy}" -xf -
-  if [[ -f "${repo}/user.bazelrc" ]]; then
-    cp "${repo}/user.bazelrc" "${copy}/user.bazelrc"
-  fi
+  copy_tracked_files "${repo}" "${copy}"
   for lab in "${solved[@]}"; do solve "${lab}"; done
   starter_tests=()
   for lab in "${solved[@]}"; do

@@ -67,8 +67,4 @@ expect condition_absent 0 'not expected to be rejected on this machine, not run:
 expect condition_unknown 1 'could not tell \(exit 2\): unknown: fixture cannot tell' -- \
   --only_if="${unknown}" "${named[@]}" Fixture.Rejects
 
-if [[ ${failures} -ne 0 ]]; then
-  echo "${failures} case(s) failed"
-  exit 1
-fi
-echo "all cases passed"
+finish "all cases passed"
