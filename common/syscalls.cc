@@ -611,4 +611,8 @@ absl::StatusOr<ProcessSyscalls> CountSyscallsOfCommand(
   return result;
 }
 
+std::string RefusedNote(absl::string_view what, const absl::Status& refused) {
+  return absl::StrCat(what, ": n/a (", refused.message(), ")");
+}
+
 }  // namespace alloclab

@@ -173,8 +173,7 @@ absl::StatusOr<ProcessSyscalls> CountSyscallsOfCommand(
 //     ...                                          // (*counted)->counts
 //   }
 //   if (refused.has_value()) {
-//     results.AddNote(absl::StrCat("system calls: n/a (", refused->message(),
-//                                  ")"));
+//     results.AddNote(alloclab::RefusedNote("system calls", *refused));
 //   }
 template <typename Counts>
 absl::StatusOr<std::optional<Counts>> UnlessRefused(
@@ -184,6 +183,13 @@ absl::StatusOr<std::optional<Counts>> UnlessRefused(
   if (!refused.has_value()) refused = counted.status();
   return std::optional<Counts>();
 }
+
+// RefusedNote()
+//
+// The course's one wording for counts that UnlessRefused() made n/a:
+// "<what>: n/a (<why the kernel refused>)", e.g. "syscalls/op: n/a
+// (ptrace(PTRACE_TRACEME) refused: EPERM ...)".
+std::string RefusedNote(absl::string_view what, const absl::Status& refused);
 
 }  // namespace alloclab
 

@@ -108,6 +108,13 @@ TEST(UnlessRefusedTest, ARefusalIsNoCountsAndKeepsTheFirstReason) {
   EXPECT_EQ(refused, first);
 }
 
+TEST(RefusedNoteTest, NamesTheCountsAndTheKernelsReason) {
+  EXPECT_EQ(RefusedNote("syscalls/op", absl::FailedPreconditionError(
+                                           "ptrace(PTRACE_TRACEME) refused: "
+                                           "EPERM")),
+            "syscalls/op: n/a (ptrace(PTRACE_TRACEME) refused: EPERM)");
+}
+
 TEST(UnlessRefusedTest, OtherErrorsAreReturnedUnchanged) {
   std::optional<absl::Status> refused;
   const absl::Status missing = absl::NotFoundError("execve: no such file");

@@ -430,9 +430,7 @@ void AddMethodNotes(alloclab::Lab& lab, const MatrixSpec& spec, int reps,
   if (spec.count_syscalls) {
     lab.results().AddNote(
         ptrace_refused.has_value()
-            ? absl::StrCat("syscalls/op: unavailable, the kernel refused "
-                           "ptrace: ",
-                           ptrace_refused->message())
+            ? alloclab::RefusedNote("syscalls/op", *ptrace_refused)
             : "syscalls/op: every system call of one more run of the row, "
               "under ptrace and never timed (syscalls.h), over its operations "
               "(its iterations over all its threads, workloads.h); mem "

@@ -276,8 +276,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
     }
   }
   if (refused.has_value()) {
-    results.AddNote(
-        absl::StrCat("system calls per call: n/a (", refused->message(), ")"));
+    results.AddNote(alloclab::RefusedNote("system calls per call", *refused));
   }
   if (!musl.ok()) {
     results.AddNote(absl::StrCat("musl's version: unknown (",
