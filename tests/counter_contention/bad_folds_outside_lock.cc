@@ -49,8 +49,10 @@ thread_local RetireOutsideLock t_retire;
 
 }  // namespace
 
+// A thread's thread_locals are destroyed in the reverse order of their
+// making: t_slot is made first, by the reference, and t_retire after it.
 void CountAllocation() {
-  ReferenceCountAllocation();  // makes t_slot first
+  ReferenceCountAllocation();
   static_cast<void>(t_retire);
 }
 
