@@ -57,17 +57,22 @@ void Register(ThreadSlot& t) {
   t.state = State::kLive;
 }
 
+// Takes a live slot out of the registry, g_mutex held.
+void Unregister(ThreadSlot& t) {
+  if (t.prev != nullptr) {
+    t.prev->next = t.next;
+  } else {
+    g_live = t.next;
+  }
+  if (t.next != nullptr) t.next->prev = t.prev;
+  t.state = State::kRetired;
+}
+
 ThreadSlot::~ThreadSlot() {
   if (state != State::kLive) return;
   std::lock_guard<std::mutex> lock(g_mutex);
   g_retired += slot.count.load(std::memory_order_relaxed);
-  if (prev != nullptr) {
-    prev->next = next;
-  } else {
-    g_live = next;
-  }
-  if (next != nullptr) next->prev = prev;
-  state = State::kRetired;
+  Unregister(*this);
 }
 
 }  // namespace

@@ -70,6 +70,25 @@ absl::Status KernelRefused(absl::string_view what, size_t bytes, int error) {
       "PrepareBuffer: ", what, " of ", bytes, " bytes: ", strerror(error)));
 }
 
+// The fallback, where the kernel refused the advice: a new mapping that
+// mmap(MAP_POPULATE) populates, checked with mincore() since that flag
+// does not say whether it managed, and written page by page where it did
+// not.
+absl::StatusOr<PreparedBuffer> MapPopulated(size_t bytes) {
+  void* const mapped = mmap(nullptr, MappedBytes(bytes), PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (mapped == MAP_FAILED) {
+    return KernelRefused("mmap(MAP_POPULATE)", bytes, errno);
+  }
+  PreparedBuffer buffer{absl::MakeSpan(static_cast<uint8_t*>(mapped), bytes),
+                        PrefaultMethod::kMapPopulate};
+  if (!AllPagesPresent(buffer.memory)) {
+    WriteEveryPage(buffer.memory);
+    buffer.method = PrefaultMethod::kTouch;
+  }
+  return buffer;
+}
+
 }  // namespace
 
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
@@ -86,19 +105,7 @@ absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
     // memory. Writing to the pages one by one would not find it either.
     return KernelRefused("madvise(MADV_POPULATE_WRITE)", bytes, advice_error);
   }
-
-  void* const mapped = mmap(nullptr, MappedBytes(bytes), PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (mapped == MAP_FAILED) {
-    return KernelRefused("mmap(MAP_POPULATE)", bytes, errno);
-  }
-  PreparedBuffer buffer{absl::MakeSpan(static_cast<uint8_t*>(mapped), bytes),
-                        PrefaultMethod::kMapPopulate};
-  if (!AllPagesPresent(buffer.memory)) {
-    WriteEveryPage(buffer.memory);
-    buffer.method = PrefaultMethod::kTouch;
-  }
-  return buffer;
+  return MapPopulated(bytes);
 }
 
 void ReleaseBuffer(PreparedBuffer& buffer) {

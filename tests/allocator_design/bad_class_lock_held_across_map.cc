@@ -10,7 +10,9 @@
 // size in turn. A thread parked in a 64 MiB allocation holds no class lock,
 // so DesignFastPath.OtherThreadStoppedInsideDoesNotStopThisOne passes;
 // DesignFastPath.NoLockIsHeldWhileThePageSourceMaps sees the lock held at
-// the map. The reference does the rest. The suite must reject it.
+// the map. Here each refill first gets its class a span, the class's lock
+// held (known_bad_common.h's BeforeRefill()); the reference does the rest.
+// The suite must reject it.
 
 #include "labs/allocator_design/task.h"
 
@@ -18,24 +20,18 @@
 #define Allocate ReferenceAllocate
 #include "solutions/allocator_design/task.cc"
 #undef Allocate
+#include "tests/allocator_design/known_bad_common.h"
 
 namespace allocator_design {
 
 void* Allocate(size_t size, size_t alignment, bool zero) {
-  if (size <= kSmallMax && alignment <= kMinAlignment) {
-    const int c = ClassOf(size);
-    const ClassCache& cc = tc.classes[c];
-    if (cc.list == nullptr && cc.run_left == 0) {  // a refill is coming
-      Central& cl = central[c];
-      cl.lock.Acquire();
-      ++cl.visits;
-      if (cl.partial.head == nullptr) {
-        // The mistake: GetSpan() may map, with the class's lock held.
-        if (Span* s = GetSpan(c)) cl.partial.PushFront(s);
-      }
-      cl.lock.Release();
+  known_bad::BeforeRefill(size, alignment, [](int c, Central& cl) {
+    ++cl.visits;
+    if (cl.partial.head == nullptr) {
+      // The mistake: GetSpan() may map, with the class's lock held.
+      if (Span* s = GetSpan(c)) cl.partial.PushFront(s);
     }
-  }
+  });
   return ReferenceAllocate(size, alignment, zero);
 }
 

@@ -9,9 +9,10 @@
 // 64-byte line, come back to thread B beside thread A's live ones, and
 // both threads write one line (mimalloc-bench's glibc-thread ran no faster
 // on two cores than on one). Here each refill first makes every span of
-// its class with a free block the refilling thread's own; the reference
-// does the rest. DesignOwnLines.TwoThreadsNeverShareALineOfLiveBlocks
-// counts the lines; the suite must reject it.
+// its class with a free block the refilling thread's own (known_bad_common.h's
+// BeforeRefill()); the reference does the rest.
+// DesignOwnLines.TwoThreadsNeverShareALineOfLiveBlocks counts the lines; the
+// suite must reject it.
 
 #include "labs/allocator_design/task.h"
 
@@ -19,23 +20,17 @@
 #define Allocate ReferenceAllocate
 #include "solutions/allocator_design/task.cc"
 #undef Allocate
+#include "tests/allocator_design/known_bad_common.h"
 
 namespace allocator_design {
 
 void* Allocate(size_t size, size_t alignment, bool zero) {
-  if (size <= kSmallMax && alignment <= kMinAlignment) {
-    const int c = ClassOf(size);
-    const ClassCache& cc = tc.classes[c];
-    if (cc.list == nullptr && cc.run_left == 0) {  // a refill is coming
-      Central& cl = central[c];
-      cl.lock.Acquire();
-      // The mistake: any span with a free block refills this thread.
-      for (Span* s = cl.partial.head; s != nullptr; s = s->next) {
-        s->owner = &tc;
-      }
-      cl.lock.Release();
+  known_bad::BeforeRefill(size, alignment, [](int, Central& cl) {
+    // The mistake: any span with a free block refills this thread.
+    for (Span* s = cl.partial.head; s != nullptr; s = s->next) {
+      s->owner = &tc;
     }
-  }
+  });
   return ReferenceAllocate(size, alignment, zero);
 }
 

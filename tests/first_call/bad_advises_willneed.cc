@@ -19,7 +19,7 @@ namespace first_call {
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   absl::StatusOr<absl::Span<uint8_t>> memory = MapBuffer(bytes);
   if (!memory.ok()) return memory.status();
-  madvise(memory->data(), PagesIn(bytes) * PageBytes(), MADV_WILLNEED);
+  madvise(memory->data(), MappedBytes(bytes), MADV_WILLNEED);
   return PreparedBuffer{*memory, PrefaultMethod::kMadvisePopulateWrite};
 }
 

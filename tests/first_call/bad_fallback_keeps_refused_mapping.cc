@@ -4,19 +4,15 @@
 // (EINVAL, EPERM, ENOSYS), and fails with the kernel's reason otherwise,
 // but forgets the first mapping on the way: the buffer madvise refused to
 // populate stays mapped for the life of the process, a leak of the whole
-// buffer per call that no byte of the returned buffer shows. The suite
-// must reject it.
+// buffer per call that no byte of the returned buffer shows. The fallback
+// is the reference's (MapPopulated()). The suite must reject it.
 
-#include <errno.h>
-#include <string.h>
 #include <sys/mman.h>
 
+#include <cerrno>
 #include <cstddef>
-#include <cstdint>
 
-#include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
 #include "labs/first_call/task.h"
 
 // The reference, with its PrepareBuffer() renamed out of the way.
@@ -29,25 +25,16 @@ namespace first_call {
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   absl::StatusOr<absl::Span<uint8_t>> memory = MapBuffer(bytes);
   if (!memory.ok()) return memory.status();
-  const size_t mapped_bytes = PagesIn(bytes) * PageBytes();
-  if (madvise(memory->data(), mapped_bytes, /*MADV_POPULATE_WRITE=*/23) == 0) {
+  if (madvise(memory->data(), MappedBytes(bytes), MADV_POPULATE_WRITE) == 0) {
     return PreparedBuffer{*memory, PrefaultMethod::kMadvisePopulateWrite};
   }
-  const int error = errno;
-  if (error != EINVAL && error != EPERM && error != ENOSYS) {
+  const int advice_error = errno;
+  if (!AdviceUnsupported(advice_error)) {
     UnmapBuffer(*memory);
-    return absl::ResourceExhaustedError(
-        absl::StrCat("madvise(MADV_POPULATE_WRITE): ", strerror(error)));
+    return KernelRefused("madvise(MADV_POPULATE_WRITE)", bytes, advice_error);
   }
   // The mistake: the refused mapping is not unmapped before the new one.
-  void* const mapped = mmap(nullptr, mapped_bytes, PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (mapped == MAP_FAILED) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("mmap(MAP_POPULATE): ", strerror(errno)));
-  }
-  return PreparedBuffer{absl::MakeSpan(static_cast<uint8_t*>(mapped), bytes),
-                        PrefaultMethod::kMapPopulate};
+  return MapPopulated(bytes);
 }
 
 }  // namespace first_call

@@ -3,8 +3,8 @@
 // Known bad: "the kernel maps whole pages anyway, so give the caller all of
 // them". The buffer is then larger than asked for wherever the size is not
 // a multiple of the page size, and task.h promises exactly the bytes asked
-// for. The rest is a correct solution (a write to every page). The suite
-// must reject it.
+// for. The rest is a correct solution (the reference's write to every
+// page). The suite must reject it.
 
 #include "labs/first_call/task.h"
 
@@ -18,11 +18,8 @@ namespace first_call {
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   absl::StatusOr<absl::Span<uint8_t>> memory = MapBuffer(bytes);
   if (!memory.ok()) return memory.status();
-  const absl::Span<uint8_t> pages(memory->data(), PagesIn(bytes) * PageBytes());
-  volatile uint8_t* const data = pages.data();
-  for (size_t offset = 0; offset < pages.size(); offset += PageBytes()) {
-    data[offset] = 0;
-  }
+  const absl::Span<uint8_t> pages(memory->data(), MappedBytes(bytes));
+  WriteEveryPage(pages);
   return PreparedBuffer{pages, PrefaultMethod::kTouch};
 }
 

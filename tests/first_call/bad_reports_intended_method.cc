@@ -25,11 +25,8 @@ namespace first_call {
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   absl::StatusOr<absl::Span<uint8_t>> memory = MapBuffer(bytes);
   if (!memory.ok()) return memory.status();
-  if (madvise(memory->data(), PagesIn(bytes) * PageBytes(),
-              /*MADV_POPULATE_WRITE=*/23) != 0) {
-    volatile uint8_t* const p = memory->data();
-    for (size_t offset = 0; offset < bytes; offset += PageBytes())
-      p[offset] = 0;
+  if (madvise(memory->data(), MappedBytes(bytes), MADV_POPULATE_WRITE) != 0) {
+    WriteEveryPage(*memory);
   }
   return PreparedBuffer{*memory, PrefaultMethod::kMadvisePopulateWrite};
 }

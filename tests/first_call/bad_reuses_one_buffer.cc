@@ -33,10 +33,7 @@ absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   }
   absl::StatusOr<absl::Span<uint8_t>> memory = MapBuffer(bytes);
   if (!memory.ok()) return memory.status();
-  volatile uint8_t* const data = memory->data();
-  for (size_t offset = 0; offset < memory->size(); offset += PageBytes()) {
-    data[offset] = 0;
-  }
+  WriteEveryPage(*memory);
   UnmapBuffer(Kept());
   Kept() = *memory;
   return PreparedBuffer{*memory, PrefaultMethod::kTouch};

@@ -24,8 +24,7 @@ namespace first_call {
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes) {
   absl::StatusOr<absl::Span<uint8_t>> memory = MapBuffer(bytes);
   if (!memory.ok()) return memory.status();
-  (void)madvise(memory->data(), PagesIn(bytes) * PageBytes(),
-                /*MADV_POPULATE_WRITE=*/23);
+  (void)madvise(memory->data(), MappedBytes(bytes), MADV_POPULATE_WRITE);
   return PreparedBuffer{*memory, PrefaultMethod::kMadvisePopulateWrite};
 }
 

@@ -5,35 +5,17 @@
 // fixes a wrong threshold or refuses it, where task.h promises
 // InvalidArgument and nothing changed. The suite must reject it.
 //
-// The probe and the rest of the policy are the reference's; the mistake is
-// the range check.
+// The probe and the policy are the reference's, compiled with the limit of
+// its range check lifted to the largest size_t, so that no threshold is
+// above it; the mistake is the range check.
 
-#include <cstddef>
+#include <cstdint>
 
-#include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "labs/mmap_threshold/task.h"
 
-// The reference, with its SetMallocPolicy() renamed out of the way.
-#define SetMallocPolicy ReferenceSetMallocPolicy
+// The reference, with kFixedThresholdMax (task.h's, included above) replaced
+// in its range check. The mistake: no size is above the limit, and every
+// threshold is cast to mallopt()'s int.
+#define kFixedThresholdMax SIZE_MAX
 #include "solutions/mmap_threshold/task.cc"
-#undef SetMallocPolicy
-
-namespace mmap_threshold {
-
-absl::Status SetMallocPolicy(const MallocPolicy& policy) {
-  if (policy.kind != MallocPolicy::Kind::kFixed ||
-      policy.threshold_bytes <= kFixedThresholdMax) {
-    return ReferenceSetMallocPolicy(policy);
-  }
-  // The mistake: no range check; the size_t is cast to mallopt()'s int.
-  if (mallopt(M_MMAP_THRESHOLD, static_cast<int>(policy.threshold_bytes)) !=
-      1) {
-    return absl::InternalError("mallopt refused");
-  }
-  g_fixed = true;
-  g_fixed_threshold = policy.threshold_bytes;
-  return absl::OkStatus();
-}
-
-}  // namespace mmap_threshold
+#undef kFixedThresholdMax

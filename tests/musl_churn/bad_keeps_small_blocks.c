@@ -9,18 +9,12 @@
 #include "labs/musl_churn/task.h"
 #include "tests/musl_churn/known_bad_common.h"
 
-static long class_of(const struct recycler* r, size_t size) {
-  (void)r;
-  /* The mistake: min_size is not looked at; every block is kept. */
-  if (size < KEPT_MIN_BYTES) return -1;
-  const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
-  return c < KEPT_CLASSES ? (long)c : -1;
-}
-
+/* The mistake: the class of the size alone; min_size is not looked at, and
+ * every block is kept. */
 void* recycler_allocate(struct recycler* r, size_t size) {
-  return kept_allocate(r, class_of(r, size), size);
+  return kept_allocate(r, kept_size_class(size), size);
 }
 
 void recycler_release(struct recycler* r, void* block, size_t size) {
-  kept_release(r, class_of(r, size), block, size);
+  kept_release(r, kept_size_class(size), block, size);
 }

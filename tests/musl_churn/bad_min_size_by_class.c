@@ -13,11 +13,10 @@
 #include "tests/musl_churn/known_bad_common.h"
 
 static long class_of(const struct recycler* r, size_t size) {
-  if (size < KEPT_MIN_BYTES) return -1;
-  const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
+  const long c = kept_size_class(size);
   /* The mistake: the class size, not the request, is held to min_size. */
-  if (c * KEPT_CLASS_BYTES < r->config.min_size) return -1;
-  return c < KEPT_CLASSES ? (long)c : -1;
+  if (c < 0 || (size_t)c * KEPT_CLASS_BYTES < r->config.min_size) return -1;
+  return c;
 }
 
 void* recycler_allocate(struct recycler* r, size_t size) {

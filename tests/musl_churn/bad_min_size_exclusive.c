@@ -12,9 +12,8 @@
 
 static long class_of(const struct recycler* r, size_t size) {
   /* The mistake: <=, where only a smaller block passes through. */
-  if (size <= r->config.min_size || size < KEPT_MIN_BYTES) return -1;
-  const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
-  return c < KEPT_CLASSES ? (long)c : -1;
+  if (size <= r->config.min_size) return -1;
+  return kept_size_class(size);
 }
 
 void* recycler_allocate(struct recycler* r, size_t size) {

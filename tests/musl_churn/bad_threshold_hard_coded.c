@@ -14,9 +14,8 @@
 static long class_of(const struct recycler* r, size_t size) {
   (void)r;
   /* The mistake: musl's threshold, hard-coded, in place of min_size. */
-  if (size < 131052 || size < KEPT_MIN_BYTES) return -1;
-  const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
-  return c < KEPT_CLASSES ? (long)c : -1;
+  if (size < 131052) return -1;
+  return kept_size_class(size);
 }
 
 void* recycler_allocate(struct recycler* r, size_t size) {

@@ -45,10 +45,14 @@ void backend_release(struct recycler* r, void* block, size_t size) {
   r->config.backend.release(r->config.backend.context, block, size);
 }
 
-long kept_class(const struct recycler* r, size_t size) {
-  if (size < r->config.min_size || size < KEPT_MIN_BYTES) return -1;
+long kept_size_class(size_t size) {
+  if (size < KEPT_MIN_BYTES) return -1;
   const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
   return c < KEPT_CLASSES ? (long)c : -1;
+}
+
+long kept_class(const struct recycler* r, size_t size) {
+  return size < r->config.min_size ? -1 : kept_size_class(size);
 }
 
 void* kept_allocate(struct recycler* r, long c, size_t size) {

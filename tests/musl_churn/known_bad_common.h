@@ -17,9 +17,12 @@
  * Each bad_*.c defines recycler_allocate() and recycler_release(), one
  * line each where it gets them right.
  *
- * Example (a bad_*.c whose mistake is the class rule):
+ * Example (a bad_*.c whose mistake is the class rule's look at min_size):
  *
- *   static long my_class(const struct recycler* r, size_t size) { ... }
+ *   static long my_class(const struct recycler* r, size_t size) {
+ *     if (size <= r->config.min_size) return -1;  // the mistake
+ *     return kept_size_class(size);
+ *   }
  *
  *   void* recycler_allocate(struct recycler* r, size_t size) {
  *     return kept_allocate(r, my_class(r, size), size);
@@ -73,10 +76,16 @@ void* kept_pop(struct recycler* r, long c);
 /* kept_class()
  *
  * The class of a request of `size` bytes, or -1 when it passes straight
- * through: below min_size, too small to hold the links of a kept block, or
- * past the table's last class. Class c holds blocks of c * KEPT_CLASS_BYTES
- * (sizes rounded up). */
+ * through: below min_size, or kept_size_class()'s -1. */
 long kept_class(const struct recycler* r, size_t size);
+
+/* kept_size_class()
+ *
+ * kept_class() without min_size, for a class rule whose mistake is in its
+ * look at min_size: the class of a block of `size` bytes, or -1 when it is
+ * too small to hold the links of a kept block or past the table's last
+ * class. Class c holds blocks of c * KEPT_CLASS_BYTES (sizes rounded up). */
+long kept_size_class(size_t size);
 
 /* kept_allocate()
  *
