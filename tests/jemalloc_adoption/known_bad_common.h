@@ -24,10 +24,13 @@
 #ifndef ALLOCLAB_TESTS_JEMALLOC_ADOPTION_KNOWN_BAD_COMMON_H_
 #define ALLOCLAB_TESTS_JEMALLOC_ADOPTION_KNOWN_BAD_COMMON_H_
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "labs/jemalloc_adoption/task.h"
@@ -39,22 +42,44 @@ namespace known_bad {
 //
 // Whether one of `rec`'s reasons says that `allocator` is not a candidate,
 // as the reference's Recommend() words it.
-bool Excluded(const Recommendation& rec, absl::string_view allocator);
+inline bool Excluded(const Recommendation& rec, absl::string_view allocator) {
+  const std::string excluded = absl::StrCat(allocator, ": not a candidate");
+  return std::any_of(rec.reasons.begin(), rec.reasons.end(),
+                     [&](const std::string& reason) {
+                       return absl::StartsWith(reason, excluded);
+                     });
+}
 
 // Candidates()
 //
 // The allocators of `table` that `rec`, the reference's recommendation on
 // that table, did not exclude: each once, in the order the table first
 // lists them.
-std::vector<std::string> Candidates(absl::Span<const Measurement> table,
-                                    const Recommendation& rec);
+inline std::vector<std::string> Candidates(absl::Span<const Measurement> table,
+                                           const Recommendation& rec) {
+  std::vector<std::string> candidates;
+  for (const Measurement& m : table) {
+    if (!Excluded(rec, m.allocator) &&
+        std::find(candidates.begin(), candidates.end(), m.allocator) ==
+            candidates.end()) {
+      candidates.push_back(m.allocator);
+    }
+  }
+  return candidates;
+}
 
 // BaselineRows()
 //
 // kBaseline's row of each workload of `table`, by workload name (the last
 // one where a workload is listed twice, a table the reference refuses).
-std::map<std::string, const Measurement*> BaselineRows(
-    absl::Span<const Measurement> table);
+inline std::map<std::string, const Measurement*> BaselineRows(
+    absl::Span<const Measurement> table) {
+  std::map<std::string, const Measurement*> rows;
+  for (const Measurement& m : table) {
+    if (m.allocator == kBaseline) rows[m.workload] = &m;
+  }
+  return rows;
+}
 
 }  // namespace known_bad
 }  // namespace jemalloc_adoption
