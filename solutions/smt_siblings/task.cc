@@ -54,6 +54,24 @@ bool Lists(const alloclab::Cpu& cpu, int other) {
          cpu.siblings.end();
 }
 
+// The diagnosis of a row slowed beyond the noise, from what the clock leaves
+// unexplained: r = t / c.
+Slowdown BeyondTheNoise(double unexplained) {
+  const double tolerance = 1 + kRatioTolerance;
+  if (unexplained <= tolerance) return Slowdown::kClock;
+  if (unexplained <= kSharingBound * tolerance) return Slowdown::kSharedCore;
+  return Slowdown::kContention;
+}
+
+// The diagnosis of two ratios already known to be positive finite numbers.
+// ClassifySlowdown() checks, then diagnoses here; a known-bad whose mistake
+// is in the checks or in the noise margin diagnoses here too
+// (tests/smt_siblings).
+Slowdown Diagnose(double time_ratio, double clock_ratio) {
+  if (time_ratio <= 1 + kRatioTolerance) return Slowdown::kNone;
+  return BeyondTheNoise(time_ratio / clock_ratio);
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<int>> PickDistinctCores(
@@ -125,12 +143,7 @@ absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
           time_ratio, clock_ratio));
     }
   }
-  const double tolerance = 1 + kRatioTolerance;
-  if (time_ratio <= tolerance) return Slowdown::kNone;
-  const double unexplained = time_ratio / clock_ratio;
-  if (unexplained <= tolerance) return Slowdown::kClock;
-  if (unexplained <= kSharingBound * tolerance) return Slowdown::kSharedCore;
-  return Slowdown::kContention;
+  return Diagnose(time_ratio, clock_ratio);
 }
 
 }  // namespace smt_siblings

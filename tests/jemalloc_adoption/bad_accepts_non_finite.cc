@@ -6,9 +6,6 @@
 // timing that is not a positive finite number. The rest is the reference's
 // comparison. The suite must reject it.
 
-#include <algorithm>
-#include <vector>
-
 // The reference, with its CompareTimings() renamed out of the way (its
 // Recommend() keeps calling the reference's comparison).
 #define CompareTimings ReferenceCompareTimings
@@ -30,29 +27,8 @@ absl::StatusOr<Comparison> CompareTimings(absl::Span<const double> candidate,
       if (t <= 0) return absl::InvalidArgumentError("a timing is not positive");
     }
   }
-  // From here on, the reference's comparison.
-  Comparison c;
-  c.ratio = Median(candidate) / Median(baseline);
-  alloclab::XorShift64 rng(seed);
-  std::vector<double> ratios;
-  ratios.reserve(kBootstrapResamples);
-  std::vector<double> a, b;
-  for (int i = 0; i < kBootstrapResamples; ++i) {
-    Resample(candidate, rng, a);
-    Resample(baseline, rng, b);
-    ratios.push_back(Median(a) / Median(b));
-  }
-  const double tail = (1 - kConfidence) / 2 * 100;
-  c.ci_low = std::min(c.ratio, alloclab::Percentile(ratios, tail));
-  c.ci_high = std::max(c.ratio, alloclab::Percentile(ratios, 100 - tail));
-  if (c.ci_high < 1) {
-    c.verdict = Verdict::kFaster;
-  } else if (c.ci_low > 1) {
-    c.verdict = Verdict::kSlower;
-  } else {
-    c.verdict = Verdict::kNoClearDifference;
-  }
-  return c;
+  // From here on, the reference's comparison of two checked sets.
+  return CompareChecked(candidate, baseline, seed);
 }
 
 }  // namespace jemalloc_adoption

@@ -10,7 +10,10 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "tests/jemalloc_adoption/known_bad_common.h"
 
 // The reference, with its Recommend() renamed out of the way.
 #define Recommend ReferenceRecommend
@@ -23,23 +26,22 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
                                          double budget_ratio, uint64_t seed) {
   // The mistake: every row of an allocator gets its mean ratio, so the
   // reference's per-workload budget sees only the mean.
-  std::map<std::string, double> base_rss;
-  for (const Measurement& m : table) {
-    if (m.allocator == kBaseline) base_rss[m.workload] = m.peak_rss_kib;
-  }
+  const std::map<std::string, const Measurement*> base =
+      known_bad::BaselineRows(table);
   std::map<std::string, std::pair<double, int>> sums;  // allocator -> ratios
   for (const Measurement& m : table) {
-    auto it = base_rss.find(m.workload);
-    if (it == base_rss.end() || it->second <= 0) continue;
-    sums[m.allocator].first += m.peak_rss_kib / it->second;
+    auto it = base.find(m.workload);
+    if (it == base.end() || it->second->peak_rss_kib <= 0) continue;
+    sums[m.allocator].first += m.peak_rss_kib / it->second->peak_rss_kib;
     ++sums[m.allocator].second;
   }
   std::vector<Measurement> averaged(table.begin(), table.end());
   for (Measurement& m : averaged) {
-    auto base = base_rss.find(m.workload);
+    auto b = base.find(m.workload);
     auto sum = sums.find(m.allocator);
-    if (base == base_rss.end() || sum == sums.end()) continue;
-    m.peak_rss_kib = base->second * sum->second.first / sum->second.second;
+    if (b == base.end() || sum == sums.end()) continue;
+    m.peak_rss_kib =
+        b->second->peak_rss_kib * sum->second.first / sum->second.second;
   }
   return ReferenceRecommend(averaged, budget_ratio, seed);
 }

@@ -9,12 +9,12 @@
 // suite must reject it.
 
 #include <cmath>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "tests/jemalloc_adoption/known_bad_common.h"
 
 // The reference, with its Recommend() renamed out of the way.
 #define Recommend ReferenceRecommend
@@ -28,21 +28,11 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
   absl::StatusOr<Recommendation> rec =
       ReferenceRecommend(table, budget_ratio, seed);
   if (!rec.ok() || !rec->allocator.has_value()) return rec;
-  // The candidates: every allocator the reference did not exclude.
-  std::vector<std::string> candidates;
-  for (const Measurement& m : table) {
-    bool excluded = false;
-    for (const std::string& reason : rec->reasons) {
-      excluded |= absl::StartsWith(reason, m.allocator + ": not a candidate");
-    }
-    bool listed = false;
-    for (const std::string& c : candidates) listed |= c == m.allocator;
-    if (!excluded && !listed) candidates.push_back(m.allocator);
-  }
-  // The mistake: the smallest geometric mean, clear win or not.
+  // The mistake: of the reference's candidates, the smallest geometric
+  // mean, clear win or not.
   std::string fastest;
   double fastest_geomean = 0;
-  for (const std::string& allocator : candidates) {
+  for (const std::string& allocator : known_bad::Candidates(table, *rec)) {
     double log_sum = 0;
     int workloads = 0;
     for (const Measurement& b : table) {

@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "labs/jemalloc_adoption/task.h"
+#include "tests/jemalloc_adoption/known_bad_common.h"
 
 // The reference, with its Recommend() renamed out of the way.
 #define Recommend ReferenceRecommend
@@ -26,17 +27,9 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
   absl::StatusOr<Recommendation> rec =
       ReferenceRecommend(table, budget_ratio, seed);
   if (!rec.ok() || !rec->allocator.has_value()) return rec;
-  // Which allocators the reference excluded, and whether the one it chose
-  // is a clear win ("clearly faster on N and slower on 0", N > 0).
-  auto excluded = [&](const std::string& allocator) {
-    for (const std::string& reason : rec->reasons) {
-      if (absl::StartsWith(reason, allocator + ": not a candidate")) {
-        return true;
-      }
-    }
-    return false;
-  };
-  if (!excluded(std::string(kBaseline))) return rec;  // glibc fits
+  if (!known_bad::Excluded(*rec, kBaseline)) return rec;  // glibc fits
+  // Whether the one the reference chose is a clear win ("clearly faster on
+  // N and slower on 0", N > 0).
   bool chosen_wins = false;
   for (const std::string& reason : rec->reasons) {
     chosen_wins |=
@@ -46,12 +39,7 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
   }
   if (chosen_wins) return rec;
   // The mistake: no clear win, so the first candidate in the table's order.
-  for (const Measurement& m : table) {
-    if (!excluded(m.allocator)) {
-      rec->allocator = m.allocator;
-      break;
-    }
-  }
+  rec->allocator = known_bad::Candidates(table, *rec).front();
   return rec;
 }
 

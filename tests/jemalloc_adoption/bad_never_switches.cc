@@ -9,9 +9,9 @@
 
 #include <string>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "labs/jemalloc_adoption/task.h"
+#include "tests/jemalloc_adoption/known_bad_common.h"
 
 // The reference, with its Recommend() renamed out of the way.
 #define Recommend ReferenceRecommend
@@ -25,16 +25,9 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
   absl::StatusOr<Recommendation> rec =
       ReferenceRecommend(table, budget_ratio, seed);
   if (!rec.ok() || !rec->allocator.has_value()) return rec;
-  // Does glibc fit? The reference says so in its reasons: it is not
-  // excluded.
-  bool glibc_fits = false;
-  for (const std::string& reason : rec->reasons) {
-    glibc_fits |=
-        absl::StartsWith(reason, absl::StrCat(kBaseline, ": ")) &&
-        !absl::StartsWith(reason, absl::StrCat(kBaseline, ": not a candidate"));
-  }
-  // The mistake: glibc fits, so glibc it is.
-  if (glibc_fits && *rec->allocator != kBaseline) {
+  // The mistake: glibc fits (the reference did not exclude it), so glibc it
+  // is.
+  if (!known_bad::Excluded(*rec, kBaseline) && *rec->allocator != kBaseline) {
     rec->reasons.insert(
         rec->reasons.begin(),
         absl::StrCat(kBaseline, ": kept; it fits, and a switch is a risk."));

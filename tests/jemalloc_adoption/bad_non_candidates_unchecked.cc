@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/jemalloc_adoption/known_bad_common.h"
+
 // The reference, with its Recommend() renamed out of the way.
 #define Recommend ReferenceRecommend
 #include "solutions/jemalloc_adoption/task.cc"
@@ -23,10 +25,8 @@ namespace jemalloc_adoption {
 
 absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
                                          double budget_ratio, uint64_t seed) {
-  std::map<std::string, const Measurement*> base;
-  for (const Measurement& m : table) {
-    if (m.allocator == kBaseline) base[m.workload] = &m;
-  }
+  const std::map<std::string, const Measurement*> base =
+      known_bad::BaselineRows(table);
   // The non-candidates: a row missing, unverified or over the budget.
   std::set<std::string> out;
   for (const Measurement& m : table) {

@@ -10,9 +10,9 @@
 // the reference's. The suite must reject it.
 
 #include <map>
-#include <string>
 
 #include "labs/jemalloc_adoption/task.h"
+#include "tests/jemalloc_adoption/known_bad_common.h"
 
 namespace jemalloc_adoption {
 namespace {
@@ -46,14 +46,10 @@ namespace jemalloc_adoption {
 
 absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
                                          double budget_ratio, uint64_t seed) {
-  std::map<std::string, const Timings*> by_name;
-  for (const Measurement& m : table) {
-    if (m.allocator == kBaseline) by_name[m.workload] = &m.wall_s;
-  }
   workload_index.clear();
-  uint64_t index = 0;
-  for (const auto& [workload, timings] : by_name) {
-    workload_index[timings] = index++;
+  uint64_t index = 0;  // glibc's rows by workload name: in name order
+  for (const auto& [workload, row] : known_bad::BaselineRows(table)) {
+    workload_index[&row->wall_s] = index++;
   }
   absl::StatusOr<Recommendation> rec =
       ReferenceRecommend(table, budget_ratio, seed);

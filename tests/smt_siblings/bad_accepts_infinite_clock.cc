@@ -27,12 +27,8 @@ absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
   if (!std::isfinite(time_ratio) || time_ratio <= 0 || !(clock_ratio > 0)) {
     return absl::InvalidArgumentError("not a ratio");
   }
-  const double same = 1 + kRatioTolerance;
-  if (time_ratio <= same) return Slowdown::kNone;
-  const double beyond_clock = time_ratio / clock_ratio;
-  if (beyond_clock <= same) return Slowdown::kClock;
-  return beyond_clock <= kSharingBound * same ? Slowdown::kSharedCore
-                                              : Slowdown::kContention;
+  // From here on, the reference's diagnosis of two checked ratios.
+  return Diagnose(time_ratio, clock_ratio);
 }
 
 }  // namespace smt_siblings

@@ -12,7 +12,6 @@
 // The rest is the reference's. The suite must reject it.
 
 #include <algorithm>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -30,21 +29,6 @@
 #undef PickSiblingPairs
 
 namespace smt_siblings {
-namespace {
-
-// Each core's allowed CPUs, lowest first, cores in (package, core) order.
-std::map<std::pair<int, int>, std::vector<int>> ByCore(
-    const alloclab::Topology& topology, const std::vector<int>& allowed) {
-  std::map<std::pair<int, int>, std::vector<int>> cores;
-  for (const alloclab::Cpu& cpu : topology.cpus) {  // by id
-    if (std::find(allowed.begin(), allowed.end(), cpu.id) != allowed.end()) {
-      cores[{cpu.package_id, cpu.core_id}].push_back(cpu.id);
-    }
-  }
-  return cores;
-}
-
-}  // namespace
 
 absl::StatusOr<std::vector<int>> PickDistinctCores(
     const alloclab::Topology& topology, const std::vector<int>& allowed,
@@ -53,9 +37,11 @@ absl::StatusOr<std::vector<int>> PickDistinctCores(
       ReferencePickDistinctCores(topology, allowed, n);
   if (!right.ok()) return right;
   std::vector<int> picked;
-  for (const auto& [core, cpus] : ByCore(topology, allowed)) {
+  // The reference's map of each core's allowed CPUs (CoresOf()), lowest
+  // first, cores in (package, core) order.
+  for (const auto& [core, cpus] : CoresOf(topology, allowed)) {
     // The mistake: the first n cores of the map, not the n lowest CPUs.
-    if (static_cast<int>(picked.size()) < n) picked.push_back(cpus.front());
+    if (static_cast<int>(picked.size()) < n) picked.push_back(cpus[0]->id);
   }
   std::sort(picked.begin(), picked.end());
   return picked;
@@ -68,10 +54,10 @@ absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
       ReferencePickSiblingPairs(topology, allowed, n);
   if (!right.ok()) return right;
   std::vector<std::pair<int, int>> pairs;
-  for (const auto& [core, cpus] : ByCore(topology, allowed)) {
+  for (const auto& [core, cpus] : CoresOf(topology, allowed)) {
     // The same mistake.
     if (cpus.size() >= 2 && static_cast<int>(pairs.size()) < n) {
-      pairs.emplace_back(cpus[0], cpus[1]);
+      pairs.emplace_back(cpus[0]->id, cpus[1]->id);
     }
   }
   std::sort(pairs.begin(), pairs.end());

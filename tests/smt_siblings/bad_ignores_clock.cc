@@ -2,7 +2,8 @@
 //
 // Known-bad: diagnoses from the time alone. Any slowdown up to 2x is "a
 // shared core", so the reference run's four threads on four cores, slower
-// only because their clock was, are blamed on sharing.
+// only because their clock was, are blamed on sharing. The checks, the
+// noise margin and the bounds are the reference's.
 
 #include <cmath>
 #include <utility>
@@ -22,14 +23,11 @@ namespace smt_siblings {
 
 absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
                                           double clock_ratio) {
-  if (!std::isfinite(time_ratio) || !std::isfinite(clock_ratio) ||
-      time_ratio <= 0 || clock_ratio <= 0) {
-    return absl::InvalidArgumentError("not a ratio");
-  }
-  const double same = 1 + kRatioTolerance;
-  if (time_ratio <= same) return Slowdown::kNone;
-  return time_ratio <= kSharingBound * same ? Slowdown::kSharedCore
-                                            : Slowdown::kContention;
+  absl::StatusOr<Slowdown> right =
+      ReferenceClassifySlowdown(time_ratio, clock_ratio);
+  if (!right.ok()) return right;
+  // The mistake: the clock is never divided out, as if it had not changed.
+  return Diagnose(time_ratio, /*clock_ratio=*/1);
 }
 
 }  // namespace smt_siblings

@@ -3,8 +3,7 @@
 // Known-bad: "a ratio above 1 is a slowdown". Any time ratio above 1 is
 // diagnosed, so a row 5% slower than one thread alone, well inside the
 // noise of a shared machine, gets "clock" or "shared core"; task.h's
-// property 2 is "none" exactly when t <= 1 + kRatioTolerance. The rest of
-// the rule is the reference's.
+// property 2 is "none" exactly when t <= 1 + kRatioTolerance.
 // The rest is the reference's. The suite must reject it.
 
 #include <cmath>
@@ -30,11 +29,7 @@ absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
   if (!right.ok()) return right;
   // The mistake: no noise margin on the time.
   if (time_ratio <= 1) return Slowdown::kNone;
-  const double beyond_clock = time_ratio / clock_ratio;
-  const double same = 1 + kRatioTolerance;
-  if (beyond_clock <= same) return Slowdown::kClock;
-  return beyond_clock <= kSharingBound * same ? Slowdown::kSharedCore
-                                              : Slowdown::kContention;
+  return BeyondTheNoise(time_ratio / clock_ratio);
 }
 
 }  // namespace smt_siblings

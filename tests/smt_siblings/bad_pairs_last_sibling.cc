@@ -8,7 +8,6 @@
 // The rest is the reference's. The suite must reject it.
 
 #include <algorithm>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -33,21 +32,19 @@ absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
   auto is_allowed = [&allowed](int id) {
     return std::find(allowed.begin(), allowed.end(), id) != allowed.end();
   };
-  std::set<std::pair<int, int>> used;
   std::vector<std::pair<int, int>> pairs;
-  for (const alloclab::Cpu& cpu : topology.cpus) {  // by id
-    if (!is_allowed(cpu.id) ||
-        !used.insert({cpu.package_id, cpu.core_id}).second) {
-      continue;
-    }
+  // Each core's lowest allowed CPU, from the reference's CoresOf().
+  for (const auto& [core, cpus] : CoresOf(topology, allowed)) {
+    const alloclab::Cpu& first = *cpus.front();
     // The mistake: the last allowed sibling, not the lowest.
-    for (auto it = cpu.siblings.rbegin(); it != cpu.siblings.rend(); ++it) {
-      if (*it > cpu.id && is_allowed(*it)) {
-        pairs.emplace_back(cpu.id, *it);
+    for (auto it = first.siblings.rbegin(); it != first.siblings.rend(); ++it) {
+      if (*it > first.id && is_allowed(*it)) {
+        pairs.emplace_back(first.id, *it);
         break;
       }
     }
   }
+  std::sort(pairs.begin(), pairs.end());
   pairs.resize(static_cast<size_t>(n));
   return pairs;
 }
