@@ -166,30 +166,42 @@ class SampleTest(unittest.TestCase):
                          len(self.mutants))
 
 
+def report_of(mutant, **extra):
+    """mutation.json's data for one mutant that survived one suite."""
+    data = {
+        "lab": "lab", "reference": "solutions/lab/task.cc",
+        "sha256": "0" * 64, "seed": "1", "max_mutants": 5,
+        "candidates": 1,
+        "by_operator": {op: 0 for op in mutate.OPERATORS},
+        "mutants": [mutant.as_json()],
+        "runs": [{"suite": "main", "date": "today", "outcomes": {
+            mutant.id: {"outcome": "survived", "seconds": 3.0}}}],
+    }
+    data.update(extra)
+    return data
+
+
+def expect_note_kept(test, data, text):
+    """A note written in the report's text is read back from it."""
+    import os
+    import tempfile
+    path = os.path.join(tempfile.mkdtemp(
+        dir=os.environ.get("TEST_TMPDIR")), "mutation.md")
+    with open(path, "w") as f:
+        f.write(text.replace(mutate.UNEXAMINED, "equivalent: why."))
+    test.assertIn("equivalent: why.",
+                  mutate.render(data, mutate.read_notes(path)))
+
+
 class ReportTest(unittest.TestCase):
 
     def test_survivor_notes_are_kept(self):
-        import os
-        import tempfile
         m = mutate.candidates("void F() {\n  x |= 1;\n}\n")[0]
-        data = {
-            "lab": "lab", "reference": "solutions/lab/task.cc",
-            "sha256": "0" * 64, "seed": "1", "max_mutants": 5,
-            "candidates": 1,
-            "by_operator": {op: 0 for op in mutate.OPERATORS},
-            "mutants": [m.as_json()],
-            "runs": [{"suite": "main", "date": "today", "outcomes": {
-                m.id: {"outcome": "survived", "seconds": 3.0}}}],
-        }
+        data = report_of(m)
         text = mutate.render(data, {})
         self.assertIn("- m000 (line 2, delete): `x \\|= 1;` → `;`: " +
                       mutate.UNEXAMINED, text)
-        path = os.path.join(tempfile.mkdtemp(
-            dir=os.environ.get("TEST_TMPDIR")), "mutation.md")
-        with open(path, "w") as f:
-            f.write(text.replace(mutate.UNEXAMINED, "equivalent: why."))
-        self.assertIn("equivalent: why.",
-                      mutate.render(data, mutate.read_notes(path)))
+        expect_note_kept(self, data, text)
 
 
 class InternalFilesTest(unittest.TestCase):
@@ -272,30 +284,16 @@ class InternalFilesTest(unittest.TestCase):
                 self.assertEqual(f.read(), self.files[path])
 
     def test_report_names_the_file_and_keeps_its_note(self):
-        import os
         m = mutate.candidates_of([
             ("solutions/lab/task.cc", "int x;\n"),
             ("solutions/lab/internal/a.h", "void F() {\n  x |= 1;\n}\n")])[0]
-        data = {
-            "lab": "lab", "reference": "solutions/lab/task.cc",
-            "internal": ["solutions/lab/internal/a.h"],
-            "sha256": "0" * 64, "seed": "1", "max_mutants": 5,
-            "candidates": 1,
-            "by_operator": {op: 0 for op in mutate.OPERATORS},
-            "mutants": [m.as_json()],
-            "runs": [{"suite": "main", "date": "today", "outcomes": {
-                m.id: {"outcome": "survived", "seconds": 3.0}}}],
-        }
+        data = report_of(m, internal=["solutions/lab/internal/a.h"])
         text = mutate.render(data, {})
         self.assertIn("with `solutions/lab/internal/a.h`", text)
         self.assertIn("| m000 | internal/a.h:2 | delete |", text)
         self.assertIn("- m000 (line 2 of internal/a.h, delete): "
                       "`x \\|= 1;` → `;`: " + mutate.UNEXAMINED, text)
-        path = os.path.join(self.repo, "mutation.md")
-        with open(path, "w") as f:
-            f.write(text.replace(mutate.UNEXAMINED, "equivalent: why."))
-        self.assertIn("equivalent: why.",
-                      mutate.render(data, mutate.read_notes(path)))
+        expect_note_kept(self, data, text)
 
 
 if __name__ == "__main__":
