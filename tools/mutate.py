@@ -7,8 +7,10 @@
 
 A suite that passes on the reference and fails on the starter and the
 known-bads may still let a mistake through. This tool makes mutants of a
-lab's reference (solutions/<lab>/task.cc, task.c for a C task) with four
-classic operators, one change on one line each:
+lab's reference (solutions/<lab>/task.cc, task.c for a C task, and each
+file of solutions/<lab>/internal/: pieces of source the reference includes,
+shared with another design) with four classic operators, one change on one
+line each:
 
   flip      a comparison flipped: < and <=, > and >=, == and !=
   constant  an integer literal plus or minus 1
@@ -19,11 +21,12 @@ classic operators, one change on one line each:
 Comments, string and character literals, preprocessor lines (#include,
 #define) and assert or log lines (assert, static_assert, CHECK, LOG,
 fprintf(stderr, ...)) make no mutant. Every candidate is listed in file
-order, with a stable id (m<index>): the same source gives the same
-candidates. `--max-mutants=N --seed=S` takes a sample of N, stratified
+order (task.cc first, then internal/'s files by name), with a stable id
+(m<index>) and, when it is not task.cc's, its file: the same source gives
+the same candidates. `--max-mutants=N --seed=S` takes a sample of N, stratified
 over the operators (an equal share each, what a small one leaves going to
-the rest) and, within an operator, over the file's lines (its candidates
-cut into N runs of lines, one drawn from each): the same sample for the
+the rest) and, within an operator, over the lines (its candidates, in
+the order above, cut into N runs, one drawn from each): the same sample for the
 same source, N and S. Without them a lab keeps the N and S of its last
 report (12 and 1 for a new lab).
 
@@ -115,17 +118,22 @@ _CONDITION = re.compile(r"\b(if|while)\s*\(")
 class Mutant(object):
     """One candidate: the line (1-based) it changes, before and after."""
 
-    def __init__(self, index, line, column, operator, before, after):
+    def __init__(self, index, line, column, operator, before, after,
+                 file=None):
         self.id = "m%03d" % index
         self.line = line
         self.column = column
         self.operator = operator
         self.before = before
         self.after = after
+        self.file = file  # None: the reference's task.cc (or task.c)
 
     def as_json(self):
-        return {"id": self.id, "line": self.line, "operator": self.operator,
-                "before": self.before, "after": self.after}
+        out = {"id": self.id, "line": self.line, "operator": self.operator,
+               "before": self.before, "after": self.after}
+        if self.file is not None:
+            out["file"] = self.file
+        return out
 
 
 def code_mask(lines):
@@ -260,6 +268,19 @@ def candidates(text):
             for i, (n, column, _, operator, after) in enumerate(found)]
 
 
+def candidates_of(sources):
+    """Every mutant of several files, [(path, text)], the first the
+    reference's task.cc: in file order, numbered across them all, each
+    mutant of a later file carrying its path."""
+    found = []
+    for n, (path, text) in enumerate(sources):
+        for m in candidates(text):
+            found.append(Mutant(len(found), m.line, m.column, m.operator,
+                                m.before, m.after,
+                                path if n > 0 else None))
+    return found
+
+
 def sample(all_mutants, max_mutants, seed):
     """At most max_mutants of them, stratified over operators and lines."""
     if max_mutants is None or len(all_mutants) <= max_mutants:
@@ -331,6 +352,22 @@ def reference_path(repo, lab):
                      (lab, lab))
 
 
+_SOURCE_SUFFIXES = (".h", ".cc", ".c", ".inc")
+
+
+def reference_files(repo, lab):
+    """The reference's files, each relative to repo: task.cc (or task.c)
+    first, then the C and C++ files of solutions/<lab>/internal/ by name,
+    which the reference includes."""
+    files = [reference_path(repo, lab)]
+    internal = os.path.join("solutions", lab, "internal")
+    if os.path.isdir(os.path.join(repo, internal)):
+        files += [os.path.join(internal, name) for name in
+                  sorted(os.listdir(os.path.join(repo, internal)))
+                  if name.endswith(_SOURCE_SUFFIXES)]
+    return files
+
+
 class Scratch(object):
     """A copy of a tree with its own Bazel output base."""
 
@@ -386,12 +423,20 @@ class Scratch(object):
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def run_suite(lab, tree, reference, source, mutants, scratch):
-    """The outcome of each mutant under one tree's suite."""
-    with open(os.path.join(tree, reference)) as f:
-        tree_source = f.read()
+def run_suite(lab, tree, reference, mutants, scratch):
+    """The outcome of each mutant under one tree's suite.
+
+    `reference` is the reference's task.cc (or task.c), where a mutant
+    with no file of its own goes.
+    """
+    tree_sources = {}
+    for mutant in mutants:
+        path = mutant.file or reference
+        if path not in tree_sources and \
+                os.path.exists(os.path.join(tree, path)):
+            with open(os.path.join(tree, path)) as f:
+                tree_sources[path] = f.read()
     target = "//tests/%s:solution_test" % lab
-    path = os.path.join(scratch.root, reference)
     try:
         outcome, seconds, test_seconds = scratch.test(target, 3600)
         if outcome != "survived":
@@ -404,24 +449,33 @@ def run_suite(lab, tree, reference, source, mutants, scratch):
               (lab, test_seconds or 0, timeout), flush=True)
         outcomes = {}
         for mutant in mutants:
-            mutated = relocate(tree_source, mutant)
+            file = mutant.file or reference
+            tree_source = tree_sources.get(file)
+            mutated = None if tree_source is None else \
+                relocate(tree_source, mutant)
             if mutated is None:
                 outcomes[mutant.id] = {"outcome": "not applicable",
                                        "seconds": 0}
-                print("%s %s: its line is not in %s's reference" %
-                      (lab, mutant.id, tree), flush=True)
+                print("%s %s: its line is not in %s's %s" %
+                      (lab, mutant.id, tree, file), flush=True)
                 continue
-            with open(path, "w") as f:
-                f.write(mutated)
-            outcome, seconds, _ = scratch.test(target, timeout)
+            path = os.path.join(scratch.root, file)
+            try:
+                with open(path, "w") as f:
+                    f.write(mutated)
+                outcome, seconds, _ = scratch.test(target, timeout)
+            finally:
+                with open(path, "w") as f:
+                    f.write(tree_source)
             outcomes[mutant.id] = {"outcome": outcome,
                                    "seconds": round(seconds, 1)}
-            print("%s %s line %d %s: %s (%.0f s)" %
-                  (lab, mutant.id, mutant.line, mutant.operator, outcome,
-                   seconds), flush=True)
+            print("%s %s %s %s: %s (%.0f s)" %
+                  (lab, mutant.id, where(mutant.file, mutant.line),
+                   mutant.operator, outcome, seconds), flush=True)
     finally:
-        with open(path, "w") as f:
-            f.write(tree_source)
+        for file, text in tree_sources.items():
+            with open(os.path.join(scratch.root, file), "w") as f:
+                f.write(text)
     return {"reference_test_seconds": test_seconds, "timeout": timeout,
             "outcomes": outcomes}
 
@@ -430,10 +484,18 @@ def run_suite(lab, tree, reference, source, mutants, scratch):
 # The report.
 
 _SURVIVOR = re.compile(
-    r"^- (m\d+) \(line \d+, (\w+)\): `(.*)` → `(.*)`: (.*)$")
+    r"^- (m\d+) \(line \d+(?: of [^,]+)?, (\w+)\): `(.*)` → `(.*)`: (.*)$")
 UNEXAMINED = "not yet examined."
 KINDS = ("killed", "timeout", "survived", "not compilable", "error",
          "not applicable")
+
+
+def where(file, line):
+    """A mutant's place: "line 12", or "line 12 of internal/x.h" for one
+    of the reference's internal/ files."""
+    if file is None:
+        return "line %d" % line
+    return "line %d of %s" % (line, file.split("/", 2)[-1])
 
 
 def _note_key(operator, before, after):
@@ -486,9 +548,12 @@ def _render_header(data):
         "the notes of Survivors: they are kept." % (
             lab, data["max_mutants"], data["seed"]),
         "",
-        "Reference: `%s` (sha256 %s...). %d of %d candidates sampled "
+        "Reference: `%s`%s (sha256 %s...). %d of %d candidates sampled "
         "(seed %s), by operator: %s." % (
-            data["reference"], data["sha256"][:12], len(data["mutants"]),
+            data["reference"], "".join(
+                " with `%s`" % f if i == 0 else ", `%s`" % f
+                for i, f in enumerate(data.get("internal", []))),
+            data["sha256"][:12], len(data["mutants"]),
             data["candidates"], data["seed"],
             ", ".join("%s %d of %d" % (
                 op, sum(1 for m in data["mutants"] if m["operator"] == op),
@@ -565,8 +630,10 @@ def _render_mutants(data):
            "|---|---|---|---|---|" + "---|" * len(runs)]
     for m in data["mutants"]:
         cells = [_cell(run["outcomes"][m["id"]]) for run in runs]
-        out.append("| %s | %d | %s | %s | %s | %s |" % (
-            m["id"], m["line"], m["operator"], _code(m["before"]),
+        line = str(m["line"]) if "file" not in m else "%s:%d" % (
+            m["file"].split("/", 2)[-1], m["line"])
+        out.append("| %s | %s | %s | %s | %s | %s |" % (
+            m["id"], line, m["operator"], _code(m["before"]),
             _code(m["after"]), " | ".join(cells)))
     return out
 
@@ -590,8 +657,9 @@ def _render_survivors(data, notes):
                           for run in runs[1:])
         if later and not note.endswith("]"):
             note = "%s [%s]" % (note, later)
-        out.append("- %s (line %d, %s): %s → %s: %s" % (
-            m["id"], m["line"], m["operator"], _code(m["before"]),
+        out.append("- %s (%s, %s): %s → %s: %s" % (
+            m["id"], where(m.get("file"), m["line"]), m["operator"],
+            _code(m["before"]),
             _code(m["after"]), note))
     return out
 
@@ -604,10 +672,17 @@ def render(data, notes):
 
 
 def mutate_lab(repo, lab, args, scratch):
-    reference = reference_path(repo, lab)
-    with open(os.path.join(repo, reference)) as f:
-        source = f.read()
-    everything = candidates(source)
+    files = reference_files(repo, lab)
+    reference = files[0]
+    sources = []
+    for path in files:
+        with open(os.path.join(repo, path)) as f:
+            sources.append((path, f.read()))
+    everything = candidates_of(sources)
+    # task.cc's hash alone, as before, for a reference of one file.
+    digest = hashlib.sha256(sources[0][1].encode())
+    for path, text in sources[1:]:
+        digest.update(("\0%s\0" % path).encode() + text.encode())
     package = os.path.join(repo, "tests", lab)
     json_path = os.path.join(package, "mutation.json")
     md_path = os.path.join(package, "mutation.md")
@@ -622,7 +697,7 @@ def mutate_lab(repo, lab, args, scratch):
     data = {
         "lab": lab,
         "reference": reference,
-        "sha256": hashlib.sha256(source.encode()).hexdigest(),
+        "sha256": digest.hexdigest(),
         "seed": seed,
         "max_mutants": max_mutants,
         "candidates": len(everything),
@@ -631,6 +706,8 @@ def mutate_lab(repo, lab, args, scratch):
         "mutants": [m.as_json() for m in chosen],
         "runs": [],
     }
+    if len(files) > 1:
+        data["internal"] = files[1:]
     if old.get("mutants") == data["mutants"]:
         data["runs"] = old["runs"]  # same sample: keep other suites'
     print("%s: %d of %d candidates" % (lab, len(chosen), len(everything)),
@@ -647,7 +724,7 @@ def mutate_lab(repo, lab, args, scratch):
         carried = {m.id: dict(first["outcomes"][m.id], seconds=0,
                               carried=first["suite"]) for m in chosen
                    if first["outcomes"][m.id]["outcome"] != "survived"}
-    run = run_suite(lab, tree, reference, source,
+    run = run_suite(lab, tree, reference,
                     [m for m in chosen if m.id not in carried], scratch)
     run["outcomes"].update(carried)
     run["suite"] = name

@@ -166,30 +166,134 @@ class SampleTest(unittest.TestCase):
                          len(self.mutants))
 
 
+def report_of(mutant, **extra):
+    """mutation.json's data for one mutant that survived one suite."""
+    data = {
+        "lab": "lab", "reference": "solutions/lab/task.cc",
+        "sha256": "0" * 64, "seed": "1", "max_mutants": 5,
+        "candidates": 1,
+        "by_operator": {op: 0 for op in mutate.OPERATORS},
+        "mutants": [mutant.as_json()],
+        "runs": [{"suite": "main", "date": "today", "outcomes": {
+            mutant.id: {"outcome": "survived", "seconds": 3.0}}}],
+    }
+    data.update(extra)
+    return data
+
+
+def expect_note_kept(test, data, text):
+    """A note written in the report's text is read back from it."""
+    import os
+    import tempfile
+    path = os.path.join(tempfile.mkdtemp(
+        dir=os.environ.get("TEST_TMPDIR")), "mutation.md")
+    with open(path, "w") as f:
+        f.write(text.replace(mutate.UNEXAMINED, "equivalent: why."))
+    test.assertIn("equivalent: why.",
+                  mutate.render(data, mutate.read_notes(path)))
+
+
 class ReportTest(unittest.TestCase):
 
     def test_survivor_notes_are_kept(self):
-        import os
-        import tempfile
         m = mutate.candidates("void F() {\n  x |= 1;\n}\n")[0]
-        data = {
-            "lab": "lab", "reference": "solutions/lab/task.cc",
-            "sha256": "0" * 64, "seed": "1", "max_mutants": 5,
-            "candidates": 1,
-            "by_operator": {op: 0 for op in mutate.OPERATORS},
-            "mutants": [m.as_json()],
-            "runs": [{"suite": "main", "date": "today", "outcomes": {
-                m.id: {"outcome": "survived", "seconds": 3.0}}}],
-        }
+        data = report_of(m)
         text = mutate.render(data, {})
         self.assertIn("- m000 (line 2, delete): `x \\|= 1;` → `;`: " +
                       mutate.UNEXAMINED, text)
-        path = os.path.join(tempfile.mkdtemp(
-            dir=os.environ.get("TEST_TMPDIR")), "mutation.md")
-        with open(path, "w") as f:
-            f.write(text.replace(mutate.UNEXAMINED, "equivalent: why."))
-        self.assertIn("equivalent: why.",
-                      mutate.render(data, mutate.read_notes(path)))
+        expect_note_kept(self, data, text)
+
+
+class InternalFilesTest(unittest.TestCase):
+    """A reference that includes pieces of solutions/<lab>/internal/."""
+
+    def setUp(self):
+        import os
+        import tempfile
+        self.repo = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        internal = os.path.join(self.repo, "solutions", "lab", "internal")
+        os.makedirs(internal)
+        self.files = {
+            "solutions/lab/task.cc":
+                '#include "solutions/lab/internal/b.h"\nvoid F() {\n'
+                '  x |= 1;\n}\n',
+            "solutions/lab/internal/b.h": "void G() {\n  y = 2;\n}\n",
+            "solutions/lab/internal/a.h": "void H() {\n  Call();\n}\n",
+            "solutions/lab/internal/README.md": "if (a < b) x = 1;\n",
+        }
+        for path, text in self.files.items():
+            with open(os.path.join(self.repo, path), "w") as f:
+                f.write(text)
+
+    def test_files_task_first_then_internal_by_name(self):
+        self.assertEqual(mutate.reference_files(self.repo, "lab"), [
+            "solutions/lab/task.cc", "solutions/lab/internal/a.h",
+            "solutions/lab/internal/b.h"])
+
+    def test_candidates_numbered_across_files_each_with_its_file(self):
+        paths = mutate.reference_files(self.repo, "lab")
+        found = mutate.candidates_of([(p, self.files[p]) for p in paths])
+        self.assertEqual([m.id for m in found],
+                         ["m%03d" % i for i in range(len(found))])
+        self.assertEqual(
+            [(m.file, m.line, m.operator) for m in found],
+            [(None, 3, "delete"), (None, 3, "constant"),
+             (None, 3, "constant"),
+             ("solutions/lab/internal/a.h", 2, "delete"),
+             ("solutions/lab/internal/b.h", 2, "delete"),
+             ("solutions/lab/internal/b.h", 2, "constant"),
+             ("solutions/lab/internal/b.h", 2, "constant")])
+        # task.cc's mutants are as they were: no file in their JSON.
+        self.assertNotIn("file", found[0].as_json())
+        self.assertEqual(found[3].as_json()["file"],
+                         "solutions/lab/internal/a.h")
+        self.assertEqual(
+            [m.as_json() for m in found[:3]],
+            [m.as_json() for m in mutate.candidates(
+                self.files["solutions/lab/task.cc"])])
+
+    def test_a_mutant_is_written_to_its_own_file_then_undone(self):
+        import os
+        paths = mutate.reference_files(self.repo, "lab")
+        found = mutate.candidates_of([(p, self.files[p]) for p in paths])
+        seen = []
+
+        class FakeScratch(object):
+            root = self.repo
+
+            def test(self, target, timeout):
+                texts = {}
+                for path in paths:
+                    with open(os.path.join(self.root, path)) as f:
+                        texts[path] = f.read()
+                seen.append(texts)
+                return "killed" if len(seen) > 1 else "survived", 1.0, 1.0
+
+        run = mutate.run_suite("lab", self.repo, paths[0],
+                               [found[2], found[3]], FakeScratch())
+        self.assertEqual(run["outcomes"][found[3].id]["outcome"], "killed")
+        # The reference alone, then each mutant in its own file only.
+        self.assertEqual(seen[0], {p: self.files[p] for p in paths})
+        changed = [[p for p in paths if texts[p] != self.files[p]]
+                   for texts in seen]
+        self.assertEqual(changed, [[], ["solutions/lab/task.cc"],
+                                   ["solutions/lab/internal/a.h"]])
+        self.assertIn("\n  ;\n", seen[2]["solutions/lab/internal/a.h"])
+        for path in paths:
+            with open(os.path.join(self.repo, path)) as f:
+                self.assertEqual(f.read(), self.files[path])
+
+    def test_report_names_the_file_and_keeps_its_note(self):
+        m = mutate.candidates_of([
+            ("solutions/lab/task.cc", "int x;\n"),
+            ("solutions/lab/internal/a.h", "void F() {\n  x |= 1;\n}\n")])[0]
+        data = report_of(m, internal=["solutions/lab/internal/a.h"])
+        text = mutate.render(data, {})
+        self.assertIn("with `solutions/lab/internal/a.h`", text)
+        self.assertIn("| m000 | internal/a.h:2 | delete |", text)
+        self.assertIn("- m000 (line 2 of internal/a.h, delete): "
+                      "`x \\|= 1;` → `;`: " + mutate.UNEXAMINED, text)
+        expect_note_kept(self, data, text)
 
 
 if __name__ == "__main__":

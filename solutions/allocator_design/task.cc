@@ -111,78 +111,9 @@
 namespace allocator_design {
 namespace {
 
-// -----------------------------------------------------------------------------
-// Size classes, computed at compile time.
-// -----------------------------------------------------------------------------
-
-constexpr size_t kSmallMax = size_t{256} << 10;
-constexpr int kNumClasses = 52;
-
-// ClassSize()
-//
-// Classes 0-7: 16, 32, ..., 128; then four per doubling: 160, 192, 224,
-// 256, 320, ..., 256 KiB.
-constexpr size_t ClassSize(int c) {
-  if (c < 8) return size_t{16} * static_cast<size_t>(c + 1);
-  const size_t base = size_t{128} << ((c - 8) / 4);
-  return base + static_cast<size_t>((c - 8) % 4 + 1) * (base / 4);
-}
-
-// SizeToClass()
-//
-// The smallest class that holds `size` (<= kSmallMax; 0 is class 0).
-constexpr int SizeToClass(size_t size) {
-  if (size <= 128) return size == 0 ? 0 : static_cast<int>((size - 1) / 16);
-  const int lg = 63 - __builtin_clzll(size - 1);  // 2^lg < size <= 2^(lg+1)
-  const int step = static_cast<int>((size - 1) >> (lg - 2)) - 4;  // 0..3
-  return 8 + (lg - 7) * 4 + step;
-}
-
-// Spans come in two sizes, each aligned to its size: 64 KiB for classes
-// up to 16 KiB, 1 MiB for the larger ones (at least four blocks a span).
-constexpr size_t kSpanBytes = size_t{64} << 10;
-constexpr size_t kBigSpanBytes = size_t{1} << 20;
-constexpr size_t kSmallSpanMaxClass = size_t{16} << 10;
-constexpr size_t SpanBytesOf(int c) {
-  return ClassSize(c) <= kSmallSpanMaxClass ? kSpanBytes : kBigSpanBytes;
-}
-
-// The fast path's class of a size up to kLookupMax: one load, no branch.
-constexpr size_t kLookupMax = 1024;
-struct SmallClassTable {
-  uint8_t of[kLookupMax / 16 + 1];
-};
-constexpr SmallClassTable MakeSmallClassTable() {
-  SmallClassTable t{};
-  for (size_t i = 0; i <= kLookupMax / 16; ++i) {
-    t.of[i] = static_cast<uint8_t>(SizeToClass(i * 16));
-  }
-  return t;
-}
-constexpr SmallClassTable kSmallClass = MakeSmallClassTable();
-
-constexpr bool SmallClassTableIsRight() {
-  for (size_t size = 0; size <= kLookupMax; ++size) {
-    if (kSmallClass.of[(size + 15) / 16] != SizeToClass(size)) return false;
-  }
-  return true;
-}
-static_assert(SmallClassTableIsRight(), "the small-size table is wrong");
-
-[[gnu::always_inline]] inline int ClassOf(size_t size) {
-  return size <= kLookupMax ? kSmallClass.of[(size + 15) / 16]
-                            : SizeToClass(size);
-}
-
-// A block of class c starts at a multiple of its size from its span's
-// start: its address is aligned to the largest power of two that divides
-// the size (at most the span's alignment). An aligned request takes the
-// first class whose blocks are aligned enough.
-constexpr size_t ClassAlignment(int c) {
-  const size_t s = ClassSize(c);
-  const size_t natural = s & (~s + 1);
-  return natural < SpanBytesOf(c) ? natural : SpanBytesOf(c);
-}
+// The size classes, their spans' two sizes and the fast path's look-up,
+// ClassOf() (internal/size_classes.h, which thread_owned_pages.cc shares).
+#include "solutions/allocator_design/internal/size_classes.h"
 
 // A batch: what a refill brings and a drain takes. It starts at two blocks
 // and doubles with use up to the class's most, so that a class a thread
@@ -200,19 +131,6 @@ constexpr uint32_t MaxBatchOf(int c) {
          : by_bytes < kFirstBatch ? kFirstBatch
                                   : static_cast<uint32_t>(by_bytes);
 }
-
-constexpr bool ClassTableIsRight() {
-  for (int c = 0; c < kNumClasses; ++c) {
-    if (SizeToClass(ClassSize(c)) != c) return false;
-    if (c + 1 < kNumClasses && SizeToClass(ClassSize(c) + 1) != c + 1) {
-      return false;
-    }
-    if (ClassSize(c) % kMinAlignment != 0) return false;
-    if (SpanBytesOf(c) / ClassSize(c) < 4) return false;
-  }
-  return ClassSize(kNumClasses - 1) == kSmallMax;
-}
-static_assert(ClassTableIsRight(), "the size-class table is inconsistent");
 
 struct ClassInfo {
   uint32_t size[kNumClasses];
@@ -234,12 +152,6 @@ constexpr ClassInfo kClass = MakeClassInfo();
 // The design's numbers.
 // -----------------------------------------------------------------------------
 
-// Chunks of small spans: 64 KiB to 1 MiB, doubled while eight of them fit
-// in what is already held, so at most a quarter of it (or one span, when
-// little is held); a big span is a chunk of its own.
-constexpr size_t kMinChunk = kSpanBytes;
-constexpr size_t kMaxChunk = kBigSpanBytes;
-
 // The cache of recently freed large mappings: at most this many, of at
 // most this size each and in all, each unmapped by the decay once idle for
 // kDecayNs (promise 2), the oldest first when a free would pass a bound.
@@ -258,18 +170,6 @@ constexpr size_t kMaxChunk = kBigSpanBytes;
 constexpr int kLargeCacheEntries = 32;
 constexpr size_t kLargeCacheMaxBlock = size_t{32} << 20;
 constexpr size_t kLargeCacheBytes = size_t{32} << 20;
-
-// Whole-free spans kept (not released) while new memory is mapped: above
-// this, as many bytes as the new mapping are released from the idle spans
-// first, so memory freed as one kind of block is not held beside new
-// memory for another (the 'phases' trace: 64-byte blocks, then 100 KiB
-// ones).
-constexpr size_t kPoolSlackBytes = size_t{1} << 20;
-
-// Metadata (page-map nodes and span descriptors) comes from the page
-// source too, in pieces of kMetaChunk; kMetaNeed is the most one install
-// (a span, a chunk's spans or a large mapping) may take.
-constexpr size_t kMetaChunk = size_t{256} << 10;
 
 // -----------------------------------------------------------------------------
 // Spans and their lists.
@@ -311,108 +211,19 @@ struct Span {
 };
 static_assert(sizeof(Span) == 64, "a descriptor is one cache line");
 
-// SpanList
-//
-// Doubly linked, head and tail: the pool takes from the head (the most
-// recently freed, whose lines may still be cached) and evicts from the tail.
-struct SpanList {
-  Span* head = nullptr;
-  Span* tail = nullptr;
+// The page map, the span pool with its chunks and idle release, the large
+// mappings with their cache, metadata from the page source, the decay of
+// the pool and the byte counters, under the page heap's lock
+// (internal/page_heap.h, which thread_owned_pages.cc shares).
+#include "solutions/allocator_design/internal/page_heap.h"
 
-  void PushFront(Span* s) {
-    s->prev = nullptr;
-    s->next = head;
-    if (head != nullptr) head->prev = s;
-    head = s;
-    if (tail == nullptr) tail = s;
-  }
-  void PushBack(Span* s) {
-    s->next = nullptr;
-    s->prev = tail;
-    if (tail != nullptr) tail->next = s;
-    tail = s;
-    if (head == nullptr) head = s;
-  }
-  void Remove(Span* s) {
-    (s->prev != nullptr ? s->prev->next : head) = s->next;
-    (s->next != nullptr ? s->next->prev : tail) = s->prev;
-    s->next = s->prev = nullptr;
-  }
-  Span* PopFront() {
-    Span* s = head;
-    if (s != nullptr) Remove(s);
-    return s;
-  }
-};
-
-// -----------------------------------------------------------------------------
-// The page map: address -> span and class, in two levels over the 47 bits
-// of a user address on x86-64, in 64 KiB units (every span and every large
-// mapping starts on one). The root is static: 2^17 pointers, 1 MiB of
-// zeroes in .bss, of which only the pages touched are ever backed. A leaf
-// (2^14 entries, 128 KiB, for 1 GiB of address space) is metadata from the
-// page source. An entry is the span's descriptor (64-byte aligned) with
-// its class + 1 in the low six bits, 0 there for a large mapping: Free()
-// learns the class without touching the descriptor. Entries are written
-// under the page heap's lock, or by the thread that owns the span, and
-// read without one: the thread that frees a block learnt of it after its
-// span was entered, so its read sees the entry (acquire: a plain load on
-// x86).
-// -----------------------------------------------------------------------------
-
-constexpr int kUnitShift = 16;
-constexpr int kLeafBits = 14;
-constexpr int kRootBits = 47 - kUnitShift - kLeafBits;
-constexpr uintptr_t kClassBits = 63;
-static_assert(kNumClasses < 64, "a class + 1 fits an entry's low bits");
 static_assert(alignof(Span) <= 64 && sizeof(Span) == 64);
-static_assert((size_t{1} << kUnitShift) == kSpanBytes);
-
-struct Leaf {
-  std::atomic<uintptr_t> entry[size_t{1} << kLeafBits];
-};
-
-constinit std::atomic<Leaf*> page_map_root[size_t{1} << kRootBits];
-
-[[gnu::always_inline]] inline uintptr_t LookupEntry(const void* p) {
-  const uintptr_t unit = reinterpret_cast<uintptr_t>(p) >> kUnitShift;
-  if ((unit >> (kRootBits + kLeafBits)) != 0) return 0;
-  Leaf* leaf = page_map_root[unit >> kLeafBits].load(std::memory_order_acquire);
-  if (leaf == nullptr) return 0;
-  return leaf->entry[unit & ((uintptr_t{1} << kLeafBits) - 1)].load(
-      std::memory_order_acquire);
-}
-
-Span* SpanOf(uintptr_t entry) {
-  return reinterpret_cast<Span*>(entry & ~kClassBits);
-}
 
 Span* LookupSpan(const void* p) { return SpanOf(LookupEntry(p)); }
 
-uintptr_t EntryOf(Span* s, int size_class) {
-  return reinterpret_cast<uintptr_t>(s) |
-         static_cast<uintptr_t>(size_class + 1);
-}
-
-// Mappable()
-//
-// Whether the page map covers [p, p + bytes): below 2^47, where the kernel
-// puts every mapping that was not asked for higher (x86-64 with five-level
-// page tables, and arm64 with 52-bit addresses, map higher only on a hint).
-bool Mappable(const void* p, size_t bytes) {
-  const uintptr_t end = reinterpret_cast<uintptr_t>(p) + bytes;
-  return (end >> (kUnitShift + kRootBits + kLeafBits)) == 0;
-}
-
-constexpr size_t kMetaNeed =
-    sizeof(Leaf) + (kMaxChunk / kSpanBytes) * sizeof(Span);
-static_assert(kMetaNeed <= kMetaChunk, "a metadata piece fits an install");
-
 // -----------------------------------------------------------------------------
 // The central pool: per class, the spans with free blocks, under the
-// class's own lock (threads using different sizes never meet); and the
-// page heap, under one lock: the span pool, the large cache, metadata and
-// the byte counters.
+// class's own lock (threads using different sizes never meet).
 // -----------------------------------------------------------------------------
 
 struct alignas(64) Central {
@@ -422,35 +233,6 @@ struct alignas(64) Central {
   uint64_t visits = 0;
 };
 constinit Central central[kNumClasses];
-
-// The two sizes of span, as the pool keeps them apart.
-constexpr int kSmallSpan = 0;
-constexpr int kBigSpan = 1;
-constexpr int KindOf(size_t span_bytes) {
-  return span_bytes == kSpanBytes ? kSmallSpan : kBigSpan;
-}
-
-struct PageHeap {
-  Lock lock;
-  SpanList cached[2];  // whole-free spans, held, by kind
-  size_t cached_bytes = 0;
-  SpanList released[2];  // whole-free spans, released: read as zeroes
-  SpanList large_cache;
-  size_t large_cache_bytes = 0;
-  int large_cache_entries = 0;
-  Span* free_descriptors = nullptr;  // linked through `next`
-  char* meta_next = nullptr;
-  char* meta_end = nullptr;
-  uint64_t held = 0;
-  uint64_t returned = 0;
-  uint64_t visits = 0;
-};
-constinit PageHeap heap;
-
-// When the next decay pass is due (NowNs()); read by every thread's decay
-// tick, written under the heap's lock. Relaxed: a late view only delays a
-// pass to the next tick.
-constinit std::atomic<uint64_t> next_decay_ns{UINT64_MAX};
 
 // -----------------------------------------------------------------------------
 // The thread cache: plain data, initial-exec TLS (no constructor, no
@@ -479,153 +261,6 @@ constinit thread_local ThreadCache tc
     __attribute__((tls_model("initial-exec")));
 
 void*& NextOf(void* block) { return *static_cast<void**>(block); }
-
-// -----------------------------------------------------------------------------
-// The page heap (every function here runs with heap.lock held unless it
-// says otherwise).
-// -----------------------------------------------------------------------------
-
-// EnsureMeta()
-//
-// Makes sure kMetaNeed bytes of metadata can be had without mapping. May
-// drop the lock to map a piece (no map under a lock): call it before
-// looking at anything the lock guards. False when the kernel refuses.
-bool EnsureMeta() {
-  while (static_cast<size_t>(heap.meta_end - heap.meta_next) < kMetaNeed) {
-    heap.lock.Release();
-    char* piece = static_cast<char*>(MapPages(kMetaChunk));
-    heap.lock.Acquire();
-    if (piece == nullptr) return false;
-    if (static_cast<size_t>(heap.meta_end - heap.meta_next) >= kMetaNeed) {
-      UnmapPages(piece, kMetaChunk);  // another thread refilled meanwhile
-      heap.returned += kMetaChunk;
-      continue;
-    }
-    heap.meta_next = piece;  // the old piece's tail is left unused
-    heap.meta_end = piece + kMetaChunk;
-    heap.held += kMetaChunk;
-  }
-  return true;
-}
-
-void* MetaAlloc(size_t bytes) {
-  void* p = heap.meta_next;  // EnsureMeta() made room; zeroes, 64-aligned
-  heap.meta_next += (bytes + 63) & ~size_t{63};
-  return p;
-}
-
-Span* NewSpan() {
-  Span* s = heap.free_descriptors;
-  if (s != nullptr) {
-    heap.free_descriptors = s->next;
-  } else {
-    s = static_cast<Span*>(MetaAlloc(sizeof(Span)));
-  }
-  memset(static_cast<void*>(s), 0, sizeof(Span));
-  return s;
-}
-
-void DeleteSpan(Span* s) {
-  s->next = heap.free_descriptors;
-  heap.free_descriptors = s;
-}
-
-// SetPageMap()
-//
-// Enters `entry` for the 64 KiB units of [start, start + bytes), all in
-// one leaf (callers enter at most a 1 MiB-aligned MiB). Makes the leaf
-// when there is none: EnsureMeta() first.
-void SetPageMap(uintptr_t start, size_t bytes, uintptr_t entry) {
-  const uintptr_t unit = start >> kUnitShift;
-  std::atomic<Leaf*>& slot = page_map_root[unit >> kLeafBits];
-  Leaf* leaf = slot.load(std::memory_order_relaxed);
-  if (leaf == nullptr) {
-    leaf = static_cast<Leaf*>(MetaAlloc(sizeof(Leaf)));
-    slot.store(leaf, std::memory_order_release);
-  }
-  const size_t units = (bytes + kSpanBytes - 1) >> kUnitShift;
-  for (size_t i = 0; i < units; ++i) {
-    leaf->entry[(unit + i) & ((uintptr_t{1} << kLeafBits) - 1)].store(
-        entry, std::memory_order_release);
-  }
-}
-
-void NoteIdle(uint64_t since) {
-  const uint64_t due = since + kDecayNs;
-  if (due < next_decay_ns.load(std::memory_order_relaxed)) {
-    next_decay_ns.store(due, std::memory_order_relaxed);
-  }
-}
-
-// TakeOldestCached()
-//
-// The pool's oldest whole-free spans, about `bytes` of them, while it holds
-// more than kPoolSlackBytes: detached (linked through `next`), for
-// ReleaseSpans() to release with no lock held.
-Span* TakeOldestCached(size_t bytes) {
-  Span* taken = nullptr;
-  size_t got = 0;
-  while (got < bytes && heap.cached_bytes > kPoolSlackBytes) {
-    Span* small = heap.cached[kSmallSpan].tail;
-    Span* big = heap.cached[kBigSpan].tail;
-    Span* s = small == nullptr                       ? big
-              : big == nullptr                       ? small
-              : small->idle_since <= big->idle_since ? small
-                                                     : big;
-    heap.cached[KindOf(s->bytes)].Remove(s);
-    heap.cached_bytes -= s->bytes;
-    s->state = SpanState::kBusy;
-    s->next = taken;
-    taken = s;
-    got += s->bytes;
-  }
-  return taken;
-}
-
-void FileReleased(Span* list);
-
-// ReleaseSpans()
-//
-// Releases the pages of spans taken out of the pool (TakeOldestCached(),
-// Decay()) with no lock held, then files them as released.
-void ReleaseSpans(Span* list) {
-  if (list == nullptr) return;
-  for (Span* s = list; s != nullptr; s = s->next) {
-    ReleasePages(reinterpret_cast<void*>(s->start), s->bytes);
-  }
-  heap.lock.Acquire();
-  FileReleased(list);
-  heap.lock.Release();
-}
-
-void FileReleased(Span* list) {
-  while (list != nullptr) {
-    Span* s = list;
-    list = s->next;
-    s->state = SpanState::kReleased;
-    s->zeroed = true;
-    heap.held -= s->bytes;
-    heap.returned += s->bytes;
-    heap.released[KindOf(s->bytes)].PushFront(s);
-  }
-}
-
-// Large mappings leave in two steps too: out of the page map and the
-// counters under the lock (before the kernel may hand the addresses to
-// another thread's mapping), then unmapped with no lock held.
-struct Unmapping {
-  uintptr_t start;
-  size_t bytes;
-};
-
-Unmapping ForgetLarge(Span* s) {
-  SetPageMap(s->start, kSpanBytes, 0);
-  heap.held -= s->bytes;
-  heap.returned += s->bytes;
-  const Unmapping u{s->start, s->bytes};
-  DeleteSpan(s);
-  return u;
-}
 
 // -----------------------------------------------------------------------------
 // Spans for the classes.
@@ -946,59 +581,7 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
 // threads' own calls.
 // -----------------------------------------------------------------------------
 
-// Decay()
-//
-// Releases the pool's spans and unmaps the large cache's mappings idle for
-// kDecayNs. The pool is not kept in idle order (a flush files spans with an
-// older time), so the pass looks at all of it; passes are at most one per
-// kDecayNs / 16.
-void Decay(uint64_t now) {
-  heap.lock.Acquire();
-  if (now < next_decay_ns.load(std::memory_order_relaxed)) {
-    heap.lock.Release();
-    return;
-  }
-  ++heap.visits;
-  uint64_t oldest = UINT64_MAX;
-  Span* to_release = nullptr;
-  for (SpanList& list : heap.cached) {
-    for (Span* s = list.head; s != nullptr;) {
-      Span* next = s->next;
-      if (s->idle_since + kDecayNs <= now) {
-        list.Remove(s);
-        heap.cached_bytes -= s->bytes;
-        s->state = SpanState::kBusy;
-        s->next = to_release;
-        to_release = s;
-      } else if (s->idle_since < oldest) {
-        oldest = s->idle_since;
-      }
-      s = next;
-    }
-  }
-  Unmapping unmap[kLargeCacheEntries];
-  int unmaps = 0;
-  for (Span* s = heap.large_cache.head; s != nullptr;) {
-    Span* next = s->next;
-    if (s->idle_since + kDecayNs <= now) {
-      heap.large_cache.Remove(s);
-      heap.large_cache_bytes -= s->bytes;
-      --heap.large_cache_entries;
-      unmap[unmaps++] = ForgetLarge(s);
-    } else if (s->idle_since < oldest) {
-      oldest = s->idle_since;
-    }
-    s = next;
-  }
-  uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
-  if (due < now + kDecayNs / 16) due = now + kDecayNs / 16;
-  next_decay_ns.store(due, std::memory_order_relaxed);
-  heap.lock.Release();
-  for (int i = 0; i < unmaps; ++i) {
-    UnmapPages(reinterpret_cast<void*>(unmap[i].start), unmap[i].bytes);
-  }
-  ReleaseSpans(to_release);
-}
+// The pass itself, Decay(), is the page heap's (internal/page_heap.h).
 
 // DecayTick()
 //
@@ -1034,6 +617,8 @@ void Decay(uint64_t now) {
 // -----------------------------------------------------------------------------
 // Large blocks: a mapping each, and the cache of recent ones.
 // -----------------------------------------------------------------------------
+
+// A freed one goes into the cache through FreeLarge() (internal/page_heap.h).
 
 [[gnu::noinline]] void* AllocateLarge(size_t size, size_t alignment,
                                       bool zero) {
@@ -1102,35 +687,6 @@ void Decay(uint64_t now) {
   heap.held += bytes;
   heap.lock.Release();
   return p;  // fresh from the kernel: zeroes already
-}
-
-[[gnu::noinline]] void FreeLarge(Span* s) {
-  Unmapping unmap[kLargeCacheEntries + 1];
-  int unmaps = 0;
-  heap.lock.Acquire();
-  ++heap.visits;
-  if (s->bytes <= kLargeCacheMaxBlock) {
-    s->state = SpanState::kLargeCached;
-    s->idle_since = NowNs();
-    heap.large_cache.PushFront(s);
-    heap.large_cache_bytes += s->bytes;
-    ++heap.large_cache_entries;
-    NoteIdle(s->idle_since);
-    while (heap.large_cache_entries > kLargeCacheEntries ||
-           heap.large_cache_bytes > kLargeCacheBytes) {
-      Span* old = heap.large_cache.tail;
-      heap.large_cache.Remove(old);
-      heap.large_cache_bytes -= old->bytes;
-      --heap.large_cache_entries;
-      unmap[unmaps++] = ForgetLarge(old);
-    }
-  } else {
-    unmap[unmaps++] = ForgetLarge(s);
-  }
-  heap.lock.Release();
-  for (int i = 0; i < unmaps; ++i) {
-    UnmapPages(reinterpret_cast<void*>(unmap[i].start), unmap[i].bytes);
-  }
 }
 
 // -----------------------------------------------------------------------------

@@ -6,9 +6,11 @@
 // kDecayNs after they were mapped, whether or not anything was freed since.
 // Promise 2 covers memory once every block is freed, and every such free
 // starts the decay's clock again, so the suite cannot tell a heap that
-// forgets to start it for a new chunk: this test can (the reference's
-// mutation report, survivor m356). The reference's source is included, as
-// the known-bads include it, for its pool's own counts.
+// forgets to start it for a new chunk: this test can (a survivor of the
+// reference's mutation report, its sample of 2026-12-03 06:31 UTC:
+// GetSpan()'s `if (chunk > span_bytes) NoteIdle(now);` negated). The
+// reference's source is included, as the known-bads include it, for its
+// pool's own counts.
 
 #include <cstddef>
 #include <cstdint>
