@@ -112,142 +112,171 @@ absl::StatusOr<Comparison> CompareTimings(absl::Span<const double> candidate,
   return CompareChecked(candidate, baseline, seed);
 }
 
-absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
-                                         double budget_ratio, uint64_t seed) {
-  // allocator -> workload -> its row.
+namespace {
+
+// The table by allocator, then workload; and the allocators in the order
+// the table lists them.
+struct Indexed {
   std::map<std::string, std::map<std::string, const Measurement*>> rows;
-  std::vector<std::string> order;  // allocators as the table lists them
+  std::vector<std::string> order;
+};
+
+// IndexTable()
+//
+// Indexes `table`, refusing two rows for one (allocator, workload), a table
+// without the baseline, and a baseline row whose timings no comparison
+// could divide by. glibc's own rows are checked first: a bad one is
+// glibc's to name, whichever allocator the table lists first.
+absl::StatusOr<Indexed> IndexTable(absl::Span<const Measurement> table) {
+  Indexed index;
   for (const Measurement& m : table) {
-    if (!rows.count(m.allocator)) order.push_back(m.allocator);
-    if (!rows[m.allocator].emplace(m.workload, &m).second) {
+    if (!index.rows.count(m.allocator)) index.order.push_back(m.allocator);
+    if (!index.rows[m.allocator].emplace(m.workload, &m).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("two rows for ", m.workload, " under ", m.allocator));
     }
   }
   const std::string baseline(kBaseline);
-  if (!rows.count(baseline)) {
+  if (!index.rows.count(baseline)) {
     return absl::InvalidArgumentError(
         absl::StrCat("no ", baseline, " rows: nothing to compare with"));
   }
-  const auto& base = rows[baseline];
-  // glibc's own rows first: every comparison divides by them, and a bad one
-  // is glibc's to name, whichever allocator the table lists first.
-  for (const auto& [workload, b] : base) {
+  for (const auto& [workload, b] : index.rows[baseline]) {
     if (absl::Status s = CheckTimings(b->wall_s, "timings"); !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(workload, " under ", baseline, ": ", s.message()));
     }
   }
+  return index;
+}
 
-  struct Candidate {
-    std::string allocator;
-    double geomean = 1;
-    int faster = 0;
-    std::vector<std::string> slower_on;
-    double worst_memory = 0;  // largest peak RSS ratio to the baseline
-  };
-  std::vector<Candidate> candidates;
-  Recommendation rec;
-  for (const std::string& allocator : order) {
-    const auto& mine = rows[allocator];
-    Candidate cand;
-    cand.allocator = allocator;
-    // Why it is no candidate: the first gap in the evidence (a row missing
-    // or unverified), else the workload where it is furthest over budget.
-    // Every row is still compared: a row CompareTimings() refuses makes the
-    // table an error, a non-candidate's too.
-    std::string no_evidence, over_budget;
-    double log_sum = 0;
-    for (const auto& [workload, b] : base) {
-      auto it = mine.find(workload);
-      if (it == mine.end()) {
-        if (no_evidence.empty()) {
-          no_evidence = absl::StrCat("no row for ", workload);
-        }
-        continue;
+// One allocator against the baseline, over every workload.
+struct Candidate {
+  std::string allocator;
+  double geomean = 1;
+  int faster = 0;
+  std::vector<std::string> slower_on;
+  double worst_memory = 0;  // largest peak RSS ratio to the baseline
+  // Why it is no candidate (empty: it is one): the first gap in the
+  // evidence (a row missing or unverified), else the workload where it is
+  // furthest over budget.
+  std::string excluded;
+};
+
+// Evaluate()
+//
+// `allocator`'s rows `mine` against the baseline's `base`. Every row is
+// compared, a non-candidate's too: a row CompareTimings() refuses makes the
+// table an error.
+absl::StatusOr<Candidate> Evaluate(
+    const std::string& allocator,
+    const std::map<std::string, const Measurement*>& mine,
+    const std::map<std::string, const Measurement*>& base, double budget_ratio,
+    uint64_t seed) {
+  Candidate cand;
+  cand.allocator = allocator;
+  std::string no_evidence, over_budget;
+  double log_sum = 0;
+  for (const auto& [workload, b] : base) {
+    auto it = mine.find(workload);
+    if (it == mine.end()) {
+      if (no_evidence.empty()) {
+        no_evidence = absl::StrCat("no row for ", workload);
       }
-      const Measurement& m = *it->second;
-      if (!m.verified && no_evidence.empty()) {
-        no_evidence = absl::StrCat("its ", workload,
-                                   " row is not verified (malloc may have "
-                                   "been glibc's)");
-      }
-      const double memory = m.peak_rss_kib / b->peak_rss_kib;
-      if (memory > budget_ratio && memory > cand.worst_memory) {
-        over_budget =
-            absl::StrFormat("peak RSS %.2fx %s's on %s, over the %.2fx budget",
-                            memory, baseline, workload, budget_ratio);
-      }
-      cand.worst_memory = std::max(cand.worst_memory, memory);
-      absl::StatusOr<Comparison> c = CompareTimings(m.wall_s, b->wall_s, seed);
-      if (!c.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            workload, " under ", allocator, ": ", c.status().message()));
-      }
-      log_sum += std::log(c->ratio);
-      if (c->verdict == Verdict::kFaster) ++cand.faster;
-      if (c->verdict == Verdict::kSlower) {
-        cand.slower_on.push_back(
-            absl::StrFormat("%s (%.2fx, interval %.2f-%.2f)", workload,
-                            c->ratio, c->ci_low, c->ci_high));
-      }
-    }
-    const std::string& excluded =
-        no_evidence.empty() ? over_budget : no_evidence;
-    if (!excluded.empty()) {
-      rec.reasons.push_back(
-          absl::StrCat(allocator, ": not a candidate, ", excluded, "."));
       continue;
     }
-    cand.geomean = std::exp(log_sum / static_cast<double>(base.size()));
-    candidates.push_back(std::move(cand));
+    const Measurement& m = *it->second;
+    if (!m.verified && no_evidence.empty()) {
+      no_evidence = absl::StrCat("its ", workload,
+                                 " row is not verified (malloc may have "
+                                 "been glibc's)");
+    }
+    const double memory = m.peak_rss_kib / b->peak_rss_kib;
+    if (memory > budget_ratio && memory > cand.worst_memory) {
+      over_budget =
+          absl::StrFormat("peak RSS %.2fx %s's on %s, over the %.2fx budget",
+                          memory, kBaseline, workload, budget_ratio);
+    }
+    cand.worst_memory = std::max(cand.worst_memory, memory);
+    absl::StatusOr<Comparison> c = CompareTimings(m.wall_s, b->wall_s, seed);
+    if (!c.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          workload, " under ", allocator, ": ", c.status().message()));
+    }
+    log_sum += std::log(c->ratio);
+    if (c->verdict == Verdict::kFaster) ++cand.faster;
+    if (c->verdict == Verdict::kSlower) {
+      cand.slower_on.push_back(absl::StrFormat("%s (%.2fx, interval %.2f-%.2f)",
+                                               workload, c->ratio, c->ci_low,
+                                               c->ci_high));
+    }
+  }
+  cand.excluded = no_evidence.empty() ? over_budget : no_evidence;
+  cand.geomean = std::exp(log_sum / static_cast<double>(base.size()));
+  return cand;
+}
+
+bool ClearWin(const Candidate& c) {
+  return c.faster > 0 && c.slower_on.empty();
+}
+
+// The candidates the choice is among: the baseline and the clear wins;
+// every candidate only when the baseline is over the budget and nothing
+// clearly wins.
+class Eligible {
+ public:
+  explicit Eligible(const std::vector<Candidate>& candidates)
+      : baseline_fits_(std::any_of(
+            candidates.begin(), candidates.end(),
+            [](const Candidate& c) { return c.allocator == kBaseline; })),
+        any_clear_win_(
+            std::any_of(candidates.begin(), candidates.end(), ClearWin)) {}
+  bool operator()(const Candidate& c) const {
+    return c.allocator == kBaseline || ClearWin(c) ||
+           (!baseline_fits_ && !any_clear_win_);
   }
 
-  if (candidates.empty()) {
-    rec.reasons.insert(
-        rec.reasons.begin(),
-        absl::StrFormat("Nothing fits: no allocator stays within %.2fx of "
-                        "%s's peak RSS on every workload with verified rows.",
-                        budget_ratio, baseline));
-    return rec;
-  }
-  auto clear_win = [](const Candidate& c) {
-    return c.faster > 0 && c.slower_on.empty();
-  };
-  const bool baseline_fits =
-      std::any_of(candidates.begin(), candidates.end(),
-                  [&](const Candidate& c) { return c.allocator == baseline; });
-  const bool any_clear_win =
-      std::any_of(candidates.begin(), candidates.end(), clear_win);
-  // The baseline and the clear wins; every candidate only when the baseline
-  // is over the budget and nothing clearly wins.
-  auto eligible = [&](const Candidate& c) {
-    return c.allocator == baseline || clear_win(c) ||
-           (!baseline_fits && !any_clear_win);
-  };
+ private:
+  bool baseline_fits_;
+  bool any_clear_win_;
+};
+
+// Choose()
+//
+// The eligible candidate of least time. Equal times (repeated timings give
+// exactly equal ones) go to the first name, so that the order of the rows
+// cannot decide. `candidates` is not empty.
+const Candidate& Choose(const std::vector<Candidate>& candidates,
+                        const Eligible& eligible) {
   const Candidate* chosen = nullptr;
   for (const Candidate& c : candidates) {
-    // Equal times (repeated timings give exactly equal ones) go to the
-    // first name, so that the order of the rows cannot decide.
     if (eligible(c) &&
         (chosen == nullptr || c.geomean < chosen->geomean ||
          (c.geomean == chosen->geomean && c.allocator < chosen->allocator))) {
       chosen = &c;
     }
   }
-  if (chosen == nullptr) {  // only non-wins, and the baseline over budget
-    chosen = &candidates.front();
-  }
-  rec.allocator = chosen->allocator;
+  // Only non-wins, and the baseline over budget.
+  return chosen != nullptr ? *chosen : candidates.front();
+}
+
+// Reasons()
+//
+// The memo's lines on the candidates: why `chosen`, then why not each
+// other one.
+std::vector<std::string> Reasons(const std::vector<Candidate>& candidates,
+                                 const Candidate& chosen,
+                                 const Eligible& eligible, size_t workloads,
+                                 double budget_ratio) {
   std::vector<std::string> why;
   why.push_back(absl::StrFormat(
       "%s: recommended; time %.2fx %s's (geometric mean of the ratios of "
       "medians over %d workloads), clearly faster on %d and slower on %d, "
       "peak RSS at most %.2fx %s's (budget %.2fx).",
-      chosen->allocator, chosen->geomean, baseline, base.size(), chosen->faster,
-      chosen->slower_on.size(), chosen->worst_memory, baseline, budget_ratio));
+      chosen.allocator, chosen.geomean, kBaseline, workloads, chosen.faster,
+      chosen.slower_on.size(), chosen.worst_memory, kBaseline, budget_ratio));
   for (const Candidate& c : candidates) {
-    if (&c == chosen) continue;
+    if (&c == &chosen) continue;
     std::string because;
     if (eligible(c)) {
       because = "slower overall";
@@ -260,8 +289,44 @@ absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
     why.push_back(absl::StrFormat(
         "%s: fits the budget (peak RSS at most %.2fx), time %.2fx %s's, but "
         "%s.",
-        c.allocator, c.worst_memory, c.geomean, baseline, because));
+        c.allocator, c.worst_memory, c.geomean, kBaseline, because));
   }
+  return why;
+}
+
+}  // namespace
+
+absl::StatusOr<Recommendation> Recommend(absl::Span<const Measurement> table,
+                                         double budget_ratio, uint64_t seed) {
+  absl::StatusOr<Indexed> index = IndexTable(table);
+  if (!index.ok()) return index.status();
+  const auto& base = index->rows[std::string(kBaseline)];
+  std::vector<Candidate> candidates;
+  Recommendation rec;
+  for (const std::string& allocator : index->order) {
+    absl::StatusOr<Candidate> cand =
+        Evaluate(allocator, index->rows[allocator], base, budget_ratio, seed);
+    if (!cand.ok()) return cand.status();
+    if (!cand->excluded.empty()) {
+      rec.reasons.push_back(
+          absl::StrCat(allocator, ": not a candidate, ", cand->excluded, "."));
+      continue;
+    }
+    candidates.push_back(*std::move(cand));
+  }
+  if (candidates.empty()) {
+    rec.reasons.insert(
+        rec.reasons.begin(),
+        absl::StrFormat("Nothing fits: no allocator stays within %.2fx of "
+                        "%s's peak RSS on every workload with verified rows.",
+                        budget_ratio, kBaseline));
+    return rec;
+  }
+  const Eligible eligible(candidates);
+  const Candidate& chosen = Choose(candidates, eligible);
+  rec.allocator = chosen.allocator;
+  const std::vector<std::string> why =
+      Reasons(candidates, chosen, eligible, base.size(), budget_ratio);
   rec.reasons.insert(rec.reasons.begin(), why.begin(), why.end());
   return rec;
 }
