@@ -52,6 +52,55 @@ struct Slot {
   std::string clock_error;
 };
 
+// SummarizeTeam()
+//
+// The team's result from its threads' slots: the first thread's error, if
+// any; else every thread's result, their medians, the clock and how much of
+// the round they ran at once.
+absl::StatusOr<TeamResult> SummarizeTeam(const TeamOptions& options,
+                                         const std::vector<Slot>& slots) {
+  TeamResult team;
+  std::vector<double> ns;
+  std::vector<double> cpu_ns;
+  std::vector<double> ghz;
+  for (const Slot& slot : slots) {
+    if (!slot.status.ok()) {
+      return absl::Status(slot.status.code(),
+                          absl::StrCat("thread team: ", slot.status.message()));
+    }
+    ns.push_back(slot.result.ns_per_iteration);
+    cpu_ns.push_back(slot.result.cpu_ns_per_iteration);
+    if (slot.result.effective_ghz) ghz.push_back(*slot.result.effective_ghz);
+    if (!slot.clock_error.empty() && team.clock_note.empty()) {
+      team.clock_note = slot.clock_error;
+    }
+    team.threads.push_back(slot.result);
+  }
+  team.ns_per_iteration = Summarize(ns);
+  team.cpu_ns_per_iteration = Summarize(cpu_ns);
+  if (options.clock_budget_ns == 0) {
+    team.clock_note = "effective clock not measured (clock budget 0)";
+  } else if (!ghz.empty()) {
+    team.median_effective_ghz = Summarize(ghz).median;
+  }
+  team.oversubscribed =
+      std::set<int>(options.cpus.begin(), options.cpus.end()).size() <
+      options.cpus.size();
+  double cpu_total = 0;
+  int64_t first_start = team.threads.front().start_ns;
+  int64_t last_end = first_start;
+  for (const ThreadResult& t : team.threads) {
+    cpu_total +=
+        t.cpu_ns_per_iteration * static_cast<double>(options.iterations);
+    first_start = std::min(first_start, t.start_ns);
+    last_end = std::max(last_end, t.start_ns + t.elapsed_ns);
+  }
+  if (last_end > first_start) {
+    team.concurrency = cpu_total / static_cast<double>(last_end - first_start);
+  }
+  return team;
+}
+
 }  // namespace
 
 absl::string_view TeamResult::placement() const {
@@ -145,46 +194,7 @@ absl::StatusOr<TeamResult> RunTeam(
   for (int i = 0; i < n; ++i) threads.emplace_back(run, i);
   for (std::thread& t : threads) t.join();
 
-  TeamResult team;
-  std::vector<double> ns;
-  std::vector<double> cpu_ns;
-  std::vector<double> ghz;
-  for (Slot& slot : slots) {
-    if (!slot.status.ok()) {
-      return absl::Status(slot.status.code(),
-                          absl::StrCat("thread team: ", slot.status.message()));
-    }
-    ns.push_back(slot.result.ns_per_iteration);
-    cpu_ns.push_back(slot.result.cpu_ns_per_iteration);
-    if (slot.result.effective_ghz) ghz.push_back(*slot.result.effective_ghz);
-    if (!slot.clock_error.empty() && team.clock_note.empty()) {
-      team.clock_note = slot.clock_error;
-    }
-    team.threads.push_back(slot.result);
-  }
-  team.ns_per_iteration = Summarize(ns);
-  team.cpu_ns_per_iteration = Summarize(cpu_ns);
-  if (options.clock_budget_ns == 0) {
-    team.clock_note = "effective clock not measured (clock budget 0)";
-  } else if (!ghz.empty()) {
-    team.median_effective_ghz = Summarize(ghz).median;
-  }
-  team.oversubscribed =
-      std::set<int>(options.cpus.begin(), options.cpus.end()).size() <
-      options.cpus.size();
-  double cpu_total = 0;
-  int64_t first_start = team.threads.front().start_ns;
-  int64_t last_end = first_start;
-  for (const ThreadResult& t : team.threads) {
-    cpu_total +=
-        t.cpu_ns_per_iteration * static_cast<double>(options.iterations);
-    first_start = std::min(first_start, t.start_ns);
-    last_end = std::max(last_end, t.start_ns + t.elapsed_ns);
-  }
-  if (last_end > first_start) {
-    team.concurrency = cpu_total / static_cast<double>(last_end - first_start);
-  }
-  return team;
+  return SummarizeTeam(options, slots);
 }
 
 }  // namespace alloclab
