@@ -1,9 +1,10 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // The reference's own large-block design, which task.h leaves to each
-// design (no promise covers it, and the other two designs map every large
-// block): freed mappings are kept and serve the next requests they hold,
-// as glibc's dynamic threshold keeps a freed block in its heap, within
+// design (no promise covers it; segregated_fit maps every large block, and
+// thread_owned_pages keeps only mappings of up to 2 MiB, 4 MiB in all):
+// freed mappings are kept and serve the next requests they hold, as
+// glibc's dynamic threshold keeps a freed block in its heap, within
 // kLargeCacheBytes. Lab jemalloc_adoption's large_blocks workload, in
 // small: four live blocks of 1 to 16 MiB, each replaced in turn. Before
 // the cache kept mappings of that size, every replacement was a map; it

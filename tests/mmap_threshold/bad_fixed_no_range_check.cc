@@ -1,9 +1,10 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// Known bad: Fixed(t) hands t to mallopt() without checking it
-// fits: above kFixedThresholdMax the int cast wraps, and glibc either
-// fixes a wrong threshold or refuses it, where task.h promises
-// InvalidArgument and nothing changed. The suite must reject it.
+// Known bad: Fixed(t) hands t to mallopt() without checking it fits,
+// "mallopt() says when it refuses a value". But above kFixedThresholdMax
+// the int cast wraps, and glibc either fixes a wrong threshold or refuses
+// it, where task.h promises InvalidArgument and nothing changed. The suite
+// must reject it.
 //
 // The probe and the policy are the reference's, compiled with the limit of
 // its range check lifted to the largest size_t, so that no threshold is
