@@ -36,8 +36,9 @@
 // include it. Where the designs differ, the includer says, before the
 // include:
 //
-//   - internal/size_classes.h, and <atomic>, <string.h>, lock.h and pages.h;
-//   - enum class SpanState with kCached, kReleased, kBusy and kLargeCached;
+//   - internal/size_classes.h (and through it task.h, whose kDecayNs the
+//     decay reads), <atomic>, <string.h>, lock.h and pages.h;
+//   - enum class SpanState with at least kReleased, kBusy and kLargeCached;
 //   - struct Span, 64-byte aligned, with at least `next`, `prev`, `start`,
 //     `bytes`, `idle_since`, `state` and `zeroed`;
 //   - the large cache's bounds: kLargeCacheEntries, kLargeCacheMaxBlock and
