@@ -14,13 +14,14 @@
 //     the caches, else from sysconf (many VMs have no cache/ directory);
 //   - the kernel's page size as the kernel reports it for a mapping
 //     (KernelPageSize in /proc/<pid>/smaps): 4 KiB on x86-64, 16 KiB on
-//     Apple Silicon kernels, 64 KiB on some arm64 distributions;
+//     Asahi Linux's Apple Silicon kernels (and some arm64 VMs'), 64 KiB on
+//     some arm64 distributions;
 //   - the clock source ("tsc" on x86-64, "arch_sys_counter" on arm64, which
 //     has no TSC; "kvm-clock" in many x86 VMs).
 //
 // Everything that reads /sys or /proc takes its root, so tests run on the
 // fixture trees of machines this one is not (common/testdata/topology/,
-// e.g. apple_m2_vm and graviton3_vm).
+// e.g. asahi_m2 and graviton3_vm).
 //
 // Example:
 //

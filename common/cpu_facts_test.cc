@@ -1,11 +1,11 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // The CPU's facts, on the two arm64 shapes learners have (fixtures in
-// common/testdata/topology/: apple_m2_vm, a Linux VM on Apple Silicon with
-// 16 KiB pages and 128-byte lines, performance and efficiency clusters, no
-// SMT; graviton3_vm, a 4-vCPU Graviton3 instance with 64 KiB pages and
-// 64-byte lines, no SMT), on an x86 fixture without cache/ (most VMs), on
-// broken trees, and on this machine.
+// common/testdata/topology/: asahi_m2, Asahi Linux on an M2 Mac (bare
+// metal, hand-made) with 16 KiB pages and 128-byte lines, performance and
+// efficiency clusters, no SMT; graviton3_vm, a 4-vCPU Graviton3 instance with
+// 64 KiB pages and 64-byte lines, no SMT), on an x86 fixture without cache/
+// (most VMs), on broken trees, and on this machine.
 
 #include "common/cpu_facts.h"
 
@@ -90,7 +90,7 @@ TEST_P(Arm64ShapeTest, NoSmtAndTheEfficiencyCluster) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Arm64ShapeTest,
-    ::testing::Values(Shape{"apple_m2_vm", 16384, 128, 8, {0, 1, 2, 3}},
+    ::testing::Values(Shape{"asahi_m2", 16384, 128, 8, {0, 1, 2, 3}},
                       Shape{"graviton3_vm", 65536, 64, 4, {}}),
     [](const ::testing::TestParamInfo<Shape>& info) {
       return std::string(info.param.machine);
@@ -98,7 +98,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(ReadTopologyTest, AppleClustersAreReadWhereTheKernelGivesThem) {
   absl::StatusOr<Topology> apple =
-      ReadTopology(TopologyFixtureRoot("apple_m2_vm"));
+      ReadTopology(TopologyFixtureRoot("asahi_m2"));
   ASSERT_TRUE(apple.ok()) << apple.status();
   EXPECT_EQ(apple->cpus[0].cluster_id, 0);
   EXPECT_EQ(apple->cpus[7].cluster_id, 1);

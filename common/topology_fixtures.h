@@ -38,7 +38,7 @@ std::string TopologyFixtureRoot(absl::string_view machine);
 //
 // The `proc_root` of fixture `machine` (its proc/ directory), for the
 // fixtures that have one: those whose page size is not this machine's
-// (apple_m2_vm, graviton3_vm) give their KernelPageSize there.
+// (asahi_m2, graviton3_vm) give their KernelPageSize there.
 std::string TopologyFixtureProcRoot(absl::string_view machine);
 
 // TopologyFixtures()

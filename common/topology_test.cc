@@ -58,9 +58,12 @@ TEST_P(FixtureTest, ReadsTheMachine) {
 }
 
 const Expected kMachines[] = {
-    // A Linux VM on Apple Silicon (M2): 4 efficiency then 4 performance
-    // cores in two clusters, one thread each.
-    {"apple_m2_vm", 8, 8, 1, false, {0, 1, 2, 3, 4, 5, 6, 7}},
+    // Asahi Linux on an M2 Mac, bare metal (hand-made, in the shape of
+    // Asahi's t8112 device tree): 4 efficiency then 4 performance cores in
+    // two clusters, the efficiency ones with a lower cpu_capacity, one
+    // thread each. A Linux VM on the same Mac shows neither: its vCPUs all
+    // look alike, and macOS runs each on whichever kind of core it picks.
+    {"asahi_m2", 8, 8, 1, false, {0, 1, 2, 3, 4, 5, 6, 7}},
     // Intel numbering: CPU n and n+4 are the two threads of core n.
     {"desktop_4c8t", 8, 4, 1, true, {0, 1, 2, 3}},
     // Adjacent numbering: CPUs 2k and 2k+1 are the two threads of core k,

@@ -175,14 +175,14 @@ TEST(GatherFactsTest, MissingFilesAreSaidNotGuessed) {
 
 // The arm64 machines learners have, from their fixtures: the doctor names
 // the architecture (this binary's), the page size, the cache line and the
-// clock, and the Apple Silicon VM's efficiency cluster.
-TEST(GatherFactsTest, Arm64VmsNameTheirPagesLinesAndClock) {
+// clock, and the M2's efficiency cluster under Asahi Linux.
+TEST(GatherFactsTest, Arm64MachinesNameTheirPagesLinesAndClock) {
   struct Shape {
     const char* machine;
     const char* sizes;
   };
   for (const Shape& shape :
-       {Shape{"apple_m2_vm",
+       {Shape{"asahi_m2",
               ", 16 KiB pages, 128-byte cache lines (sysfs), clock source "
               "arch_sys_counter (no TSC)"},
         Shape{"graviton3_vm",

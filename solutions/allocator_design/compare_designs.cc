@@ -19,10 +19,12 @@
 //               threads (a count: the same on every run of one design) and
 //               the time per increment (lab counter_contention's shared
 //               line, when the two threads run at once).
-//   msgsend     lab jemalloc_adoption's msgsend shape: a producer allocates
-//               2,000,000 messages of 64 to 1,024 bytes, a consumer frees
-//               them, through a ring of 512. Time per message, bytes held
-//               and central visits.
+//   msgsend     a producer and a consumer, as in lab jemalloc_adoption's
+//               msgsend but with larger messages and a lock-free ring: the
+//               producer allocates kMessages (2,000,000) messages of
+//               kMinMessageBytes to kMaxMessageBytes (64 to 1,024) bytes, the
+//               consumer frees them, through a ring of kRing (512) slots.
+//               Time per message, bytes held and central visits.
 //   bursts      one thread, 1,000 blocks of one size allocated then freed,
 //               ten times after three to warm up, at sizes from 64 bytes to
 //               256 KiB: calls per central visit (promise 1 asks for at
@@ -130,13 +132,17 @@ void Neighbours() {
 void Msgsend() {
   constexpr int kRing = 512;
   constexpr int kMessages = 2'000'000;
+  constexpr size_t kMinMessageBytes = 64;
+  constexpr size_t kMaxMessageBytes = 1024;
   static std::atomic<void*> ring[kRing];
   const allocator_design::Counters before = allocator_design::ReadCounters();
   const double start = NowSeconds();
   std::thread producer([] {
     std::mt19937 rng(4);
     for (int i = 0; i < kMessages; ++i) {
-      void* p = Allocate(64 + rng() % 961, 16, false);
+      void* p = Allocate(
+          kMinMessageBytes + rng() % (kMaxMessageBytes - kMinMessageBytes + 1),
+          16, false);
       *static_cast<int*>(p) = i;
       std::atomic<void*>& slot = ring[i % kRing];
       while (slot.load(std::memory_order_acquire) != nullptr) sched_yield();

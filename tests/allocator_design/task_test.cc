@@ -1394,9 +1394,11 @@ TEST(DesignThreadChurn, ThreadsThatAllocateAsTheyExitLeaveLittleHeld) {
 // The messages of a producer and a consumer: a single-producer,
 // single-consumer ring of `ring` slots, so that at most that many messages
 // (and the one each thread has in hand) are live at once. Small messages
-// are lab jemalloc_adoption's msgsend; large ones, of about 256 KiB, two in
-// the ring, keep the same few hundred KiB live in a handful of blocks: a
-// cache bounded in blocks and not in bytes keeps megabytes of them.
+// have lab jemalloc_adoption's msgsend's shape with larger bodies (64 to
+// 1,024 bytes, where msgsend's are 16 to 256); large ones, of about
+// 256 KiB, two in the ring, keep the same few hundred KiB live in a handful
+// of blocks: a cache bounded in blocks and not in bytes keeps megabytes of
+// them.
 struct MessageShape {
   const char* name;
   size_t min_bytes;

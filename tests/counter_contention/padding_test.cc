@@ -77,7 +77,7 @@ TEST_P(ShapeTest, ThePaddedSlotCoversTheLine) {
 // Graviton, where arm64's 128 spends two lines per slot.
 INSTANTIATE_TEST_SUITE_P(
     Shapes, ShapeTest,
-    ::testing::Values(Shape{"apple_m2_vm", "aarch64", 128, 16, 1},
+    ::testing::Values(Shape{"asahi_m2", "aarch64", 128, 16, 1},
                       Shape{"graviton3_vm", "aarch64", 64, 8, 2}),
     [](const ::testing::TestParamInfo<Shape>& info) {
       return std::string(info.param.machine);
@@ -87,7 +87,7 @@ INSTANTIATE_TEST_SUITE_P(
 // arm64 builds pad to 128.
 TEST(PaddingTest, X86PaddingIsTooSmallForApplesLine) {
   const absl::StatusOr<alloclab::CacheLine> line =
-      alloclab::ReadCacheLine(alloclab::TopologyFixtureRoot("apple_m2_vm"));
+      alloclab::ReadCacheLine(alloclab::TopologyFixtureRoot("asahi_m2"));
   ASSERT_TRUE(line.ok()) << line.status();
   EXPECT_LT(PaddingFor().at("x86_64"), line->bytes);
 }

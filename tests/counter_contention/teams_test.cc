@@ -62,11 +62,12 @@ TEST(PlanTeamsTest, HybridDesktop) {
                           "8: 0-7 (SMT siblings)", "9: 0-7 (oversubscribed)"));
 }
 
-// arm64 VMs have no SMT: no team is marked SMT siblings. On the Apple
-// Silicon VM the first four CPUs are the efficiency cluster, so the teams
-// of 2 and 4 run on E-cores only (the fixture's answer).
-TEST(PlanTeamsTest, AppleSiliconVm) {
-  EXPECT_THAT(Cells("apple_m2_vm"),
+// The arm64 machines have no SMT: no team is marked SMT siblings. On Asahi
+// Linux on an M2 (bare metal) the first four CPUs are the efficiency
+// cluster, so the teams of 2 and 4 run on E-cores only (the fixture's
+// answer).
+TEST(PlanTeamsTest, AsahiM2) {
+  EXPECT_THAT(Cells("asahi_m2"),
               ElementsAre("1: 0", "2: 0-1", "4: 0-3", "8: 0-7",
                           "9: 0-7 (oversubscribed)"));
 }

@@ -52,7 +52,7 @@ TEST_P(ShapeTest, NoEnabledThpSizeFitsInTheBuffer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ShapeTest,
-                         ::testing::Values(Shape{"apple_m2_vm", 16384, 16},
+                         ::testing::Values(Shape{"asahi_m2", 16384, 16},
                                            Shape{"graviton3_vm", 65536, 4}),
                          [](const ::testing::TestParamInfo<Shape>& info) {
                            return std::string(info.param.machine);

@@ -388,11 +388,11 @@ TEST_F(ExactPickTest, VmWithoutSmt) {
       << "PickDistinctCores()'s message: \"1 core\", not \"1 cores\"";
 }
 
-// arm64 VMs (Apple Silicon, Graviton): one thread per core, so eight and
-// four distinct cores and no pair at all.
-TEST_F(ExactPickTest, Arm64VmsWithoutSmt) {
+// The arm64 machines (Asahi Linux on an M2, a Graviton VM): one thread per
+// core, so eight and four distinct cores and no pair at all.
+TEST_F(ExactPickTest, Arm64MachinesWithoutSmt) {
   for (const auto& [machine, cores] :
-       {std::pair<const char*, int>{"apple_m2_vm", 8}, {"graviton3_vm", 4}}) {
+       {std::pair<const char*, int>{"asahi_m2", 8}, {"graviton3_vm", 4}}) {
     SCOPED_TRACE(machine);
     const Topology topo = Read(machine);
     EXPECT_EQ(Cores(topo, AllOnline(topo), cores).size(),
