@@ -35,6 +35,7 @@ from tools import labs
 from tools import palette
 from tools import plot
 from tools import plot_units
+from tools import shards
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -624,6 +625,10 @@ class PictureTest(unittest.TestCase):
                 "rss_ratio",
                 None),
             "peak RSS relative to the baseline (x glibc)")
+
+
+def load_tests(loader, tests, pattern):
+    return shards.this_shard(tests)
 
 
 if __name__ == "__main__":

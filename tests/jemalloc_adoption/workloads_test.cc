@@ -6,6 +6,8 @@
 
 #include "labs/jemalloc_adoption/workloads.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,16 @@ constexpr bool kSanitizer = true;
 #else
 constexpr bool kSanitizer = false;
 #endif
+
+// The iterations a checksum comparison needs: enough calls of every kind,
+// never the full work. A tenth of the quick run, at most 2,000; for
+// large_blocks (several MiB a block, every page written) that is 25 blocks,
+// not 2,000 (about 17 GB of pages per allocator, which took this test past
+// its 60 s timeout on a quiet machine).
+uint64_t ChecksumIterations(const std::string& workload) {
+  return std::max<uint64_t>(
+      1, std::min<uint64_t>(2000, DefaultIterations(workload, true) / 10));
+}
 
 // The "checksum: N" line of a run.
 std::string Checksum(const std::string& output) {
@@ -50,7 +62,8 @@ TEST(WorkloadsTest, SameChecksumUnderEveryAllocator) {
       ASSERT_TRUE(located.ok()) << located.status();
       alloclab::ChildCommand command;
       command.argv = {*binary, "--workload=" + workload, "--threads=2",
-                      "--iterations=2000"};
+                      "--iterations=" +
+                          std::to_string(ChecksumIterations(workload))};
       if (!located->path.empty()) {
         command.env = {{"LD_PRELOAD", located->path}};
       }
