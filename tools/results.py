@@ -25,6 +25,25 @@ def resolve(path):
     return os.path.join(base, path)
 
 
+def on_host(path):
+    """`path` as the learner knows it. In the course's container (README.md,
+    "Any machine with Docker") the clone is mounted at the workspace
+    (BUILD_WORKSPACE_DIRECTORY) and ALLOCLAB_CLONE names it on the learner's
+    machine: a path in the clone is then given both ways, e.g.
+    "/course/tour (on your machine: C:\\labs\\tour)". Elsewhere, `path`."""
+    clone = os.environ.get("ALLOCLAB_CLONE")
+    workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
+    if not clone or not workspace:
+        return path
+    relative = os.path.relpath(path, workspace)
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return path
+    separator = "\\" if "\\" in clone else "/"
+    parts = [clone.rstrip(separator)] + (
+        [] if relative == os.curdir else relative.split(os.sep))
+    return "%s (on your machine: %s)" % (path, separator.join(parts))
+
+
 def fmt(value):
     """A table cell: null as n/a, integers without a point, at most four
     significant digits, never e-notation below 10^15."""

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
-# Allocator Labs set-up: installs every Debian package the seven labs need,
-# and buildifier from the npm registry, on Debian 12 (bookworm) or 13
-# (trixie). Idempotent: run it again any time. Every package below has the
+# Allocator Labs set-up: installs every Debian package the labs need, on
+# Debian 12 (bookworm) or 13 (trixie); with --maintainer, also the course
+# maintainers' lint, buildifier, from the npm registry (and Debian's npm),
+# which .ci/run checks BUILD files with and no lab uses. Idempotent: run it
+# again any time. Every package below has the
 # same name on both releases; the libraries they pull in differ (Debian 13:
 # mimalloc 3's libmimalloc3, the t64 names of gperftools' libraries), and the
 # course probes what is installed (common/versions.h).
 #
-#   sudo tools/setup.sh          # or as root, without sudo
+#   tools/setup.sh                # a learner's: the labs' packages
+#   tools/setup.sh --maintainer   # and buildifier (.ci/run's form)
 #
-# Nothing else is ever downloaded: Bazel builds offline from these packages.
+# It runs apt-get through sudo when it is not root, and as itself when it
+# is (a container, a minimal VM without sudo). Nothing else is ever
+# downloaded: Bazel builds offline from these packages.
 set -euo pipefail
 
 # Packages, with what each one is for (docs/README.md, "Set-up", lists them).
@@ -39,6 +44,13 @@ die() {
   exit 1
 }
 
+maintainer=0
+case "${1:-}" in
+  "") ;;
+  --maintainer) maintainer=1 ;;
+  *) die "usage: tools/setup.sh [--maintainer]" ;;
+esac
+
 if [[ ! -r /etc/os-release ]]; then
   die "cannot read /etc/os-release; this script supports Debian 12 (bookworm), Debian 13 (trixie) and Ubuntu with apt-get."
 fi
@@ -59,7 +71,7 @@ fi
 missing=()
 # buildifier comes from npm; a machine with its own Node.js (e.g. NodeSource)
 # already has npm, and Debian's npm package would conflict with it.
-if ! command -v buildifier >/dev/null && ! command -v npm >/dev/null; then
+if ((maintainer)) && ! command -v buildifier >/dev/null && ! command -v npm >/dev/null; then
   missing+=(npm)
 fi
 # Installed for this machine's own architecture (or for all): a package of a
@@ -81,15 +93,19 @@ else
   echo "setup: all ${#DEBIAN_PACKAGES[@]} Debian packages are installed."
 fi
 
-if command -v buildifier >/dev/null; then
-  echo "setup: buildifier is installed ($(buildifier --version | head -n 1))."
-else
-  echo "setup: installing buildifier from npm (${BUILDIFIER_NPM_PACKAGE})"
-  "${SUDO[@]}" npm install --global "${BUILDIFIER_NPM_PACKAGE}"
+tools=(bazel g++ pkg-config musl-gcc strace)
+if ((maintainer)); then
+  if command -v buildifier >/dev/null; then
+    echo "setup: buildifier is installed ($(buildifier --version | head -n 1))."
+  else
+    echo "setup: installing buildifier from npm (${BUILDIFIER_NPM_PACKAGE})"
+    "${SUDO[@]}" npm install --global "${BUILDIFIER_NPM_PACKAGE}"
+  fi
+  tools+=(buildifier)
 fi
 
 # Check what the labs rely on, so that a problem shows here and not in a lab.
-for tool in bazel g++ pkg-config musl-gcc strace buildifier; do
+for tool in "${tools[@]}"; do
   command -v "${tool}" >/dev/null || die "${tool} is still missing after installation."
 done
 pkg-config --exists absl_flags_parse gtest gmock benchmark jemalloc libtcmalloc_minimal ||

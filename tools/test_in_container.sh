@@ -1,22 +1,34 @@
 #!/usr/bin/env bash
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
-# Builds the repository's Dockerfile on a Debian release's base image and
-# runs a command in the image: the proof that a learner's `docker build`
-# and `docker run` (README.md, "Any machine with Docker") give a green
-# course. The base image cannot be pulled here (no registry), so it is made
-# the way Debian's own images are: a minbase root from debootstrap
-# (tools/test_in_debian.sh --bootstrap-only), imported as debian:<N>.
+# A learner's path through the course's container, proved: README.md's
+# commands ("Any machine with Docker") build the repository's Dockerfile on
+# a Debian release's base image, then run the tour, the doctor and
+# first_call's tests on a mounted clone, typed by a user who is not root.
+# The base image cannot be pulled here (no registry), so it is made the way
+# Debian's own images are: a minbase root from debootstrap with Debian's
+# own certificate list only (tools/test_in_debian.sh --bootstrap-only),
+# imported as debian:<N>.
 #
-#   sudo tools/test_in_container.sh trixie              # README's test command
-#   sudo tools/test_in_container.sh trixie -- bazel run //:tour -- --quick
+#   sudo tools/test_in_container.sh trixie
+#   sudo tools/test_in_container.sh trixie -- bazel test //...
 #
 # It starts a Docker daemon of its own (Debian's docker.io) with its own
-# data root and socket, and no network of its own: --bridge=none, and every
-# build and container on --network=host, so that nothing gets an address.
-# The image's context is this clone's tracked files (HEAD plus uncommitted
-# changes), as git would commit them. The command runs in a default
-# container, as README.md's; then the doctor, which must say what the
-# container restricts. The daemon is stopped and its data root removed on every exit.
+# data root and socket, and no network of its own: --bridge=none, so that
+# nothing gets an address. The clone is this work tree's tracked files
+# (HEAD plus uncommitted changes, as git would commit them), owned by a uid
+# that is neither root nor the image's learner (1000), with this machine's
+# CA certificates in certs/: README.md's step for a network that inspects
+# TLS, as this one does. As that uid, from the clone's root, it runs
+# README.md's `docker build` line with --network=host (the build's RUN
+# steps use this machine's network: the daemon has no bridge) and
+# --build-arg BASE=debian:<N>, then README.md's run line without a
+# terminal (--network=none) as written: the tour, then the same line with
+# the doctor, first_call's tests and COMMAND, if given. It checks that the
+# image has no npm and no buildifier, that the doctor names the container
+# and what its seccomp filter refuses, that the tour names its folder on
+# the clone's path, that every file in the clone belongs to that uid and
+# that no link in it dangles; and prints each phase's time and the image's
+# size. The daemon is stopped and its data root removed on every exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,8 +42,8 @@ usage() {
 usage: tools/test_in_container.sh SUITE [-- COMMAND...]
   SUITE    a Debian suite debootstrap knows (bookworm, trixie, ...): the
            image's base
-  COMMAND  what to run in the image's /course; default: README.md's test
-           command (bazel test //...)
+  COMMAND  what else to run with README.md's run line after the
+           learner's path (the tour, the doctor, first_call's tests)
 EOF
   exit 2
 }
@@ -51,9 +63,6 @@ while (($#)); do
 done
 [[ -n "${suite}" ]] || usage
 command=("$@")
-if ((${#command[@]} == 0)); then
-  command=(bazel test //...)
-fi
 
 [[ $(id -u) -eq 0 ]] || die "a Docker daemon and debootstrap need root: run it with sudo."
 # Debian's docker.io: its daemon, and its client (another `docker` earlier
@@ -127,40 +136,106 @@ release="$(cut -d. -f1 "${root}/etc/debian_version")"
 [[ "${release}" =~ ^[0-9]+$ ]] ||
   die "${suite} is Debian '$(cat "${root}/etc/debian_version")', not a numbered release."
 base="debian:${release}"
+# The entrypoint's tools (tools/container_entry.sh) are Debian's own.
+for tool in usr/bin/setpriv usr/sbin/useradd usr/sbin/groupadd; do
+  [[ -x "${root}/${tool}" ]] || die "${suite}'s minbase has no /${tool}"
+done
 # The image holds no marker of this script's and no downloaded packages.
 rm -f "${root}/.alloclab-bootstrapped" "${root}"/var/cache/apt/archives/*.deb
 tar -C "${root}" -c . | docker import - "${base}" >/dev/null
 rm -rf --one-file-system "${root}"
 echo "test_in_container: ${base} from debootstrap ${suite}: $((SECONDS - start)) s"
 
-# The image, from the repository's Dockerfile, on the work tree as git
-# would commit it now.
-image="allocator-labs:${suite}"
-build_start=${SECONDS}
+# README.md's lines, as written: the build, and the run without a terminal.
+readme_line() {
+  grep -m 1 -x -- "$1" README.md ||
+    die "README.md has no line matching '$1'"
+}
+build_line="$(readme_line 'docker build .*')"
+run_line="$(readme_line 'docker run --rm --network=none .* bazel run //:tour')"
+run_prefix="${run_line% bazel run //:tour}"
+
+# The learner: a uid that is neither root nor the image's learner, with
+# the clone, a home for docker's client, and the daemon's socket.
+learner=4242
+chmod 755 "${work}"
+clone="${work}/allocator-labs"
+mkdir -p "${clone}" "${work}/home"
 stash="$(git stash create 2>/dev/null || true)"
-git archive --format=tar "${stash:-HEAD}" |
-  DOCKER_BUILDKIT=0 docker build --network=host --build-arg BASE="${base}" \
-    -t "${image}" -
-echo "test_in_container: docker build: $((SECONDS - build_start)) s"
+git archive --format=tar "${stash:-HEAD}" | tar -x -C "${clone}"
+find /usr/local/share/ca-certificates -maxdepth 1 -name '*.crt' \
+  -exec cp {} "${clone}/certs/" \;
+echo "test_in_container: certs/: $(cd "${clone}/certs" && echo *.crt)"
+chown -R "${learner}:${learner}" "${clone}" "${work}/home"
+chown "${learner}" "${socket}"
+as_learner() {
+  # shellcheck disable=SC2016  # expanded by the learner's bash
+  setpriv --reuid="${learner}" --regid="${learner}" --clear-groups \
+    env -i PATH="/usr/sbin:/usr/bin:/sbin:/bin" HOME="${work}/home" \
+    DOCKER_HOST="unix://${socket}" DOCKER_BUILDKIT=0 \
+    bash -c 'cd "$1" && eval "$2"' bash "${clone}" "$1"
+}
 
-# The command in a default container, as README.md runs the course: no
-# flag is needed for any lab.
-run_start=${SECONDS}
 status=0
-docker run --rm --network=host "${image}" \
-  bash -c 'exec "$@"' bash "${command[@]}" || status=$?
-echo "test_in_container: '${command[*]}' exited ${status} after" \
-  "$((SECONDS - run_start)) s"
+phase() {
+  local name="$1" line="$2" phase_start=${SECONDS} phase_status=0
+  echo "test_in_container: \$ ${line}"
+  as_learner "${line}" 2>&1 | tee "${work}/${name}.log" || phase_status=$?
+  echo "test_in_container: ${name}: exited ${phase_status} after" \
+    "$((SECONDS - phase_start)) s"
+  ((phase_status == 0)) || status=1
+}
 
-# The doctor there: it must say it is in a container, its seccomp filter,
-# and what the labs do without what the filter refuses.
-doctor="$(docker run --rm --network=host "${image}" bazel run //:doctor 2>/dev/null)" ||
+build_start=${SECONDS}
+phase build "${build_line/docker build/docker build --network=host --build-arg BASE=${base}}"
+build_seconds=$((SECONDS - build_start))
+image="$(awk '{for (i = 1; i < NF; i++) if ($i == "-t") print $(i + 1)}' <<<"${build_line}")"
+docker image inspect "${image}" >/dev/null 2>&1 || die "README.md's build made no image ${image}"
+echo "test_in_container: image ${image}: $(($(docker image inspect --format '{{.Size}}' "${image}") / 1000000)) MB," \
+  "$(docker run --rm --network=none --entrypoint dpkg-query "${image}" -W | wc -l) Debian packages"
+if docker run --rm --network=none --entrypoint sh "${image}" -c \
+  'command -v npm || command -v buildifier'; then
+  echo "test_in_container: the image has npm or buildifier, which are CI's" >&2
   status=1
-echo "${doctor}"
-if ! grep -q '^container:    docker (/.dockerenv); seccomp filter on' <<<"${doctor}" ||
-  ! grep -q 'perf_event_open is refused (a seccomp filter' <<<"${doctor}"; then
+fi
+
+touch "${work}/before-run"
+tour_start=${SECONDS}
+phase tour "${run_line}"
+echo "test_in_container: from docker build to the tour's end:" \
+  "$((build_seconds + SECONDS - tour_start)) s"
+if ! grep -q "index.html (on your machine: ${clone}/alloclab-tour-" "${work}/tour.log"; then
+  echo "test_in_container: the tour did not name its page on the clone's path" >&2
+  status=1
+fi
+phase doctor "${run_prefix} bazel run //:doctor"
+phase first_call "${run_prefix} bazel test //tests/first_call:all"
+if ((${#command[@]})); then
+  phase command "${run_prefix} $(printf '%q ' "${command[@]}")"
+fi
+
+# The doctor: it must say it is in a container, its seccomp filter, and
+# what the labs do without what the filter refuses.
+if ! grep -q '^container:    docker (/.dockerenv); seccomp filter on' "${work}/doctor.log" ||
+  ! grep -q 'perf_event_open is refused (a seccomp filter' "${work}/doctor.log"; then
   echo "test_in_container: the doctor in a default container did not name it," \
     "its seccomp filter and what that refuses" >&2
+  status=1
+fi
+
+# What the runs wrote into the clone: the learner's, and no dangling link.
+written="$(find "${clone}" -newer "${work}/before-run" | wc -l)"
+foreign="$(find "${clone}" ! -uid "${learner}" -printf '%u:%g %p\n')"
+dangling="$(find "${clone}" -xtype l -printf '%p -> %l\n')"
+echo "test_in_container: the runs wrote ${written} files and folders into the clone"
+if [[ -n "${foreign}" ]]; then
+  echo "test_in_container: files in the clone not owned by uid ${learner}:" >&2
+  head -n 20 <<<"${foreign}" >&2
+  status=1
+fi
+if [[ -n "${dangling}" ]]; then
+  echo "test_in_container: links in the clone that dangle here:" >&2
+  head -n 20 <<<"${dangling}" >&2
   status=1
 fi
 echo "test_in_container: ${suite}: exited ${status} after $((SECONDS - start)) s"

@@ -10,7 +10,8 @@
 #   sudo tools/test_in_debian.sh --keep=/var/tmp/r --bootstrap-only trixie
 #
 # --bootstrap-only stops once the root is made (Debian's minbase, with
-# ca-certificates, git and the mirror's apt sources): the base image that
+# ca-certificates, git and the mirror's apt sources, and nothing of this
+# machine's: no certificate, resolver or npm settings): the base image that
 # tools/test_in_container.sh imports into Docker.
 #
 # The root gets this clone's tracked files (git archive of the work tree's
@@ -152,6 +153,10 @@ EOF
 fi
 echo "test_in_debian: ${suite} is Debian $(cat "${root}/etc/debian_version")"
 
+# A base image holds Debian's own certificate list only, as Debian's images
+# do: what a network needs besides is the Dockerfile's certs/ step.
+((bootstrap_only == 0)) || exit 0
+
 # What apt and npm need to reach their registries from inside.
 cp -L /etc/resolv.conf "${root}/etc/resolv.conf"
 mkdir -p "${root}/usr/local/share/ca-certificates/host"
@@ -165,8 +170,6 @@ if [[ -f /etc/npmrc || -f /root/.npmrc ]]; then
     [[ -f "${rc}" ]] && mkdir -p "${root}$(dirname "${rc}")" && cp "${rc}" "${root}${rc}"
   done
 fi
-
-((bootstrap_only == 0)) || exit 0
 
 bind() {
   mkdir -p "${root}$1"

@@ -44,7 +44,7 @@ from tools.plot import draw
 from tools.plot_canvas import PlotError
 from tools.plot_units import column_title
 from tools.results import (fmt, headline_of, machine_line, metric_keys,
-                           resolve, table)
+                           on_host, resolve, table)
 
 USAGE = ("usage: bazel run //:tour -- [--out=DIR] [--reference] "
          "[--labs=LAB,...] [--repetitions=N] [--cpu=N]")
@@ -185,8 +185,9 @@ def main(argv):
     files = sorted(f for f in os.listdir(folder)
                    if f.endswith((".json", ".svg")))
     print("\ntour: %d files (results JSON and pictures) in %s" %
-          (len(files), folder))
-    print("tour: the tour as one page, to open in a browser: %s" % page)
+          (len(files), on_host(folder)))
+    print("tour: the tour as one page, to open in a browser: %s" %
+          on_host(page))
     for problem in problems:
         print("tour: %s" % problem, file=sys.stderr)
     return 1 if problems else 0

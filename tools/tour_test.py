@@ -135,6 +135,20 @@ class TourTest(unittest.TestCase):
         self.assertEqual(len(folders), 1, os.listdir(self.tmp))
         self.assertIn(os.path.join(self.tmp, folders[0]), stdout)
 
+    def test_in_the_container_the_folder_is_named_on_the_host_too(self):
+        counter, _ = self.experiment("counter", "plots/counter_contention.json")
+        env = dict(os.environ, BUILD_WORKSPACE_DIRECTORY=self.tmp,
+                   ALLOCLAB_CLONE="C:\\Users\\me\\labs")
+        proc = subprocess.run(
+            [TOUR, "--out=" + os.path.join(self.tmp, "t"),
+             "counter_contention=" + counter],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            check=False, cwd=self.tmp, env=env)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("%s (on your machine: C:\\Users\\me\\labs\\t\\"
+                      "index.html)" % os.path.join(self.tmp, "t", "index.html"),
+                      proc.stdout)
+
     def test_a_lab_without_headline_says_so(self):
         fixture, _ = self.experiment("fixture", "results.json")
         status, stdout, _ = self.tour("--out=" + os.path.join(self.tmp, "o"),
