@@ -61,6 +61,18 @@ inline constexpr int kMinRepetitions = 3;
 // The confidence level of the interval: 0.95, a 95% interval.
 inline constexpr double kConfidence = 0.95;
 
+// kCalibratedRepetitions
+//
+// From this many timings in each set up, the interval keeps its level: over
+// many data sets it contains the true ratio of the medians (of the
+// distributions the timings come from) in at least kConfidence of them. The
+// suite checks it on simulated timings whose true ratio is known. With
+// fewer, no interval within the timings' range can: with 3 timings a set,
+// of one shape, all three of one set lie above all three of the other 1
+// time in 20 (C(6, 3) = 20 orders), each way, so such an interval covers
+// at most 90% (docs/labs/jemalloc_adoption.md).
+inline constexpr int kCalibratedRepetitions = 5;
+
 // kBootstrapResamples
 //
 // Resamples per interval, for a bootstrap (an exact method needs none).
@@ -108,7 +120,8 @@ inline absl::string_view VerdictName(Verdict verdict) {
 // Comparison
 //
 // `ratio`: median(candidate) / median(baseline). [`ci_low`, `ci_high`]: a
-// kConfidence interval for that ratio, containing `ratio`.
+// kConfidence interval for that ratio, containing `ratio` (one that keeps
+// its level from kCalibratedRepetitions timings a set).
 struct Comparison {
   double ratio = 0;
   double ci_low = 0;

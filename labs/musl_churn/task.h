@@ -103,7 +103,8 @@ struct recycler* recycler_create(const struct recycler_config* config);
 /* recycler_allocate()
  *
  * A block of at least `size` bytes (size >= 1), or NULL when the backend has
- * none. */
+ * none: any size up to SIZE_MAX, so a size whose class would not fit in a
+ * size_t gets NULL, never a block of a class that wrapped around. */
 void* recycler_allocate(struct recycler* recycler, size_t size);
 
 /* recycler_release()

@@ -43,6 +43,7 @@
 #include "common/memory.h"
 #include "common/proc_maps.h"
 #include "common/refuse_syscall.h"
+#include "common/sizes_at_the_top.h"
 #include "common/syscalls.h"
 #include "gtest/gtest.h"
 
@@ -178,6 +179,22 @@ TEST(PrepareBufferTest, RejectsZeroBytes) {
   absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(0);
   EXPECT_EQ(buffer.status().code(), absl::StatusCode::kInvalidArgument)
       << "PrepareBuffer(0) is InvalidArgument; it returned " << buffer.status();
+}
+
+// The top of size_t (common/sizes_at_the_top.h): no mapping can hold these,
+// so "another error ... when no memory could be had" (task.h), never a
+// buffer of a page count that wrapped around, nor a std::bad_alloc or
+// std::length_error from a vector sized with them (GoogleTest reports the
+// exception as this test's failure).
+TEST(PrepareBufferTopOfSizeTest, IsAnErrorNotABuffer) {
+  for (const alloclab::TopSize& size : alloclab::SizesAtTheTop()) {
+    absl::StatusOr<PreparedBuffer> buffer = PrepareBuffer(size.bytes);
+    EXPECT_FALSE(buffer.ok())
+        << "PrepareBuffer(" << size.what << " = " << size.bytes << ") is an "
+        << "error when no memory could be had (task.h); it returned a buffer "
+        << "of " << buffer->memory.size() << " bytes";
+    if (buffer.ok()) ReleaseBuffer(*buffer);
+  }
 }
 
 TEST(PrepareBufferTest, SaysWhichMethodItUsed) {

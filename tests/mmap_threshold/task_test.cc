@@ -38,11 +38,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "common/allocator_probe.h"
 #include "common/fresh_process.h"
 #include "common/memory.h"
 #include "common/scoped_env.h"
 #include "common/sink.h"
+#include "common/sizes_at_the_top.h"
 #include "common/syscalls.h"
 #include "common/versions.h"
 #include "gtest/gtest.h"
@@ -334,7 +336,7 @@ ALLOCLAB_FRESH_CALL("dynamic_loop", DynamicLoop);
 void PolicyStatus(alloclab::FreshCall& call) {
   const std::pair<absl::string_view, absl::string_view> words =
       absl::StrSplit(call.arg(), absl::MaxSplits(' ', 1));
-  const absl::string_view scenario = words.first;
+  absl::string_view scenario = words.first;
   const absl::string_view cause = words.second;
   absl::Status status;
   if (scenario == "dynamic") {
@@ -354,6 +356,13 @@ void PolicyStatus(alloclab::FreshCall& call) {
     // casts first takes it.
     status = SetMallocPolicy(
         MallocPolicy::Fixed((size_t{1} << 32) + kDefaultMmapThreshold));
+  } else if (absl::ConsumePrefix(&scenario, "fixed_top_")) {
+    // common/sizes_at_the_top.h's size of that id.
+    for (const alloclab::TopSize& size : alloclab::SizesAtTheTop()) {
+      if (size.id == scenario) {
+        status = SetMallocPolicy(MallocPolicy::Fixed(size.bytes));
+      }
+    }
   } else if (scenario == "fixed_zero") {
     status = SetMallocPolicy(MallocPolicy::Fixed(0));
   } else if (scenario == "dynamic_after_fixed") {
@@ -859,6 +868,31 @@ INSTANTIATE_TEST_SUITE_P(
                 "glibc.malloc.tcache_count=3", absl::StatusCode::kOk}),
     [](const testing::TestParamInfo<EnvCase>& info) {
       return std::string(info.param.name);
+    });
+
+// The top of size_t (common/sizes_at_the_top.h): far above
+// kFixedThresholdMax, so InvalidArgument (task.h, Errors), and the policy
+// still glibc's; a threshold rounded up to a page before the range check
+// wraps around to 0 there, and fixes a threshold nobody asked for.
+class PolicyTopOfSizeTest : public testing::TestWithParam<alloclab::TopSize> {};
+
+TEST_P(PolicyTopOfSizeTest, FixedIsRefused) {
+  const alloclab::TopSize& size = GetParam();
+  const auto v = Fresh("policy_status", absl::StrCat("fixed_top_", size.id));
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(static_cast<absl::StatusCode>(v->at("code")),
+            absl::StatusCode::kInvalidArgument)
+      << "SetMallocPolicy(Fixed(" << size.what << " = " << size.bytes
+      << ")) must return INVALID_ARGUMENT: a threshold above "
+      << "kFixedThresholdMax (task.h, Errors), not "
+      << absl::StatusCodeToString(static_cast<absl::StatusCode>(v->at("code")));
+  ExpectThresholdAfterFree(v->at("oracle_after_free"), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, PolicyTopOfSizeTest, testing::ValuesIn(alloclab::SizesAtTheTop()),
+    [](const testing::TestParamInfo<alloclab::TopSize>& info) {
+      return info.param.id;
     });
 
 }  // namespace

@@ -47,7 +47,9 @@ void backend_release(struct recycler* r, void* block, size_t size) {
 
 long kept_size_class(size_t size) {
   if (size < KEPT_MIN_BYTES) return -1;
-  const size_t c = (size + KEPT_CLASS_BYTES - 1) / KEPT_CLASS_BYTES;
+  /* Rounded up without `size + KEPT_CLASS_BYTES - 1`, which wraps around
+   * at the top of size_t (bad_class_wraps.c's mistake). */
+  const size_t c = size / KEPT_CLASS_BYTES + (size % KEPT_CLASS_BYTES != 0);
   return c < KEPT_CLASSES ? (long)c : -1;
 }
 

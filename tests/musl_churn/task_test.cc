@@ -29,6 +29,7 @@
 #include "absl/strings/strip.h"
 #include "common/child_run.h"
 #include "common/fresh_process.h"
+#include "common/sizes_at_the_top.h"
 #include "gtest/gtest.h"
 #include "labs/musl_churn/runs.h"
 #include "labs/musl_churn/workloads.h"
@@ -545,6 +546,61 @@ TEST(MuslChurnTest, RecyclerCutsMuslsMunmapsTenfold) {
   EXPECT_LE(recycled * 10, plain)
       << "munmap calls in " << kIterations << " steady iterations: " << plain
       << " without the recycler, " << recycled << " with it";
+}
+
+// task.h: recycler_allocate() gives "a block of at least `size` bytes (size
+// >= 1), or NULL when the backend has none", for any size up to SIZE_MAX.
+// At the top of size_t no backend has one (malloc refuses more than
+// PTRDIFF_MAX), so NULL is the answer; a class size that wrapped around
+// asks the backend for a few bytes instead and hands them out.
+TEST(RecyclerTopOfSizeTest, ASizeNoBackendHasGetsNull) {
+  Tracker t(kMin, RECYCLER_LAB_BOUND_BYTES);
+  ASSERT_NE(t.r(), nullptr);
+  for (const alloclab::TopSize& size : alloclab::SizesAtTheTop()) {
+    const size_t before = t.backend_bytes();
+    void* p = recycler_allocate(t.r(), size.bytes);
+    EXPECT_EQ(p, nullptr)
+        << "recycler_allocate(" << size.what << " = " << size.bytes
+        << ") returns a block of at least that many bytes, or NULL when the "
+        << "backend has none (task.h): no backend has one, yet it returned a "
+        << "block; the backend gave " << t.backend_bytes() - before
+        << " bytes (a class size that wrapped around?)";
+  }
+}
+
+// `rounds` rounds of allocating a block of `size` bytes and releasing it.
+void AllocateAndRelease(Tracker& t, size_t size, int rounds) {
+  for (int i = 0; i < rounds; ++i) {
+    void* p = t.Get(size);
+    if (p != nullptr) t.Put(p, size);
+  }
+}
+
+// task.h: blocks smaller than `min_size` pass straight through, and a
+// bound of any size keeps what it allows: a min_size at the top of size_t,
+// whose rounding up to a class wraps around, keeps nothing; a bound of
+// SIZE_MAX, where `bound + 1` wraps, keeps a freed block for reuse.
+TEST(RecyclerTopOfSizeTest, AMinSizeAtTheTopPassesEveryBlockThrough) {
+  for (const alloclab::TopSize& min_size : alloclab::SizesAtTheTop()) {
+    Tracker t(min_size.bytes, RECYCLER_LAB_BOUND_BYTES);
+    ASSERT_NE(t.r(), nullptr);
+    AllocateAndRelease(t, 200 * kKiB, 2);
+    EXPECT_EQ(t.backend_releases(), 2u)
+        << "blocks smaller than min_size are passed straight through: two "
+        << "blocks of 200 KiB, min_size " << min_size.what << " = "
+        << min_size.bytes << ", must both go back to the backend (a "
+        << "min_size rounded up to a class that wrapped around to 0?)";
+  }
+}
+
+TEST(RecyclerTopOfSizeTest, ABoundOfSizeMaxKeepsFreedBlocks) {
+  Tracker t(kMin, SIZE_MAX);
+  ASSERT_NE(t.r(), nullptr);
+  AllocateAndRelease(t, 200 * kKiB, 10);
+  EXPECT_EQ(t.backend_allocations(), 1u)
+      << "a freed large block is reused when the bound allows it: ten rounds "
+      << "of allocate and release of 200 KiB with bound_bytes = SIZE_MAX "
+      << "take one block from the backend (a bound + 1 that wrapped to 0?)";
 }
 
 }  // namespace

@@ -248,6 +248,23 @@ TEST_P(PlacementTest, RefusesNothingToPick) {
       << "PickDistinctCores(n) is InvalidArgument when n < 1 (n = -3)";
 }
 
+// A count at the top of int: InvalidArgument as any count over the cores
+// (task.h), where a count of CPUs computed as 2 * n wraps around and a
+// vector sized with n cannot be had.
+TEST_P(PlacementTest, RefusesACountAtTheTopOfInt) {
+  for (int n : {std::numeric_limits<int>::max(),
+                std::numeric_limits<int>::max() / 2 + 1}) {
+    EXPECT_EQ(PickDistinctCores(topo_, allowed_, n).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << "PickDistinctCores(n) is InvalidArgument when fewer than n cores "
+        << "have an allowed CPU: n = " << n;
+    EXPECT_EQ(PickSiblingPairs(topo_, allowed_, n).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << "PickSiblingPairs(n) is InvalidArgument when fewer than n cores "
+        << "have two allowed CPUs: n = " << n;
+  }
+}
+
 std::vector<std::string> Machines() {
   std::vector<std::string> machines = alloclab::TopologyFixtures();
   machines.push_back("this_machine");
