@@ -51,7 +51,7 @@ other packages and tools spell (tests/<lab>/BUILD, //:board, tools/*.py).
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
-load("//tools:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_C_COPTS", "ALLOCLAB_TEST_COPTS")
+load("//tools:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_C_COPTS", "ALLOCLAB_TEST_COPTS", "TEST_PRINTERS_COPTS")
 
 def _task_file(stem, c_task):
     """A task source and its flags: stem.cc, or stem.c for a lab in C."""
@@ -372,10 +372,12 @@ def lab_tests(
         name = "suite",
         testonly = True,
         srcs = ["task_test.cc"],
-        copts = ALLOCLAB_TEST_COPTS,
+        # Abseil's string_view and StatusOr print as text in every failure.
+        copts = ALLOCLAB_TEST_COPTS + TEST_PRINTERS_COPTS,
         deps = [
             starter + ":task_header",
             "//common:test_main",
+            "//common:test_printers",
             "@com_google_googletest//:gtest",
         ] + suite_deps,
         alwayslink = True,  # the TEST()s register themselves; keep them all
