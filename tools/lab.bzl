@@ -255,6 +255,31 @@ def lab_solution(name, experiment_data = [], c_task = False, task_visibility = [
         ],
     )
 
+def lab_design(name, lab, deps = []):
+    """Declares a correct design that builds on the reference (solutions/<lab>/).
+
+    solutions/<lab>/<name>.cc includes the reference's task.cc with the
+    entry points it changes renamed out of the way, as a known-bad does
+    (docs/adding_a_lab.md section 5), and defines them anew: a solution
+    that is right in another way than the reference (reworded.cc: the
+    same facts in other words), for lab_tests' `designs`.
+
+    Args:
+      name: the design, and its source's stem.
+      lab: the lab.
+      deps: what <name>.cc needs besides task.h and what task.h brings
+        (the lab's task_deps, which the reference's task.cc uses).
+    """
+    cc_library(
+        name = name,
+        testonly = True,
+        srcs = [name + ".cc"],
+        copts = ALLOCLAB_COPTS,
+        textual_hdrs = ["task.cc"],
+        visibility = [_pkg("tests", lab) + ":__pkg__"],
+        deps = [_pkg("labs", lab) + ":task_header"] + deps,
+    )
+
 def lab_tests(
         name,
         suite_deps = [],
