@@ -96,8 +96,9 @@ struct PreparedBuffer {
 // the suite checks it against what PrepareBuffer() did (the system calls it
 // made, and whether its own writes or the kernel made the pages present),
 // also where the kernel refuses MADV_POPULATE_WRITE.
-// InvalidArgument for 0 bytes; another error, with the kernel's reason,
-// when no memory could be had.
+// InvalidArgument for 0 bytes; another error, with the kernel's reason
+// (the errno by its name, ENOMEM, or by strerror()'s text), when no memory
+// could be had.
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes);
 
 // ReleaseBuffer()
