@@ -21,6 +21,15 @@ ALLOCLAB_TEST_COPTS = ALLOCLAB_COPTS + [
     "-Wno-sign-compare",
 ]
 
+# Given to every lab suite's file (tools/lab.bzl) and to
+# //common:readable_failure_demo, with //common:test_printers in its deps:
+# common/test_printers.h before its first line, so that each of its checks
+# prints Abseil's string_view and StatusOr as text.
+TEST_PRINTERS_COPTS = [
+    "-include",
+    "common/test_printers.h",
+]
+
 # The same checks for C sources (lab musl_churn's workload and task, which
 # musl-gcc compiles too): GCC rejects nothing here, but it warns about every
 # C++-only option given to a C file.

@@ -51,7 +51,7 @@ other packages and tools spell (tests/<lab>/BUILD, //:board, tools/*.py).
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
-load("//tools:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_C_COPTS", "ALLOCLAB_TEST_COPTS")
+load("//tools:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_C_COPTS", "ALLOCLAB_TEST_COPTS", "TEST_PRINTERS_COPTS")
 
 def _task_file(stem, c_task):
     """A task source and its flags: stem.cc, or stem.c for a lab in C."""
@@ -255,6 +255,31 @@ def lab_solution(name, experiment_data = [], c_task = False, task_visibility = [
         ],
     )
 
+def lab_design(name, lab, deps = []):
+    """Declares a correct design that builds on the reference (solutions/<lab>/).
+
+    solutions/<lab>/<name>.cc includes the reference's task.cc with the
+    entry points it changes renamed out of the way, as a known-bad does
+    (docs/adding_a_lab.md section 5), and defines them anew: a solution
+    that is right in another way than the reference (reworded.cc: the
+    same facts in other words), for lab_tests' `designs`.
+
+    Args:
+      name: the design, and its source's stem.
+      lab: the lab.
+      deps: what <name>.cc needs besides task.h and what task.h brings
+        (the lab's task_deps, which the reference's task.cc uses).
+    """
+    cc_library(
+        name = name,
+        testonly = True,
+        srcs = [name + ".cc"],
+        copts = ALLOCLAB_COPTS,
+        textual_hdrs = ["task.cc"],
+        visibility = [_pkg("tests", lab) + ":__pkg__"],
+        deps = [_pkg("labs", lab) + ":task_header"] + deps,
+    )
+
 def lab_tests(
         name,
         suite_deps = [],
@@ -372,10 +397,12 @@ def lab_tests(
         name = "suite",
         testonly = True,
         srcs = ["task_test.cc"],
-        copts = ALLOCLAB_TEST_COPTS,
+        # Abseil's string_view and StatusOr print as text in every failure.
+        copts = ALLOCLAB_TEST_COPTS + TEST_PRINTERS_COPTS,
         deps = [
             starter + ":task_header",
             "//common:test_main",
+            "//common:test_printers",
             "@com_google_googletest//:gtest",
         ] + suite_deps,
         alwayslink = True,  # the TEST()s register themselves; keep them all

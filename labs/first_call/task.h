@@ -96,9 +96,10 @@ struct PreparedBuffer {
 // the suite checks it against what PrepareBuffer() did (the system calls it
 // made, and whether its own writes or the kernel made the pages present),
 // also where the kernel refuses MADV_POPULATE_WRITE.
-// InvalidArgument for 0 bytes; another error, with the kernel's reason,
-// when no memory could be had: any size up to SIZE_MAX, so a size no
-// mapping can hold is an error, never a crash or a shorter buffer.
+// InvalidArgument for 0 bytes; another error, with the kernel's reason
+// (the errno by its name, ENOMEM, or by strerror()'s text), when no memory
+// could be had: any size up to SIZE_MAX, so a size no mapping can hold is
+// an error, never a crash or a shorter buffer.
 absl::StatusOr<PreparedBuffer> PrepareBuffer(size_t bytes);
 
 // ReleaseBuffer()

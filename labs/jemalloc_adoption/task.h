@@ -199,7 +199,10 @@ struct Recommendation {
 //      recommendation and the same reasons (in any order).
 //   9. Refusals: InvalidArgument when kBaseline has no row, a workload
 //      appears twice for one allocator, or CompareTimings() refuses a row
-//      (the message names it).
+//      (the message names it: its allocator and its workload).
+//
+// A reason or a message "names" an allocator or a workload, or "says" the
+// words above, when they appear in it as whole words, in any letter case.
 //
 // Which clear win, and which candidate when kBaseline itself is over the
 // budget and nothing clearly wins, is your design's;

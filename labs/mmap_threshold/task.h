@@ -97,7 +97,9 @@ inline constexpr size_t kFixedThresholdMax =
 // Errors: FailedPrecondition when malloc maps no block at all, up to the
 // largest this machine would allocate (mmap switched off with
 // M_MMAP_MAX = 0, a threshold fixed above that size, or malloc replaced by
-// another allocator), the message naming the size; Internal when the probe
+// another allocator), the message naming the size up to which nothing
+// mapped (in bytes, or with a unit: "128 MiB"), or the allocator that
+// replaced glibc's malloc by its name ("jemalloc"); Internal when the probe
 // itself failed (e.g. fork), with the reason.
 absl::StatusOr<size_t> ProbeMmapThreshold();
 
@@ -140,7 +142,8 @@ struct MallocPolicy {
 //     already off: SetMallocPolicy() fixed the threshold earlier, or the
 //     environment sets one of the four tunables (GLIBC_TUNABLES, or the
 //     older MALLOC_MMAP_THRESHOLD_-style variables). The message names the
-//     cause.
+//     cause: the tunable ("mmap_threshold") or the variable
+//     ("MALLOC_MMAP_THRESHOLD_") that is set, in any letter case.
 //   - Internal: glibc refused the setting.
 absl::Status SetMallocPolicy(const MallocPolicy& policy);
 

@@ -73,7 +73,8 @@ inline constexpr double kSharingBound = 2.0;
 // other's thread_siblings_list), all online in `topology` and in `allowed`
 // (an affinity mask, as alloclab::AllowedCpus() returns it), in increasing
 // order, lowest ids first. InvalidArgument when `n` < 1, or when fewer than
-// `n` cores have an allowed CPU (the message says how many do).
+// `n` cores have an allowed CPU (the message says how many do, in digits or
+// in words; the sentence around it is yours).
 absl::StatusOr<std::vector<int>> PickDistinctCores(
     const alloclab::Topology& topology, const std::vector<int>& allowed, int n);
 
@@ -84,7 +85,8 @@ absl::StatusOr<std::vector<int>> PickDistinctCores(
 // on `n` different cores. Pairs in order of their first CPU, each pair in
 // increasing order, lowest ids first. InvalidArgument when `n` < 1, or when
 // fewer than `n` cores have two allowed CPUs (the message says how many do,
-// and says "no SMT" when no core has two threads at all).
+// in digits or in words, and says "no SMT", in any letter case, exactly when
+// no core has two threads at all).
 absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
     const alloclab::Topology& topology, const std::vector<int>& allowed, int n);
 

@@ -23,11 +23,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "common/message_matchers.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace jemalloc_adoption {
@@ -246,9 +246,10 @@ Measurement Row(const std::string& workload, const std::string& allocator,
                      verified};
 }
 
+// Whether a reason names `word` (in any letter case, as a whole word).
 bool ReasonsMention(const Recommendation& rec, const std::string& word) {
   for (const std::string& reason : rec.reasons) {
-    if (absl::StrContains(reason, word)) return true;
+    if (alloclab::TextMentions(reason, word)) return true;
   }
   return false;
 }
@@ -468,8 +469,8 @@ TEST(RecommendTest, BadTablesAreErrors) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument)
       << "a row CompareTimings() refuses makes the table InvalidArgument: "
       << status;
-  EXPECT_TRUE(absl::StrContains(status.message(), "jemalloc"))
-      << "the message names the row CompareTimings() refused: " << status;
+  EXPECT_THAT(status.message(), alloclab::Mentions("jemalloc"))
+      << "the message names the row CompareTimings() refused";
 }
 
 // Property tests: many tables, generated with a fixed seed (std::mt19937_64
@@ -743,8 +744,7 @@ TEST(RecommendPropertyTest, NothingFitsExactlyWithoutACandidate) {
         }
         if (none &&
             (k.rec->reasons.empty() ||
-             !absl::StrContains(absl::AsciiStrToLower(k.rec->reasons.front()),
-                                "nothing fits"))) {
+             !alloclab::TextMentions(k.rec->reasons.front(), "nothing fits"))) {
           return "the first reason does not say \"nothing fits\"";
         }
         return "";
@@ -1080,8 +1080,7 @@ TEST(RecommendEdgeTest, EveryAllocatorInEveryExclusion) {
       << "property 2: nullopt exactly when there is no candidate; glibc's "
       << "treemap row is unverified: " << testing::PrintToString(*rec);
   EXPECT_TRUE(!rec->reasons.empty() &&
-              absl::StrContains(absl::AsciiStrToLower(rec->reasons.front()),
-                                "nothing fits"))
+              alloclab::TextMentions(rec->reasons.front(), "nothing fits"))
       << "property 2: then the first reason says \"nothing fits\"; "
       << testing::PrintToString(*rec);
 }
@@ -1135,8 +1134,8 @@ TEST(RecommendEdgeTest, RefusesEveryBadRowOfEveryAllocator) {
             << "property 9: InvalidArgument when CompareTimings() refuses a "
             << "row; " << bad_one << "'s treemap row (" << kind << "), "
             << bad_one << " " << status << ": " << s;
-        EXPECT_TRUE(absl::StrContains(s.message(), bad_one) &&
-                    absl::StrContains(s.message(), "treemap"))
+        EXPECT_THAT(s.message(), testing::AllOf(alloclab::Mentions(bad_one),
+                                                alloclab::Mentions("treemap")))
             << "property 9: the message names the row CompareTimings() "
             << "refused, " << bad_one << "'s treemap row (" << kind << "), "
             << bad_one << " " << status << ": " << s;

@@ -32,8 +32,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -42,6 +40,7 @@
 #include "common/allocator_probe.h"
 #include "common/fresh_process.h"
 #include "common/memory.h"
+#include "common/message_matchers.h"
 #include "common/scoped_env.h"
 #include "common/sink.h"
 #include "common/sizes_at_the_top.h"
@@ -241,22 +240,6 @@ void ProbeLeavesHeap(alloclab::FreshCall& call) {
 }
 ALLOCLAB_FRESH_CALL("probe_leaves_heap", ProbeLeavesHeap);
 
-// The largest decimal number in `text` (0 when there is none): the size a
-// message names.
-double LargestNumberIn(absl::string_view text) {
-  double largest = 0;
-  for (size_t i = 0; i < text.size();) {
-    size_t end = i;
-    while (end < text.size() && absl::ascii_isdigit(text[end])) ++end;
-    uint64_t number = 0;
-    if (end > i && absl::SimpleAtoi(text.substr(i, end - i), &number)) {
-      largest = std::max(largest, static_cast<double>(number));
-    }
-    i = end > i ? end : i + 1;
-  }
-  return largest;
-}
-
 // Fresh call "probe_status": the probe where the environment the test set
 // (read by glibc at start-up) may leave malloc nothing to map; records the
 // status code and the largest size its message names.
@@ -264,10 +247,11 @@ double LargestNumberIn(absl::string_view text) {
 void ProbeStatus(alloclab::FreshCall& call) {
   const absl::StatusOr<size_t> probe = ProbeMmapThreshold();
   call.Record("code", static_cast<double>(probe.status().code()));
-  call.Record("named_size", LargestNumberIn(probe.status().message()));
+  call.Record("named_size",
+              alloclab::LargestSizeNamed(probe.status().message()));
   if (!call.arg().empty()) {
     call.Record("names_arg",
-                absl::StrContains(probe.status().message(), call.arg()));
+                alloclab::TextMentions(probe.status().message(), call.arg()));
   }
 }
 ALLOCLAB_FRESH_CALL("probe_status", ProbeStatus);
@@ -379,7 +363,7 @@ void PolicyStatus(alloclab::FreshCall& call) {
   call.Record("code", static_cast<double>(status.code()));
   if (!cause.empty()) {
     call.Record("message_names_cause",
-                absl::StrContains(status.message(), cause) ? 1 : 0);
+                alloclab::TextMentions(status.message(), cause) ? 1 : 0);
   }
   AllocateTouchFree(call, kBlockBytes);
   RecordOracle(call, "oracle_after_free");
@@ -578,7 +562,8 @@ TEST_P(ProbeNothingMapsTest, IsAFailedPreconditionThatNamesTheSize) {
       << "ProbeMmapThreshold() with " << c.variable << "=" << c.value
       << ": \"the message naming the size\" (task.h) up to which nothing "
          "mapped, above 2 * kMmapThresholdMax (nothing maps there either); "
-         "the largest number it names is "
+         "the largest size it names (a number, times its unit if one "
+         "follows) is "
       << v->at("named_size");
 }
 
