@@ -23,14 +23,18 @@ Together they declare (docs/adding_a_lab.md, the recipe for a new lab):
     //tests/<lab>:starter_unsolved_test    passes while starter_test fails
                                            (manual, course_integrity: .ci/run)
     //tests/<lab>:known_bad_<bad>_test     passes while bad_<bad>.cc fails the
-                                           tests its entry names
+                                           tests its entry names (manual, the
+                                           grader's own check: .ci/run)
     //tests/<lab>:solution_order_test      each test's verdict is the same in
     //tests/<lab>:starter_order_test       the whole binary, alone and shuffled
-                                           (starter: manual, course_integrity)
+                                           (solution: manual, the grader's;
+                                           starter: manual, course_integrity)
+    //tests/<lab>:grader                   test_suite of the grader's own checks
     //tests/<lab>:solution_experiment_test //solutions/<lab>:<lab> --quick runs,
                                            refuses a bad flag and shows the
                                            chapter's facts (experiment_checks)
-    //tests/<lab>:<lab>                    test_suite of all of the above but manual
+    //tests/<lab>:<lab>                    test_suite of all of the above but
+                                           starter_test (manual)
 
 The model is tcmalloc's create_tcmalloc_testsuite: the tests of a lab,
 compiled once, linked against several implementations of the same header.
@@ -52,6 +56,15 @@ other packages and tools spell (tests/<lab>/BUILD, //:board, tools/*.py).
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
 load("//tools:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_C_COPTS", "ALLOCLAB_TEST_COPTS", "TEST_PRINTERS_COPTS")
+
+# The grader's own checks (known-bad and order tests) are manual: they judge
+# the suite, not the learner's course, and they are most of a cold
+# `bazel test //...` (each known-bad source is a copy of its reference,
+# compiled anew and linked into a test binary of its own; an order test
+# runs a whole suite several times over). A learner's //... leaves them out; `bazel test //tests/<lab>:grader`
+# runs one lab's, and .ci/run runs them all, by their tags known_bad and
+# order, beside the plain build.
+GRADER_TAGS = ["manual"]
 
 def _task_file(stem, c_task):
     """A task source and its flags: stem.cc, or stem.c for a lab in C."""
@@ -490,12 +503,14 @@ def lab_tests(
             testonly = True,
             srcs = [bad_src],
             copts = bad_copts,
+            tags = ["manual"],  # built by :known_bad_<bad>_test only
             deps = [starter + ":task_header"] + known_bad_deps,
         )
         cc_binary(
             name = impl + "_suite",
             testonly = True,
             copts = ALLOCLAB_TEST_COPTS,
+            tags = ["manual"],  # built by :known_bad_<bad>_test only
             data = implementation_data.get(impl, []),
             deps = [
                 ":suite",
@@ -519,10 +534,11 @@ def lab_tests(
             python_version = "PY3",
             deps = ["//tools:gtest_run"],
             args = args + ["'{}'".format(test) for test in tests],
-            # "known_bad": .ci/run runs these in the plain build only. A
-            # known-bad's one job is to fail its tests; under ASan and TSan
-            # it proves nothing more and costs a sanitized test binary each.
-            tags = ["known_bad"] + tags + test_tags.get(impl + "_test", []),
+            # "known_bad": the grader's own check (GRADER_TAGS), which
+            # .ci/run runs in the plain build only. A known-bad's one job is
+            # to fail its tests; under ASan and TSan it proves nothing more
+            # and costs a sanitized test binary each.
+            tags = GRADER_TAGS + ["known_bad"] + tags + test_tags.get(impl + "_test", []),
             data = data,
         )
         xfails.append(":{}_test".format(impl))
@@ -534,7 +550,7 @@ def lab_tests(
     # learner's task.cc.
     order_tests = []
     for impl, binary, order_tags in [
-        ("solution", ":solution_test", []),
+        ("solution", ":solution_test", GRADER_TAGS),
         ("starter", ":starter_suite", ["course_integrity", "manual"]),
     ]:
         native.py_test(
@@ -589,6 +605,17 @@ def lab_tests(
     native.test_suite(
         name = "every_test",
         visibility = ["//:__pkg__"],
+    )
+
+    # The grader's own checks on this lab (GRADER_TAGS): every known-bad
+    # rejected by the tests it names, and the reference's verdicts the same
+    # in any order. `bazel test //tests/<lab>:grader` after a change to the
+    # suite; .ci/run runs all of them by their tags.
+    native.test_suite(
+        name = "grader",
+        tags = ["manual"],
+        tests = [x for x in xfails if x != ":starter_unsolved_test"] +
+                [":solution_order_test"],
     )
 
     native.test_suite(
