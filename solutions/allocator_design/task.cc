@@ -792,8 +792,11 @@ size_t UsableSize(const void* block) {
   return code == 0 ? SpanOf(entry)->bytes : kClass.size[code - 1];
 }
 
+// Its cache goes back idle since its last flush, as DecayTick() files it:
+// each block in it was freed after that flush, perhaps long before this
+// exit (promise 2 counts idle time from the free, not from the exit).
 void ThreadExit() {
-  FlushCache(0);
+  FlushCache(tc.armed ? tc.flushed_ns : 0);
   for (int c = 0; c < kNumClasses; ++c) {
     if (tc.classes[c].limit == 0) continue;  // never refilled: owns none
     central[c].lock.Acquire();

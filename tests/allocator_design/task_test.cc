@@ -2234,6 +2234,77 @@ TEST(DesignDecay, IdleMemoryGoesBackWhateverThePhaseOfTheCalls) {
   }
 }
 
+// Promise 2's "idle time counts from the free" across a thread's exit: a
+// thread frees about 26 MB of blocks of 32 to 160 KiB and exits
+// `call.arg()` tenths of kDecayNs later; 11 tenths after the free, this
+// thread makes kDecayCheckOps calls. A design that counts what the exiting
+// thread kept as idle from its exit, not from its free, still holds it.
+// Records the bytes held by the allocator's count ("held") and by the page
+// source's ("mapped_left": mapped, less unmapped and released, which no
+// design can hold less than).
+void DecayExitLateCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  int exit_tenths = 0;
+  if (!absl::SimpleAtoi(call.arg(), &exit_tenths)) {
+    call.Fail(absl::StrCat("not a number of tenths: '", call.arg(), "'"));
+    return;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool freed = false, go = false;
+  std::thread t([&] {
+    Rng rng(34);
+    std::vector<void*> blocks;
+    for (size_t sum = 0; sum < 26'000'000;) {
+      const size_t size = rng.Between(32 * kKiB, 160 * kKiB);
+      blocks.push_back(Allocate(size, 1, false));
+      sum += size;
+    }
+    for (void* p : blocks) Free(p);
+    std::unique_lock<std::mutex> lock(mu);
+    freed = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return go; });
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return freed; });
+    clock.Advance(exit_tenths * (kDecayNs / 10));
+    go = true;
+    cv.notify_all();
+  }
+  t.join();
+  clock.Advance((11 - exit_tenths) * (kDecayNs / 10));
+  for (uint64_t i = 0; i < kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+  const PageSourceCounts pages = ReadPageSourceCounts();
+  call.Record("held", ReadCounters().bytes_held);
+  call.Record("mapped_left",
+              pages.bytes_mapped - pages.bytes_unmapped - pages.bytes_released);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_exit_late", DecayExitLateCall);
+
+TEST(DesignDecay, IdleTimeCountsFromTheFreeNotTheExit) {
+  for (int exit_tenths : {0, 5, 9}) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_exit_late", absl::StrCat(exit_tenths));
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (const char* count : {"held", "mapped_left"}) {
+      EXPECT_LE(r->values[count], kIdleHeldBytes)
+          << kRuleDecay << " (idle time counts from the free, whether the "
+          << "thread that freed the blocks has exited): a thread freed 26 MB "
+          << "of blocks of 32 to 160 KiB and exited 0." << exit_tenths
+          << " x kDecayNs later; 1.1 x kDecayNs after the free, after "
+          << kDecayCheckOps << " malloc/free pairs of 64 bytes on this "
+          << "thread, " << r->values[count] << " bytes held by "
+          << (count == std::string("held")
+                  ? "ReadCounters()"
+                  : "the page source's count (mapped, less unmapped and "
+                    "released)")
+          << " (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Promise 6: threads keep to their own cache lines.
 // ---------------------------------------------------------------------------
