@@ -43,9 +43,9 @@
 //
 //   Validator* tests: every block is aligned, no two live blocks overlap, a
 //   block's bytes survive until it is freed, a zeroed request reads as
-//   zeroes even when its memory is recycled (by any path: a thread's cache,
-//   a span given back whole and carved for another class, a cache of large
-//   mappings), all of it at every size next to a class edge or threshold
+//   zeroes even when its memory was used before (by a block of any size,
+//   freed by any thread, at any time before), all of it at every size next
+//   to a class edge or threshold
 //   (+-1, +-16) and every alignment up to 1 MiB, and in random sequences of
 //   calls from several threads (a fixed seed and budget, printed on
 //   failure: rerun the test to replay it), Allocate(0) is a unique block,
@@ -96,20 +96,17 @@
 //      other's, at any size and alignment. The line is the machine's
 //      coherency line, the largest of its caches' (common/cpu_facts.h
 //      reads it: 64 bytes on x86-64, 128 on Apple silicon), so a design
-//      that assumes 64 does not keep it everywhere; one that hands a whole
-//      span or page to one thread at a time keeps it at any line. A block
-//      freed by another thread than the one that allocated it is that
-//      thread's to reuse (promise 4's consumer may keep it in its cache),
-//      and so is its line: the promise is for the lines where no block
-//      was freed that way. The blocks of a thread that has exited are
-//      nobody's: they share lines with anyone. Lab counter_contention
-//      measured why: two threads that write one line take turns owning it,
-//      and run no faster on two cores than on one.
+//      that assumes 64 does not keep it everywhere. A block freed by
+//      another thread than the one that allocated it is that thread's to
+//      reuse (promise 4's consumer may reuse it), and so is its line: the
+//      promise is for the lines where no block was freed that way. The blocks
+//      of a thread that has exited are nobody's: they share lines with anyone.
+//      Lab counter_contention measured why: two threads that write one line
+//      take turns owning it, and run no faster on two cores than on one.
 //
-// How you meet them is yours to design: size classes, per-thread caches,
-// batches, spans, a page map, a cache of large mappings, a decay. The
-// chapter (docs/labs/allocator_design.md) discusses the choices after you
-// have made yours, and the experiment puts your allocator in lab
+// How you meet them is yours to design. The chapter
+// (docs/labs/allocator_design.md) discusses the parts designs are made of
+// after you have made yours, and the experiment puts your allocator in lab
 // jemalloc_adoption's table beside glibc, jemalloc, tcmalloc and mimalloc,
 // judged by that lab's own rule.
 //
