@@ -46,6 +46,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -2457,6 +2458,355 @@ TEST(DesignDecay, IdleTimeCountsFromTheFreeNotTheExit) {
           << " (kIdleHeldBytes = " << kIdleHeldBytes << ")";
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// Design, explored: promise 2 at its edges. Random schedules of calls from
+// several threads, each run in a fresh process from its own seed, checked
+// after every step against the suite's own record (the blocks it has live,
+// when it last freed one, which threads have called and exited) and the
+// page source's counts. The fixed scenarios above reach the cases their
+// authors had in mind; these reach the boundaries a design's own numbers
+// make special: a pass due just before the check, a thread that exits
+// just under kDecayNs after its free, only large blocks.
+// ---------------------------------------------------------------------------
+
+// ScheduledThread
+//
+// A thread that runs the calls it is given one at a time, each to its end
+// before Run() returns: a schedule's calls from several threads in the one
+// order the schedule fixes, so that its seed replays it exactly. Exit()
+// ends the thread and joins it: its exit hook (thread_exit.h) has run.
+class ScheduledThread {
+ public:
+  ScheduledThread() : thread_([this] { Loop(); }) {}
+  ~ScheduledThread() { Exit(); }
+
+  void Run(std::function<void()> fn) {
+    std::unique_lock<std::mutex> lock(mu_);
+    task_ = std::move(fn);
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return task_ == nullptr; });
+  }
+
+  void Exit() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+      cv_.notify_all();
+    }
+    thread_.join();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return task_ != nullptr || done_; });
+      if (task_ == nullptr) return;
+      lock.unlock();
+      task_();
+      lock.lock();
+      task_ = nullptr;
+      cv_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::function<void()> task_;
+  bool done_ = false;
+  std::thread thread_;  // last: it starts once the rest is built
+};
+
+constexpr int kDecaySchedules = 24;
+constexpr int kDecayScheduleSteps = 80;
+constexpr int kDecayThreads = 4;
+constexpr size_t kDecayMostLive = 48 * kMiB;
+constexpr int kDecayEndGroups = 8;
+
+// DecayExplorer
+//
+// One schedule: steps drawn from `seed`, each an allocation of a group of
+// blocks, frees (a thread's own blocks or another's), a thread's exit, a
+// step of the fake clock to just under, at or just over kDecayNs after one
+// of the recent frees (or half of it, or a sixteenth), or a thread's
+// kDecayCheckOps calls. After every step, when promise 2 applies (no block
+// live, kDecayNs passed since the last free, every thread that called
+// since exited but at most one), that one thread (or a new one) makes its
+// kDecayCheckOps calls, allocations only (freed after), and the bytes held
+// must be at most kIdleHeldBytes, by ReadCounters() and by the page source
+// (mapped, less unmapped and released). Every third schedule has only
+// large blocks. Its end: every block freed (in half the schedules by
+// thread 0, after kDecayEndGroups groups of its own, and thread 0 then
+// looks at the clock in steps shorter than kDecayNs / 2), the other
+// threads exit, each at its own time, and the check at kDecayNs after the
+// last free.
+class DecayExplorer {
+ public:
+  DecayExplorer(internal::ScopedFakeClock& clock, uint64_t seed)
+      : clock_(clock), seed_(seed), rng_(seed), edges_(EdgeSizes(kSmallMax)) {}
+
+  // "" when every check held, else the failure, with the seed and the
+  // schedule's steps so far.
+  std::string Run() {
+    for (int step = 0; step < kDecayScheduleSteps && failure_.empty(); ++step) {
+      RandomStep();
+      MaybeCheck();
+    }
+    // The end: every block freed, every thread but one exited, each at its
+    // own time, and the clock just past the last free's kDecayNs.
+    const bool runs_on = rng_.Next() % 2 == 0;  // thread 0 frees, calls on
+    // The thread that runs on has blocks of many sizes to free: enough in
+    // its own cache to matter if its idle time restarted at each look.
+    for (int i = 0; runs_on && i < kDecayEndGroups && failure_.empty(); ++i) {
+      AllocateGroup(0);
+    }
+    while (failure_.empty() && !live_.empty()) {
+      FreeSome(runs_on ? 0 : PickThread(), rng_.Next() % 2 == 0);
+    }
+    for (int t = 0; t < kDecayThreads && failure_.empty(); ++t) {
+      if (rng_.Next() % 2 == 0) StepClock();
+      if (t != 0) ExitThread(t);
+    }
+    // Thread 0 looks at the clock in steps shorter than kDecayNs / 2.
+    while (runs_on && failure_.empty() && NowNs() < last_free_ + kDecayNs) {
+      Advance(rng_.Between(kDecayNs / 8, kDecayNs / 3), "the clock on");
+      Calls(0, kDecayCheckOps);
+    }
+    if (failure_.empty()) {
+      const uint64_t due = last_free_ + kDecayNs + rng_.Between(0, 1);
+      if (due > NowNs()) {
+        Advance(due - NowNs(), "to the last free + kDecayNs (+0 or 1 ns)");
+      }
+      MaybeCheck();
+    }
+    for (int t = 0; t < kDecayThreads; ++t) ExitThread(t);
+    return failure_;
+  }
+
+  int checks() const { return checks_; }
+
+ private:
+  struct Live {
+    void* p;
+    size_t size;
+    int owner;
+  };
+
+  static constexpr size_t kSmallMax = 256 * kKiB;
+
+  void RandomStep() {
+    const uint64_t pick = rng_.Next() % 100;
+    const int t = PickThread();
+    if (pick < 30) {
+      AllocateGroup(t);
+    } else if (pick < 55) {
+      FreeSome(t, rng_.Next() % 2 == 0);
+    } else if (pick < 65) {
+      ExitThread(t);
+    } else if (pick < 85) {
+      StepClock();
+    } else {
+      Calls(t, rng_.Next() % 2 == 0 ? kDecayCheckOps : kDecayCheckOps / 4);
+    }
+  }
+
+  int PickThread() { return static_cast<int>(rng_.Next() % kDecayThreads); }
+
+  ScheduledThread& Thread(int t) {
+    if (threads_[t] == nullptr)
+      threads_[t] = std::make_unique<ScheduledThread>();
+    return *threads_[t];
+  }
+
+  // On thread t: a block of a size of this schedule's kind, in a group.
+  size_t Size() {
+    if (seed_ % 3 == 0) return rng_.Between(kSmallMax + 1, 4 * kMiB);
+    const size_t edge = edges_[rng_.Next() % edges_.size()];
+    return std::max<size_t>(edge, 1);
+  }
+
+  void AllocateGroup(int t) {
+    const int n = static_cast<int>(rng_.Between(1, 64));
+    std::vector<Live> got;
+    size_t bytes = 0;
+    for (int i = 0; i < n && live_bytes_ + bytes < kDecayMostLive; ++i) {
+      const size_t size = Size();
+      got.push_back({nullptr, size, t});
+      bytes += size;
+    }
+    Thread(t).Run([&] {
+      for (Live& b : got) b.p = Allocate(b.size, 1, false);
+    });
+    called_[t] = true;
+    for (const Live& b : got) {
+      if (b.p == nullptr) {
+        return Fail(
+            absl::StrCat(kRuleAvailable, ": Allocate(", b.size, ") failed"));
+      }
+      live_.push_back(b);
+      live_bytes_ += b.size;
+    }
+    Note(absl::StrCat("thread ", t, " allocates ", got.size(), " blocks, ",
+                      bytes, " bytes"));
+  }
+
+  // Thread t frees some live blocks: its own, or other threads'
+  // (`others`), or all that are left when it is the end.
+  void FreeSome(int t, bool others) {
+    std::vector<Live> chosen, kept;
+    const uint64_t share = rng_.Between(1, 4);  // a quarter to all
+    for (const Live& b : live_) {
+      const bool mine = b.owner == t;
+      if ((mine != others || live_.size() < 4) && rng_.Next() % 4 < share) {
+        chosen.push_back(b);
+      } else {
+        kept.push_back(b);
+      }
+    }
+    if (chosen.empty()) return;
+    Thread(t).Run([&] {
+      for (const Live& b : chosen) Free(b.p);
+    });
+    called_[t] = true;
+    for (const Live& b : chosen) live_bytes_ -= b.size;
+    live_ = std::move(kept);
+    last_free_ = NowNs();
+    frees_.push_back(last_free_);
+    Note(absl::StrCat("thread ", t, " frees ", chosen.size(),
+                      others ? " blocks of other threads" : " of its blocks"));
+  }
+
+  void ExitThread(int t) {
+    if (threads_[t] == nullptr) return;
+    threads_[t]->Exit();
+    threads_[t] = nullptr;
+    called_[t] = false;
+    Note(absl::StrCat("thread ", t, " exits"));
+  }
+
+  // The clock to a boundary of a recent free's decay, or on a little.
+  void StepClock() {
+    const uint64_t now = NowNs();
+    const uint64_t free =
+        frees_.empty()
+            ? now
+            : frees_[frees_.size() - 1 -
+                     rng_.Next() % std::min<size_t>(frees_.size(), 4)];
+    const uint64_t pick = rng_.Next() % 6;
+    const uint64_t target = pick == 0   ? free + kDecayNs - 1
+                            : pick == 1 ? free + kDecayNs
+                            : pick == 2 ? free + kDecayNs + 1
+                            : pick == 3 ? now + kDecayNs / 2
+                            : pick == 4 ? now + kDecayNs / 16 + 1
+                                        : now + 1;
+    if (target > now) {
+      Advance(target - now, "the clock on");
+    }
+  }
+
+  void Advance(uint64_t ns, absl::string_view what) {
+    clock_.Advance(ns);
+    Note(absl::StrCat(what, " (", ns, " ns)"));
+  }
+
+  // Thread t makes `n` calls: malloc/free pairs of 64 bytes, the thread
+  // looking at the clock. As in DesignDecay's fixed scenarios, their frees
+  // (and the checking calls') do not move the last free: a few KiB, beside
+  // kIdleHeldBytes, that a design restamping what it freed long ago at
+  // each look would otherwise hide behind.
+  void Calls(int t, uint64_t n) {
+    Thread(t).Run([&] {
+      for (uint64_t i = 0; i < n / 2; ++i) Free(Allocate(64, 1, false));
+    });
+    called_[t] = true;
+    Note(absl::StrCat("thread ", t, " makes ", n, " calls"));
+  }
+
+  // Promise 2, when it applies: see the class comment.
+  void MaybeCheck() {
+    if (!failure_.empty() || !live_.empty()) return;
+    if (NowNs() < last_free_ + kDecayNs) return;
+    int checker = -1;
+    for (int t = 0; t < kDecayThreads; ++t) {
+      if (!called_[t]) continue;
+      if (checker >= 0) return;  // two threads that called still run
+      checker = t;
+    }
+    if (checker < 0) checker = PickThread();
+    std::vector<void*> blocks(kDecayCheckOps);
+    Counters held;
+    int64_t mapped_left = 0;
+    Thread(checker).Run([&] {
+      for (void*& p : blocks) p = Allocate(64, 1, false);
+      held = ReadCounters();
+      mapped_left = MappedLeft();
+      for (void* p : blocks) Free(p);
+    });
+    called_[checker] = true;
+    ++checks_;
+    Note(absl::StrCat("thread ", checker, " makes ", kDecayCheckOps,
+                      " allocations and reads ", held.bytes_held,
+                      " bytes held (page source: ", mapped_left, ")"));
+    if (held.bytes_held > kIdleHeldBytes ||
+        mapped_left > static_cast<int64_t>(kIdleHeldBytes)) {
+      Fail(absl::StrCat(
+          kRuleDecay, ": ", held.bytes_held, " bytes held by ReadCounters(), ",
+          mapped_left, " by the page source (kIdleHeldBytes = ", kIdleHeldBytes,
+          ")"));
+    }
+  }
+
+  void Note(std::string step) { steps_.push_back(std::move(step)); }
+
+  void Fail(const std::string& what) {
+    failure_ = absl::StrCat(what, "; decay explorer seed ", seed_,
+                            ", the schedule (clock steps from the start):");
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      absl::StrAppend(&failure_, "\n  ", i, ": ", steps_[i]);
+    }
+  }
+
+  internal::ScopedFakeClock& clock_;
+  const uint64_t seed_;
+  Rng rng_;
+  const std::vector<size_t> edges_;
+  std::unique_ptr<ScheduledThread> threads_[kDecayThreads];
+  bool called_[kDecayThreads] = {};  // called since it started
+  std::vector<Live> live_;
+  size_t live_bytes_ = 0;
+  uint64_t last_free_ = 0;
+  std::vector<uint64_t> frees_;
+  std::vector<std::string> steps_;
+  std::string failure_;
+  int checks_ = 0;
+};
+
+void DecayExplorerCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  uint64_t seed = 0;
+  if (!absl::SimpleAtoi(call.arg(), &seed)) {
+    call.Fail(absl::StrCat("not a seed: '", call.arg(), "'"));
+    return;
+  }
+  DecayExplorer explorer(clock, seed);
+  const std::string failure = explorer.Run();
+  call.Record("checks", explorer.checks());
+  if (!failure.empty()) call.Fail(failure);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_explorer", DecayExplorerCall);
+
+TEST(DesignDecayExplorer, RandomSchedulesGiveIdleMemoryBack) {
+  int checks = 0;
+  for (uint64_t seed = 1; seed <= kDecaySchedules; ++seed) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_explorer", absl::StrCat(seed));
+    ASSERT_TRUE(r.ok()) << r.status();
+    checks += static_cast<int>(r->values["checks"]);
+  }
+  EXPECT_GE(checks, kDecaySchedules) << "the explorer checked too rarely";
 }
 
 // ---------------------------------------------------------------------------
