@@ -2820,6 +2820,7 @@ TEST(DesignDecayExplorer, RandomSchedulesGiveIdleMemoryBack) {
     checks += static_cast<int>(r->values["checks"]);
   }
   EXPECT_GE(checks, kDecaySchedules) << "the explorer checked too rarely";
+  ::testing::Test::RecordProperty("checks", checks);
 }
 
 // ---------------------------------------------------------------------------
