@@ -65,6 +65,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/cpu_facts.h"
 #include "common/fresh_process.h"
@@ -2558,13 +2559,18 @@ constexpr int kDecayEndGroups = 8;
 // last free.
 class DecayExplorer {
  public:
-  DecayExplorer(internal::ScopedFakeClock& clock, uint64_t seed)
-      : clock_(clock), seed_(seed), rng_(seed), edges_(EdgeSizes(kSmallMax)) {}
+  // The schedule of `seed` with `steps` random steps before its end.
+  DecayExplorer(internal::ScopedFakeClock& clock, uint64_t seed, int steps)
+      : clock_(clock),
+        seed_(seed),
+        steps_count_(steps),
+        rng_(seed),
+        edges_(EdgeSizes(kSmallMax)) {}
 
   // "" when every check held, else the failure, with the seed and the
   // schedule's steps so far.
   std::string Run() {
-    for (int step = 0; step < kDecayScheduleSteps && failure_.empty(); ++step) {
+    for (int step = 0; step < steps_count_ && failure_.empty(); ++step) {
       RandomStep();
       MaybeCheck();
     }
@@ -2775,8 +2781,10 @@ class DecayExplorer {
   void Note(std::string step) { steps_.push_back(std::move(step)); }
 
   void Fail(const std::string& what) {
-    failure_ = absl::StrCat(what, "; decay explorer seed ", seed_,
-                            ", the schedule (clock steps from the start):");
+    failure_ = absl::StrCat(what, "; decay explorer seed ", seed_, " with ",
+                            steps_count_,
+                            " random steps, the schedule (clock steps from "
+                            "the start):");
     for (size_t i = 0; i < steps_.size(); ++i) {
       absl::StrAppend(&failure_, "\n  ", i, ": ", steps_[i]);
     }
@@ -2784,6 +2792,7 @@ class DecayExplorer {
 
   internal::ScopedFakeClock& clock_;
   const uint64_t seed_;
+  const int steps_count_;
   Rng rng_;
   const std::vector<size_t> edges_;
   std::unique_ptr<ScheduledThread> threads_[kDecayThreads];
@@ -2799,24 +2808,51 @@ class DecayExplorer {
 
 void DecayExplorerCall(alloclab::FreshCall& call) {
   internal::ScopedFakeClock clock;
+  // "seed" or "seed/steps".
+  const std::vector<std::string> parts = absl::StrSplit(call.arg(), '/');
   uint64_t seed = 0;
-  if (!absl::SimpleAtoi(call.arg(), &seed)) {
-    call.Fail(absl::StrCat("not a seed: '", call.arg(), "'"));
+  int steps = kDecayScheduleSteps;
+  if (parts.size() > 2 || !absl::SimpleAtoi(parts[0], &seed) ||
+      (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &steps))) {
+    call.Fail(absl::StrCat("not a seed or seed/steps: '", call.arg(), "'"));
     return;
   }
-  DecayExplorer explorer(clock, seed);
+  DecayExplorer explorer(clock, seed, steps);
   const std::string failure = explorer.Run();
   call.Record("checks", explorer.checks());
   if (!failure.empty()) call.Fail(failure);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_decay_explorer", DecayExplorerCall);
 
+// ShortestDecaySchedule()
+//
+// Seed `seed`'s schedule failed with `failure`: the failure of the same
+// seed with the fewest random steps before its end that fails too (0 to
+// kDecayScheduleSteps, each in a fresh process), and how to replay it.
+std::string ShortestDecaySchedule(uint64_t seed, const absl::Status& failure) {
+  for (int steps = 0; steps < kDecayScheduleSteps; ++steps) {
+    const std::string arg = absl::StrCat(seed, "/", steps);
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_explorer", arg);
+    if (!r.ok()) {
+      return absl::StrCat(r.status().message(),
+                          "\n(the shortest failing schedule of seed ", seed,
+                          " of those with fewer random steps than its ",
+                          kDecayScheduleSteps,
+                          "; replay it with the fresh call "
+                          "allocator_design_decay_explorer and the argument \"",
+                          arg, "\")");
+    }
+  }
+  return std::string(failure.message());
+}
+
 TEST(DesignDecayExplorer, RandomSchedulesGiveIdleMemoryBack) {
   int checks = 0;
   for (uint64_t seed = 1; seed <= kDecaySchedules; ++seed) {
     absl::StatusOr<alloclab::FreshCallResult> r =
         RunFresh("allocator_design_decay_explorer", absl::StrCat(seed));
-    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_TRUE(r.ok()) << ShortestDecaySchedule(seed, r.status());
     checks += static_cast<int>(r->values["checks"]);
   }
   EXPECT_GE(checks, kDecaySchedules) << "the explorer checked too rarely";
