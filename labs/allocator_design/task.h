@@ -43,9 +43,9 @@
 //
 //   Validator* tests: every block is aligned, no two live blocks overlap, a
 //   block's bytes survive until it is freed, a zeroed request reads as
-//   zeroes even when its memory is recycled (by any path: a thread's cache,
-//   a span given back whole and carved for another class, a cache of large
-//   mappings), all of it at every size next to a class edge or threshold
+//   zeroes even when its memory was used before (by a block of any size,
+//   freed by any thread, at any time before), all of it at every size next
+//   to a class edge or threshold
 //   (+-1, +-16) and every alignment up to 1 MiB, and in random sequences of
 //   calls from several threads (a fixed seed and budget, printed on
 //   failure: rerun the test to replay it), Allocate(0) is a unique block,
@@ -59,19 +59,26 @@
 //   source counted (Counters, below; to the byte while nothing was
 //   released). The starter passes them all.
 //
-//   Design* tests: the promises below, as counts. The starter keeps 3 and
-//   4 (its one shared list reuses whatever any thread freed, at the price
-//   of promises 1 and 6) and breaks 1, 2, 5 and 6.
+//   Design* tests: the promises below, as counts the suite takes itself
+//   (the page source's maps and unmaps, the locks it sees taken, the
+//   blocks it has live), beside your Counters. The starter keeps 3 and 4
+//   and breaks 1, 2, 5 and 6.
 //
 //   1. The fast path is private. After a warm-up, a thread that allocates
-//      and frees blocks of a size it has used before, of any size up to
+//      and frees blocks of sizes it has used before, of any size up to
 //      256 KiB (above, a block may be a mapping of its own, under a shared
-//      lock), makes no system call, and visits the shared (central) pool
-//      at most once every kOpsPerCentralVisit operations, however its
-//      allocations and frees are grouped. Another thread stopped inside the
-//      allocator never stops it: no lock is held while the page source
-//      maps (a thread that waits there for the kernel would stop every
-//      thread that needs its lock).
+//      lock), makes no system call, and rarely meets another thread,
+//      however its allocations and frees are grouped: it takes a lock
+//      (lock.h), or touches a list that other threads write (each a
+//      central visit, Counters below), at most once every
+//      kOpsPerCentralVisit calls; for blocks larger than
+//      kBytesPerCentralVisit / kOpsPerCentralVisit (8 KiB), at most once
+//      per kBytesPerCentralVisit bytes of the blocks it allocates and frees
+//      (the sizes asked for). So 80 calls on blocks of 64 bytes may make 5
+//      visits, and 80 on blocks of 64 KiB may make 40. Another thread
+//      stopped inside the allocator never stops it: no lock is held while
+//      the page source maps (a thread that waits there for the kernel
+//      would stop every thread that needs its lock).
 //   2. Idle memory goes back. Once every block is freed and kDecayNs has
 //      passed on the page source's clock (NowNs()), the thread that next
 //      makes kDecayCheckOps calls (any calls, allocations alone too)
@@ -96,20 +103,17 @@
 //      other's, at any size and alignment. The line is the machine's
 //      coherency line, the largest of its caches' (common/cpu_facts.h
 //      reads it: 64 bytes on x86-64, 128 on Apple silicon), so a design
-//      that assumes 64 does not keep it everywhere; one that hands a whole
-//      span or page to one thread at a time keeps it at any line. A block
-//      freed by another thread than the one that allocated it is that
-//      thread's to reuse (promise 4's consumer may keep it in its cache),
-//      and so is its line: the promise is for the lines where no block
-//      was freed that way. The blocks of a thread that has exited are
-//      nobody's: they share lines with anyone. Lab counter_contention
-//      measured why: two threads that write one line take turns owning it,
-//      and run no faster on two cores than on one.
+//      that assumes 64 does not keep it everywhere. A block freed by
+//      another thread than the one that allocated it is that thread's to
+//      reuse (promise 4's consumer may reuse it), and so is its line: the
+//      promise is for the lines where no block was freed that way. The blocks
+//      of a thread that has exited are nobody's: they share lines with anyone.
+//      Lab counter_contention measured why: two threads that write one line
+//      take turns owning it, and run no faster on two cores than on one.
 //
-// How you meet them is yours to design: size classes, per-thread caches,
-// batches, spans, a page map, a cache of large mappings, a decay. The
-// chapter (docs/labs/allocator_design.md) discusses the choices after you
-// have made yours, and the experiment puts your allocator in lab
+// How you meet them is yours to design. The chapter
+// (docs/labs/allocator_design.md) discusses the parts designs are made of
+// after you have made yours, and the experiment puts your allocator in lab
 // jemalloc_adoption's table beside glibc, jemalloc, tcmalloc and mimalloc,
 // judged by that lab's own rule.
 //
@@ -140,10 +144,23 @@ inline constexpr size_t kMinAlignment = 16;
 
 // kOpsPerCentralVisit
 //
-// Promise 1: in steady state a thread visits the central pool at most once
-// per this many Allocate() and Free() calls (a refill or a drain moves a
-// batch, not a block).
+// Promise 1: in steady state a thread makes at most one central visit per
+// this many Allocate() and Free() calls on blocks of up to
+// kBytesPerCentralVisit / kOpsPerCentralVisit bytes.
 inline constexpr uint64_t kOpsPerCentralVisit = 16;
+
+// kBytesPerCentralVisit
+//
+// Promise 1, for blocks larger than kBytesPerCentralVisit /
+// kOpsPerCentralVisit (8 KiB): a thread may make one central visit per
+// this many bytes of the blocks it allocates and frees (the sizes it asked
+// for), which allows more visits than kOpsPerCentralVisit does. Memory a
+// thread keeps for itself must stay bounded in bytes (promises 3 and 4),
+// so it holds only a few blocks of 256 KiB, and some grouping of the
+// calls empties or fills it every few calls: no bounded allocator can keep
+// 16 calls to a visit at that size. A visit per 128 KiB moved is within
+// reach, and small beside writing the 128 KiB.
+inline constexpr uint64_t kBytesPerCentralVisit = 128 << 10;
 
 // kDecayNs
 //
@@ -224,8 +241,10 @@ void ForkChild();
 // Counters
 //
 // What the allocator says of itself, summed over all threads.
-//   central_visits  times any thread took a batch from, or gave one to, the
-//                   central pool (a lock taken, or a shared list touched)
+//   central_visits  times any thread met the others to take or give back
+//                   blocks or memory: took a lock (lock.h) or touched a
+//                   list other threads write (one that takes two locks at
+//                   once may count once; the suite counts the locks too)
 //   bytes_held      bytes from the page source now held: mapped, and not
 //                   unmapped or released (pages.h); a released range taken
 //                   into use again is held again. Metadata, and memory kept

@@ -946,8 +946,11 @@ size_t UsableSize(const void* block) {
   return SizeOf(c) - kHeader;
 }
 
+// Its cache goes back stamped with its last flush, as DecayTick() files
+// it: each chunk in it was freed after that flush, perhaps long before this
+// exit (promise 2 counts idle time from the free, not from the exit).
 void ThreadExit() {
-  FlushCache(0);
+  FlushCache(tc.armed ? tc.flushed_ns : 0);
   heap.lock.Acquire();
   Disown(Me(), /*keep=*/false);
   heap.lock.Release();

@@ -266,22 +266,56 @@ void*& NextOf(void* block) { return *static_cast<void**>(block); }
 // Spans for the classes.
 // -----------------------------------------------------------------------------
 
-// GetSpan()
+// TakeFromPool()
 //
-// A span for class `c`, no lock held on entry or exit: a whole-free one of
-// its size from the pool (recently freed first, then released ones), or
-// one of a new chunk, whose other spans go to the pool. Before mapping,
-// idle spans past kPoolSlackBytes give back as much as the chunk takes.
-// nullptr when the kernel refuses.
-Span* GetSpan(int c) {
-  const size_t span_bytes = SpanBytesOf(c);
-  const int kind = KindOf(span_bytes);
-  heap.lock.Acquire();
+// A whole-free span of `kind` from the pool (the heap's lock held): a
+// recently freed one first, then a released one; nullptr when it has none.
+Span* TakeFromPool(int kind) {
   Span* s = heap.cached[kind].PopFront();
   if (s != nullptr) {
     heap.cached_bytes -= s->bytes;
   } else if ((s = heap.released[kind].PopFront()) != nullptr) {
     heap.held += s->bytes;  // taken into use again: held once more
+  }
+  return s;
+}
+
+// SetUpSpan()
+//
+// Span `s`, whole free and ours alone now, set up for class `c`: no lock
+// needed. A span from the pool was used before unless released since
+// (`zeroed` says which).
+void SetUpSpan(Span* s, int c) {
+  s->size_class = static_cast<int16_t>(c);
+  SetPageMap(s->start, s->bytes, EntryOf(s, c));  // its leaf is there
+  s->free_list = nullptr;
+  s->carve = s->start;
+  s->live = 0;
+  s->owner = nullptr;
+  s->state = SpanState::kPartial;
+}
+
+// GetSpans()
+//
+// Up to `count` spans for class `c` (at least one), linked through `next`,
+// no lock held on entry or exit, the heap's taken once: whole-free ones of
+// its size from the pool, or one of a new chunk, whose other spans go to
+// the pool. Before mapping, idle spans past kPoolSlackBytes give back as
+// much as the chunk takes. nullptr when the kernel refuses. A refill that
+// needs several spans takes them in one visit, not one visit each (promise
+// 1 counts every lock taken).
+Span* GetSpans(int c, uint32_t count) {
+  const size_t span_bytes = SpanBytesOf(c);
+  const int kind = KindOf(span_bytes);
+  heap.lock.Acquire();
+  Span* s = TakeFromPool(kind);
+  if (s != nullptr) {
+    s->next = nullptr;
+    for (Span* more; count > 1 && (more = TakeFromPool(kind)) != nullptr;
+         --count) {
+      more->next = s;
+      s = more;
+    }
   } else {
     size_t chunk = span_bytes;
     while (chunk < kMaxChunk && chunk * 8 <= heap.held) chunk *= 2;
@@ -321,15 +355,7 @@ Span* GetSpan(int c) {
     if (chunk > span_bytes) NoteIdle(now);
   }
   heap.lock.Release();
-  // Ours alone now: no lock needed to set it up for its class. A span from
-  // the pool was used before unless released since (`zeroed` says which).
-  s->size_class = static_cast<int16_t>(c);
-  SetPageMap(s->start, s->bytes, EntryOf(s, c));  // its leaf is there
-  s->free_list = nullptr;
-  s->carve = s->start;
-  s->live = 0;
-  s->owner = nullptr;
-  s->state = SpanState::kPartial;
+  for (Span* x = s; x != nullptr; x = x->next) SetUpSpan(x, c);
   return s;
 }
 
@@ -469,12 +495,18 @@ Span* OwnedSpan(Central& cl, const void* me) {
   while (got < want) {
     Span* s = OwnedSpan(cl, &tc);
     if (s == nullptr) {
+      // As many spans as the rest of the batch takes, in one visit.
+      const uint32_t per_span = static_cast<uint32_t>(SpanBytesOf(c) / size);
       cl.lock.Release();
-      s = GetSpan(c);
+      Span* spans = GetSpans(c, (want - got + per_span - 1) / per_span);
       cl.lock.Acquire();
-      if (s == nullptr) break;
-      s->owner = &tc;
-      cl.partial.PushFront(s);
+      if (spans == nullptr) break;
+      while (spans != nullptr) {
+        s = spans;
+        spans = s->next;
+        s->owner = &tc;
+        cl.partial.PushFront(s);
+      }
     }
     uint32_t n = 0;
     while (got + n < want && s->free_list != nullptr) {
@@ -792,8 +824,11 @@ size_t UsableSize(const void* block) {
   return code == 0 ? SpanOf(entry)->bytes : kClass.size[code - 1];
 }
 
+// Its cache goes back idle since its last flush, as DecayTick() files it:
+// each block in it was freed after that flush, perhaps long before this
+// exit (promise 2 counts idle time from the free, not from the exit).
 void ThreadExit() {
-  FlushCache(0);
+  FlushCache(tc.armed ? tc.flushed_ns : 0);
   for (int c = 0; c < kNumClasses; ++c) {
     if (tc.classes[c].limit == 0) continue;  // never refilled: owns none
     central[c].lock.Acquire();

@@ -839,9 +839,13 @@ size_t UsableSize(const void* block) {
   return code == 0 ? SpanOf(entry)->bytes : kClass.size[code - 1];
 }
 
-// Every span this thread owns: the whole-free ones to the pool, the others
-// (blocks of theirs out, in other threads' hands) to the abandoned list.
+// Every span this thread owns: the whole-free ones to the pool, idle since
+// the last sweep as SweepOwn() files them (each was emptied after it,
+// perhaps long before this exit: promise 2 counts from the free), the
+// others (blocks of theirs out, in other threads' hands) to the abandoned
+// list.
 void ThreadExit() {
+  const uint64_t since = th.armed ? th.swept_ns : NowNs();
   Span* give = nullptr;
   Span* left = nullptr;  // to abandon, linked through `next`
   auto leave = [&](Span* s) {
@@ -863,7 +867,7 @@ void ThreadExit() {
     }
   }
   th = ThreadHeap{};  // a later call on this thread sets up and arms again
-  if (give != nullptr) PutSpans(give, NowNs());
+  if (give != nullptr) PutSpans(give, since);
   if (left != nullptr) {
     abandoned.lock.Acquire();
     shared_visits.fetch_add(1, std::memory_order_relaxed);

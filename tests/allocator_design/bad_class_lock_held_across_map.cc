@@ -3,7 +3,7 @@
 // Known bad: a class's slow path makes sure of a span while it holds the
 // class's lock ("so that two threads that find the class empty do not
 // both map a span for it"). Every block is still right, and it may even
-// map less. But a thread that waits for the kernel inside GetSpan() now
+// map less. But a thread that waits for the kernel inside GetSpans() now
 // holds its class's lock, and every other thread that needs a batch of
 // that class, or to give one back, waits with it: promise 1's "another
 // thread stopped inside the allocator never stops it" broken for every
@@ -28,8 +28,8 @@ void* Allocate(size_t size, size_t alignment, bool zero) {
   known_bad::BeforeRefill(size, alignment, [](int c, Central& cl) {
     ++cl.visits;
     if (cl.partial.head == nullptr) {
-      // The mistake: GetSpan() may map, with the class's lock held.
-      if (Span* s = GetSpan(c)) cl.partial.PushFront(s);
+      // The mistake: GetSpans() may map, with the class's lock held.
+      if (Span* s = GetSpans(c, 1)) cl.partial.PushFront(s);
     }
   });
   return ReferenceAllocate(size, alignment, zero);

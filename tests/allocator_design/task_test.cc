@@ -46,6 +46,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -64,13 +65,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/cpu_facts.h"
 #include "common/fresh_process.h"
 #include "common/scoped_env.h"
 #include "common/syscalls.h"
 #include "gtest/gtest.h"
+#include "labs/allocator_design/internal/lock_testing.h"
 #include "labs/allocator_design/internal/pages_testing.h"
+#include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/traces.h"
 #include "tests/allocator_design/run_fresh.h"
@@ -139,10 +143,12 @@ constexpr absl::string_view kRuleImpossible =
     "up would overflow";
 constexpr absl::string_view kRuleFastPath =
     "task.h, promise 1 (the fast path is private): after a warm-up, a "
-    "thread that allocates and frees blocks of a size it has used before "
-    "makes no system call, and visits the central pool at most once every "
-    "kOpsPerCentralVisit operations, however its allocations and frees are "
-    "grouped";
+    "thread that allocates and frees blocks of sizes it has used before, "
+    "of any size up to 256 KiB, makes no system call, and takes a lock or "
+    "touches a list other threads write (a central visit) at most once "
+    "every kOpsPerCentralVisit calls, or, for blocks larger than 8 KiB, "
+    "once per kBytesPerCentralVisit bytes allocated and freed, however its "
+    "allocations and frees are grouped";
 constexpr absl::string_view kRuleNotStopped =
     "task.h, promise 1 (the fast path is private): another thread stopped "
     "inside the allocator never stops it";
@@ -169,9 +175,9 @@ constexpr absl::string_view kRuleUtilization =
     "the bytes requested and live divided by the peak of the bytes held is "
     "at least kMinUtilization";
 constexpr absl::string_view kRuleVisits =
-    "task.h, Counters: central_visits is the times any thread took a batch "
-    "from, or gave one to, the central pool (a lock taken, or a shared list "
-    "touched)";
+    "task.h, Counters: central_visits is the times any thread met the "
+    "others to take or give back blocks or memory (took a lock, or touched "
+    "a list other threads write)";
 constexpr absl::string_view kRuleCounters =
     "task.h, Counters: bytes_held is what is mapped and not unmapped or "
     "released (a released range taken into use again is held again); "
@@ -1046,61 +1052,97 @@ TEST(ValidatorCounters, CentralVisitsAreCounted) {
 // Design, promise 1: the fast path is private.
 // ---------------------------------------------------------------------------
 
+// VisitCredit()
+//
+// Promise 1's allowance for one call on a block of `size` bytes, in
+// bytes: a visit per kOpsPerCentralVisit calls, or per
+// kBytesPerCentralVisit bytes when that allows more (blocks larger than
+// kBytesPerCentralVisit / kOpsPerCentralVisit). Summed over calls and
+// divided by kBytesPerCentralVisit, the visits those calls allow.
+uint64_t VisitCredit(size_t size) {
+  return std::max<uint64_t>(size, kBytesPerCentralVisit / kOpsPerCentralVisit);
+}
+
 // The sizes of the fast-path tests: several size classes, all small.
 constexpr size_t kFastSizes[] = {16, 48, 64, 200, 1000, 3000};
 constexpr int kFastSizeCount = sizeof(kFastSizes) / sizeof(kFastSizes[0]);
 
-// `pairs` Allocate()/Free() pairs over kFastSizes; returns the operations.
-uint64_t Pairs(int pairs) {
+// Calls
+//
+// What a run of calls did, for promise 1's allowance: the calls, and the
+// visits they allow (VisitCredit() summed, in kBytesPerCentralVisit).
+struct Calls {
+  uint64_t ops = 0;
+  uint64_t credit = 0;
+
+  void Add(size_t size) {
+    ++ops;
+    credit += VisitCredit(size);
+  }
+  uint64_t Allowed() const { return credit / kBytesPerCentralVisit; }
+};
+
+// `pairs` Allocate()/Free() pairs over kFastSizes.
+Calls Pairs(int pairs) {
+  Calls calls;
   for (int i = 0; i < pairs; ++i) {
-    void* p = Allocate(kFastSizes[i % kFastSizeCount], 1, false);
+    const size_t size = kFastSizes[i % kFastSizeCount];
+    void* p = Allocate(size, 1, false);
     static_cast<volatile char*>(p)[0] = 1;
     Free(p);
+    calls.Add(size);
+    calls.Add(size);
   }
-  return 2 * static_cast<uint64_t>(pairs);
+  return calls;
 }
 
 // `bursts` times: 1000 blocks allocated, then all 1000 freed.
-uint64_t Bursts(int bursts) {
+Calls Bursts(int bursts) {
+  Calls calls;
   void* blocks[1000];
   for (int b = 0; b < bursts; ++b) {
     for (int i = 0; i < 1000; ++i) {
       blocks[i] = Allocate(kFastSizes[i % kFastSizeCount], 1, false);
       static_cast<volatile char*>(blocks[i])[0] = 1;
+      calls.Add(kFastSizes[i % kFastSizeCount]);
     }
-    for (int i = 0; i < 1000; ++i) Free(blocks[i]);
+    for (int i = 0; i < 1000; ++i) {
+      Free(blocks[i]);
+      calls.Add(kFastSizes[i % kFastSizeCount]);
+    }
   }
-  return 2000 * static_cast<uint64_t>(bursts);
+  return calls;
 }
 
 // One pattern of promise 1: warmed up on this thread, then counted twice,
 // for the central visits here and for the system calls under ptrace in a
 // forked copy of this process (the same warm caches: fork copies them).
-void ExpectPrivateFastPath(absl::string_view pattern, uint64_t (*run)(int),
+void ExpectPrivateFastPath(absl::string_view pattern, Calls (*run)(int),
                            int warm, int counted) {
   // The decay's clock stands still: "a size it has used before" must not
   // have been given back because a second passed on a loaded machine.
   internal::ScopedFakeClock clock;
   run(warm);
   const Counters before = ReadCounters();
-  const uint64_t ops = run(counted);
+  const Calls calls = run(counted);
+  const uint64_t ops = calls.ops;
   const Counters after = ReadCounters();
   const uint64_t visits = after.central_visits - before.central_visits;
-  EXPECT_LE(visits * kOpsPerCentralVisit, ops)
+  EXPECT_LE(visits, calls.Allowed())
       << kRuleFastPath << ": " << pattern << " made " << visits
       << " central visits in " << ops << " operations (at most "
-      << ops / kOpsPerCentralVisit << " allowed)";
+      << calls.Allowed() << " allowed)";
 
-  absl::StatusOr<alloclab::SyscallCounts> calls =
+  absl::StatusOr<alloclab::SyscallCounts> syscalls =
       alloclab::CountSyscallsInChild([&] { run(counted); });
-  if (absl::IsFailedPrecondition(calls.status())) {
-    GTEST_SKIP() << "cannot count system calls here: " << calls.status();
+  if (absl::IsFailedPrecondition(syscalls.status())) {
+    GTEST_SKIP() << "cannot count system calls here: " << syscalls.status();
   }
-  ASSERT_TRUE(calls.ok()) << calls.status();
-  std::string counted = alloclab::FormatSyscallCounts(*calls);
+  ASSERT_TRUE(syscalls.ok()) << syscalls.status();
+  std::string counted = alloclab::FormatSyscallCounts(*syscalls);
   absl::StripTrailingAsciiWhitespace(&counted);
-  EXPECT_EQ(calls->total, 0)
-      << kRuleFastPath << ": " << pattern << " made " << calls->total
+  EXPECT_EQ(syscalls->total, 0)
+      << kRuleFastPath << ": " << pattern << " made " << syscalls->total
       << " system calls in " << ops << " operations ("
       << absl::StrReplaceAll(counted, {{"\n", ", "}}) << ")";
 }
@@ -2076,19 +2118,135 @@ constexpr size_t kLargerFastSizes[] = {4097,      6000,          8 * 1024 + 16,
                                        16 * 1024, 32 * 1024 + 1, 65536,
                                        100'000,   200'000,       256 * 1024};
 
-uint64_t LargerPairs(int pairs) {
+Calls LargerPairs(int pairs) {
   constexpr int kCount = std::size(kLargerFastSizes);
+  Calls calls;
   for (int i = 0; i < pairs; ++i) {
-    void* p = Allocate(kLargerFastSizes[i % kCount], 1, false);
+    const size_t size = kLargerFastSizes[i % kCount];
+    void* p = Allocate(size, 1, false);
     static_cast<volatile char*>(p)[0] = 1;
     Free(p);
+    calls.Add(size);
+    calls.Add(size);
   }
-  return 2 * static_cast<uint64_t>(pairs);
+  return calls;
 }
 
 TEST(DesignFastPath, SteadyStatePairsOfBlocksTo256KiBArePrivate) {
   ExpectPrivateFastPath("malloc/free pairs of 4097 bytes to 256 KiB",
                         LargerPairs, 20'000, 100'000);
+}
+
+// Promise 1 at every size to 256 KiB, however grouped: for each size of
+// GroupedSizes() and each group of 1 to kMostGroup blocks, a
+// thread allocates a group and frees it, kWarmRounds times to warm up and
+// kCountedRounds times counted. Two counts, each held to the promise's
+// allowance (VisitCredit()): the allocator's own central_visits, and
+// the lock.h Locks this thread took (lock.h's observer: a lock taken is a
+// visit, task.h says), which no allocator reports itself. In a
+// fresh process, the decay's clock standing still. A break fails the call
+// with the size, group and counts.
+constexpr int kMostGroup = 72;
+constexpr int kWarmRounds = 3;
+constexpr int kCountedRounds = 8;
+constexpr size_t kPromiseOneMax = 256 * kKiB;
+
+// GroupedSizes()
+//
+// The sizes of the grouped test: every edge size to kPromiseOneMax, and
+// kLargerFastSizes (100,000 bytes among them: the issue that restated the
+// promise found 4,000 visits in 24,000 calls in groups of 12 there).
+std::vector<size_t> GroupedSizes() {
+  std::vector<size_t> sizes;
+  for (size_t size : EdgeSizes(kPromiseOneMax)) {
+    if (size != 0 && size <= kPromiseOneMax) sizes.push_back(size);
+  }
+  sizes.insert(sizes.end(), std::begin(kLargerFastSizes),
+               std::end(kLargerFastSizes));
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+thread_local uint64_t locks_taken = 0;
+
+void CountLocksTaken(const Lock&, internal::LockEvent event) {
+  if (event == internal::LockEvent::kAcquired) ++locks_taken;
+}
+
+// One group's rounds: `rounds` times, `group` blocks of `size` allocated,
+// then freed in the order allocated.
+void GroupRounds(size_t size, int group, int rounds) {
+  void* blocks[kMostGroup];
+  for (int r = 0; r < rounds; ++r) {
+    for (int i = 0; i < group; ++i) blocks[i] = Allocate(size, 1, false);
+    for (int i = 0; i < group; ++i) Free(blocks[i]);
+  }
+}
+
+void GroupedVisitsCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  internal::SetLockObserver(CountLocksTaken);
+  uint64_t cases = 0, broken = 0, most_permille = 0;
+  size_t most_size = 0;
+  int most_group = 0;
+  std::string first;
+  for (size_t size : GroupedSizes()) {
+    for (int group = 1; group <= kMostGroup; ++group) {
+      GroupRounds(size, group, kWarmRounds);
+      const uint64_t visits_before = ReadCounters().central_visits;
+      const uint64_t locks_before = locks_taken;
+      GroupRounds(size, group, kCountedRounds);
+      const uint64_t locks = locks_taken - locks_before;
+      const uint64_t visits = ReadCounters().central_visits - visits_before;
+      const uint64_t ops = 2 * uint64_t{kCountedRounds} * group;
+      const uint64_t allowed = ops * VisitCredit(size) / kBytesPerCentralVisit;
+      ++cases;
+      const uint64_t permille = std::max(visits, locks) * 1000 / allowed;
+      if (permille > most_permille) {
+        most_permille = permille;
+        most_size = size;
+        most_group = group;
+      }
+      if (visits <= allowed && locks <= allowed) continue;
+      if (++broken == 1) {
+        first = absl::StrCat("blocks of ", size, " bytes in groups of ", group,
+                             " (allocated, then freed): ", visits,
+                             " central visits counted and ", locks,
+                             " locks taken in ", ops, " calls, at most ",
+                             allowed, " allowed");
+      }
+    }
+  }
+  internal::SetLockObserver(nullptr);
+  call.Record("cases", cases);
+  call.Record("broken", broken);
+  call.Record("most_permille", most_permille);
+  call.Record("most_size", most_size);
+  call.Record("most_group", most_group);
+  if (broken != 0) {
+    call.Fail(absl::StrCat(kRuleFastPath, ": ", broken, " of ", cases,
+                           " cases; the first: ", first,
+                           " (kOpsPerCentralVisit = ", kOpsPerCentralVisit,
+                           ", kBytesPerCentralVisit = ", kBytesPerCentralVisit,
+                           ")"));
+  }
+}
+ALLOCLAB_FRESH_CALL("allocator_design_grouped_visits", GroupedVisitsCall);
+
+TEST(DesignFastPath, EveryEdgeSizeTo256KiBInEveryGroupingIsPrivate) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_grouped_visits");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["broken"], 0);
+  EXPECT_EQ(r->values["cases"],
+            static_cast<double>(GroupedSizes().size() * kMostGroup))
+      << "the grouped calls did not run for every size and group";
+  // The most of its allowance a case used, in thousandths: a figure for
+  // the chapter, not a bound (the bound is the allowance itself).
+  for (const char* key : {"most_permille", "most_size", "most_group"}) {
+    ::testing::Test::RecordProperty(key, static_cast<int>(r->values[key]));
+  }
 }
 
 // Promise 2, with the clock moving in steps of kDecayNs / 4 while the thread
@@ -2234,6 +2392,473 @@ TEST(DesignDecay, IdleMemoryGoesBackWhateverThePhaseOfTheCalls) {
         << "phase; " << r->values[absl::StrCat("held_", cycle)]
         << " bytes held (kIdleHeldBytes = " << kIdleHeldBytes << ")";
   }
+}
+
+// MappedLeft()
+//
+// What the page source has mapped and not unmapped or released, by its own
+// counts: no allocator holds less (a released range taken into use again
+// is held again, unseen here), so it bounds bytes_held from below. Signed:
+// a range released, reused and released again counts twice.
+int64_t MappedLeft() {
+  const PageSourceCounts pages = ReadPageSourceCounts();
+  return static_cast<int64_t>(pages.bytes_mapped) -
+         static_cast<int64_t>(pages.bytes_unmapped) -
+         static_cast<int64_t>(pages.bytes_released);
+}
+
+// Promise 2's "idle time counts from the free" across a thread's exit: a
+// thread frees about 26 MB of blocks of 32 to 160 KiB and exits
+// `call.arg()` tenths of kDecayNs later; 11 tenths after the free, this
+// thread makes kDecayCheckOps calls. A design that counts what the exiting
+// thread kept as idle from its exit, not from its free, still holds it.
+// Records the bytes held by the allocator's count ("held") and by the page
+// source's ("mapped_left": mapped, less unmapped and released, which no
+// design can hold less than).
+void DecayExitLateCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  int exit_tenths = 0;
+  if (!absl::SimpleAtoi(call.arg(), &exit_tenths)) {
+    call.Fail(absl::StrCat("not a number of tenths: '", call.arg(), "'"));
+    return;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool freed = false, go = false;
+  std::thread t([&] {
+    Rng rng(34);
+    std::vector<void*> blocks;
+    for (size_t sum = 0; sum < 26'000'000;) {
+      const size_t size = rng.Between(32 * kKiB, 160 * kKiB);
+      blocks.push_back(Allocate(size, 1, false));
+      sum += size;
+    }
+    for (void* p : blocks) Free(p);
+    std::unique_lock<std::mutex> lock(mu);
+    freed = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return go; });
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return freed; });
+    clock.Advance(exit_tenths * (kDecayNs / 10));
+    go = true;
+    cv.notify_all();
+  }
+  t.join();
+  clock.Advance((11 - exit_tenths) * (kDecayNs / 10));
+  for (uint64_t i = 0; i < kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+  call.Record("held", ReadCounters().bytes_held);
+  call.Record("mapped_left", MappedLeft());
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_exit_late", DecayExitLateCall);
+
+TEST(DesignDecay, IdleTimeCountsFromTheFreeNotTheExit) {
+  for (int exit_tenths : {0, 5, 9}) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_exit_late", absl::StrCat(exit_tenths));
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (const char* count : {"held", "mapped_left"}) {
+      EXPECT_LE(r->values[count], kIdleHeldBytes)
+          << kRuleDecay << " (idle time counts from the free, whether the "
+          << "thread that freed the blocks has exited): a thread freed 26 MB "
+          << "of blocks of 32 to 160 KiB and exited 0." << exit_tenths
+          << " x kDecayNs later; 1.1 x kDecayNs after the free, after "
+          << kDecayCheckOps << " malloc/free pairs of 64 bytes on this "
+          << "thread, " << r->values[count] << " bytes held by "
+          << (count == std::string("held")
+                  ? "ReadCounters()"
+                  : "the page source's count (mapped, less unmapped and "
+                    "released)")
+          << " (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Design, explored: promise 2 at its edges. Random schedules of calls from
+// several threads, each run in a fresh process from its own seed, checked
+// after every step against the suite's own record (the blocks it has live,
+// when it last freed one, which threads have called and exited) and the
+// page source's counts. The fixed scenarios above reach the cases their
+// authors had in mind; these reach the boundaries a design's own numbers
+// make special: a pass due just before the check, a thread that exits
+// just under kDecayNs after its free, only large blocks.
+// ---------------------------------------------------------------------------
+
+// ScheduledThread
+//
+// A thread that runs the calls it is given one at a time, each to its end
+// before Run() returns: a schedule's calls from several threads in the one
+// order the schedule fixes, so that its seed replays it exactly. Exit()
+// ends the thread and joins it: its exit hook (thread_exit.h) has run.
+class ScheduledThread {
+ public:
+  ScheduledThread() : thread_([this] { Loop(); }) {}
+  ~ScheduledThread() { Exit(); }
+
+  void Run(std::function<void()> fn) {
+    std::unique_lock<std::mutex> lock(mu_);
+    task_ = std::move(fn);
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return task_ == nullptr; });
+  }
+
+  void Exit() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+      cv_.notify_all();
+    }
+    thread_.join();
+  }
+
+ private:
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return task_ != nullptr || done_; });
+      if (task_ == nullptr) return;
+      lock.unlock();
+      task_();
+      lock.lock();
+      task_ = nullptr;
+      cv_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::function<void()> task_;
+  bool done_ = false;
+  std::thread thread_;  // last: it starts once the rest is built
+};
+
+constexpr int kDecaySchedules = 24;
+constexpr int kDecayScheduleSteps = 80;
+constexpr int kDecayThreads = 4;
+constexpr size_t kDecayMostLive = 48 * kMiB;
+constexpr int kDecayEndGroups = 8;
+
+// DecayExplorer
+//
+// One schedule: steps drawn from `seed`, each an allocation of a group of
+// blocks, frees (a thread's own blocks or another's), a thread's exit, a
+// step of the fake clock to just under, at or just over kDecayNs after one
+// of the recent frees (or half of it, or a sixteenth), or a thread's
+// kDecayCheckOps calls. After every step, when promise 2 applies (no block
+// live, kDecayNs passed since the last free, every thread that called
+// since exited but at most one), that one thread (or a new one) makes its
+// kDecayCheckOps calls, allocations only (freed after), and the bytes held
+// must be at most kIdleHeldBytes, by ReadCounters() and by the page source
+// (mapped, less unmapped and released). Every third schedule has only
+// large blocks. Its end: every block freed (in half the schedules by
+// thread 0, after kDecayEndGroups groups of its own, and thread 0 then
+// looks at the clock in steps shorter than kDecayNs / 2), the other
+// threads exit, each at its own time, and the check at kDecayNs after the
+// last free.
+class DecayExplorer {
+ public:
+  // The schedule of `seed` with `steps` random steps before its end.
+  DecayExplorer(internal::ScopedFakeClock& clock, uint64_t seed, int steps)
+      : clock_(clock),
+        seed_(seed),
+        steps_count_(steps),
+        rng_(seed),
+        edges_(EdgeSizes(kSmallMax)) {}
+
+  // "" when every check held, else the failure, with the seed and the
+  // schedule's steps so far.
+  std::string Run() {
+    for (int step = 0; step < steps_count_ && failure_.empty(); ++step) {
+      RandomStep();
+      MaybeCheck();
+    }
+    // The end: every block freed, every thread but one exited, each at its
+    // own time, and the clock just past the last free's kDecayNs.
+    const bool runs_on = rng_.Next() % 2 == 0;  // thread 0 frees, calls on
+    // The thread that runs on has blocks of many sizes to free: enough in
+    // its own cache to matter if its idle time restarted at each look.
+    for (int i = 0; runs_on && i < kDecayEndGroups && failure_.empty(); ++i) {
+      AllocateGroup(0);
+    }
+    while (failure_.empty() && !live_.empty()) {
+      FreeSome(runs_on ? 0 : PickThread(), rng_.Next() % 2 == 0);
+    }
+    for (int t = 0; t < kDecayThreads && failure_.empty(); ++t) {
+      if (rng_.Next() % 2 == 0) StepClock();
+      if (t != 0) ExitThread(t);
+    }
+    // Thread 0 looks at the clock in steps shorter than kDecayNs / 2.
+    while (runs_on && failure_.empty() && NowNs() < last_free_ + kDecayNs) {
+      Advance(rng_.Between(kDecayNs / 8, kDecayNs / 3), "the clock on");
+      Calls(0, kDecayCheckOps);
+    }
+    if (failure_.empty()) {
+      const uint64_t due = last_free_ + kDecayNs + rng_.Between(0, 1);
+      if (due > NowNs()) {
+        Advance(due - NowNs(), "to the last free + kDecayNs (+0 or 1 ns)");
+      }
+      MaybeCheck();
+    }
+    for (int t = 0; t < kDecayThreads; ++t) ExitThread(t);
+    return failure_;
+  }
+
+  int checks() const { return checks_; }
+
+ private:
+  struct Live {
+    void* p;
+    size_t size;
+    int owner;
+  };
+
+  static constexpr size_t kSmallMax = 256 * kKiB;
+
+  void RandomStep() {
+    const uint64_t pick = rng_.Next() % 100;
+    const int t = PickThread();
+    if (pick < 30) {
+      AllocateGroup(t);
+    } else if (pick < 55) {
+      FreeSome(t, rng_.Next() % 2 == 0);
+    } else if (pick < 65) {
+      ExitThread(t);
+    } else if (pick < 85) {
+      StepClock();
+    } else {
+      Calls(t, rng_.Next() % 2 == 0 ? kDecayCheckOps : kDecayCheckOps / 4);
+    }
+  }
+
+  int PickThread() { return static_cast<int>(rng_.Next() % kDecayThreads); }
+
+  ScheduledThread& Thread(int t) {
+    if (threads_[t] == nullptr)
+      threads_[t] = std::make_unique<ScheduledThread>();
+    return *threads_[t];
+  }
+
+  // On thread t: a block of a size of this schedule's kind, in a group.
+  size_t Size() {
+    if (seed_ % 3 == 0) return rng_.Between(kSmallMax + 1, 4 * kMiB);
+    const size_t edge = edges_[rng_.Next() % edges_.size()];
+    return std::max<size_t>(edge, 1);
+  }
+
+  void AllocateGroup(int t) {
+    const int n = static_cast<int>(rng_.Between(1, 64));
+    std::vector<Live> got;
+    size_t bytes = 0;
+    for (int i = 0; i < n && live_bytes_ + bytes < kDecayMostLive; ++i) {
+      const size_t size = Size();
+      got.push_back({nullptr, size, t});
+      bytes += size;
+    }
+    Thread(t).Run([&] {
+      for (Live& b : got) b.p = Allocate(b.size, 1, false);
+    });
+    called_[t] = true;
+    for (const Live& b : got) {
+      if (b.p == nullptr) {
+        return Fail(
+            absl::StrCat(kRuleAvailable, ": Allocate(", b.size, ") failed"));
+      }
+      live_.push_back(b);
+      live_bytes_ += b.size;
+    }
+    Note(absl::StrCat("thread ", t, " allocates ", got.size(), " blocks, ",
+                      bytes, " bytes"));
+  }
+
+  // Thread t frees some live blocks: its own, or other threads'
+  // (`others`), or all that are left when it is the end.
+  void FreeSome(int t, bool others) {
+    std::vector<Live> chosen, kept;
+    const uint64_t share = rng_.Between(1, 4);  // a quarter to all
+    for (const Live& b : live_) {
+      const bool mine = b.owner == t;
+      if ((mine != others || live_.size() < 4) && rng_.Next() % 4 < share) {
+        chosen.push_back(b);
+      } else {
+        kept.push_back(b);
+      }
+    }
+    if (chosen.empty()) return;
+    Thread(t).Run([&] {
+      for (const Live& b : chosen) Free(b.p);
+    });
+    called_[t] = true;
+    for (const Live& b : chosen) live_bytes_ -= b.size;
+    live_ = std::move(kept);
+    last_free_ = NowNs();
+    frees_.push_back(last_free_);
+    Note(absl::StrCat("thread ", t, " frees ", chosen.size(),
+                      others ? " blocks of other threads" : " of its blocks"));
+  }
+
+  void ExitThread(int t) {
+    if (threads_[t] == nullptr) return;
+    threads_[t]->Exit();
+    threads_[t] = nullptr;
+    called_[t] = false;
+    Note(absl::StrCat("thread ", t, " exits"));
+  }
+
+  // The clock to a boundary of a recent free's decay, or on a little.
+  void StepClock() {
+    const uint64_t now = NowNs();
+    const uint64_t free =
+        frees_.empty()
+            ? now
+            : frees_[frees_.size() - 1 -
+                     rng_.Next() % std::min<size_t>(frees_.size(), 4)];
+    const uint64_t pick = rng_.Next() % 6;
+    const uint64_t target = pick == 0   ? free + kDecayNs - 1
+                            : pick == 1 ? free + kDecayNs
+                            : pick == 2 ? free + kDecayNs + 1
+                            : pick == 3 ? now + kDecayNs / 2
+                            : pick == 4 ? now + kDecayNs / 16 + 1
+                                        : now + 1;
+    if (target > now) {
+      Advance(target - now, "the clock on");
+    }
+  }
+
+  void Advance(uint64_t ns, absl::string_view what) {
+    clock_.Advance(ns);
+    Note(absl::StrCat(what, " (", ns, " ns)"));
+  }
+
+  // Thread t makes `n` calls: malloc/free pairs of 64 bytes, the thread
+  // looking at the clock. As in DesignDecay's fixed scenarios, their frees
+  // (and the checking calls') do not move the last free: a few KiB, beside
+  // kIdleHeldBytes, that a design restamping what it freed long ago at
+  // each look would otherwise hide behind.
+  void Calls(int t, uint64_t n) {
+    Thread(t).Run([&] {
+      for (uint64_t i = 0; i < n / 2; ++i) Free(Allocate(64, 1, false));
+    });
+    called_[t] = true;
+    Note(absl::StrCat("thread ", t, " makes ", n, " calls"));
+  }
+
+  // Promise 2, when it applies: see the class comment.
+  void MaybeCheck() {
+    if (!failure_.empty() || !live_.empty()) return;
+    if (NowNs() < last_free_ + kDecayNs) return;
+    int checker = -1;
+    for (int t = 0; t < kDecayThreads; ++t) {
+      if (!called_[t]) continue;
+      if (checker >= 0) return;  // two threads that called still run
+      checker = t;
+    }
+    if (checker < 0) checker = PickThread();
+    std::vector<void*> blocks(kDecayCheckOps);
+    Counters held;
+    int64_t mapped_left = 0;
+    Thread(checker).Run([&] {
+      for (void*& p : blocks) p = Allocate(64, 1, false);
+      held = ReadCounters();
+      mapped_left = MappedLeft();
+      for (void* p : blocks) Free(p);
+    });
+    called_[checker] = true;
+    ++checks_;
+    Note(absl::StrCat("thread ", checker, " makes ", kDecayCheckOps,
+                      " allocations and reads ", held.bytes_held,
+                      " bytes held (page source: ", mapped_left, ")"));
+    if (held.bytes_held > kIdleHeldBytes ||
+        mapped_left > static_cast<int64_t>(kIdleHeldBytes)) {
+      Fail(absl::StrCat(
+          kRuleDecay, ": ", held.bytes_held, " bytes held by ReadCounters(), ",
+          mapped_left, " by the page source (kIdleHeldBytes = ", kIdleHeldBytes,
+          ")"));
+    }
+  }
+
+  void Note(std::string step) { steps_.push_back(std::move(step)); }
+
+  void Fail(const std::string& what) {
+    failure_ = absl::StrCat(what, "; decay explorer seed ", seed_, " with ",
+                            steps_count_,
+                            " random steps, the schedule (clock steps from "
+                            "the start):");
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      absl::StrAppend(&failure_, "\n  ", i, ": ", steps_[i]);
+    }
+  }
+
+  internal::ScopedFakeClock& clock_;
+  const uint64_t seed_;
+  const int steps_count_;
+  Rng rng_;
+  const std::vector<size_t> edges_;
+  std::unique_ptr<ScheduledThread> threads_[kDecayThreads];
+  bool called_[kDecayThreads] = {};  // called since it started
+  std::vector<Live> live_;
+  size_t live_bytes_ = 0;
+  uint64_t last_free_ = 0;
+  std::vector<uint64_t> frees_;
+  std::vector<std::string> steps_;
+  std::string failure_;
+  int checks_ = 0;
+};
+
+void DecayExplorerCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  // "seed" or "seed/steps".
+  const std::vector<std::string> parts = absl::StrSplit(call.arg(), '/');
+  uint64_t seed = 0;
+  int steps = kDecayScheduleSteps;
+  if (parts.size() > 2 || !absl::SimpleAtoi(parts[0], &seed) ||
+      (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &steps))) {
+    call.Fail(absl::StrCat("not a seed or seed/steps: '", call.arg(), "'"));
+    return;
+  }
+  DecayExplorer explorer(clock, seed, steps);
+  const std::string failure = explorer.Run();
+  call.Record("checks", explorer.checks());
+  if (!failure.empty()) call.Fail(failure);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_explorer", DecayExplorerCall);
+
+// ShortestDecaySchedule()
+//
+// Seed `seed`'s schedule failed with `failure`: the failure of the same
+// seed with the fewest random steps before its end that fails too (0 to
+// kDecayScheduleSteps, each in a fresh process), and how to replay it.
+std::string ShortestDecaySchedule(uint64_t seed, const absl::Status& failure) {
+  for (int steps = 0; steps < kDecayScheduleSteps; ++steps) {
+    const std::string arg = absl::StrCat(seed, "/", steps);
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_explorer", arg);
+    if (!r.ok()) {
+      return absl::StrCat(r.status().message(),
+                          "\n(the shortest failing schedule of seed ", seed,
+                          " of those with fewer random steps than its ",
+                          kDecayScheduleSteps,
+                          "; replay it with the fresh call "
+                          "allocator_design_decay_explorer and the argument \"",
+                          arg, "\")");
+    }
+  }
+  return std::string(failure.message());
+}
+
+TEST(DesignDecayExplorer, RandomSchedulesGiveIdleMemoryBack) {
+  int checks = 0;
+  for (uint64_t seed = 1; seed <= kDecaySchedules; ++seed) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_explorer", absl::StrCat(seed));
+    ASSERT_TRUE(r.ok()) << ShortestDecaySchedule(seed, r.status());
+    checks += static_cast<int>(r->values["checks"]);
+  }
+  EXPECT_GE(checks, kDecaySchedules) << "the explorer checked too rarely";
+  ::testing::Test::RecordProperty("checks", checks);
 }
 
 // ---------------------------------------------------------------------------
