@@ -61,9 +61,9 @@ TEST(WorkloadsTest, SameChecksumUnderEveryAllocator) {
           alloclab::LocateAllocator(spec.name);
       ASSERT_TRUE(located.ok()) << located.status();
       alloclab::ChildCommand command;
-      command.argv = {*binary, "--workload=" + workload, "--threads=2",
-                      "--iterations=" +
-                          std::to_string(ChecksumIterations(workload))};
+      command.argv = {
+          *binary, "--workload=" + workload, "--threads=2",
+          "--iterations=" + std::to_string(ChecksumIterations(workload))};
       if (!located->path.empty()) {
         command.env = {{"LD_PRELOAD", located->path}};
       }
