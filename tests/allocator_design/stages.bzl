@@ -69,7 +69,7 @@ STAGES = [
         "why": "musl's bounded recycler of freed blocks bought back most of its time for a little more memory (a cache needs a bound, in bytes); lab 7's msgsend frees every block in a thread that did not allocate it",
     },
     {
-        "adds": "memory is used: size classes finer than powers of two, no header that doubles a small block, and memory freed at one size reused at another",
+        "adds": "memory is used: on every trace of labs/allocator_design/traces.h, the bytes you hold are mostly bytes asked for and live, memory freed at one size and asked for again at another too",
         "labs": ["jemalloc_adoption"],
         "name": "utilization",
         "promises": "promise 5",
