@@ -13,17 +13,20 @@ the same from a learner's checkout (docs/teaching.md).
 
 A suite with Validator* tests (lab allocator_design's: the allocator is
 correct) gets one more line, how many of them pass, apart from the rest
-(the design's promises). And a lab whose experiment ends in lab
-jemalloc_adoption's decision (DECISIONS below) gets the decision about your
-allocator, read from the results JSON of the last `bazel run //:tour`: the
-newest alloclab-tour-* folder where you typed `bazel run`, or the folder
-`--tour=DIR` names; without one it says to run the tour (the board runs
-suites, not experiments).
+(the design's promises). A lab taken in stages (`--stages=LAB=JSON`, the
+lab's tests/<lab>/stages.bzl as //tests/<lab>:stages_json writes it) gets
+the highest stage whose tests all pass, from the same run of its suite,
+and the next stage to take with its command. And a lab whose experiment
+ends in lab jemalloc_adoption's decision (DECISIONS below) gets the
+decision about your allocator, read from the results JSON of the last
+`bazel run //:tour`: the newest alloclab-tour-* folder where you typed
+`bazel run`, or the folder `--tour=DIR` names; without one it says to run
+the tour (the board runs suites, not experiments).
 
 Exit status: 0 when every suite ran (solved or not), 1 when a suite could
 not run or crashed, 2 for bad arguments. `--labs=a,b` shows only those.
 
-Arguments (//:board writes them): LAB=SUITE_BINARY ...
+Arguments (//:board writes them): [--stages=LAB=JSON] LAB=SUITE_BINARY ...
 """
 
 import argparse
@@ -79,6 +82,8 @@ class LabResult:
         self.problem = None  # why the suite gave no verdict, or None
         self.validator = None  # (passed, ran) of the Validator* tests
         self.decision = None   # a line on the lab's decision, or None
+        self.verdicts = {}     # {test name: verdict} of the tests that ran
+        self.stages = []       # lines on the lab's stages, or []
 
     @property
     def solved(self):
@@ -186,10 +191,64 @@ def decision_line(lab, yours, tour):
             (chosen[0], yours, ": " + reasons[0] if reasons else "", where))
 
 
+def stage_lines(stages, verdicts):
+    """The board's lines on a lab taken in stages: the highest stage whose
+    tests all pass, each stage's count, and the next stage to take.
+
+    `stages` is the lab's stages.json (tests/<lab>/stages.bzl); `verdicts`
+    the {test name: verdict} of one run of its whole suite, sorted into the
+    stages by each stage's --gtest_filter, as its target runs it. A stage
+    passes when it ran tests and none failed (a skipped one is neither).
+    """
+    counts = []  # (stage, passed, ran, ok)
+    for stage in stages:
+        mine = [v for n, v in verdicts.items()
+                if gtest_run.filter_matches(stage["filter"], n)]
+        ran = [v for v in mine if v != gtest_run.SKIPPED]
+        passed = sum(1 for v in ran if v != gtest_run.FAILED)
+        counts.append((stage, passed, len(ran),
+                       bool(mine) and passed == len(ran)))
+    done = [stage["number"] for stage, _, _, ok in counts if ok]
+
+    def show(rows):
+        return ", ".join("%d %s %d/%d" % (stage["number"], stage["name"],
+                                          passed, ran)
+                         for stage, passed, ran, _ in rows)
+
+    head = ("stage %d of %d passed" % (max(done), len(stages)) if done
+            else "no stage of %d passed yet" % len(stages))
+    passing = [row for row in counts if row[3]]
+    failing = [row for row in counts if not row[3]]
+    parts = [show(passing)] if passing else []
+    if failing:
+        parts.append("not yet: " + show(failing))
+    lines = ["stages: %s (%s)" % (head, "; ".join(parts))]
+    if failing:
+        stage = failing[0][0]
+        lines.append("next, stage %d %s (%s): bazel test %s" % (
+            stage["number"], stage["name"], stage["promises"],
+            stage["target"]))
+    return lines
+
+
+def load_stages(arg):
+    """argparse type of --stages=LAB=JSON: (lab, the stages)."""
+    lab, sep, path = arg.partition("=")
+    if not sep or not lab or not path:
+        raise argparse.ArgumentTypeError("'%s' is not LAB=JSON" % arg)
+    try:
+        with open(path, encoding="utf-8") as f:
+            stages = json.load(f)
+    except (OSError, ValueError) as e:
+        raise argparse.ArgumentTypeError("cannot read %s: %s" % (path, e))
+    return lab, stages
+
+
 def lab_result(lab, suite_run):
     """A LabResult from one run of the lab's suite (tools/gtest_run.py)."""
     result = LabResult(lab)
     result.validator = validator_counts(suite_run)
+    result.verdicts = suite_run.verdicts
     for name, test in suite_run.ran.items():
         if test.verdict == gtest_run.FAILED:
             result.total += 1
@@ -258,6 +317,8 @@ def render(results):
             lines.append("    validator (Validator* tests): %d/%d passed; "
                          "the design's promises: %d/%d" % (
                              passed, ran, r.passed - passed, r.total - ran))
+        if not r.problem:
+            lines.extend("    %s" % line for line in r.stages)
         if r.decision is not None:
             lines.append("    %s" % r.decision)
         for name, message in r.failures:
@@ -282,8 +343,8 @@ def lab_and_binary(arg):
 
 
 def parse_args(argv):
-    """([(lab, binary)] to run, the tour folder or None), from argv; exits 2
-    with usage on bad input."""
+    """([(lab, binary)] to run, the tour folder or None, {lab: stages}),
+    from argv; exits 2 with usage on bad input."""
     parser = argparse.ArgumentParser(
         prog="board", description=__doc__.split("\n")[0])
     parser.add_argument("--labs", help="only these labs, comma-separated")
@@ -291,6 +352,9 @@ def parse_args(argv):
         "--tour", metavar="DIR",
         help="the folder of a `bazel run //:tour` (default: the newest "
              "alloclab-tour-* where bazel run was typed)")
+    parser.add_argument(
+        "--stages", metavar="LAB=JSON", type=load_stages, action="append",
+        default=[], help="a lab taken in stages: its stages.json")
     parser.add_argument("suites", nargs="+", type=lab_and_binary,
                         metavar="LAB=SUITE_BINARY")
     args = parser.parse_args(argv)
@@ -311,11 +375,16 @@ def parse_args(argv):
             parser.error("--tour: %s is not a folder" % tour)
     elif any(lab in DECISIONS for lab, _ in labs):
         tour = newest_tour(base)
-    return labs, tour
+    stages = dict(args.stages)
+    given = [lab for lab, _ in args.suites]
+    unknown = [lab for lab in stages if lab not in given]
+    if unknown:
+        parser.error("--stages: no suite is given for %s" % ", ".join(unknown))
+    return labs, tour, stages
 
 
 def main(argv):
-    labs, tour = parse_args(argv[1:])
+    labs, tour, stages = parse_args(argv[1:])
     print("Your labs/<lab>/task.cc against each lab's suite:\n")
     # A suite takes seconds to a minute (lab 4's threads, lab 7's children):
     # say what runs, so that a first board is not minutes of silence.
@@ -328,6 +397,9 @@ def main(argv):
             print("  [%d/%d] %s: running its suite on your task.cc ..." %
                   (n, len(labs), lab), file=sys.stderr, flush=True)
             results.append(run_suite(lab, binary, tmp))
+            if lab in stages:
+                results[-1].stages = stage_lines(stages[lab],
+                                                 results[-1].verdicts)
             if lab in DECISIONS:
                 results[-1].decision = decision_line(lab, DECISIONS[lab],
                                                      tour)

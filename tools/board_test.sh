@@ -8,8 +8,9 @@
 #
 # Lab allocator_design's extra lines, on a stand-in suite of its shape
 # (Validator* tests pass, Design* tests fail) and tour folders made here:
-# the validator's count, and the decision read from the newest tour's JSON,
-# from --tour=DIR, or "run the tour" when there is none.
+# the validator's count, its stages (from stages JSON made here), and the
+# decision read from the newest tour's JSON, from --tour=DIR, or "run the
+# tour" when there is none.
 #
 # Usage: board_test.sh BOARD UNSOLVED_XML SOLVED_XML ALLOCATOR_DESIGN_XML
 set -u
@@ -101,6 +102,45 @@ grep -qF 'promise 1: the fast path visited the central pool on every call' <<<"$
 grep -qF "jemalloc_adoption's rule: run the tour to see whether it recommends yours over glibc" <<<"${out}" ||
   fail "design: no tour, but no 'run the tour': ${out}"
 [[ "$(grep -c 'validator' <<<"${out}")" -eq 1 ]] || fail "a suite without Validator tests got a validator line: ${out}"
+grep -q 'stages:' <<<"${out}" && fail "a lab given no --stages got a stage line: ${out}"
+
+# A lab in stages (tests/<lab>/stages.json's shape): the highest stage
+# whose tests all pass, each stage's count from the same run, and the next
+# stage's command. Stage 3 passes while stage 2 does not: the highest is
+# 3, and the next is 2.
+stages_json() {  # FILE, then one "NAME FILTER" per stage
+  local file="$1" number=0 sep=""
+  shift
+  printf '[' >"${file}"
+  for stage in "$@"; do
+    number=$((number + 1))
+    printf '%s{"number": %d, "name": "%s", "promises": "promise %d", "filter": "%s", "target": "//tests/allocator_design:stage_%d_%s_test"}' \
+      "${sep}" "${number}" "${stage%% *}" "${number}" "${stage#* }" "${number}" "${stage%% *}" >>"${file}"
+    sep=", "
+  done
+  printf ']\n' >>"${file}"
+}
+stages_json "${tmp}/stages.json" "working ValidatorTest.*" \
+  "fast_path DesignTest.Fast*" "sizes *ValidatorSizeTest.*" "decay DesignTest.Idle*"
+out="$("${board}" --stages=allocator_design="${tmp}/stages.json" allocator_design="${design}" 2>&1)"
+grep -qxF '    stages: stage 3 of 4 passed (1 working 2/2, 3 sizes 1/1; not yet: 2 fast_path 0/1, 4 decay 0/1)' <<<"${out}" ||
+  fail "stages: the highest stage passed, or a stage's count, is wrong: ${out}"
+grep -qxF '    next, stage 2 fast_path (promise 2): bazel test //tests/allocator_design:stage_2_fast_path_test' <<<"${out}" ||
+  fail "stages: the next stage is not the first that fails: ${out}"
+stages_json "${tmp}/stages_solved.json" "working Validator*:*/Validator*"
+out="$("${board}" --stages=allocator_design="${tmp}/stages_solved.json" allocator_design="${design}" 2>&1)"
+grep -qxF '    stages: stage 1 of 1 passed (1 working 3/3)' <<<"${out}" ||
+  fail "stages: every stage passed, but not so shown: ${out}"
+grep -q 'next, stage' <<<"${out}" && fail "stages: all passed, yet a next stage: ${out}"
+stages_json "${tmp}/stages_none.json" "fast_path DesignTest.*"
+out="$("${board}" --stages=allocator_design="${tmp}/stages_none.json" allocator_design="${design}" 2>&1)"
+grep -qxF '    stages: no stage of 1 passed yet (not yet: 1 fast_path 0/2)' <<<"${out}" ||
+  fail "stages: none passed, but not so shown: ${out}"
+"${board}" --stages=beta="${tmp}/stages.json" allocator_design="${design}" >/dev/null 2>"${tmp}/err"
+[[ $? -eq 2 ]] || fail "--stages for a lab without a suite did not exit 2"
+grep -q "no suite is given for beta" "${tmp}/err" || fail "--stages=beta: $(cat "${tmp}/err")"
+"${board}" --stages=allocator_design="${tmp}/nowhere.json" allocator_design="${design}" >/dev/null 2>"${tmp}/err"
+[[ $? -eq 2 ]] || fail "--stages of a missing file did not exit 2"
 
 # The newest tour folder is read; an older one is not.
 tour_json() {  # FOLDER RECOMMENDED REASON...
@@ -158,4 +198,4 @@ grep -qF "states no recommendation" <<<"${out}" || fail "tour without a memo: ${
 "${board}" --bogus alpha="${solved}" >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "an unknown flag did not exit 2"
 
-finish "board: none, some and all solved, crash, lab allocator_design's validator and decision, and bad arguments behave"
+finish "board: none, some and all solved, crash, lab allocator_design's validator, stages and decision, and bad arguments behave"

@@ -8,7 +8,9 @@ examples, not names) and checks the ones that name something of the
 course:
 
   //pkg:target, //pkg/...   a BUILD file declares it (or one of lab.bzl's
-                            macros does), or it is a file of that package;
+                            macros does, or it is a stage_<n>_<name>_test
+                            of the package's stages.bzl), or it is a file
+                            of that package;
   --flag, --flag=VALUE      a program of the course defines it (ABSL_FLAG,
                             argparse, or the literal "--flag" in a source);
   Name(), ns::Name, Name    a C++ or Python source of the course declares
@@ -212,6 +214,15 @@ class Tree:
         made = re.match(r"^(?:known_bad|design)_(\w+)_(?:test|suite)$", name)
         if made and '"%s"' % made.group(1) in build:
             return True
+        # stage_<n>_<name>_test: the n-th of the stages the package's
+        # stages.bzl lists (tests/allocator_design/stages.bzl).
+        made = re.match(r"^stage_(\d+)_(\w+)_test$", name)
+        stages = self.sources.get(os.path.join(package, "stages.bzl"))
+        if made and stages is not None:
+            names = re.findall(r'"name":\s*"(\w+)"', stages)
+            number = int(made.group(1))
+            return (0 < number <= len(names) and
+                    names[number - 1] == made.group(2))
         return False
 
     def flag_exists(self, flag):

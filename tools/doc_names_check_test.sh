@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # doc_names_check's own test: on a small tree made here, a doc whose names
-# all exist (a design's suite test among them) passes, and each kind of name that does not exist (target,
-# flag, API name, path) fails with the doc's line; a constant's value
+# all exist (a design's suite test and a stage's test among them) passes,
+# and each kind of name that does not exist (target, flag, API name, path,
+# a stage out of its place) fails with the doc's line; a constant's value
 # quoted as its source defines it passes, and a different value, or a
 # constant no source defines, fails; an allowlisted name passes; bad input
 # exits 2.
@@ -27,6 +28,15 @@ lab_tests(
     },
 )
 X
+cat >"${root}/tests/lab/stages.bzl" <<'X'
+STAGES = [
+    {"name": "first", "tests": ["A"]},
+    {
+        "name": "second",
+        "tests": ["B"],
+    },
+]
+X
 cat >"${root}/common/thing.h" <<'X'
 namespace alloclab { int Frobnicate(int x); struct ThingSpec {}; }
 inline constexpr size_t kThingBytes = size_t{4} << 20;
@@ -43,6 +53,7 @@ cat >"${root}/docs/good.md" <<'X'
 Run `bazel run //common:thing -- --size_kib=4`; see `//common:thing.h`,
 `common/thing.h`, `alloclab::Frobnicate()`, `ThingSpec` and `//...`.
 A design's suite: `bazel test //tests/lab:design_other_test`.
+Stages: `bazel test //tests/lab:stage_1_first_test`, `//tests/lab:stage_2_second_test`.
 `a shell command | not a name` and `null` are not names.
 Constants: `kThingBytes` = 4 << 20 (4 MiB), `kThingBytes` (4 MiB),
 `kThingBytes` = 4,194,304 bytes, `kThingCount` = 16, `kThingShare` = 0.5,
@@ -70,6 +81,8 @@ bad() {
 bad no_target '//common:other' 'no target //common:other'
 bad no_package 'bazel test //nowhere:thing' 'no target //nowhere:thing'
 bad no_design '//tests/lab:design_missing_test' 'no target //tests/lab:design_missing_test'
+bad no_stage '//tests/lab:stage_2_first_test' 'no target //tests/lab:stage_2_first_test'
+bad stage_past_the_last '//tests/lab:stage_3_third_test' 'no target //tests/lab:stage_3_third_test'
 bad no_flag '--sizes_kib=4' 'no program defines the flag --sizes_kib'
 bad no_function 'alloclab::Frobnicated()' 'no declaration of alloclab::Frobnicated'
 bad no_type 'ThingSpecs' 'no declaration of ThingSpecs'

@@ -24,6 +24,7 @@ Example:
 """
 
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -165,3 +166,50 @@ def run_suite(binary, flags, workdir, env=None, timeout=None):
         if os.path.exists(report):
             os.unlink(report)
     return SuiteRun(binary, proc.returncode, output, tests, problem)
+
+
+def filter_matches(gtest_filter, name):
+    """Whether GoogleTest's --gtest_filter=`gtest_filter` selects the test
+    `name` ("Suite.Test", "Prefix/Suite.Test/param"), as GoogleTest decides:
+    ':'-separated patterns where '*' is any string and '?' one character,
+    then optionally '-' and patterns that take tests out again."""
+    positive, _, negative = gtest_filter.partition("-")
+
+    def any_matches(patterns):
+        for pattern in patterns.split(":"):
+            if not pattern:
+                continue
+            regex = "".join(".*" if c == "*" else "." if c == "?" else
+                            re.escape(c) for c in pattern)
+            if re.fullmatch(regex, name, re.DOTALL):
+                return True
+        return False
+
+    return (any_matches(positive or "*") and
+            not (negative and any_matches(negative)))
+
+
+def list_tests(binary, gtest_filter=None, env=None):
+    """The names of the tests `binary` has (GoogleTest's --gtest_list_tests),
+    those `gtest_filter` selects when given: ["Suite.Test",
+    "Prefix/Suite.Test/param", ...]. Raises CalledProcessError when the
+    binary cannot list them."""
+    flags = ["--gtest_list_tests"]
+    if gtest_filter is not None:
+        flags.append("--gtest_filter=" + gtest_filter)
+    out = subprocess.run(
+        [binary] + flags,
+        env=inner_suite_environment() if env is None else env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=True,
+    ).stdout.decode("utf-8", "replace")
+    names, suite = [], None
+    for line in out.splitlines():
+        if not line.strip():
+            continue
+        # "Suite." (a comment may follow: "  # TypeParam = ..."), then each
+        # test indented ("  Name  # GetParam() = ...").
+        if not line.startswith(" "):
+            suite = line.split("#", 1)[0].strip()
+        elif suite is not None:
+            names.append(suite + line.split("#", 1)[0].strip())
+    return names

@@ -6,10 +6,13 @@
 // own, and nothing ever given back. It passes every Validator* test of the
 // suite; of the Design* ones, only those of promises 3 and 4 (its one
 // shared list reuses whatever any thread freed) and two of promise 5's
-// traces. Run
+// traces: stages 1 and 2 of the suite's six (tests/allocator_design/
+// stages.bzl, the chapter's "Your way in"). Run
 // `bazel run //labs/allocator_design -- --quick` to see it in lab
-// jemalloc_adoption's table, then make
-// `bazel test //tests/allocator_design:starter_test` pass.
+// jemalloc_adoption's table, then climb the stages, one
+// `bazel test //tests/allocator_design:stage_<n>_<name>_test` at a time
+// (`bazel run //:board` names the highest you pass), up to
+// `bazel test //tests/allocator_design:starter_test`, all of them at once.
 //
 // Every block has a 16-byte header just before it: the bytes the caller may
 // use, and (for a block aligned beyond 16 bytes) how far it lies past the
