@@ -86,11 +86,14 @@ STAGES = [
         "name": "decay",
         "promises": "promise 2",
         "starter": False,
-        "tests": ["DesignDecay."],
+        "tests": [
+            "DesignDecay.",
+            "DesignDecayExplorer.",
+        ],
         "why": "musl gave memory back at every large free and paid in kernel time, glibc kept it and paid in resident memory; jemalloc giving back at once (a decay of 0) cut its peak on churn and took far longer",
     },
     {
-        "adds": "the fast path is private: a thread reuses what it freed with no system call and visits the central pool once per `kOpsPerCentralVisit` calls at most, and no lock is held while the page source maps",
+        "adds": "the fast path is private: a thread reuses what it freed with no system call and rarely meets another thread (a central visit per `kOpsPerCentralVisit` calls at most, or per `kBytesPerCentralVisit` bytes for blocks over 8 KiB), and no lock is held while the page source maps",
         "labs": [
             "allocator_cost",
             "counter_contention",
