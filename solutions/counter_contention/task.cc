@@ -9,11 +9,26 @@
 // total is read, lets TotalAllocations() sum them; a thread's exit folds its
 // count into a retired total under the same lock, so a reader sees each count
 // exactly once, before or after the move, and totals never go down.
+//
+// The exit is a pthread key's destructor, not the slot's own destructor. A
+// thread_local's destructor is armed when the thread first touches it, and
+// glibc runs a thread's thread_local destructors before its key
+// destructors: a thread whose first count comes in a key destructor would
+// arm one that never runs. Its slot would stay in the registry after the
+// thread is gone, and the next thread, given the same thread-local storage,
+// would put the same node in the list again, pointing to itself. A key set
+// in a key destructor gets its destructor run too (another round, up to
+// PTHREAD_DESTRUCTOR_ITERATIONS: a thread whose very first count came in
+// the last round, from a destructor that set its own key again each round
+// before, would get none).
 
 #include "labs/counter_contention/task.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 
 namespace counter_contention {
@@ -28,14 +43,13 @@ struct alignas(kCacheLineBytes) Slot {
 
 enum class State : unsigned char { kNew, kLive, kRetired };
 
-// A thread's slot and its place in the registry. The destructor runs when
-// the thread exits (for the main thread, at exit()).
+// A thread's slot and its place in the registry. Trivially destructible:
+// the exit key retires it (the main thread's stays live to the end).
 struct ThreadSlot {
   Slot slot;
   ThreadSlot* prev = nullptr;
   ThreadSlot* next = nullptr;
   State state = State::kNew;
-  ~ThreadSlot();
 };
 
 // The registry. Constant-initialized: it works for the allocations a
@@ -47,9 +61,14 @@ constinit uint64_t g_retired = 0;        // guarded by g_mutex
 // thread-exit code that runs after this file's destructor.
 constinit std::atomic<uint64_t> g_after_exit{0};
 
+// The key whose destructor retires an exiting thread's slot.
+constinit pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
+constinit pthread_key_t g_exit_key;
+
 thread_local ThreadSlot t_slot;
 
-void Register(ThreadSlot& t) {
+// Puts a new slot in the registry.
+void Link(ThreadSlot& t) {
   std::lock_guard<std::mutex> lock(g_mutex);
   t.next = g_live;
   if (g_live != nullptr) g_live->prev = &t;
@@ -68,11 +87,35 @@ void Unregister(ThreadSlot& t) {
   t.state = State::kRetired;
 }
 
-ThreadSlot::~ThreadSlot() {
-  if (state != State::kLive) return;
+// The exit key's destructor: folds the exiting thread's count into the
+// retired total and takes its slot out, in one step under the lock.
+void Retire(void* arg) {
+  ThreadSlot& t = *static_cast<ThreadSlot*>(arg);
+  if (t.state != State::kLive) return;
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_retired += slot.count.load(std::memory_order_relaxed);
-  Unregister(*this);
+  g_retired += t.slot.count.load(std::memory_order_relaxed);
+  Unregister(t);
+}
+
+void CreateExitKey() {
+  // Fails only in a process that already holds PTHREAD_KEYS_MAX keys: its
+  // slots could never be retired, so stop rather than corrupt the list.
+  if (pthread_key_create(&g_exit_key, &Retire) != 0) std::abort();
+}
+
+// Has Retire() called for the slot when its thread exits. Neither call
+// allocates for the first 32 keys of a process (glibc keeps them in the
+// thread's descriptor); an allocation past those finds the slot live.
+void ArmExit(ThreadSlot& t) {
+  pthread_once(&g_exit_key_once, &CreateExitKey);
+  pthread_setspecific(g_exit_key, &t);
+}
+
+// Gives the calling thread's new slot its place: in the registry, and in
+// the thread's exit.
+void Register(ThreadSlot& t) {
+  Link(t);
+  ArmExit(t);
 }
 
 }  // namespace

@@ -10,11 +10,11 @@
 //
 // The atomic total is the reference's own g_after_exit (the counts made
 // after a slot was retired), which TotalAllocations() adds in too. The
-// mistake is in a thread's exit, which no rename reaches (the slot's
-// destructor): a thread_local of this file's, made after the reference's
-// slot and so destroyed before it, retires the slot first, with the
-// reference's Unregister(); the reference's destructor then finds it
-// retired and does nothing. The rest is the reference's.
+// mistake is in a thread's exit, which no rename reaches (the reference's
+// exit key's destructor): a thread_local of this file's, destroyed before
+// any key destructor runs, retires the slot first, with the reference's
+// Unregister(); the reference's Retire() then finds it retired and does
+// nothing. The rest is the reference's.
 
 #include <atomic>
 #include <mutex>
@@ -49,8 +49,8 @@ thread_local RetireOutsideLock t_retire;
 
 }  // namespace
 
-// A thread's thread_locals are destroyed in the reverse order of their
-// making: t_slot is made first, by the reference, and t_retire after it.
+// A thread's thread_locals are destroyed before its key destructors: the
+// reference's Retire() runs after t_retire's destructor.
 void CountAllocation() {
   ReferenceCountAllocation();
   static_cast<void>(t_retire);
