@@ -73,6 +73,45 @@ TEST(CounterTest, CountsEveryCall) {
          "exact), here 1000 calls on one thread";
 }
 
+// task.h: TotalAllocations() is "every CountAllocation() so far", from the
+// first: not a count off by a constant, which every difference of two totals
+// above cancels. In a fresh process nothing has called CountAllocation()
+// (the counting allocator calls it only where a test plugs it in, and a
+// fresh call does not), so the totals there are known outright: none at
+// the start, then kFromZeroCalls on this thread, then as many again on a
+// thread that has exited.
+constexpr uint64_t kFromZeroCalls = 1000;
+
+void FromZeroCall(alloclab::FreshCall& call) {
+  call.Record("at_start", static_cast<double>(TotalAllocations()));
+  for (uint64_t i = 0; i < kFromZeroCalls; ++i) CountAllocation();
+  call.Record("after_this_thread", static_cast<double>(TotalAllocations()));
+  std::thread([] {
+    for (uint64_t i = 0; i < kFromZeroCalls; ++i) CountAllocation();
+  }).join();
+  call.Record("after_an_exited_thread",
+              static_cast<double>(TotalAllocations()));
+}
+ALLOCLAB_FRESH_CALL("counter_contention_from_zero", FromZeroCall);
+
+TEST(CounterTest, TotalsCountFromZero) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("counter_contention_from_zero");
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::map<std::string, double>& v = r->values;
+  constexpr char kRule[] =
+      "task.h: TotalAllocations() is every CountAllocation() so far, by every "
+      "thread, including threads that have exited; in a fresh process where "
+      "nothing else calls CountAllocation(), ";
+  EXPECT_EQ(v["at_start"], 0) << kRule << "before any call";
+  EXPECT_EQ(v["after_this_thread"], static_cast<double>(kFromZeroCalls))
+      << kRule << "after " << kFromZeroCalls << " calls on this thread";
+  EXPECT_EQ(v["after_an_exited_thread"],
+            static_cast<double>(2 * kFromZeroCalls))
+      << kRule << "after " << kFromZeroCalls
+      << " more on a thread joined since";
+}
+
 // More threads than this machine has CPUs is fine: they take turns, and
 // every turn is a chance to lose a count. But counts are lost only while two
 // threads count at the same instant, on two CPUs, and a busy machine may run
@@ -646,9 +685,13 @@ void RegistryTraffic(Look look) {
   static int non_null = 1;
   std::latch registered(kNeighbourThreads);
   std::vector<std::thread> neighbours;
+  // All made before the first neighbour starts: a push_back while one runs
+  // would move the vector it reads (a data race, and a read of freed memory).
   std::vector<std::unique_ptr<std::latch>> may_exit;
   for (int t = 0; t < kNeighbourThreads; ++t) {
     may_exit.push_back(std::make_unique<std::latch>(1));
+  }
+  for (int t = 0; t < kNeighbourThreads; ++t) {
     neighbours.emplace_back([&, t] {
       ThisThreadSlot();
       for (int i = 0; i < 100; ++i) CountAllocation();
