@@ -20,7 +20,7 @@ namespace counter_contention {
 
 void CountAllocation() {
   // The mistake: the slot is gone, so the count has nowhere to go.
-  if (t_slot.state == State::kRetired) return;
+  if (t_hold.state == State::kRetired) return;
   ReferenceCountAllocation();
 }
 

@@ -1,27 +1,29 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// Known bad: the reference, but "a thread's exit is its thread_local's
-// destructor": the slot is retired by the destructor of a thread_local
-// touched when the slot is set up, instead of by a pthread key's. Exact for
-// every thread that counts before it starts to exit; but a thread_local's
-// destructor is armed on the thread's first touch, and glibc runs a thread's
-// thread_local destructors before its key destructors. A thread whose first
-// count comes in a key destructor (task.h, promise 3: it "may allocate")
-// arms one that never runs: its slot stays in the registry after the thread
-// is gone, the next thread on the same storage links the same node again,
-// and the list points to itself: TotalAllocations() never returns. The
+// Known bad: slots in thread-local storage
+// (bad_slot_in_thread_local_storage.cc), and "a thread's exit is its
+// thread_local's destructor": the slot is retired by the destructor of a
+// thread_local touched when the slot is set up, instead of by a pthread key's.
+// Exact for every thread that counts before it starts to exit; but a
+// thread_local's destructor is armed on the thread's first touch, and glibc
+// runs a thread's thread_local destructors before its key destructors. A thread
+// whose first count comes in a key destructor (task.h, promise 3: it "may
+// allocate") arms one that never runs: its slot stays in the registry after the
+// thread is gone, the next thread on the same storage links the same node
+// again, and the list points to itself: TotalAllocations() never returns. The
 // suite must reject it.
 //
-// The rest is the reference's: its Link(), and its Retire() run from the
-// thread_local's destructor; the reference's own exit key is never armed.
+// The rest is bad_slot_in_thread_local_storage.cc's: its Link(), and its
+// Retire() run from the thread_local's destructor; its own exit key is never
+// armed.
 
 #include "labs/counter_contention/task.h"
 
-// The reference, with the functions that set a slot up renamed out of the
-// way.
+// Slots in thread-local storage, with the functions that set a slot up
+// renamed out of the way.
 #define CountAllocation ReferenceCountAllocation
 #define ThisThreadSlot ReferenceThisThreadSlot
-#include "solutions/counter_contention/task.cc"
+#include "tests/counter_contention/bad_slot_in_thread_local_storage.cc"
 #undef ThisThreadSlot
 #undef CountAllocation
 

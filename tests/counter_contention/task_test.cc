@@ -11,6 +11,7 @@
 #include "labs/counter_contention/task.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
@@ -521,6 +522,15 @@ void RunAndTotal(LateRun& r, uint64_t before, Body body) {
   r.totals.push_back(total);
 }
 
+// The body of a counting thread of a late run: kLateRunCalls, and its slot
+// recorded.
+void CountingThread(LateRun& r) {
+  const void* slot = ThisThreadSlot();
+  for (uint64_t i = 0; i < kLateRunCalls; ++i) CountAllocation();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.slots.push_back(slot);
+}
+
 // Late threads on two keys, one made before this counter's first slot (and
 // so, in a counter that makes a key of its own on its first slot, before
 // that key) and one made after: a key destructor that arms the counter's
@@ -533,12 +543,7 @@ void LateThreads(LateRun& r) {
   pthread_key_t key = early;
   for (int round = 0; round < kLateRounds && have_key; ++round) {
     RunAndTotal(r, before, [&] { pthread_setspecific(key, &r); });
-    RunAndTotal(r, before, [&] {
-      const void* slot = ThisThreadSlot();
-      for (uint64_t i = 0; i < kLateRunCalls; ++i) CountAllocation();
-      std::lock_guard<std::mutex> lock(r.mutex);
-      r.slots.push_back(slot);
-    });
+    RunAndTotal(r, before, [&] { CountingThread(r); });
     if (round == 0 && pthread_key_create(&key, &CountLateThenRecordSlot) != 0) {
       key = early;
     }
@@ -548,12 +553,13 @@ void LateThreads(LateRun& r) {
   r.changed.notify_all();
 }
 
-// The fresh call of ALateFirstCountLeavesNothingBehind: records each total
-// ("total_<k>", k the thread joined) and how many threads had the slot of
-// the thread before them; or fails with where the run stopped.
-void LateFirstCountCall(alloclab::FreshCall& call) {
+// A late run in a fresh process: `threads` on a driver thread, given
+// kLateRunDeadlineSeconds. Records each total ("total_<k>", k the thread
+// joined) and how many threads had the slot of the thread before them; or
+// fails with where the run stopped.
+void RunLate(alloclab::FreshCall& call, void (*threads)(LateRun&)) {
   auto run = std::make_shared<LateRun>();
-  std::thread driver([run] { LateThreads(*run); });
+  std::thread driver([run, threads] { threads(*run); });
   std::unique_lock<std::mutex> lock(run->mutex);
   if (!run->changed.wait_for(lock,
                              std::chrono::seconds(kLateRunDeadlineSeconds),
@@ -582,16 +588,11 @@ void LateFirstCountCall(alloclab::FreshCall& call) {
   }
   call.Record("reused", reused);
 }
-ALLOCLAB_FRESH_CALL("counter_contention_late_first_count", LateFirstCountCall);
 
-TEST(CounterTest, ALateFirstCountLeavesNothingBehind) {
-  absl::StatusOr<alloclab::FreshCallResult> r =
-      alloclab::RunFreshCall("counter_contention_late_first_count");
-  ASSERT_TRUE(r.ok())
-      << "promise 3, and task.h: CountAllocation() is called \"at any point "
-      << "of [a thread's] life (also while it exits)\", also for the first "
-      << "time: " << r.status();
-  std::map<std::string, double>& v = r->values;
+// The totals of a late run, each after a thread was joined: odd threads
+// counted kLateCounts late (`when`), even ones kLateRunCalls as they ran.
+void ExpectLateTotals(const alloclab::FreshCallResult& r, const char* when) {
+  std::map<std::string, double> v = r.values;
   std::printf("%.0f of %d threads had the slot of the thread before them\n",
               v["reused"], 2 * kLateRounds - 1);
   uint64_t wanted = 0;
@@ -602,11 +603,92 @@ TEST(CounterTest, ALateFirstCountLeavesNothingBehind) {
         << "promises 2 and 3: TotalAllocations() is exact after join, and "
         << "keeps the counts of exited threads; threads run one after "
         << "another, each joined before the next, alternately counting "
-        << kLateCounts << " only in a pthread key destructor (its first "
-        << "count made after its thread_locals were destroyed) and "
-        << kLateRunCalls << " as it runs; after thread " << k << " ("
+        << kLateCounts << " only " << when << " and " << kLateRunCalls
+        << " as it runs; after thread " << k << " ("
         << (late ? "a late one" : "a counting one") << ")";
   }
+}
+
+void LateFirstCountCall(alloclab::FreshCall& call) {
+  RunLate(call, &LateThreads);
+}
+ALLOCLAB_FRESH_CALL("counter_contention_late_first_count", LateFirstCountCall);
+
+TEST(CounterTest, ALateFirstCountLeavesNothingBehind) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("counter_contention_late_first_count");
+  ASSERT_TRUE(r.ok())
+      << "promise 3, and task.h: CountAllocation() is called \"at any point "
+      << "of [a thread's] life (also while it exits)\", also for the first "
+      << "time: " << r.status();
+  ExpectLateTotals(*r,
+                   "in a pthread key destructor (its first count made after "
+                   "its thread_locals were destroyed)");
+}
+
+// The latest a first count can come: in the last round of a thread's key
+// destructors. glibc runs the destructors of the keys a thread has set in
+// rounds, each round in key order, and a destructor that sets a key again
+// has it run in a later round, but only up to PTHREAD_DESTRUCTOR_ITERATIONS
+// rounds; then the thread ends with whatever is still set. A key made after
+// the counter's own, set again in each round until the last, first counts
+// there: the counter's key, set by that count, comes earlier in the order,
+// and its destructor never runs. No counter can retire such a slot; it can
+// only keep it, with its count, and never take it in again.
+pthread_key_t g_last_round_key;
+int g_last_round_values[PTHREAD_DESTRUCTOR_ITERATIONS + 1];  // by round
+LateRun* g_last_round_run = nullptr;
+
+// The destructor of g_last_round_key, called with its round's value: sets
+// the key again for the next round, and in the last counts, then records
+// the slot.
+void CountInLastRound(void* value) {
+  const long round = static_cast<int*>(value) - g_last_round_values;
+  if (round < PTHREAD_DESTRUCTOR_ITERATIONS) {
+    pthread_setspecific(g_last_round_key, &g_last_round_values[round + 1]);
+    return;
+  }
+  CountLateThenRecordSlot(g_last_round_run);
+}
+
+// A late thread whose only counts are in its last round of key destructors,
+// then a counting thread, kLateRounds times. The counter's own key is made
+// first: this driver thread sets its slot up before it makes its key.
+void LastRoundThreads(LateRun& r) {
+  static_cast<void>(ThisThreadSlot());
+  g_last_round_run = &r;
+  const bool have_key =
+      pthread_key_create(&g_last_round_key, &CountInLastRound) == 0;
+  const uint64_t before = TotalAllocations();
+  for (int round = 0; round < kLateRounds && have_key; ++round) {
+    RunAndTotal(r, before, [] {
+      pthread_setspecific(g_last_round_key, &g_last_round_values[1]);
+    });
+    RunAndTotal(r, before, [&] { CountingThread(r); });
+  }
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.done = true;
+  r.changed.notify_all();
+}
+
+void LastRoundCall(alloclab::FreshCall& call) {
+  RunLate(call, &LastRoundThreads);
+}
+ALLOCLAB_FRESH_CALL("counter_contention_last_round", LastRoundCall);
+
+TEST(CounterTest, ALastRoundFirstCountLeavesNothingBehind) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("counter_contention_last_round");
+  ASSERT_TRUE(r.ok())
+      << "promises 2 and 3, and task.h: CountAllocation() is called \"at any "
+      << "point of [a thread's] life (also while it exits)\", also for the "
+      << "first time in the last round (of " << PTHREAD_DESTRUCTOR_ITERATIONS
+      << ") of a thread's pthread key destructors, from a key made after the "
+      << "counter's, where a key the counter sets then never has its "
+      << "destructor run: " << r.status();
+  ExpectLateTotals(*r,
+                   "in the last round of its pthread key destructors (after "
+                   "which no destructor of a key it sets runs)");
 }
 
 TEST(CounterTest, SlotsOfLiveThreadsAreInDistinctCacheLines) {
