@@ -776,6 +776,12 @@ void LastRoundCall(FreshCall& call) {
 ALLOCLAB_FRESH_CALL("alloc_counter_last_round", LastRoundCall);
 
 TEST_F(AllocCounterTest, AFirstAllocationInTheLastRoundOfKeyDestructors) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer's runtime ends its record of a thread in "
+                  "the last round of the thread's key destructors (its own "
+                  "key, made first, sets itself again until then): code "
+                  "that runs in that round after it faults";
+#endif
   absl::StatusOr<FreshCallResult> r = RunFreshCall("alloc_counter_last_round");
   ASSERT_TRUE(r.ok()) << r.status();
   for (int k = 1; k <= kLastRoundThreads; ++k) {

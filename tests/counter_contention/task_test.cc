@@ -677,6 +677,12 @@ void LastRoundCall(alloclab::FreshCall& call) {
 ALLOCLAB_FRESH_CALL("counter_contention_last_round", LastRoundCall);
 
 TEST(CounterTest, ALastRoundFirstCountLeavesNothingBehind) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer's runtime ends its record of a thread in "
+                  "the last round of the thread's key destructors (its own "
+                  "key, made first, sets itself again until then): code "
+                  "that runs in that round after it faults";
+#endif
   absl::StatusOr<alloclab::FreshCallResult> r =
       alloclab::RunFreshCall("counter_contention_last_round");
   ASSERT_TRUE(r.ok())
