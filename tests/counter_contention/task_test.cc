@@ -633,8 +633,9 @@ TEST(CounterTest, ALateFirstCountLeavesNothingBehind) {
 // rounds; then the thread ends with whatever is still set. A key made after
 // the counter's own, set again in each round until the last, first counts
 // there: the counter's key, set by that count, comes earlier in the order,
-// and its destructor never runs. No counter can retire such a slot; it can
-// only keep it, with its count, and never take it in again.
+// and its destructor never runs. A counter that retires slots in its key's
+// destructor never retires this one; it must keep it, with its count, and
+// never take it in again.
 pthread_key_t g_last_round_key;
 int g_last_round_values[PTHREAD_DESTRUCTOR_ITERATIONS + 1];  // by round
 LateRun* g_last_round_run = nullptr;
