@@ -20,13 +20,25 @@
 //   - TotalAllocations() stays exact after threads exit;
 //   - the bookkeeping never recurses into itself, although the pthread calls
 //     it makes may call malloc.
-// So each thread's record lives in trivially destructible thread-local
-// storage (valid for as long as the thread runs, with no C++ destructor
-// ordering to trip over), is linked into an intrusive list on first use
-// under a constant-initialized mutex, and is retired by a pthread key
-// destructor. Those run after the C++ thread_local destructors, so
-// allocations those destructors make are still counted per thread; the rare
-// allocation after retirement goes straight to the retired totals.
+// So each thread's record lives in memory of the counter's own (mapped
+// pages, a cache line per record, never freed), and the thread keeps only a
+// pointer to it in trivially destructible thread-local storage (valid for as
+// long as the thread runs, with no C++ destructor ordering to trip over). A
+// record is linked into the list of all records once, when it is made,
+// under a constant-initialized mutex; a thread takes one on its first count
+// (a retired one if any is free), and a pthread key destructor retires it:
+// folds its counts into the retired totals, zeroes it and frees it. Key
+// destructors run after the C++ thread_local destructors, so allocations
+// those destructors make are still counted per thread; the rare allocation
+// after retirement goes straight to the retired totals. A key's destructor
+// is not sure to run: glibc's __nptl_deallocate_tsd
+// (nptl/nptl_deallocate_tsd.c, glibc 2.34 to 2.36) runs them in rounds, each
+// in key order, and stops after PTHREAD_DESTRUCTOR_ITERATIONS (4), so a
+// thread whose first count comes in the last round, from the destructor of
+// a key made after this file's, is never retired. Its record then keeps its
+// counts for good, one record lost; a record kept in the thread's own
+// storage would instead be linked again by the next thread given that
+// storage, and the list would point to itself.
 
 #include "common/alloc_counter.h"
 
@@ -36,6 +48,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,16 +90,24 @@ namespace {
 // The counters
 // -----------------------------------------------------------------------------
 
-// One thread's counters. They are atomics only so that TotalAllocations()
-// may read them from another thread; the owner updates them with a plain
-// load and store, never a read-modify-write.
-struct ThreadRecord {
+// One thread's counters, alone in a cache line. They are atomics only so
+// that TotalAllocations() may read them from another thread; the owner
+// updates them with a plain load and store, never a read-modify-write. Only
+// the owner writes the line: the thread that makes a record links it, and
+// the thread that retires it frees it; the next owner only takes it.
+struct alignas(64) ThreadRecord {
   std::atomic<uint64_t> allocations;
   std::atomic<uint64_t> deallocations;
-  ThreadRecord* prev;
-  ThreadRecord* next;
+  ThreadRecord* next;       // in g_records, set once when the record is made
+  ThreadRecord* next_free;  // in g_free_records, while the record is there
+};
+
+// What a thread keeps of its record.
+struct ThreadHold {
+  ThreadRecord* record;
   // kRegistering covers the pthread calls of the first count, which may
-  // allocate themselves.
+  // allocate themselves. kRetired also stands for a thread that could get no
+  // record (no memory for one): it counts in the retired totals.
   enum State : unsigned char { kNew, kRegistering, kLinked, kRetired } state;
 };
 
@@ -99,18 +120,26 @@ constinit std::atomic<const AllocationCounter*> g_custom{nullptr};
 alignas(64) constinit std::atomic<uint64_t> g_shared_allocations{0};
 alignas(64) constinit std::atomic<uint64_t> g_shared_deallocations{0};
 
-// Guards the list of live records and the retired totals, so that a thread
-// exiting while another sums the counters is counted exactly once.
+// Guards the list of records, the free ones and the retired totals, so that
+// a thread exiting while another sums the counters is counted exactly once.
 constinit std::mutex g_list_mutex;
-constinit ThreadRecord* g_live = nullptr;
+constinit ThreadRecord* g_records = nullptr;       // every record ever made
+constinit ThreadRecord* g_free_records = nullptr;  // retired ones
 constinit uint64_t g_retired_allocations = 0;
 constinit uint64_t g_retired_deallocations = 0;
+// The rest of the last mapped chunk of records.
+constinit char* g_chunk_next = nullptr;
+constinit char* g_chunk_end = nullptr;
+
+// Records are mapped a chunk at a time: malloc is what they count.
+constexpr size_t kChunkBytes = 64 * 1024;
+static_assert(kChunkBytes % sizeof(ThreadRecord) == 0);
 
 // Zero-initialized, trivially destructible: no TLS init wrapper and no
 // destructor runs for it, so it can be used at any point of a thread's life.
 // initial-exec: the executable's static TLS block, never a lazily allocated
 // one (which would call malloc from inside malloc).
-constinit thread_local ThreadRecord t_record
+constinit thread_local ThreadHold t_hold
     __attribute__((tls_model("initial-exec"))) = {};
 // Set while this thread runs the custom counter, so that an allocation the
 // counter makes is counted per thread instead of recursing.
@@ -120,22 +149,46 @@ constinit thread_local bool t_in_custom
 pthread_key_t g_exit_key;
 pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
 
-// Called by glibc at thread exit (never for the main thread, whose record
-// stays live until the process ends).
+// Called by glibc at thread exit, on the exiting thread (never for the main
+// thread, whose record stays live until the process ends).
 void RetireRecord(void* arg) {
-  ThreadRecord* record = static_cast<ThreadRecord*>(arg);
+  ThreadHold& hold = t_hold;
+  if (hold.state != ThreadHold::kLinked || hold.record != arg) return;
+  ThreadRecord& record = *hold.record;
   std::lock_guard<std::mutex> lock(g_list_mutex);
-  g_retired_allocations += record->allocations.load(std::memory_order_relaxed);
+  g_retired_allocations += record.allocations.load(std::memory_order_relaxed);
   g_retired_deallocations +=
-      record->deallocations.load(std::memory_order_relaxed);
-  if (record->prev != nullptr) {
-    record->prev->next = record->next;
-  } else {
-    g_live = record->next;
+      record.deallocations.load(std::memory_order_relaxed);
+  record.allocations.store(0, std::memory_order_relaxed);
+  record.deallocations.store(0, std::memory_order_relaxed);
+  record.next_free = g_free_records;
+  g_free_records = &record;
+  hold.record = nullptr;
+  hold.state = ThreadHold::kRetired;
+}
+
+// A record for a new owner, g_list_mutex held: a retired one if there is
+// one, else a new one, linked in g_records for good. Null if no memory could
+// be mapped.
+ThreadRecord* TakeRecord() {
+  if (g_free_records != nullptr) {
+    ThreadRecord* record = g_free_records;
+    g_free_records = record->next_free;
+    record->next_free = nullptr;
+    return record;
   }
-  if (record->next != nullptr) record->next->prev = record->prev;
-  record->prev = record->next = nullptr;
-  record->state = ThreadRecord::kRetired;
+  if (g_chunk_next == g_chunk_end) {
+    void* chunk = mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (chunk == MAP_FAILED) return nullptr;
+    g_chunk_next = static_cast<char*>(chunk);
+    g_chunk_end = g_chunk_next + kChunkBytes;
+  }
+  ThreadRecord* record = new (g_chunk_next) ThreadRecord{};
+  g_chunk_next += sizeof(ThreadRecord);
+  record->next = g_records;
+  g_records = record;
+  return record;
 }
 
 void LockList() { g_list_mutex.lock(); }
@@ -151,43 +204,46 @@ void CreateExitKey() {
   (void)pthread_atfork(&LockList, &UnlockList, &UnlockList);
 }
 
-// Links the calling thread's record. pthread_once (pthread_atfork keeps its
+// Gives the calling thread a record. pthread_once (pthread_atfork keeps its
 // handlers in malloc'ed memory) and pthread_setspecific (which may calloc a
 // second-level key block) allocate: their calls see kRegistering or kLinked
 // and are counted without coming back here.
-void RegisterRecord(ThreadRecord& record) {
-  record.state = ThreadRecord::kRegistering;
+void RegisterRecord(ThreadHold& hold) {
+  hold.state = ThreadHold::kRegistering;
   pthread_once(&g_exit_key_once, &CreateExitKey);
   {
     std::lock_guard<std::mutex> lock(g_list_mutex);
-    record.prev = nullptr;
-    record.next = g_live;
-    if (g_live != nullptr) g_live->prev = &record;
-    g_live = &record;
-    record.state = ThreadRecord::kLinked;
+    hold.record = TakeRecord();
+    hold.state =
+        hold.record != nullptr ? ThreadHold::kLinked : ThreadHold::kRetired;
   }
-  (void)pthread_setspecific(g_exit_key, &record);
+  if (hold.record != nullptr) {
+    (void)pthread_setspecific(g_exit_key, hold.record);
+  }
 }
 
 // Adds one to `field` of the calling thread's record: `field` is
 // &ThreadRecord::allocations or &ThreadRecord::deallocations.
 inline void CountInRecord(std::atomic<uint64_t> ThreadRecord::*field) {
-  ThreadRecord& record = t_record;
-  if (record.state == ThreadRecord::kLinked) [[likely]] {
-    std::atomic<uint64_t>& counter = record.*field;
+  ThreadHold& hold = t_hold;
+  if (hold.state == ThreadHold::kLinked) [[likely]] {
+    std::atomic<uint64_t>& counter = (*hold.record).*field;
     counter.store(counter.load(std::memory_order_relaxed) + 1,
                   std::memory_order_relaxed);
     return;
   }
-  if (record.state == ThreadRecord::kNew) {
-    RegisterRecord(record);
-    std::atomic<uint64_t>& counter = record.*field;
-    counter.store(counter.load(std::memory_order_relaxed) + 1,
-                  std::memory_order_relaxed);
-    return;
+  if (hold.state == ThreadHold::kNew) {
+    RegisterRecord(hold);
+    if (hold.state == ThreadHold::kLinked) {
+      std::atomic<uint64_t>& counter = (*hold.record).*field;
+      counter.store(counter.load(std::memory_order_relaxed) + 1,
+                    std::memory_order_relaxed);
+      return;
+    }
   }
-  // kRegistering (an allocation inside pthread_once) or kRetired (the thread
-  // is past its exit hook): count where the totals will still see it.
+  // kRegistering (an allocation inside pthread_once), kRetired (the thread
+  // is past its exit hook) or no record: count where the totals will still
+  // see it.
   std::lock_guard<std::mutex> lock(g_list_mutex);
   if (field == &ThreadRecord::allocations) {
     ++g_retired_allocations;
@@ -549,7 +605,7 @@ uint64_t TotalAllocations() {
   {
     std::lock_guard<std::mutex> lock(g_list_mutex);
     total += g_retired_allocations;
-    for (const ThreadRecord* r = g_live; r != nullptr; r = r->next) {
+    for (const ThreadRecord* r = g_records; r != nullptr; r = r->next) {
       total += r->allocations.load(std::memory_order_relaxed);
     }
   }
@@ -564,14 +620,16 @@ uint64_t TotalDeallocations() {
   uint64_t total = g_shared_deallocations.load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(g_list_mutex);
   total += g_retired_deallocations;
-  for (const ThreadRecord* r = g_live; r != nullptr; r = r->next) {
+  for (const ThreadRecord* r = g_records; r != nullptr; r = r->next) {
     total += r->deallocations.load(std::memory_order_relaxed);
   }
   return total;
 }
 
 uint64_t ThreadAllocations() {
-  return t_record.allocations.load(std::memory_order_relaxed);
+  const ThreadHold& hold = t_hold;
+  if (hold.state != ThreadHold::kLinked) return 0;
+  return hold.record->allocations.load(std::memory_order_relaxed);
 }
 
 bool CountsMallocFamily() {

@@ -2,6 +2,8 @@
 
 #include "labs/counter_contention/counters.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -52,24 +54,47 @@ constinit SlotArray<kStride> g_array = {};
 constexpr int kNone = -1;    // no slot yet
 constexpr int kNoSlot = -2;  // none free, or given back: use overflow
 
-// A thread's hold on its slot; the destructor gives it back at thread exit.
+// A thread's hold on its slot. Trivially destructible: a pthread key's
+// destructor gives the slot back (GiveBack()), not a destructor of its own,
+// which a thread whose first count comes in a key destructor would arm too
+// late to run (glibc runs thread_local destructors first): the slot would
+// stay taken after the thread is gone.
 template <size_t kStride>
 struct Handle {
   int index = kNone;
-  ~Handle() {
-    if (index < 0) return;
-    SlotArray<kStride>& a = g_array<kStride>;
-    std::lock_guard<std::mutex> lock(a.mutex);
-    std::atomic<uint64_t>& count = a.cells[index].count;
-    a.retired += count.load(std::memory_order_relaxed);
-    count.store(0, std::memory_order_relaxed);
-    a.taken[index].store(false, std::memory_order_release);
-    index = kNoSlot;
-  }
 };
 
 template <size_t kStride>
-thread_local Handle<kStride> t_handle;
+constinit thread_local Handle<kStride> t_handle;
+
+// Run by the exit key at thread exit, for a handle that holds a slot: moves
+// its count to `retired` and frees the slot.
+template <size_t kStride>
+void GiveBack(void* arg) {
+  Handle<kStride>& h = *static_cast<Handle<kStride>*>(arg);
+  if (h.index < 0) return;
+  SlotArray<kStride>& a = g_array<kStride>;
+  std::lock_guard<std::mutex> lock(a.mutex);
+  std::atomic<uint64_t>& count = a.cells[h.index].count;
+  a.retired += count.load(std::memory_order_relaxed);
+  count.store(0, std::memory_order_relaxed);
+  a.taken[h.index].store(false, std::memory_order_release);
+  h.index = kNoSlot;
+}
+
+// The exit key of the array of stride kStride, made on its first claim.
+template <size_t kStride>
+constinit pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
+template <size_t kStride>
+constinit pthread_key_t g_exit_key;
+template <size_t kStride>
+constinit bool g_have_exit_key = false;
+
+template <size_t kStride>
+void CreateExitKey() {
+  g_have_exit_key<kStride> =
+      pthread_key_create(&g_exit_key<kStride>, &GiveBack<kStride>) == 0;
+}
 
 template <size_t kStride>
 int Claim() {
@@ -85,10 +110,24 @@ int Claim() {
   return kNoSlot;
 }
 
+// The calling thread's handle, with a slot claimed on its first call (and
+// its give-back armed; without a key, a slot stays taken and its count
+// stays in it).
+template <size_t kStride>
+Handle<kStride>& Mine() {
+  Handle<kStride>& h = t_handle<kStride>;
+  if (h.index != kNone) return h;
+  h.index = Claim<kStride>();
+  if (h.index >= 0) {
+    pthread_once(&g_exit_key_once<kStride>, &CreateExitKey<kStride>);
+    if (g_have_exit_key<kStride>) pthread_setspecific(g_exit_key<kStride>, &h);
+  }
+  return h;
+}
+
 template <size_t kStride>
 void SlotCount() {
-  Handle<kStride>& h = t_handle<kStride>;
-  if (h.index == kNone) h.index = Claim<kStride>();
+  Handle<kStride>& h = Mine<kStride>();
   SlotArray<kStride>& a = g_array<kStride>;
   if (h.index < 0) [[unlikely]] {
     a.overflow.fetch_add(1, std::memory_order_relaxed);
@@ -144,8 +183,7 @@ namespace {
 // has none), or the overflow counter it counts in instead.
 template <size_t kStride>
 const void* SlotOf() {
-  Handle<kStride>& h = t_handle<kStride>;
-  if (h.index == kNone) h.index = Claim<kStride>();
+  Handle<kStride>& h = Mine<kStride>();
   if (h.index < 0) return &g_array<kStride>.overflow;
   return &g_array<kStride>.cells[h.index].count;
 }

@@ -1,13 +1,13 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // Known bad: the reference's per-thread slots, registry and retired total,
-// but "once a thread's slot is destroyed the thread is gone": a count that
-// arrives after the slot's destructor has run is dropped. Exact for every
-// thread whose allocations end when its function returns; but an exiting
-// thread still runs code that allocates after that destructor (another
-// thread_local's destructor, a pthread key's destructor), and promise 3
-// keeps those counts too (task.h: "at any point of its life, also while it
-// exits"). The suite must reject it.
+// but "once a thread's slot is retired the thread is gone": a count that
+// arrives after the slot's exit hook (the reference's key destructor) has
+// run is dropped. Exact for every thread whose allocations end when its
+// function returns; but an exiting thread still runs code that allocates
+// after that hook (another pthread key's destructor, later in the round or
+// in the next), and promise 3 keeps those counts too (task.h: "at any point
+// of its life, also while it exits"). The suite must reject it.
 
 #include "labs/counter_contention/task.h"
 
@@ -20,7 +20,7 @@ namespace counter_contention {
 
 void CountAllocation() {
   // The mistake: the slot is gone, so the count has nowhere to go.
-  if (t_slot.state == State::kRetired) return;
+  if (t_hold.state == State::kRetired) return;
   ReferenceCountAllocation();
 }
 

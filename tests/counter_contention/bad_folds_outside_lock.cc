@@ -8,15 +8,16 @@
 // reject it on every run: its exit checkpoints stop the thread right after
 // the unlock (tests/counter_contention/exit_checkpoints.h).
 //
-// The atomic total is the reference's own g_after_exit (the counts made
-// after a slot was retired), which TotalAllocations() adds in too. The
-// mistake is in a thread's exit, which no rename reaches (the slot's
-// destructor): a thread_local of this file's, made after the reference's
-// slot and so destroyed before it, retires the slot first, with the
-// reference's Unregister(); the reference's destructor then finds it
-// retired and does nothing. The rest is the reference's.
+// The atomic total is the reference's own g_unslotted (what threads count
+// without a node), which TotalAllocations() adds in too. The mistake is in
+// a thread's exit, which no rename reaches (the reference's exit key's
+// destructor): a thread_local of this file's, destroyed before any key
+// destructor runs, retires the node first, with the reference's Release();
+// the reference's Retire() then finds it retired and does nothing. The rest
+// is the reference's.
 
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 
 #include "labs/counter_contention/task.h"
@@ -29,19 +30,19 @@
 namespace counter_contention {
 namespace {
 
-// Retires the exiting thread's slot, the fold outside the lock.
+// Retires the exiting thread's node, the fold outside the lock.
 struct RetireOutsideLock {
   ~RetireOutsideLock() {
-    ThreadSlot& t = t_slot;
-    if (t.state != State::kLive) return;
+    Hold& h = t_hold;
+    if (h.state != State::kLive) return;
+    uint64_t count = 0;
     {
       std::lock_guard<std::mutex> lock(g_mutex);
-      Unregister(t);
+      count = Release(h);
     }
     // The mistake: the total is atomic, so the fold needs no lock. Between
     // the unlock and this line the count is in neither place.
-    g_after_exit.fetch_add(t.slot.count.load(std::memory_order_relaxed),
-                           std::memory_order_relaxed);
+    g_unslotted.fetch_add(count, std::memory_order_relaxed);
   }
 };
 
@@ -49,8 +50,8 @@ thread_local RetireOutsideLock t_retire;
 
 }  // namespace
 
-// A thread's thread_locals are destroyed in the reverse order of their
-// making: t_slot is made first, by the reference, and t_retire after it.
+// A thread's thread_locals are destroyed before its key destructors: the
+// reference's Retire() runs after t_retire's destructor.
 void CountAllocation() {
   ReferenceCountAllocation();
   static_cast<void>(t_retire);

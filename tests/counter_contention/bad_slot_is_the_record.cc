@@ -1,12 +1,12 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // Known bad: ThisThreadSlot() returns "my thread's entry in the registry",
-// the links that put the thread's record in the list of live threads, not
-// the count. The 8 bytes at that address are a pointer that
-// CountAllocation() never writes; task.h promises the memory
-// CountAllocation() writes. The counter itself is the reference's, exact
-// and on a cache line per thread (every record is its own, so the suite's
-// cache-line check of the slots still holds). The suite must reject it.
+// the link that puts the thread's node in the registry's list, not the
+// count. The 8 bytes at that address are a pointer that CountAllocation()
+// never writes; task.h promises the memory CountAllocation() writes. The
+// counter itself is the reference's, exact and on a cache line per thread
+// (every node is its own, so the suite's cache-line check of the slots
+// still holds). The suite must reject it.
 
 #include "labs/counter_contention/task.h"
 
@@ -19,7 +19,7 @@ namespace counter_contention {
 
 const void* ThisThreadSlot() {
   ReferenceThisThreadSlot();  // registers the thread, as the reference does
-  return &t_slot.prev;        // the mistake: the links, not the count
+  return &t_hold.node->next;  // the mistake: the link, not the count
 }
 
 }  // namespace counter_contention

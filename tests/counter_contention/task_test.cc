@@ -10,18 +10,24 @@
 
 #include "labs/counter_contention/task.h"
 
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <latch>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <set>
@@ -31,6 +37,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "common/alloc_counter.h"
 #include "common/counting_pass.h"
 #include "common/cpu_facts.h"
@@ -65,6 +72,45 @@ TEST(CounterTest, CountsEveryCall) {
   EXPECT_EQ(TotalAllocations() - before, 1000u)
       << "TotalAllocations() must count every CountAllocation() (promise 2: "
          "exact), here 1000 calls on one thread";
+}
+
+// task.h: TotalAllocations() is "every CountAllocation() so far", from the
+// first: not a count off by a constant, which every difference of two totals
+// above cancels. In a fresh process nothing has called CountAllocation()
+// (the counting allocator calls it only where a test plugs it in, and a
+// fresh call does not), so the totals there are known outright: none at
+// the start, then kFromZeroCalls on this thread, then as many again on a
+// thread that has exited.
+constexpr uint64_t kFromZeroCalls = 1000;
+
+void FromZeroCall(alloclab::FreshCall& call) {
+  call.Record("at_start", static_cast<double>(TotalAllocations()));
+  for (uint64_t i = 0; i < kFromZeroCalls; ++i) CountAllocation();
+  call.Record("after_this_thread", static_cast<double>(TotalAllocations()));
+  std::thread([] {
+    for (uint64_t i = 0; i < kFromZeroCalls; ++i) CountAllocation();
+  }).join();
+  call.Record("after_an_exited_thread",
+              static_cast<double>(TotalAllocations()));
+}
+ALLOCLAB_FRESH_CALL("counter_contention_from_zero", FromZeroCall);
+
+TEST(CounterTest, TotalsCountFromZero) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("counter_contention_from_zero");
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::map<std::string, double>& v = r->values;
+  constexpr char kRule[] =
+      "task.h: TotalAllocations() is every CountAllocation() so far, by every "
+      "thread, including threads that have exited; in a fresh process where "
+      "nothing else calls CountAllocation(), ";
+  EXPECT_EQ(v["at_start"], 0) << kRule << "before any call";
+  EXPECT_EQ(v["after_this_thread"], static_cast<double>(kFromZeroCalls))
+      << kRule << "after " << kFromZeroCalls << " calls on this thread";
+  EXPECT_EQ(v["after_an_exited_thread"],
+            static_cast<double>(2 * kFromZeroCalls))
+      << kRule << "after " << kFromZeroCalls
+      << " more on a thread joined since";
 }
 
 // More threads than this machine has CPUs is fine: they take turns, and
@@ -375,22 +421,34 @@ struct CountsWhenDestroyed {
 
 thread_local CountsWhenDestroyed t_counts_when_destroyed;
 
+// A key destructor that sets its key again once, and so runs in two rounds
+// of a thread's key destructors: the second after every key destructor of
+// the first, a counter's own among them, whichever key was made first.
+pthread_key_t g_twice_key;
+
+void CountLateTwice(void* round) {
+  CountLate(nullptr);
+  static int second = 2;
+  if (round != &second) pthread_setspecific(g_twice_key, &second);
+}
+
 TEST(CounterTest, CountsFromAPthreadKeyDestructorAreKept) {
-  pthread_key_t key;
-  ASSERT_EQ(pthread_key_create(&key, &CountLate), 0);
+  ASSERT_EQ(pthread_key_create(&g_twice_key, &CountLateTwice), 0);
   const uint64_t before = TotalAllocations();
-  std::thread thread([key] {
+  std::thread thread([] {
     for (int i = 0; i < 100; ++i) CountAllocation();
-    static int non_null = 1;
-    pthread_setspecific(key, &non_null);  // its destructor runs at exit
+    static int first = 1;
+    pthread_setspecific(g_twice_key, &first);  // its destructor runs at exit
   });
   thread.join();
-  pthread_key_delete(key);
-  EXPECT_EQ(TotalAllocations() - before, uint64_t{100 + kLateCounts})
+  pthread_key_delete(g_twice_key);
+  EXPECT_EQ(TotalAllocations() - before, uint64_t{100 + 2 * kLateCounts})
       << "promise 3, and task.h: CountAllocation() is called \"at any point "
       << "of [a thread's] life (also while it exits)\": a thread counted 100, "
-      << "then " << kLateCounts << " from a pthread key destructor, which "
-      << "runs after its thread_local slot was destroyed";
+      << "then " << kLateCounts << " from a pthread key destructor in each of "
+      << "two rounds of them (it set its key again), which run after its "
+      << "thread_locals' destructors (and so after a slot's own destructor), "
+      << "and the second after any other key's";
 }
 
 TEST(CounterTest, CountsFromALaterThreadLocalDestructorAreKept) {
@@ -405,6 +463,239 @@ TEST(CounterTest, CountsFromALaterThreadLocalDestructorAreKept) {
       << "of [a thread's] life (also while it exits)\": a thread counted 100, "
       << "then " << kLateCounts << " from the destructor of a thread_local "
       << "made before its slot, which runs after the slot was destroyed";
+}
+
+// A thread whose first count comes late: its only counts are made in a
+// pthread key's destructor, after its thread_locals' destructors have run
+// (glibc runs those first), so an exit hook armed as a thread_local's
+// destructor at that moment never runs. The next thread is given the same
+// thread-local storage (glibc reuses a joined thread's stack, and its TLS
+// with it): a slot left behind in a registry is then that thread's new slot
+// too, and a list that takes it in again points to itself. The totals are
+// read after each thread is joined, and must be exact. A hang here is what
+// the test looks for, so the run is in a fresh process, and its driver
+// thread is given kLateRunDeadlineSeconds, a bound no correct counter comes
+// near (a few thread starts and joins), before the call reports that it
+// did not return.
+constexpr int kLateRounds = 3;  // a late thread and a counting thread each
+constexpr uint64_t kLateRunCalls = 100;  // what each counting thread counts
+constexpr int kLateRunDeadlineSeconds = 20;
+
+// Where the driver of the late run stands: the thread it is running, and
+// whether that thread has been joined (then TotalAllocations() is next).
+struct LateRun {
+  std::mutex mutex;
+  std::condition_variable changed;
+  int thread = 0;       // 1-based, in the order they ran
+  bool joined = false;  // thread `thread` was joined; the total is read next
+  bool done = false;
+  std::vector<uint64_t> totals;    // less what came before, after each join
+  std::vector<const void*> slots;  // each thread's ThisThreadSlot()
+};
+
+// The pthread key destructor of a late thread: its only counts, and then
+// its slot's address.
+void CountLateThenRecordSlot(void* run) {
+  CountLate(nullptr);
+  LateRun& r = *static_cast<LateRun*>(run);
+  const void* slot = ThisThreadSlot();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.slots.push_back(slot);
+}
+
+// Runs one thread to its end and reads the total, saying where it stands.
+template <typename Body>
+void RunAndTotal(LateRun& r, uint64_t before, Body body) {
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    ++r.thread;
+    r.joined = false;
+  }
+  std::thread(body).join();
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.joined = true;
+    r.changed.notify_all();
+  }
+  const uint64_t total = TotalAllocations() - before;
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.totals.push_back(total);
+}
+
+// The body of a counting thread of a late run: kLateRunCalls, and its slot
+// recorded.
+void CountingThread(LateRun& r) {
+  const void* slot = ThisThreadSlot();
+  for (uint64_t i = 0; i < kLateRunCalls; ++i) CountAllocation();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.slots.push_back(slot);
+}
+
+// Late threads on two keys, one made before this counter's first slot (and
+// so, in a counter that makes a key of its own on its first slot, before
+// that key) and one made after: a key destructor that arms the counter's
+// exit hook meets it later in the same round of destructors, or in the next.
+void LateThreads(LateRun& r) {
+  pthread_key_t early;
+  const bool have_key =
+      pthread_key_create(&early, &CountLateThenRecordSlot) == 0;
+  const uint64_t before = TotalAllocations();
+  pthread_key_t key = early;
+  for (int round = 0; round < kLateRounds && have_key; ++round) {
+    RunAndTotal(r, before, [&] { pthread_setspecific(key, &r); });
+    RunAndTotal(r, before, [&] { CountingThread(r); });
+    if (round == 0 && pthread_key_create(&key, &CountLateThenRecordSlot) != 0) {
+      key = early;
+    }
+  }
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.done = true;
+  r.changed.notify_all();
+}
+
+// A late run in a fresh process: `threads` on a driver thread, given
+// kLateRunDeadlineSeconds. Records each total ("total_<k>", k the thread
+// joined) and how many threads had the slot of the thread before them; or
+// fails with where the run stopped.
+void RunLate(alloclab::FreshCall& call, void (*threads)(LateRun&)) {
+  auto run = std::make_shared<LateRun>();
+  std::thread driver([run, threads] { threads(*run); });
+  std::unique_lock<std::mutex> lock(run->mutex);
+  if (!run->changed.wait_for(lock,
+                             std::chrono::seconds(kLateRunDeadlineSeconds),
+                             [&] { return run->done; })) {
+    call.Fail(absl::StrCat(
+        run->joined ? "TotalAllocations() did not return"
+                    : "a thread did not end (stuck in CountAllocation() or "
+                      "ThisThreadSlot()?)",
+        " within ", kLateRunDeadlineSeconds, " s, at thread ", run->thread,
+        " of ", 2 * kLateRounds, " (odd: one whose only counts are made in a ",
+        "pthread key destructor; even: one that counts ", kLateRunCalls,
+        "): a slot left in the registry by a late thread, taken in again by ",
+        "the next thread on the same storage?"));
+    driver.detach();  // stuck; the fresh process ends with the report
+    return;
+  }
+  lock.unlock();
+  driver.join();
+  for (size_t k = 0; k < run->totals.size(); ++k) {
+    call.Record(absl::StrCat("total_", k + 1),
+                static_cast<double>(run->totals[k]));
+  }
+  int reused = 0;
+  for (size_t k = 1; k < run->slots.size(); ++k) {
+    reused += run->slots[k] == run->slots[k - 1] ? 1 : 0;
+  }
+  call.Record("reused", reused);
+}
+
+// The totals of a late run, each after a thread was joined: odd threads
+// counted kLateCounts late (`when`), even ones kLateRunCalls as they ran.
+void ExpectLateTotals(const alloclab::FreshCallResult& r, const char* when) {
+  std::map<std::string, double> v = r.values;
+  std::printf("%.0f of %d threads had the slot of the thread before them\n",
+              v["reused"], 2 * kLateRounds - 1);
+  uint64_t wanted = 0;
+  for (int k = 1; k <= 2 * kLateRounds; ++k) {
+    const bool late = k % 2 == 1;
+    wanted += late ? kLateCounts : kLateRunCalls;
+    EXPECT_EQ(v[absl::StrCat("total_", k)], static_cast<double>(wanted))
+        << "promises 2 and 3: TotalAllocations() is exact after join, and "
+        << "keeps the counts of exited threads; threads run one after "
+        << "another, each joined before the next, alternately counting "
+        << kLateCounts << " only " << when << " and " << kLateRunCalls
+        << " as it runs; after thread " << k << " ("
+        << (late ? "a late one" : "a counting one") << ")";
+  }
+}
+
+void LateFirstCountCall(alloclab::FreshCall& call) {
+  RunLate(call, &LateThreads);
+}
+ALLOCLAB_FRESH_CALL("counter_contention_late_first_count", LateFirstCountCall);
+
+TEST(CounterTest, ALateFirstCountLeavesNothingBehind) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("counter_contention_late_first_count");
+  ASSERT_TRUE(r.ok())
+      << "promise 3, and task.h: CountAllocation() is called \"at any point "
+      << "of [a thread's] life (also while it exits)\", also for the first "
+      << "time: " << r.status();
+  ExpectLateTotals(*r,
+                   "in a pthread key destructor (its first count made after "
+                   "its thread_locals were destroyed)");
+}
+
+// The latest a first count can come: in the last round of a thread's key
+// destructors. glibc runs the destructors of the keys a thread has set in
+// rounds, each round in key order, and a destructor that sets a key again
+// has it run in a later round, but only up to PTHREAD_DESTRUCTOR_ITERATIONS
+// rounds; then the thread ends with whatever is still set. A key made after
+// the counter's own, set again in each round until the last, first counts
+// there: the counter's key, set by that count, comes earlier in the order,
+// and its destructor never runs. A counter that retires slots in its key's
+// destructor never retires this one; it must keep it, with its count, and
+// never take it in again.
+pthread_key_t g_last_round_key;
+int g_last_round_values[PTHREAD_DESTRUCTOR_ITERATIONS + 1];  // by round
+LateRun* g_last_round_run = nullptr;
+
+// The destructor of g_last_round_key, called with its round's value: sets
+// the key again for the next round, and in the last counts, then records
+// the slot.
+void CountInLastRound(void* value) {
+  const long round = static_cast<int*>(value) - g_last_round_values;
+  if (round < PTHREAD_DESTRUCTOR_ITERATIONS) {
+    pthread_setspecific(g_last_round_key, &g_last_round_values[round + 1]);
+    return;
+  }
+  CountLateThenRecordSlot(g_last_round_run);
+}
+
+// A late thread whose only counts are in its last round of key destructors,
+// then a counting thread, kLateRounds times. The counter's own key is made
+// first: this driver thread sets its slot up before it makes its key.
+void LastRoundThreads(LateRun& r) {
+  static_cast<void>(ThisThreadSlot());
+  g_last_round_run = &r;
+  const bool have_key =
+      pthread_key_create(&g_last_round_key, &CountInLastRound) == 0;
+  const uint64_t before = TotalAllocations();
+  for (int round = 0; round < kLateRounds && have_key; ++round) {
+    RunAndTotal(r, before, [] {
+      pthread_setspecific(g_last_round_key, &g_last_round_values[1]);
+    });
+    RunAndTotal(r, before, [&] { CountingThread(r); });
+  }
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.done = true;
+  r.changed.notify_all();
+}
+
+void LastRoundCall(alloclab::FreshCall& call) {
+  RunLate(call, &LastRoundThreads);
+}
+ALLOCLAB_FRESH_CALL("counter_contention_last_round", LastRoundCall);
+
+TEST(CounterTest, ALastRoundFirstCountLeavesNothingBehind) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer's runtime ends its record of a thread in "
+                  "the last round of the thread's key destructors (its own "
+                  "key, made first, sets itself again until then): code "
+                  "that runs in that round after it faults";
+#endif
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      alloclab::RunFreshCall("counter_contention_last_round");
+  ASSERT_TRUE(r.ok())
+      << "promises 2 and 3, and task.h: CountAllocation() is called \"at any "
+      << "point of [a thread's] life (also while it exits)\", also for the "
+      << "first time in the last round (of " << PTHREAD_DESTRUCTOR_ITERATIONS
+      << ") of a thread's pthread key destructors, from a key made after the "
+      << "counter's, where a key the counter sets then never has its "
+      << "destructor run: " << r.status();
+  ExpectLateTotals(*r,
+                   "in the last round of its pthread key destructors (after "
+                   "which no destructor of a key it sets runs)");
 }
 
 TEST(CounterTest, SlotsOfLiveThreadsAreInDistinctCacheLines) {
@@ -434,6 +725,167 @@ TEST(CounterTest, SlotsOfLiveThreadsAreInDistinctCacheLines) {
       << "line; the slots of " << slots.size() << " live threads are in only "
       << lines.size() << " cache lines of " << line
       << " bytes: threads in one line write one shared line";
+}
+
+// Promise 1 on every field, not only the slots' addresses: no other thread
+// may write a cache line that a thread's count writes. A registry's links,
+// its state or a lock beside the count, written by every thread that
+// registers or exits next to this one, make the line move between cores as
+// surely as two counts in it would. The lines a count writes are found by
+// looking: the lines around the slot (kLookedAtLines either side) are read
+// before and after the thread counts, while it stands still. Then, while it
+// stands still again, other threads do everything a counter's registry
+// does: start, count, exit beside it (one with its first count in a pthread
+// key destructor), and read the total; every line the count wrote must be
+// as it was. The lines are read through /proc/self/mem, so that a line not
+// mapped is skipped rather than a fault, and reading another thread's
+// memory is no data race of the suite's.
+constexpr int kLookedAtLines = 8;
+constexpr int kNeighbourThreads = 8;
+
+// The bytes of `lines` cache lines from `first` (a line's address); a line
+// that cannot be read is left empty.
+std::vector<std::string> ReadLines(uintptr_t first, int lines) {
+  std::vector<std::string> out(static_cast<size_t>(lines));
+  const int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  for (int i = 0; i < lines; ++i) {
+    std::string bytes(kCacheLineBytes, '\0');
+    const off_t at = static_cast<off_t>(first + i * kCacheLineBytes);
+    if (pread(fd, bytes.data(), bytes.size(), at) ==
+        static_cast<ssize_t>(bytes.size())) {
+      out[static_cast<size_t>(i)] = std::move(bytes);
+    }
+  }
+  close(fd);
+  return out;
+}
+
+// Threads that do, beside a thread standing still, what a registry sees:
+// each registers and counts, all alive at once, then they exit one by one
+// (each also counting from a pthread key destructor as it exits), with the
+// total read between; last, a thread whose only counts are in such a
+// destructor. `look()` is called after each of these moments: a link
+// written as a neighbour comes may be written back as it goes.
+template <typename Look>
+void RegistryTraffic(Look look) {
+  pthread_key_t key;
+  const bool have_key = pthread_key_create(&key, &CountLate) == 0;
+  static int non_null = 1;
+  std::latch registered(kNeighbourThreads);
+  std::vector<std::thread> neighbours;
+  // All made before the first neighbour starts: a push_back while one runs
+  // would move the vector it reads (a data race, and a read of freed memory).
+  std::vector<std::unique_ptr<std::latch>> may_exit;
+  for (int t = 0; t < kNeighbourThreads; ++t) {
+    may_exit.push_back(std::make_unique<std::latch>(1));
+  }
+  for (int t = 0; t < kNeighbourThreads; ++t) {
+    neighbours.emplace_back([&, t] {
+      ThisThreadSlot();
+      for (int i = 0; i < 100; ++i) CountAllocation();
+      if (have_key) pthread_setspecific(key, &non_null);
+      registered.count_down();
+      may_exit[static_cast<size_t>(t)]->wait();
+    });
+  }
+  registered.wait();
+  look();
+  for (int t = 0; t < kNeighbourThreads; ++t) {
+    static_cast<void>(TotalAllocations());
+    may_exit[static_cast<size_t>(t)]->count_down();
+    neighbours[static_cast<size_t>(t)].join();
+    look();
+  }
+  if (have_key) {
+    std::thread([&] { pthread_setspecific(key, &non_null); }).join();
+    pthread_key_delete(key);
+  }
+  static_cast<void>(TotalAllocations());
+  look();
+}
+
+// Waits until thread `tid` of this process is asleep (state S in
+// /proc/self/task/<tid>/stat: blocked in the kernel, its memory as it
+// left it until it wakes).
+void WaitUntilAsleep(pid_t tid) {
+  const std::string path = absl::StrCat("/proc/self/task/", tid, "/stat");
+  for (;;) {
+    std::string stat(512, '\0');
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;  // no procfs: the lines are read as they are
+    const ssize_t n = read(fd, stat.data(), stat.size());
+    close(fd);
+    // "<tid> (<name>) <state> ...": the name may hold spaces and parens.
+    const size_t paren = stat.rfind(')', n > 0 ? static_cast<size_t>(n) : 0);
+    if (n <= 0 || paren == std::string::npos) return;
+    if (stat.size() > paren + 2 && stat[paren + 2] == 'S') return;
+    sched_yield();
+  }
+}
+
+TEST(CounterTest, NoOtherThreadWritesALineACountWrites) {
+  // The watched thread: it sets its slot up, then counts when told to, and
+  // otherwise waits, blocked (its waits write nothing while it is blocked).
+  std::atomic<int> step{0};
+  std::atomic<uintptr_t> slot{0};
+  std::atomic<pid_t> tid{0};
+  std::thread watched([&] {
+    slot.store(reinterpret_cast<uintptr_t>(ThisThreadSlot()));
+    tid.store(static_cast<pid_t>(gettid()));
+    CountAllocation();
+    step.store(1);
+    step.notify_all();
+    step.wait(1);  // 2: count
+    for (int i = 0; i < 1000; ++i) CountAllocation();
+    step.store(3);
+    step.notify_all();
+    step.wait(3);  // 4: exit
+  });
+  step.wait(0);
+  const uintptr_t first =
+      (slot.load() / kCacheLineBytes - kLookedAtLines) * kCacheLineBytes;
+  constexpr int kLines = 2 * kLookedAtLines + 1;
+  WaitUntilAsleep(tid.load());
+  const std::vector<std::string> idle = ReadLines(first, kLines);
+  step.store(2);
+  step.notify_all();
+  step.wait(2);
+  WaitUntilAsleep(tid.load());
+  const std::vector<std::string> counted = ReadLines(first, kLines);
+  std::vector<std::vector<std::string>> seen;  // at each moment of traffic
+  RegistryTraffic([&] { seen.push_back(ReadLines(first, kLines)); });
+  step.store(4);
+  step.notify_all();
+  watched.join();
+
+  std::string written;  // the lines the count wrote, by offset from the slot's
+  std::string changed;  // those of them another thread changed
+  for (int i = 0; i < kLines; ++i) {
+    const size_t k = static_cast<size_t>(i);
+    if (idle[k].empty() || idle[k] == counted[k]) continue;
+    const std::string where = absl::StrCat(i - kLookedAtLines);
+    absl::StrAppend(&written, written.empty() ? "" : ", ", where);
+    for (const std::vector<std::string>& after : seen) {
+      if (after[k] != counted[k]) {
+        absl::StrAppend(&changed, changed.empty() ? "" : ", ", where);
+        break;
+      }
+    }
+  }
+  std::printf("counting wrote the lines at %s (0: the slot's)\n",
+              written.c_str());
+  ASSERT_FALSE(written.empty())
+      << "1000 counts changed no line around ThisThreadSlot() (tested by "
+      << "CounterTest.ASlotIsWhatCountAllocationWrites)";
+  EXPECT_TRUE(changed.empty())
+      << "promise 1: the fast path writes no cache line that another thread "
+      << "writes; a thread's counts wrote the cache lines at " << written
+      << " (counted in lines of " << kCacheLineBytes << " bytes from its "
+      << "slot's line, 0), and while it stood still, other threads "
+         "registering, counting "
+      << "and exiting beside it and reading the total changed those at "
+      << changed << ": a registry's links or state beside the count?";
 }
 
 // The 8 bytes at a slot, read without tearing where they are aligned (a
