@@ -76,8 +76,12 @@ struct TraceResult {
 // block and checking its bytes before freeing it. Measures from the
 // allocator's state when called: call it in a process whose allocator has
 // not served anything else (a new process, or a fork of one that never used
-// it). DataLoss when a block's bytes changed while it was live, or when
-// Allocate() failed (the message names the trace and the operation).
+// it). The page source's clock (pages.h's NowNs()) stands still during the
+// replay, so that no decay depends on how fast the machine is: the result
+// is the same on every run. Not for use while a test's
+// internal::ScopedFakeClock lives (the replay's own ends the fake clock).
+// DataLoss when a block's bytes changed while it was live, or when Allocate()
+// failed (the message names the trace and the operation).
 absl::StatusOr<TraceResult> ReplayTrace(const Trace& trace);
 
 }  // namespace allocator_design
