@@ -288,6 +288,9 @@ ALLOCLAB_FRESH_CALL("allocator_design_trace", TraceInFreshProcess);
 std::map<std::string, std::optional<double>> AddUtilizationRows(
     alloclab::Results& results) {
   std::map<std::string, std::optional<double>> yours;
+  // The same addresses in every replay: the utilization the same on every
+  // run (traces.h).
+  const ad::ScopedFixedAddresses fixed;
   const std::string other_library = absl::GetFlag(FLAGS_yours_library);
   std::vector<std::string> below, variants;
   for (const ad::Trace& trace : ad::Traces()) {
@@ -324,7 +327,7 @@ std::map<std::string, std::optional<double>> AddUtilizationRows(
       "Counters (pages.h's count); glibc: mallinfo2()'s arena + hblkhd (its "
       "heap and its mapped chunks), less what it held when the replay began: "
       "glibc may reuse free memory its start-up left, so its figure can "
-      "only flatter it",
+      "only flatter it. %s",
       ad::kMinUtilization,
       !other_library.empty()
           ? absl::StrCat("n/a: the traces replay the task.cc this program "
@@ -334,7 +337,13 @@ std::map<std::string, std::optional<double>> AddUtilizationRows(
                          "its rows)")
       : below.empty() ? "meets it on every trace"
                       : absl::StrCat("is below it (or failed) on ",
-                                     absl::StrJoin(below, ", "))));
+                                     absl::StrJoin(below, ", ")),
+      fixed.ok() ? "Address randomization off in the replays, and the "
+                   "page source's clock still: the same figures on every run"
+                 : "Address randomization on in the replays (the kernel "
+                   "refused personality(ADDR_NO_RANDOMIZE)): metadata that "
+                   "depends on where memory lands may move a figure by a "
+                   "node from run to run"));
   results.AddPlot({.kind = alloclab::PlotKind::kBars,
                    .y = "utilization",
                    .title = "utilization on the fixed traces",

@@ -33,6 +33,8 @@
 
 #include "labs/allocator_design/traces.h"
 
+#include <sys/personality.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -301,6 +303,20 @@ absl::StatusOr<TraceResult> ReplayTrace(const Trace& trace) {
                          static_cast<double>(result.peak_held_bytes);
   }
   return result;
+}
+
+ScopedFixedAddresses::ScopedFixedAddresses() {
+  old_persona_ = personality(0xffffffff);  // reads it
+  ok_ = old_persona_ != -1 &&
+        personality(static_cast<unsigned long>(old_persona_) |
+                    ADDR_NO_RANDOMIZE) != -1 &&
+        (personality(0xffffffff) & ADDR_NO_RANDOMIZE) != 0;
+}
+
+ScopedFixedAddresses::~ScopedFixedAddresses() {
+  if (old_persona_ != -1) {
+    personality(static_cast<unsigned long>(old_persona_));
+  }
 }
 
 }  // namespace allocator_design
