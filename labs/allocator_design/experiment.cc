@@ -682,8 +682,9 @@ void AddScoreRows(
   lab.results().AddNote(absl::StrFormat(
       "score (malloclab's performance index, score.h): per trace P = %.1f U "
       "+ %.1f min(%.0f, T/T_glibc), the total the plain mean over the %d "
-      "traces: %s%s = utilization part %s (the same on every machine: the "
-      "replay's clock stands still) + throughput part %s (this machine at "
+      "traces: %s%s = utilization part %s (the same on every run: the "
+      "replay's clock stands still, its addresses fixed) + throughput part "
+      "%s (this machine at "
       "its load: the median of %d fresh processes per trace and allocator, "
       "yours and glibc's taken in turn, %d operations or more each). Per "
       "trace: %s",
