@@ -18,7 +18,8 @@ lab's tests/<lab>/stages.bzl as //tests/<lab>:stages_json writes it) gets
 the highest stage whose tests all pass, from the same run of its suite,
 and the next stage to take with its command. And a lab whose experiment
 ends in lab jemalloc_adoption's decision (DECISIONS below) gets the
-decision about your allocator, read from the results JSON of the last
+decision about your allocator (and, where the experiment scores it
+(SCORES below), its score), read from the results JSON of the last
 `bazel run //:tour`: the newest alloclab-tour-* folder where you typed
 `bazel run`, or the folder `--tour=DIR` names; without one it says to run
 the tour (the board runs suites, not experiments).
@@ -66,6 +67,12 @@ DUEL_NOTE = re.compile(
 RECOMMENDED_NOTE = "memo: recommended: "
 MEMO_NOTE = "memo: "
 
+# Labs whose experiment scores your allocator (lab allocator_design's
+# labs/allocator_design/score.h, malloclab's performance index): the lab,
+# and the row of the results JSON with the total. The board shows it, from
+# the same tour as the decision.
+SCORES = {"allocator_design": "score_total"}
+
 # The folders `bazel run //:tour` makes when given no --out (tools/tour.py).
 TOUR_FOLDERS = "alloclab-tour-*"
 
@@ -82,6 +89,7 @@ class LabResult:
         self.problem = None  # why the suite gave no verdict, or None
         self.validator = None  # (passed, ran) of the Validator* tests
         self.decision = None   # a line on the lab's decision, or None
+        self.score = None      # a line on the lab's score, or None
         self.verdicts = {}     # {test name: verdict} of the tests that ran
         self.stages = []       # lines on the lab's stages, or []
 
@@ -189,6 +197,33 @@ def decision_line(lab, yours, tour):
                    RECOMMENDED_NOTE) and named.search(n)]
     return ("jemalloc_adoption's rule recommends %s, not %s%s (tour in %s)" %
             (chosen[0], yours, ": " + reasons[0] if reasons else "", where))
+
+
+def score_line(lab, row_name, tour):
+    """The score of your allocator in the tour's JSON of `lab` (its row
+    `row_name`: score, u_points, t_points), or None when there is no tour,
+    no JSON or no such row (decision_line() says what to run)."""
+    if tour is None:
+        return None
+    try:
+        with open(os.path.join(tour, lab + ".json"), encoding="utf-8") as f:
+            rows = json.load(f).get("rows", [])
+    except (OSError, ValueError, AttributeError):
+        return None
+    row = next((r for r in rows if isinstance(r, dict) and
+                r.get("variant") == row_name), None)
+    if row is None:
+        return None
+
+    def cell(key):
+        value = row.get(key)
+        return "%.3f" % value if isinstance(value, (int, float)) else "n/a"
+
+    return ("score (malloclab's index, %s): %s = utilization part %s (the "
+            "same on every run) + throughput part %s (this machine's; tour "
+            "in %s)" % ("labs/%s/score.h" % lab, cell("score"),
+                        cell("u_points"), cell("t_points"),
+                        os.path.basename(os.path.normpath(tour))))
 
 
 def stage_lines(stages, verdicts):
@@ -321,6 +356,8 @@ def render(results):
             lines.extend("    %s" % line for line in r.stages)
         if r.decision is not None:
             lines.append("    %s" % r.decision)
+        if r.score is not None:
+            lines.append("    %s" % r.score)
         for name, message in r.failures:
             lines.append("    FAILED %s: %s" % (name, message))
         for name, reason in r.skipped:
@@ -403,6 +440,8 @@ def main(argv):
             if lab in DECISIONS:
                 results[-1].decision = decision_line(lab, DECISIONS[lab],
                                                      tour)
+            if lab in SCORES:
+                results[-1].score = score_line(lab, SCORES[lab], tour)
     print("", file=sys.stderr, flush=True)
     print(render(results))
     return 1 if any(r.problem for r in results) else 0

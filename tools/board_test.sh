@@ -182,6 +182,12 @@ out="$("${board}" --tour="${duel}" allocator_design="${design}" 2>&1)"
 grep -qxF "    jemalloc_adoption's rule recommends yours over glibc (tour in tour_duel)" <<<"${out}" ||
   fail "the experiment's 'recommended' is not shown: ${out}"
 
+# The score, from the same tour: its total and both parts.
+sed -i 's|"notes": |"rows": [{"variant": "score_total", "u_points": 0.41, "t_points": 0.365, "score": 0.775}], "notes": |' "${duel}/allocator_design.json"
+out="$("${board}" --tour="${duel}" allocator_design="${design}" 2>&1)"
+grep -qxF "    score (malloclab's index, labs/allocator_design/score.h): 0.775 = utilization part 0.410 (the same on every run) + throughput part 0.365 (this machine's; tour in tour_duel)" <<<"${out}" ||
+  fail "the score is not shown: ${out}"
+
 # A tour without the lab's JSON, and a JSON that states no decision.
 mkdir -p "${tmp}/tour_without"
 out="$("${board}" --tour="${tmp}/tour_without" allocator_design="${design}" 2>&1)"
@@ -198,4 +204,4 @@ grep -qF "states no recommendation" <<<"${out}" || fail "tour without a memo: ${
 "${board}" --bogus alpha="${solved}" >/dev/null 2>&1
 [[ $? -eq 2 ]] || fail "an unknown flag did not exit 2"
 
-finish "board: none, some and all solved, crash, lab allocator_design's validator, stages and decision, and bad arguments behave"
+finish "board: none, some and all solved, crash, lab allocator_design's validator, stages, decision and score, and bad arguments behave"

@@ -25,7 +25,11 @@
 // Then the malloclab score: each fixed trace of traces.h replayed against
 // your task.cc (linked into this program) in a fresh process, its
 // utilization against task.h's kMinUtilization; and the same trace on
-// glibc's malloc, whose bytes held mallinfo2() reports.
+// glibc's malloc, whose bytes held mallinfo2() reports. Then each trace
+// timed on your task.cc and on glibc's malloc, in fresh processes taken in
+// turn, and score.h's score per trace and in total: the utilization part
+// (the same on every machine) and the throughput part (this machine's)
+// apart.
 
 #include "common/experiment.h"
 
@@ -66,6 +70,7 @@
 #include "common/fresh_rows.h"
 #include "common/proc_maps.h"
 #include "common/samples.h"
+#include "labs/allocator_design/score.h"
 #include "labs/allocator_design/task.h"
 #include "labs/allocator_design/traces.h"
 #include "labs/jemalloc_adoption/matrix.h"
@@ -278,8 +283,14 @@ ALLOCLAB_FRESH_CALL("allocator_design_trace", TraceInFreshProcess);
 // the task.cc this program links (traces.h's ReplayTrace() calls it), not
 // a preloaded library: with --yours_library naming another one, yours'
 // rows would be this binary's task.cc under that library's name, so they
-// are left out, and a note says why.
-void AddUtilizationRows(alloclab::Results& results) {
+// are left out, and a note says why. Returns yours' utilization per trace
+// (nullopt where the replay failed; empty when yours' rows are left out).
+std::map<std::string, std::optional<double>> AddUtilizationRows(
+    alloclab::Results& results) {
+  std::map<std::string, std::optional<double>> yours;
+  // The same addresses in every replay: the utilization the same on every
+  // run (traces.h).
+  const ad::ScopedFixedAddresses fixed;
   const std::string other_library = absl::GetFlag(FLAGS_yours_library);
   std::vector<std::string> below, variants;
   for (const ad::Trace& trace : ad::Traces()) {
@@ -304,6 +315,7 @@ void AddUtilizationRows(alloclab::Results& results) {
           .SetText("workload", trace.name)
           .SetText("allocator", allocator);
       variants.push_back(variant);
+      if (allocator == kYours) yours[trace.name] = u;
       if (allocator == kYours && (!u.has_value() || *u < ad::kMinUtilization))
         below.push_back(trace.name);
     }
@@ -315,7 +327,7 @@ void AddUtilizationRows(alloclab::Results& results) {
       "Counters (pages.h's count); glibc: mallinfo2()'s arena + hblkhd (its "
       "heap and its mapped chunks), less what it held when the replay began: "
       "glibc may reuse free memory its start-up left, so its figure can "
-      "only flatter it",
+      "only flatter it. %s",
       ad::kMinUtilization,
       !other_library.empty()
           ? absl::StrCat("n/a: the traces replay the task.cc this program "
@@ -325,11 +337,18 @@ void AddUtilizationRows(alloclab::Results& results) {
                          "its rows)")
       : below.empty() ? "meets it on every trace"
                       : absl::StrCat("is below it (or failed) on ",
-                                     absl::StrJoin(below, ", "))));
+                                     absl::StrJoin(below, ", ")),
+      fixed.ok() ? "Address randomization off in the replays, and the "
+                   "page source's clock still: the same figures on every run"
+                 : "Address randomization on in the replays (the kernel "
+                   "refused personality(ADDR_NO_RANDOMIZE)): metadata that "
+                   "depends on where memory lands may move a figure by a "
+                   "node from run to run"));
   results.AddPlot({.kind = alloclab::PlotKind::kBars,
                    .y = "utilization",
                    .title = "utilization on the fixed traces",
                    .variants = variants});
+  return yours;
 }
 
 // ---------------------------------------------------------------------------
@@ -518,6 +537,166 @@ void AddTwoThreadsRows(alloclab::Lab& lab) {
 }
 
 // ---------------------------------------------------------------------------
+// The score (score.h): each trace timed on yours and on glibc's malloc.
+
+// The operations a throughput sample times: the trace replayed as many
+// times over as it takes to reach this many, after one pass untimed (the
+// first pages each allocator maps, faulted in once, are not the trace's).
+constexpr uint64_t kTimedOps = uint64_t{1} << 19;
+
+// One pass of `trace` on `a` (the two-thread rows' allocators, yours or
+// glibc's): its allocations and frees, one byte written in each block
+// (ReplayTrace() checks the blocks; this pass only times). False when an
+// allocation failed.
+bool TimedPass(const ad::Trace& trace, const LineAllocator& a,
+               std::vector<void*>& blocks) {
+  for (const ad::TraceOp& op : trace.ops) {
+    if (op.kind == ad::TraceOp::Kind::kAllocate) {
+      void* p = a.allocate(op.size);
+      if (p == nullptr) return false;
+      *static_cast<volatile unsigned char*>(p) =
+          static_cast<unsigned char>(op.id);
+      blocks[op.id] = p;
+    } else {
+      a.free(blocks[op.id]);
+      blocks[op.id] = nullptr;
+    }
+  }
+  return true;
+}
+
+// Fresh call "allocator_design_trace_ops", arg "<trace> <yours|glibc>": the
+// trace's operations per second on that allocator (yours: task.h's
+// Allocate() and Free(); glibc: malloc and free).
+void TraceOpsInFreshProcess(alloclab::FreshCall& call) {
+  const std::vector<std::string> args = absl::StrSplit(call.arg(), ' ');
+  const ad::Trace* trace = args.size() == 2 ? FindTrace(args[0]) : nullptr;
+  if (trace == nullptr || (args[1] != kYours && args[1] != ja::kBaseline)) {
+    return call.Fail(absl::StrCat("bad trace arguments '", call.arg(), "'"));
+  }
+  const LineAllocator& a = args[1] == kYours ? kYoursLines : kGlibcLines;
+  uint32_t ids = 0;
+  for (const ad::TraceOp& op : trace->ops) ids = std::max(ids, op.id + 1);
+  std::vector<void*> blocks(ids, nullptr);
+  const uint64_t ops = trace->ops.size();
+  const uint64_t passes = std::max<uint64_t>(1, (kTimedOps + ops - 1) / ops);
+  if (!TimedPass(*trace, a, blocks)) {
+    return call.Fail(absl::StrCat(trace->name, ": an allocation failed"));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (uint64_t pass = 0; pass < passes; ++pass) {
+    if (!TimedPass(*trace, a, blocks)) {
+      return call.Fail(absl::StrCat(trace->name, ": an allocation failed"));
+    }
+  }
+  const std::chrono::duration<double> took =
+      std::chrono::steady_clock::now() - start;
+  call.Record("ops_per_s", static_cast<double>(passes * ops) / took.count());
+}
+ALLOCLAB_FRESH_CALL("allocator_design_trace_ops", TraceOpsInFreshProcess);
+
+// A value with `digits`, or "n/a".
+std::string Cell(std::optional<double> value, int digits) {
+  return value.has_value() ? absl::StrFormat("%.*f", digits, *value)
+                           : std::string("n/a");
+}
+
+// The rows score_<trace> and score_total: score.h's score of yours, its
+// utilization part from `utilization` (AddUtilizationRows()'s) and its
+// throughput part from each trace timed on yours and on glibc's malloc,
+// in fresh processes all taken in turn.
+void AddScoreRows(
+    alloclab::Lab& lab,
+    const std::map<std::string, std::optional<double>>& utilization) {
+  if (utilization.empty()) {
+    lab.results().AddNote(
+        "score: n/a, as yours' utilization rows (the traces replay the "
+        "task.cc this program links, not --yours_library)");
+    return;
+  }
+  const int processes = lab.options().Repetitions(3, 7);
+  std::vector<alloclab::FreshVariant> variants;
+  for (const ad::Trace& trace : ad::Traces()) {
+    for (absl::string_view allocator : {kYours, ja::kBaseline}) {
+      variants.push_back(
+          {.name = absl::StrCat("ops_", trace.name, "_", allocator),
+           .call = "allocator_design_trace_ops",
+           .arg = absl::StrCat(trace.name, " ", allocator)});
+    }
+  }
+  std::vector<absl::StatusOr<alloclab::Samples>> runs =
+      alloclab::RunFreshInterleaved(variants, processes);
+  auto mops = [](std::optional<double> v) {
+    return v.has_value() ? std::optional<double>(*v / 1e6) : std::nullopt;
+  };
+  std::vector<ad::TraceScore> scores;
+  std::vector<std::string> each, no_utilization;
+  for (size_t t = 0; t < ad::Traces().size(); ++t) {
+    const std::string& name = ad::Traces()[t].name;
+    const std::optional<double> yours =
+        alloclab::SamplesOrNote(runs[2 * t], lab.results()).Median("ops_per_s");
+    const std::optional<double> glibc =
+        alloclab::SamplesOrNote(runs[2 * t + 1], lab.results())
+            .Median("ops_per_s");
+    alloclab::Row& row = lab.results().AddRow(absl::StrCat("score_", name));
+    row.Set("yours_m_ops_per_s", mops(yours))
+        .Set("glibc_m_ops_per_s", mops(glibc))
+        .SetText("workload", name)
+        .SetText("allocator", kYours);
+    const auto u = utilization.find(name);
+    if (u == utilization.end() || !u->second.has_value()) {
+      no_utilization.push_back(name);
+      continue;
+    }
+    ad::TraceScore s =
+        ad::ScoreTrace(name, *u->second, ad::ThroughputRatio(yours, glibc));
+    row.Set("utilization", s.utilization)
+        .Set("u_points", s.utilization_points)
+        .Set("ops_ratio", s.throughput_ratio.ok()
+                              ? std::optional<double>(*s.throughput_ratio)
+                              : std::nullopt)
+        .Set("t_points", s.throughput_points)
+        .Set("score", s.score);
+    each.push_back(absl::StrFormat(
+        "%s %s (U %.3f, T/T_glibc %s)", name, Cell(s.score, 3), s.utilization,
+        s.throughput_ratio.ok()
+            ? absl::StrFormat("%.2fx", *s.throughput_ratio)
+            : std::string(s.throughput_ratio.status().message())));
+    scores.push_back(std::move(s));
+  }
+  ad::Score total = ad::TotalScore(scores);
+  if (!no_utilization.empty()) {
+    total = {.unavailable = absl::StrCat("no utilization on ",
+                                         absl::StrJoin(no_utilization, ", "))};
+  }
+  const std::optional<double> u_points =
+      no_utilization.empty() ? std::optional<double>(total.utilization_points)
+                             : std::nullopt;
+  lab.results()
+      .AddRow("score_total")
+      .Set("u_points", u_points)
+      .Set("t_points", total.throughput_points)
+      .Set("score", total.score)
+      .SetText("workload", "total")
+      .SetText("allocator", kYours);
+  lab.results().AddNote(absl::StrFormat(
+      "score (malloclab's performance index, score.h): per trace P = %.1f U "
+      "+ %.1f min(%.0f, T/T_glibc), the total the plain mean over the %d "
+      "traces: %s%s = utilization part %s (the same on every run: the "
+      "replay's clock stands still, its addresses fixed) + throughput part "
+      "%s (this machine at "
+      "its load: the median of %d fresh processes per trace and allocator, "
+      "yours and glibc's taken in turn, %d operations or more each). Per "
+      "trace: %s",
+      ad::kUtilizationWeight, 1 - ad::kUtilizationWeight, ad::kThroughputCap,
+      static_cast<int>(ad::Traces().size()), Cell(total.score, 3),
+      total.unavailable.empty() ? ""
+                                : absl::StrCat(" (", total.unavailable, ")"),
+      Cell(u_points, 3), Cell(total.throughput_points, 3), processes,
+      static_cast<int>(kTimedOps), absl::StrJoin(each, "; ")));
+}
+
+// ---------------------------------------------------------------------------
 
 // MatrixSpecFromFlags()
 //
@@ -632,7 +811,7 @@ absl::Status Experiment(alloclab::Lab& lab) {
   }
   SetHeadline(*matrix, *recommended, lab.results());
   AddTwoThreadsRows(lab);
-  AddUtilizationRows(lab.results());
+  AddScoreRows(lab, AddUtilizationRows(lab.results()));
   return absl::OkStatus();
 }
 
@@ -673,6 +852,17 @@ alloclab::LabSpec Spec() {
   columns.push_back({"utilization", 3});
   columns.push_back({"utilization_ok",
                      absl::StrFormat("util >= %.2f", ad::kMinUtilization), 0});
+  // The score rows (score.h): the utilization part, then the throughput
+  // part, then their sum.
+  columns.push_back(
+      {"u_points", absl::StrFormat("%.1f U", ad::kUtilizationWeight), 3});
+  columns.push_back({"yours_m_ops_per_s", "yours M ops/s", 2});
+  columns.push_back({"glibc_m_ops_per_s", "glibc M ops/s", 2});
+  columns.push_back({"ops_ratio", "T/T_glibc", 2});
+  columns.push_back(
+      {"t_points",
+       absl::StrFormat("%.1f min(1,T/Tg)", 1 - ad::kUtilizationWeight), 3});
+  columns.push_back({"score", 3});
   return {.lab = "allocator_design",
           .usage =
               "Lab allocator_design: your allocator beside glibc, jemalloc, "

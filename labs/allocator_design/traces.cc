@@ -22,11 +22,18 @@
 //               kept after their free, and not reused for the next size,
 //               add up.
 //
+// The replay runs on the page source's fake clock, which it never moves:
+// decay (task.h's promise 2) never returns memory during a trace, on a fast
+// machine or a slow one, so the utilization is the design's alone, the
+// same on every machine and every run (score.h's machine-independent part).
+//
 // The replay writes a word pattern of the block's id over every byte it
 // asked for, and checks it before the free: a block handed out twice, or
 // overlapping another, or written by the allocator while live, shows.
 
 #include "labs/allocator_design/traces.h"
+
+#include <sys/personality.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -40,6 +47,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/pseudo_random.h"
+#include "labs/allocator_design/internal/pages_testing.h"
 #include "labs/allocator_design/task.h"
 
 namespace allocator_design {
@@ -218,6 +226,10 @@ const std::vector<Trace>& Traces() {
 }
 
 absl::StatusOr<TraceResult> ReplayTrace(const Trace& trace) {
+  // The page source's clock stands still while the trace replays: no
+  // memory goes idle for kDecayNs during it, however slow the machine, so
+  // the peak held, and the utilization, are the same on every run.
+  internal::ScopedFakeClock still;
   // Everything the replay needs is allocated before the baseline is read,
   // so that only the trace's own blocks move the counters.
   uint32_t ids = 0;
@@ -291,6 +303,20 @@ absl::StatusOr<TraceResult> ReplayTrace(const Trace& trace) {
                          static_cast<double>(result.peak_held_bytes);
   }
   return result;
+}
+
+ScopedFixedAddresses::ScopedFixedAddresses() {
+  old_persona_ = personality(0xffffffff);  // reads it
+  ok_ = old_persona_ != -1 &&
+        personality(static_cast<unsigned long>(old_persona_) |
+                    ADDR_NO_RANDOMIZE) != -1 &&
+        (personality(0xffffffff) & ADDR_NO_RANDOMIZE) != 0;
+}
+
+ScopedFixedAddresses::~ScopedFixedAddresses() {
+  if (old_persona_ != -1) {
+    personality(static_cast<unsigned long>(old_persona_));
+  }
 }
 
 }  // namespace allocator_design

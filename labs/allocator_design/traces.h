@@ -76,9 +76,38 @@ struct TraceResult {
 // block and checking its bytes before freeing it. Measures from the
 // allocator's state when called: call it in a process whose allocator has
 // not served anything else (a new process, or a fork of one that never used
-// it). DataLoss when a block's bytes changed while it was live, or when
-// Allocate() failed (the message names the trace and the operation).
+// it). The page source's clock (pages.h's NowNs()) stands still during the
+// replay, so that no decay depends on how fast the machine is: the result
+// is the same on every run. Not for use while a test's
+// internal::ScopedFakeClock lives (the replay's own ends the fake clock).
+// DataLoss when a block's bytes changed while it was live, or when Allocate()
+// failed (the message names the trace and the operation).
 absl::StatusOr<TraceResult> ReplayTrace(const Trace& trace);
+
+// ScopedFixedAddresses
+//
+// While it lives, the programs this process starts (fresh_process.h's fresh
+// copies, in which ReplayTrace() runs) run without address-space
+// randomization (personality(2)'s ADDR_NO_RANDOMIZE). An allocator whose
+// metadata depends on where its memory lands (a page map that adds a node
+// for each range its spans reach) holds a node more or less from one
+// randomized run to the next; with the same addresses every time, the peak
+// held, and the utilization, are the same on every run. `ok()` is false
+// when the kernel refused (a container's seccomp policy may): the replays
+// then run randomized, as before.
+class ScopedFixedAddresses {
+ public:
+  ScopedFixedAddresses();
+  ~ScopedFixedAddresses();
+  ScopedFixedAddresses(const ScopedFixedAddresses&) = delete;
+  ScopedFixedAddresses& operator=(const ScopedFixedAddresses&) = delete;
+
+  bool ok() const { return ok_; }
+
+ private:
+  int old_persona_ = -1;
+  bool ok_ = false;
+};
 
 }  // namespace allocator_design
 

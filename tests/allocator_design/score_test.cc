@@ -1,0 +1,162 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// The capstone's score (labs/allocator_design/score.h): its arithmetic on
+// fixed inputs, a throughput that could not be measured said so with its
+// reason, and the utilization part exact and the same from run to run on
+// the reference (traces.h's ReplayTrace(), on a clock that stands still).
+// No wall-clock time is asserted: the throughput part is the experiment's
+// to measure, never this test's.
+
+#include "labs/allocator_design/score.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "common/fresh_process.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "labs/allocator_design/traces.h"
+#include "tests/allocator_design/run_fresh.h"
+
+namespace allocator_design {
+namespace {
+
+using ::testing::HasSubstr;
+
+// The score's arithmetic, in the rule's own words.
+constexpr char kRuleScore[] =
+    "score.h: P = kUtilizationWeight * U + (1 - kUtilizationWeight) * "
+    "min(kThroughputCap, T / T_glibc), the total the plain mean over the "
+    "traces";
+
+TEST(Score, WeightsAreMalloclabs) {
+  EXPECT_EQ(kUtilizationWeight, 0.6) << kRuleScore;
+  EXPECT_EQ(kThroughputCap, 1.0) << kRuleScore;
+}
+
+TEST(Score, OneTraceBelowGlibcsSpeed) {
+  const TraceScore s = ScoreTrace("t", 0.75, ThroughputRatio(2e6, 4e6));
+  ASSERT_TRUE(s.throughput_ratio.ok()) << s.throughput_ratio.status();
+  EXPECT_DOUBLE_EQ(*s.throughput_ratio, 0.5) << kRuleScore;
+  EXPECT_DOUBLE_EQ(s.utilization_points, 0.45) << kRuleScore;
+  ASSERT_TRUE(s.throughput_points.has_value()) << kRuleScore;
+  EXPECT_DOUBLE_EQ(*s.throughput_points, 0.2) << kRuleScore;
+  ASSERT_TRUE(s.score.has_value()) << kRuleScore;
+  EXPECT_DOUBLE_EQ(*s.score, 0.65) << kRuleScore;
+}
+
+TEST(Score, SpeedPastGlibcsStopsPaying) {
+  const TraceScore at = ScoreTrace("t", 0.5, ThroughputRatio(4e6, 4e6));
+  const TraceScore past = ScoreTrace("t", 0.5, ThroughputRatio(12e6, 4e6));
+  ASSERT_TRUE(past.throughput_ratio.ok());
+  EXPECT_DOUBLE_EQ(*past.throughput_ratio, 3.0)
+      << "the ratio is shown uncapped";
+  ASSERT_TRUE(at.score.has_value() && past.score.has_value());
+  EXPECT_DOUBLE_EQ(*at.score, 0.7) << kRuleScore;
+  EXPECT_EQ(*past.score, *at.score) << kRuleScore;
+  EXPECT_EQ(*past.throughput_points, 1 - kUtilizationWeight) << kRuleScore;
+}
+
+TEST(Score, PerfectIsOneAndNothingIsZero) {
+  EXPECT_DOUBLE_EQ(*ScoreTrace("t", 1.0, 1.0).score, 1.0) << kRuleScore;
+  EXPECT_EQ(*ScoreTrace("t", 0.0, 0.0).score, 0.0) << kRuleScore;
+}
+
+TEST(Score, TotalIsThePlainMeanOfTheTraces) {
+  // Each trace counts alike, and each is capped on its own: the fast
+  // trace's 4x does not make up for the slow one's 0.25x.
+  const Score total =
+      TotalScore({ScoreTrace("fast", 1.0, 4.0), ScoreTrace("slow", 0.5, 0.25)});
+  EXPECT_TRUE(total.unavailable.empty()) << total.unavailable;
+  EXPECT_DOUBLE_EQ(total.utilization_points, 0.45) << kRuleScore;
+  ASSERT_TRUE(total.throughput_points.has_value());
+  EXPECT_DOUBLE_EQ(*total.throughput_points, 0.25) << kRuleScore;
+  ASSERT_TRUE(total.score.has_value());
+  EXPECT_DOUBLE_EQ(*total.score, 0.7) << kRuleScore;
+}
+
+TEST(Score, ThroughputNotMeasuredIsUnavailableWithItsReason) {
+  const absl::StatusOr<double> neither =
+      ThroughputRatio(std::nullopt, std::nullopt);
+  ASSERT_FALSE(neither.ok());
+  EXPECT_EQ(neither.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(neither.status().message(), HasSubstr("yours not measured"));
+  EXPECT_THAT(neither.status().message(), HasSubstr("glibc's not measured"));
+
+  for (const double bad :
+       {0.0, -1.0, std::numeric_limits<double>::infinity(), std::nan("")}) {
+    const absl::StatusOr<double> r = ThroughputRatio(1e6, bad);
+    ASSERT_FALSE(r.ok()) << "glibc's ops/s " << bad;
+    EXPECT_THAT(r.status().message(), HasSubstr("glibc's measured as"));
+  }
+}
+
+TEST(Score, TotalWithoutAThroughputKeepsItsUtilizationPart) {
+  const TraceScore missing =
+      ScoreTrace("large", 0.5, ThroughputRatio(std::nullopt, 1e6));
+  EXPECT_FALSE(missing.throughput_points.has_value());
+  EXPECT_FALSE(missing.score.has_value());
+  EXPECT_DOUBLE_EQ(missing.utilization_points, 0.3) << kRuleScore;
+
+  const Score total = TotalScore({ScoreTrace("mixed", 1.0, 1.0), missing});
+  EXPECT_FALSE(total.score.has_value());
+  EXPECT_FALSE(total.throughput_points.has_value());
+  EXPECT_DOUBLE_EQ(total.utilization_points, 0.45) << kRuleScore;
+  EXPECT_THAT(total.unavailable, HasSubstr("large"));
+  EXPECT_THAT(total.unavailable, HasSubstr("yours not measured"));
+}
+
+// ---------------------------------------------------------------------------
+// The utilization part: exact, and the same on every run.
+
+void ScoreTraceCall(alloclab::FreshCall& call) {
+  for (const Trace& trace : Traces()) {
+    if (trace.name != call.arg()) continue;
+    absl::StatusOr<TraceResult> r = ReplayTrace(trace);
+    if (!r.ok()) return call.Fail(r.status().ToString());
+    call.Record("peak_live", static_cast<double>(r->peak_live_bytes));
+    call.Record("peak_held", static_cast<double>(r->peak_held_bytes));
+    call.Record("utilization", r->utilization);
+    return;
+  }
+  call.Fail(absl::StrCat("no trace named '", call.arg(), "'"));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_score_trace", ScoreTraceCall);
+
+TEST(ScoreUtilization, TheSameOnEveryRunOfTheReference) {
+  // As the experiment replays them: at the same addresses every time (the
+  // reference's page map adds a node for each range its spans reach, so a
+  // randomized run may hold one node more).
+  const ScopedFixedAddresses fixed;
+  if (!fixed.ok()) {
+    GTEST_SKIP() << "the kernel refused personality(ADDR_NO_RANDOMIZE): "
+                    "the replays cannot run at fixed addresses here";
+  }
+  for (const Trace& trace : Traces()) {
+    absl::StatusOr<alloclab::FreshCallResult> runs[2];
+    for (auto& run : runs) {
+      run = suite::RunFresh("allocator_design_score_trace", trace.name);
+      ASSERT_TRUE(run.ok()) << trace.name << ": " << run.status();
+    }
+    const double live = runs[0]->values["peak_live"];
+    const double held = runs[0]->values["peak_held"];
+    ASSERT_GT(held, 0) << trace.name;
+    EXPECT_EQ(runs[0]->values["utilization"], live / held)
+        << trace.name << ": utilization is peak live / peak held, exactly";
+    for (const char* key : {"peak_live", "peak_held", "utilization"}) {
+      EXPECT_EQ(runs[0]->values[key], runs[1]->values[key])
+          << "score.h: utilization is the same on every run (the replay's "
+             "clock stands still); trace "
+          << trace.name << ", " << key;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace allocator_design
