@@ -258,7 +258,11 @@ struct Counters {
 
 // ReadCounters()
 //
-// The counters now; exact when no other thread is in the allocator.
+// The counters now, read from any thread while others allocate and free:
+// every map, unmap and release of a call that has returned is counted (of
+// a call still under way, part of its own at most), and bytes_returned and
+// central_visits never go down from one read to the next. Exact when no
+// other thread is in the allocator.
 Counters ReadCounters();
 
 }  // namespace allocator_design
