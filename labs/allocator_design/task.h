@@ -51,7 +51,9 @@
 //   failure: rerun the test to replay it), Allocate(0) is a unique block,
 //   impossible sizes fail without overflowing, a refused map gives nullptr
 //   (never a crash, never memory from elsewhere) and blocks come again once
-//   the page source maps, Free() leaves errno alone,
+//   the page source maps, every mmap, munmap, madvise and brk a round of
+//   calls makes is the page source's (counted by ptrace), Free() leaves
+//   errno alone,
 //   thousands of threads may allocate and exit, any thread may free any
 //   block, a forked child may allocate (even while another thread waits
 //   inside the allocator for the page source, or holds any of its locks)

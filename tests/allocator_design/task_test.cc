@@ -32,6 +32,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -2391,6 +2392,115 @@ TEST(ValidatorCounters, EveryCallThatReturnedIsCountedWhileOthersMap) {
                      " threads allocated and freed at "
                      "once (large blocks among them) while this one read"),
         0);
+}
+
+// ---------------------------------------------------------------------------
+// Validator: memory only from the page source.
+// ---------------------------------------------------------------------------
+
+constexpr absl::string_view kRuleOnlyPages =
+    "task.h, rules of the game: the allocator gets memory only from pages.h "
+    "(every block, and all metadata that grows with use)";
+
+// The round counted under ptrace: small and large blocks, freed, a decay
+// let pass (releases and unmaps), and blocks again.
+constexpr int kOnlyPagesSmall = 1500;
+constexpr size_t kOnlyPagesLarge[] = {kMiB, 3 * kMiB, 6 * kMiB, 17 * kMiB};
+
+void OnlyPagesRound(internal::ScopedFakeClock& clock) {
+  Rng rng(41);
+  void* blocks[kOnlyPagesSmall + std::size(kOnlyPagesLarge)];
+  int n = 0;
+  for (int i = 0; i < kOnlyPagesSmall; ++i) {
+    blocks[n++] = Allocate(MixedSize(rng), 16, false);
+  }
+  for (size_t size : kOnlyPagesLarge) blocks[n++] = Allocate(size, 16, true);
+  for (int i = 0; i < n; ++i) Free(blocks[i]);
+  clock.Advance(2 * kDecayNs);
+  for (uint64_t i = 0; i < 2 * kDecayCheckOps; ++i) {
+    Free(Allocate(64, 16, false));
+  }
+  n = 0;
+  for (int i = 0; i < kOnlyPagesSmall / 3; ++i) {
+    blocks[n++] = Allocate(MixedSize(rng), 16, false);
+  }
+  for (int i = 0; i < n; ++i) Free(blocks[i]);
+}
+
+// Every mmap, munmap, madvise and brk a fresh process makes while a round
+// of Allocate() and Free() runs (its first: metadata is mapped too),
+// counted by ptrace in a forked copy, beside the page source's own count
+// of the same round, which the copy leaves in memory it shares with this
+// process (the test's own mapping, not the allocator's).
+void OnlyPagesCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  void* shared =
+      mmap(nullptr, 2 * sizeof(PageSourceCounts), PROT_READ | PROT_WRITE,
+           MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) {
+    call.Fail("mmap of the shared counts failed");
+    return;
+  }
+  auto* pages = static_cast<PageSourceCounts*>(shared);
+  absl::StatusOr<alloclab::SyscallCounts> syscalls =
+      alloclab::CountSyscallsInChild([&] {
+        pages[0] = ReadPageSourceCounts();
+        OnlyPagesRound(clock);
+        pages[1] = ReadPageSourceCounts();
+      });
+  if (absl::IsFailedPrecondition(syscalls.status())) {
+    call.Record("skipped", 1);
+    return;
+  }
+  if (!syscalls.ok()) {
+    call.Fail(syscalls.status().ToString());
+    return;
+  }
+  call.Record("skipped", 0);
+  call.Record("maps", pages[1].map_calls - pages[0].map_calls);
+  call.Record("unmaps", pages[1].unmap_calls - pages[0].unmap_calls);
+  call.Record("releases", pages[1].release_calls - pages[0].release_calls);
+  call.Record("mmap", syscalls->mmap);
+  call.Record("munmap", syscalls->munmap);
+  call.Record("madvise", syscalls->madvise);
+  call.Record("brk", syscalls->brk);
+  call.Record("mremap", syscalls->mremap);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_only_pages", OnlyPagesCall);
+
+// Each MapPages() or MapAlignedPages() is one mmap (the aligned one trims
+// its ends with up to two munmaps), each UnmapPages() one munmap, each
+// ReleasePages() one madvise; brk and mremap are no page source's. More
+// than that is memory the allocator took, or gave back, by itself.
+TEST(ValidatorMemorySource, EveryMapUnmapAndReleaseIsThePageSources) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_only_pages");
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto v = [&](absl::string_view key) {
+    return static_cast<int64_t>(r->values[std::string(key)]);
+  };
+  if (v("skipped") == 1) {
+    GTEST_SKIP() << "cannot count system calls here (ptrace refused)";
+  }
+  const std::string what = absl::StrCat(
+      "in a fresh process's first round of ", kOnlyPagesSmall, " small and ",
+      std::size(kOnlyPagesLarge),
+      " large blocks, freed, a decay and more blocks, the process made ",
+      v("mmap"), " mmap, ", v("munmap"), " munmap, ", v("madvise"),
+      " madvise, ", v("brk"), " brk and ", v("mremap"),
+      " mremap calls; the page source made ", v("maps"), " maps, ", v("unmaps"),
+      " unmaps and ", v("releases"), " releases");
+  EXPECT_GT(v("maps"), 0) << kRuleOnlyPages << ": " << what;
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  // A sanitizer's runtime maps, unmaps and releases shadow memory of its
+  // own around the page source's calls: there, only brk and mremap count.
+  EXPECT_EQ(v("mmap"), v("maps")) << kRuleOnlyPages << ": " << what;
+  EXPECT_LE(v("munmap"), v("unmaps") + 2 * v("maps"))
+      << kRuleOnlyPages << ": " << what;
+  EXPECT_EQ(v("madvise"), v("releases")) << kRuleOnlyPages << ": " << what;
+#endif
+  EXPECT_EQ(v("brk"), 0) << kRuleOnlyPages << ": " << what;
+  EXPECT_EQ(v("mremap"), 0) << kRuleOnlyPages << ": " << what;
 }
 
 // Promise 1 above the sizes of the fast-path tests: pairs of blocks of the
