@@ -51,7 +51,9 @@
 //   failure: rerun the test to replay it), Allocate(0) is a unique block,
 //   impossible sizes fail without overflowing, a refused map gives nullptr
 //   (never a crash, never memory from elsewhere) and blocks come again once
-//   the page source maps, Free() leaves errno alone,
+//   the page source maps, every mmap, munmap, madvise and brk a round of
+//   calls makes is the page source's (counted by ptrace), Free() leaves
+//   errno alone,
 //   thousands of threads may allocate and exit, any thread may free any
 //   block, a forked child may allocate (even while another thread waits
 //   inside the allocator for the page source, or holds any of its locks)
@@ -258,7 +260,11 @@ struct Counters {
 
 // ReadCounters()
 //
-// The counters now; exact when no other thread is in the allocator.
+// The counters now, read from any thread while others allocate and free:
+// every map, unmap and release of a call that has returned is counted (of
+// a call still under way, part of its own at most), and bytes_returned and
+// central_visits never go down from one read to the next. Exact when no
+// other thread is in the allocator.
 Counters ReadCounters();
 
 }  // namespace allocator_design

@@ -32,6 +32,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +41,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <csignal>
 #include <cstdint>
@@ -2160,6 +2162,345 @@ TEST(ValidatorCounters, HeldIsExactWhileNothingWasReleased) {
         << ", nothing released yet: bytes_held " << v("held")
         << ", mapped and not unmapped " << v("mapped_not_unmapped");
   }
+}
+
+// ---------------------------------------------------------------------------
+// Validator: the counters while several threads map, unmap and read.
+// ---------------------------------------------------------------------------
+
+// CountersWhileMappingCall()'s parked call: its size, and how much of its
+// own map a design may count before it makes it (task.h: of a call still
+// under way, part of its own at most).
+constexpr size_t kParkedBytes = 8 * kMiB;
+constexpr size_t kParkedSlackBytes = kParkedBytes + kMiB;
+// What another thread does while that call is parked: large blocks, each a
+// map of its own, more bytes between them than the parked call's slack.
+constexpr size_t kWhileParkedBytes = 4 * kMiB;
+constexpr int kWhileParkedBlocks = 4;
+// Then threads that allocate and free at once (large blocks among them)
+// while this one reads the counters again and again.
+constexpr int kCountingWorkers = 3;
+constexpr int kCountingRounds = 600;
+constexpr int kCountingLargeEvery = 16;  // a large block every 16th round
+
+// The thread marked parks at its first map (the page source's observer,
+// before it maps) until the test lets it go; lock.h's observer counts the
+// locks it holds then: a design that maps under a lock may make every
+// other thread wait there, and is not read while it does.
+thread_local bool park_at_map = false;
+std::atomic<int> map_park{0};  // 0 not yet, 1 parked, 2 let go
+std::atomic<int> parked_locks_held{0};
+
+void ParkAtFirstMap() {
+  if (!park_at_map) return;
+  park_at_map = false;
+  map_park.store(1);
+  while (map_park.load() != 2) sched_yield();
+}
+
+void CountParkedLocks(const Lock&, internal::LockEvent event) {
+  if (!park_at_map) return;
+  if (event == internal::LockEvent::kAcquired) parked_locks_held.fetch_add(1);
+  if (event == internal::LockEvent::kReleasing) parked_locks_held.fetch_sub(1);
+}
+
+uint64_t PagesMoved(const PageSourceCounts& from, const PageSourceCounts& to) {
+  return (to.bytes_mapped - from.bytes_mapped) +
+         (to.bytes_unmapped - from.bytes_unmapped) +
+         (to.bytes_released - from.bytes_released);
+}
+
+void CountersWhileMappingCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;  // standing still: no decay
+  auto record = [&](absl::string_view when) {
+    const Counters c = ReadCounters();
+    const PageSourceCounts p = ReadPageSourceCounts();
+    call.Record(absl::StrCat(when, "_held"), c.bytes_held);
+    call.Record(absl::StrCat(when, "_returned"), c.bytes_returned);
+    call.Record(absl::StrCat(when, "_pages_returned"),
+                p.bytes_unmapped + p.bytes_released);
+    call.Record(absl::StrCat(when, "_released"), p.bytes_released);
+    call.Record(absl::StrCat(when, "_mapped_not_unmapped"),
+                p.bytes_mapped - p.bytes_unmapped);
+  };
+
+  // 1. One thread parked inside Allocate() at its map; another maps large
+  // blocks, frees one, and returns; this one reads.
+  internal::SetLockObserver(CountParkedLocks);
+  internal::SetMapObserver(ParkAtFirstMap);
+  const PageSourceCounts before_parked = ReadPageSourceCounts();
+  std::atomic<bool> a_returned{false};
+  void* parked_block = nullptr;
+  std::thread a([&] {
+    park_at_map = true;
+    parked_block = Allocate(kParkedBytes, 16, false);
+    park_at_map = false;
+    a_returned.store(true);
+  });
+  while (map_park.load() == 0 && !a_returned.load()) sched_yield();
+  const bool parked = map_park.load() == 1;
+  call.Record("parked", parked ? 1 : 0);
+  call.Record("parked_locks", parked_locks_held.load());
+  std::vector<void*> others;
+  if (parked && parked_locks_held.load() == 0) {
+    call.Record("parked_moved",
+                PagesMoved(before_parked, ReadPageSourceCounts()));
+    std::thread b([&] {
+      for (int i = 0; i < kWhileParkedBlocks; ++i) {
+        others.push_back(Allocate(kWhileParkedBytes, 16, false));
+      }
+      Free(others.front());
+      others.erase(others.begin());
+    });
+    b.join();
+    record("during");
+  }
+  map_park.store(2);
+  a.join();
+  internal::SetMapObserver(nullptr);
+  internal::SetLockObserver(nullptr);
+  record("after_parked");
+  Free(parked_block);
+  for (void* p : others) Free(p);
+
+  // 2. Workers allocate and free at once, large blocks among small ones;
+  // this thread reads the counters until they are done.
+  // Each worker waits for a read before each large block: the reads fall
+  // among the maps, however fast the workers are.
+  std::atomic<int> running{kCountingWorkers};
+  std::atomic<uint64_t> reads{0};
+  std::vector<std::thread> workers;
+  for (int w = 0; w < kCountingWorkers; ++w) {
+    workers.emplace_back([&, w] {
+      Rng rng(31 + w);
+      void* ring[8] = {};
+      for (int round = 0; round < kCountingRounds; ++round) {
+        void*& slot = ring[round % 8];
+        if (round % kCountingLargeEvery == 0) {
+          const uint64_t seen = reads.load();
+          while (reads.load() == seen) sched_yield();
+        }
+        Free(slot);
+        const size_t size = round % kCountingLargeEvery == 0
+                                ? rng.Between(kMiB, 6 * kMiB)
+                                : MixedSize(rng);
+        slot = Allocate(size, 16, false);
+      }
+      for (void* p : ring) Free(p);
+      running.fetch_sub(1);
+    });
+  }
+  uint64_t went_down = 0;
+  Counters last = ReadCounters();
+  while (running.load() != 0) {
+    const Counters c = ReadCounters();
+    if (c.bytes_returned < last.bytes_returned ||
+        c.central_visits < last.central_visits) {
+      ++went_down;
+    }
+    last = c;
+    reads.fetch_add(1);
+  }
+  for (std::thread& t : workers) t.join();
+  call.Record("reads", reads.load());
+  call.Record("went_down", went_down);
+  record("end");
+}
+ALLOCLAB_FRESH_CALL("allocator_design_counters_while_mapping",
+                    CountersWhileMappingCall);
+
+// task.h, ReadCounters(): every map, unmap and release of a call that has
+// returned is counted, whatever other threads are doing. One thread is
+// parked inside Allocate() at its map while another maps large blocks and
+// returns: this thread's read counts the other's maps (the parked call may
+// have counted part of its own); then, with every thread out, the counts
+// are exact (an allocator that counts from a value it read before its map
+// loses the other thread's maps there). Then threads allocate and free at
+// once, large blocks among them, while this thread reads the counters
+// again and again: bytes_returned and central_visits never go down, and
+// once every thread is out they are exact again.
+TEST(ValidatorCounters, EveryCallThatReturnedIsCountedWhileOthersMap) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_counters_while_mapping");
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto v = [&](absl::string_view key) { return r->values[std::string(key)]; };
+  ASSERT_EQ(v("parked"), 1)
+      << "the test could not stop a thread inside the allocator: a fresh "
+         "Allocate() of "
+      << kParkedBytes / kMiB
+      << " MiB never asked the page source for memory (task.h: it gets "
+         "memory only from pages.h)";
+  // The counts read `when`, against the page source's: to the byte but
+  // for `share` (what calls still under way may have counted of their
+  // own), and, once something was released, within the bounds a released
+  // range taken into use again leaves.
+  auto agree = [&](absl::string_view when, absl::string_view what,
+                   double share) {
+    auto w = [&](absl::string_view key) {
+      return v(absl::StrCat(when, "_", key));
+    };
+    const std::string read = absl::StrCat(
+        kRuleCounters,
+        " (task.h, ReadCounters(): every call that returned "
+        "is counted): ",
+        what, ": bytes_held ", w("held"), ", bytes_returned ", w("returned"),
+        "; the page source mapped and did not unmap ", w("mapped_not_unmapped"),
+        ", unmapped and released ", w("pages_returned"), ", released ",
+        w("released"),
+        share == 0
+            ? ""
+            : absl::StrCat(" (calls under way: ", share, " bytes at most)"));
+    EXPECT_LE(std::abs(w("returned") - w("pages_returned")), share) << read;
+    EXPECT_LE(w("held"), w("mapped_not_unmapped") + share) << read;
+    EXPECT_GE(w("held") + w("released") + share, w("mapped_not_unmapped"))
+        << read;
+    if (w("released") == 0) {
+      EXPECT_LE(std::abs(w("held") - w("mapped_not_unmapped")), share) << read;
+    }
+  };
+  if (v("parked_locks") == 0) {
+    // The parked call's own share: what it moved before it parked, and
+    // its map, which it may have counted already.
+    agree("during",
+          absl::StrCat("read while a thread was parked inside Allocate(",
+                       kParkedBytes / kMiB,
+                       " MiB) at its map, after another "
+                       "allocated ",
+                       kWhileParkedBlocks, " blocks of ",
+                       kWhileParkedBytes / kMiB,
+                       " MiB, freed one and "
+                       "returned"),
+          v("parked_moved") + kParkedSlackBytes);
+  }
+  agree("after_parked",
+        absl::StrCat("every thread out of the allocator, after one was "
+                     "parked inside Allocate() at its map while another "
+                     "mapped ",
+                     kWhileParkedBlocks, " blocks of ",
+                     kWhileParkedBytes / kMiB, " MiB"),
+        0);
+  EXPECT_GT(v("reads"), 0);
+  EXPECT_EQ(v("went_down"), 0)
+      << "task.h, ReadCounters(): bytes_returned and central_visits never "
+         "go down from one read to the next; read "
+      << v("reads") << " times while " << kCountingWorkers
+      << " threads allocated and freed, " << v("went_down")
+      << " reads were lower than the one before";
+  agree("end",
+        absl::StrCat("every thread out of the allocator, after ",
+                     kCountingWorkers,
+                     " threads allocated and freed at "
+                     "once (large blocks among them) while this one read"),
+        0);
+}
+
+// ---------------------------------------------------------------------------
+// Validator: memory only from the page source.
+// ---------------------------------------------------------------------------
+
+constexpr absl::string_view kRuleOnlyPages =
+    "task.h, rules of the game: the allocator gets memory only from pages.h "
+    "(every block, and all metadata that grows with use)";
+
+// The round counted under ptrace: small and large blocks, freed, a decay
+// let pass (releases and unmaps), and blocks again.
+constexpr int kOnlyPagesSmall = 1500;
+constexpr size_t kOnlyPagesLarge[] = {kMiB, 3 * kMiB, 6 * kMiB, 17 * kMiB};
+
+void OnlyPagesRound(internal::ScopedFakeClock& clock) {
+  Rng rng(41);
+  void* blocks[kOnlyPagesSmall + std::size(kOnlyPagesLarge)];
+  int n = 0;
+  for (int i = 0; i < kOnlyPagesSmall; ++i) {
+    blocks[n++] = Allocate(MixedSize(rng), 16, false);
+  }
+  for (size_t size : kOnlyPagesLarge) blocks[n++] = Allocate(size, 16, true);
+  for (int i = 0; i < n; ++i) Free(blocks[i]);
+  clock.Advance(2 * kDecayNs);
+  for (uint64_t i = 0; i < 2 * kDecayCheckOps; ++i) {
+    Free(Allocate(64, 16, false));
+  }
+  n = 0;
+  for (int i = 0; i < kOnlyPagesSmall / 3; ++i) {
+    blocks[n++] = Allocate(MixedSize(rng), 16, false);
+  }
+  for (int i = 0; i < n; ++i) Free(blocks[i]);
+}
+
+// Every mmap, munmap, madvise and brk a fresh process makes while a round
+// of Allocate() and Free() runs (its first: metadata is mapped too),
+// counted by ptrace in a forked copy, beside the page source's own count
+// of the same round, which the copy leaves in memory it shares with this
+// process (the test's own mapping, not the allocator's).
+void OnlyPagesCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  void* shared =
+      mmap(nullptr, 2 * sizeof(PageSourceCounts), PROT_READ | PROT_WRITE,
+           MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) {
+    call.Fail("mmap of the shared counts failed");
+    return;
+  }
+  auto* pages = static_cast<PageSourceCounts*>(shared);
+  absl::StatusOr<alloclab::SyscallCounts> syscalls =
+      alloclab::CountSyscallsInChild([&] {
+        pages[0] = ReadPageSourceCounts();
+        OnlyPagesRound(clock);
+        pages[1] = ReadPageSourceCounts();
+      });
+  if (absl::IsFailedPrecondition(syscalls.status())) {
+    call.Record("skipped", 1);
+    return;
+  }
+  if (!syscalls.ok()) {
+    call.Fail(syscalls.status().ToString());
+    return;
+  }
+  call.Record("skipped", 0);
+  call.Record("maps", pages[1].map_calls - pages[0].map_calls);
+  call.Record("unmaps", pages[1].unmap_calls - pages[0].unmap_calls);
+  call.Record("releases", pages[1].release_calls - pages[0].release_calls);
+  call.Record("mmap", syscalls->mmap);
+  call.Record("munmap", syscalls->munmap);
+  call.Record("madvise", syscalls->madvise);
+  call.Record("brk", syscalls->brk);
+  call.Record("mremap", syscalls->mremap);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_only_pages", OnlyPagesCall);
+
+// Each MapPages() or MapAlignedPages() is one mmap (the aligned one trims
+// its ends with up to two munmaps), each UnmapPages() one munmap, each
+// ReleasePages() one madvise; brk and mremap are no page source's. More
+// than that is memory the allocator took, or gave back, by itself.
+TEST(ValidatorMemorySource, EveryMapUnmapAndReleaseIsThePageSources) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_only_pages");
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto v = [&](absl::string_view key) {
+    return static_cast<int64_t>(r->values[std::string(key)]);
+  };
+  if (v("skipped") == 1) {
+    GTEST_SKIP() << "cannot count system calls here (ptrace refused)";
+  }
+  const std::string what = absl::StrCat(
+      "in a fresh process's first round of ", kOnlyPagesSmall, " small and ",
+      std::size(kOnlyPagesLarge),
+      " large blocks, freed, a decay and more blocks, the process made ",
+      v("mmap"), " mmap, ", v("munmap"), " munmap, ", v("madvise"),
+      " madvise, ", v("brk"), " brk and ", v("mremap"),
+      " mremap calls; the page source made ", v("maps"), " maps, ", v("unmaps"),
+      " unmaps and ", v("releases"), " releases");
+  EXPECT_GT(v("maps"), 0) << kRuleOnlyPages << ": " << what;
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  // A sanitizer's runtime maps, unmaps and releases shadow memory of its
+  // own around the page source's calls: there, only brk and mremap count.
+  EXPECT_EQ(v("mmap"), v("maps")) << kRuleOnlyPages << ": " << what;
+  EXPECT_LE(v("munmap"), v("unmaps") + 2 * v("maps"))
+      << kRuleOnlyPages << ": " << what;
+  EXPECT_EQ(v("madvise"), v("releases")) << kRuleOnlyPages << ": " << what;
+#endif
+  EXPECT_EQ(v("brk"), 0) << kRuleOnlyPages << ": " << what;
+  EXPECT_EQ(v("mremap"), 0) << kRuleOnlyPages << ": " << what;
 }
 
 // Promise 1 above the sizes of the fast-path tests: pairs of blocks of the
