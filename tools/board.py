@@ -19,10 +19,11 @@ the highest stage whose tests all pass, from the same run of its suite,
 and the next stage to take with its command. And a lab whose experiment
 ends in lab jemalloc_adoption's decision (DECISIONS below) gets the
 decision about your allocator (and, where the experiment scores it
-(SCORES below), its score), read from the results JSON of the last
-`bazel run //:tour`: the newest alloclab-tour-* folder where you typed
-`bazel run`, or the folder `--tour=DIR` names; without one it says to run
-the tour (the board runs suites, not experiments).
+(tools/results.py's SCORES), its score, read as the tour reads it), from
+the results JSON of the last `bazel run //:tour`: the newest
+alloclab-tour-* folder where you typed `bazel run`, or the folder
+`--tour=DIR` names; without one it says to run the tour (the board runs
+suites, not experiments).
 
 Exit status: 0 when every suite ran (solved or not), 1 when a suite could
 not run or crashed, 2 for bad arguments. `--labs=a,b` shows only those.
@@ -40,6 +41,7 @@ import sys
 import tempfile
 
 from tools import gtest_run
+from tools.results import SCORES, score_of
 
 # A suite that runs longer than this is stuck, not slow: each takes seconds.
 SUITE_TIMEOUT_S = 300
@@ -66,12 +68,6 @@ DUEL_NOTE = re.compile(
     r"(?P<verdict>recommended|not recommended)\.?\s*(?P<why>.*)$")
 RECOMMENDED_NOTE = "memo: recommended: "
 MEMO_NOTE = "memo: "
-
-# Labs whose experiment scores your allocator (lab allocator_design's
-# labs/allocator_design/score.h, malloclab's performance index): the lab,
-# and the row of the results JSON with the total. The board shows it, from
-# the same tour as the decision.
-SCORES = {"allocator_design": "score_total"}
 
 # The folders `bazel run //:tour` makes when given no --out (tools/tour.py).
 TOUR_FOLDERS = "alloclab-tour-*"
@@ -199,31 +195,21 @@ def decision_line(lab, yours, tour):
             (chosen[0], yours, ": " + reasons[0] if reasons else "", where))
 
 
-def score_line(lab, row_name, tour):
-    """The score of your allocator in the tour's JSON of `lab` (its row
-    `row_name`: score, u_points, t_points), or None when there is no tour,
-    no JSON or no such row (decision_line() says what to run)."""
+def score_line(lab, tour):
+    """The score of your allocator in the tour's JSON of `lab`, read as the
+    tour reads it (tools/results.py's score_of()), or None when there is no
+    tour, no JSON or no score in it (decision_line() says what to run)."""
     if tour is None:
         return None
     try:
         with open(os.path.join(tour, lab + ".json"), encoding="utf-8") as f:
-            rows = json.load(f).get("rows", [])
-    except (OSError, ValueError, AttributeError):
+            score = score_of(lab, json.load(f))
+    except (OSError, ValueError):
         return None
-    row = next((r for r in rows if isinstance(r, dict) and
-                r.get("variant") == row_name), None)
-    if row is None:
+    if score is None or score[1] is None:
         return None
-
-    def cell(key):
-        value = row.get(key)
-        return "%.3f" % value if isinstance(value, (int, float)) else "n/a"
-
-    return ("score (malloclab's index, %s): %s = utilization part %s (the "
-            "same on every run) + throughput part %s (this machine's; tour "
-            "in %s)" % ("labs/%s/score.h" % lab, cell("score"),
-                        cell("u_points"), cell("t_points"),
-                        os.path.basename(os.path.normpath(tour))))
+    return "%s: %s; tour in %s" % (score[0], score[1], os.path.basename(
+        os.path.normpath(tour)))
 
 
 def stage_lines(stages, verdicts):
@@ -441,7 +427,7 @@ def main(argv):
                 results[-1].decision = decision_line(lab, DECISIONS[lab],
                                                      tour)
             if lab in SCORES:
-                results[-1].score = score_line(lab, SCORES[lab], tour)
+                results[-1].score = score_line(lab, tour)
     print("", file=sys.stderr, flush=True)
     print(render(results))
     return 1 if any(r.problem for r in results) else 0

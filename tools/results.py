@@ -1,7 +1,7 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
-"""What //:report and //:tour share about results JSON: where a path on the
-command line points, how a number and a table are written, the machine line
-and a lab's headline.
+"""What //:report, //:tour and //:board share about results JSON: where a
+path on the command line points, how a number and a table are written, the
+machine line, a lab's headline and a lab's score.
 
 One module, so that the report and the tour cannot disagree about the
 directory a relative path means or how a column is aligned.
@@ -118,3 +118,38 @@ def headline_of(results):
         return ("n/a", "n/a (the lab declares no headline)", "n/a")
     return (str(h.get("label") or "?"), str(h.get("text") or "n/a"),
             str(h.get("reference") or "n/a"))
+
+
+# Labs whose experiment scores your allocator (lab allocator_design's
+# labs/allocator_design/score.h, malloclab's performance index): the lab,
+# and the row of its results JSON with the total (`score`) and its two
+# parts (`u_points`, `t_points`). The board and the tour show it.
+SCORES = {"allocator_design": "score_total"}
+
+
+def score_of(lab, results):
+    """(label, figure) of the score in `lab`'s results, or None when the lab
+    has no score (SCORES). The figure is the total and its two parts, e.g.
+    "0.775 = utilization part 0.410 (the same on every run) + throughput
+    part 0.365 (this machine's)", a part the run could not measure as n/a;
+    None when the run has no such row."""
+    if lab not in SCORES:
+        return None
+    label = "score (malloclab's index, labs/%s/score.h)" % lab
+    rows = results.get("rows") if isinstance(results, dict) else None
+    row = next((r for r in rows if isinstance(r, dict) and
+                r.get("variant") == SCORES[lab]),
+               None) if isinstance(rows, list) else None
+    if row is None:
+        return label, None
+
+    def cell(key):
+        value = row.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return "n/a"
+        return "%.3f" % value
+
+    return (label,
+            "%s = utilization part %s (the same on every run) + throughput "
+            "part %s (this machine's)" % (cell("score"), cell("u_points"),
+                                          cell("t_points")))

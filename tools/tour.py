@@ -24,7 +24,10 @@ stop the labs that do not know it.
 A lab plugs in by declaring its headline in its JSON (Results::SetHeadline
 in common/report.h: a label, this run's figure as text, the reference run's
 figure) and its pictures (Results::AddPlot); docs/adding_a_lab.md says how.
-A lab without a headline shows "n/a" with that reason.
+A lab without a headline shows "n/a" with that reason. A lab whose
+experiment scores your allocator (tools/results.py's SCORES: lab
+allocator_design) shows that score instead, its total and its two parts,
+as `bazel run //:board` shows it.
 
 Exit status: 0 when every experiment ran and every picture was drawn, 1
 otherwise (the table still shows what ran), 2 for bad arguments.
@@ -43,8 +46,8 @@ from tools.check_results import UnusableInput, load_results
 from tools.plot import draw
 from tools.plot_canvas import PlotError
 from tools.plot_units import column_title
-from tools.results import (fmt, headline_of, machine_line, metric_keys,
-                           on_host, resolve, table)
+from tools.results import (SCORES, fmt, headline_of, machine_line,
+                           metric_keys, on_host, resolve, score_of, table)
 
 USAGE = ("usage: bazel run //:tour -- [--out=DIR] [--reference] "
          "[--labs=LAB,...] [--repetitions=N] [--cpu=N]")
@@ -106,6 +109,18 @@ def parse_args(argv):
     return labs, flags, args.out, args.reference
 
 
+def headline(lab, results):
+    """(label, this run's figure, the reference run's) of `lab`'s run
+    `results`: its score where the lab has one (SCORES, read as the board
+    reads it), else the headline the lab declares."""
+    score = score_of(lab, results)
+    if score is None:
+        return headline_of(results)
+    label, figure = score
+    return (label, figure or "n/a (the run has no %s row)" % SCORES[lab],
+            "the chapter's \"Your score\" table (docs/labs/%s.md)" % lab)
+
+
 def run_experiment(binary, flags, json_path, log):
     """Runs one experiment, its output shown as it comes; True when it ran."""
     if os.path.exists(json_path):
@@ -161,7 +176,7 @@ def main(argv):
             summary.append([lab, "-", "failed: see above", "-"])
             pages.append((lab, None, loaded, "failed: see the tour's output"))
             continue
-        label, text, ref = headline_of(loaded[-1][1])
+        label, text, ref = headline(lab, loaded[-1][1])
         summary.append([lab, label, text, ref])
         svg = os.path.join(folder, lab + ".svg")
         try:
@@ -260,7 +275,7 @@ def html_page(header, summary, pages, reference):
         if failure:
             parts.append("<p><strong>%s</strong></p>" % esc(failure))
             continue
-        label, text, ref = headline_of(loaded[-1][1])
+        label, text, ref = headline(lab, loaded[-1][1])
         parts.append(
             "<p><strong>%s</strong>: %s (the reference run: %s)</p>" %
             (esc(label), esc(text), esc(ref)))

@@ -11,6 +11,7 @@ Usage (//tools:tour_test writes the arguments): tour_test.py TOUR RESULTS_JSON
 (the directory of RESULTS_JSON holds plots/).
 """
 
+import json
 import os
 import re
 import shutil
@@ -155,6 +156,48 @@ class TourTest(unittest.TestCase):
                                       "fixture=" + fixture)
         self.assertEqual(status, 0)
         self.assertIn("n/a (the lab declares no headline)", stdout)
+
+    def test_a_scored_lab_shows_its_score_as_the_board_does(self):
+        # Lab allocator_design's real JSON, with the rows its experiment
+        # writes last: score_total, and one trace's score.
+        with open(os.path.join(FIXTURES, "plots", "labs",
+                               "allocator_design.json")) as f:
+            results = json.load(f)
+        results["rows"] += [
+            {"variant": "score_phases", "u_points": 0.351, "t_points": 0.4,
+             "score": 0.751},
+            {"variant": "score_total", "u_points": 0.32, "t_points": 0.4,
+             "score": 0.72}]
+        scored = os.path.join(self.tmp, "scored.json")
+        with open(scored, "w") as f:
+            json.dump(results, f)
+        design, _ = self.experiment("design", scored)
+        out = os.path.join(self.tmp, "o")
+        status, stdout, stderr = self.tour("--out=" + out,
+                                           "allocator_design=" + design)
+        self.assertEqual(status, 0, stderr)
+        figure = ("0.720 = utilization part 0.320 (the same on every run) + "
+                  "throughput part 0.400 (this machine's)")
+        self.assertRegex(
+            stdout, r"\nallocator_design +score \(malloclab's index, "
+            r"labs/allocator_design/score\.h\) +%s +the chapter's "
+            r"\"Your score\" table \(docs/labs/allocator_design\.md\)\n" %
+            re.escape(figure))
+        # Not the time ratio the experiment declares as its headline.
+        self.assertNotIn(results["headline"]["text"], stdout)
+        with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn("labs/allocator_design/score.h)</strong>: %s" %
+                      figure.replace("'", "&#x27;"), page)
+        # A run without the row says so, rather than show another figure.
+        results["rows"] = [r for r in results["rows"]
+                           if not r["variant"].startswith("score_")]
+        with open(scored, "w") as f:
+            json.dump(results, f)
+        status, stdout, stderr = self.tour("--out=" + out,
+                                           "allocator_design=" + design)
+        self.assertEqual(status, 0, stderr)
+        self.assertIn("n/a (the run has no score_total row)", stdout)
 
     def test_a_failing_experiment_is_shown_and_fails_the_tour(self):
         broken, _ = self.experiment(
