@@ -2927,6 +2927,69 @@ class ScheduledThread {
   std::thread thread_;  // last: it starts once the rest is built
 };
 
+// ScheduleLog
+//
+// What an explorer's schedule did, a line per step, for its failure: the
+// failure names the explorer, the seed and the number of random steps, so
+// that the one fresh call replays it.
+class ScheduleLog {
+ public:
+  void Note(std::string step) { steps_.push_back(std::move(step)); }
+
+  // `what` went wrong in `explorer`'s schedule of `seed` with `steps`
+  // random steps: the failure's text, the schedule so far after it.
+  std::string Failure(absl::string_view what, absl::string_view explorer,
+                      uint64_t seed, int steps) const {
+    std::string failure = absl::StrCat(
+        what, "; ", explorer, " seed ", seed, " with ", steps,
+        " random steps, the schedule (clock steps from the start):");
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      absl::StrAppend(&failure, "\n  ", i, ": ", steps_[i]);
+    }
+    return failure;
+  }
+
+ private:
+  std::vector<std::string> steps_;
+};
+
+// ParseSchedule()
+//
+// An explorer's fresh call's argument, "seed" or "seed/steps", into `seed`
+// and `steps` (left as it was when the argument has no steps). false, and
+// the call failed, when it is neither.
+bool ParseSchedule(alloclab::FreshCall& call, uint64_t& seed, int& steps) {
+  const std::vector<std::string> parts = absl::StrSplit(call.arg(), '/');
+  if (parts.size() > 2 || !absl::SimpleAtoi(parts[0], &seed) ||
+      (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &steps))) {
+    call.Fail(absl::StrCat("not a seed or seed/steps: '", call.arg(), "'"));
+    return false;
+  }
+  return true;
+}
+
+// ShortestSchedule()
+//
+// Seed `seed`'s schedule of the explorer run by the fresh call `fresh_call`
+// failed with `failure`: the failure of the same seed with the fewest
+// random steps before its end that fails too (0 to `most_steps`, each in a
+// fresh process), and how to replay it.
+std::string ShortestSchedule(absl::string_view fresh_call, uint64_t seed,
+                             int most_steps, const absl::Status& failure) {
+  for (int steps = 0; steps < most_steps; ++steps) {
+    const std::string arg = absl::StrCat(seed, "/", steps);
+    absl::StatusOr<alloclab::FreshCallResult> r = RunFresh(fresh_call, arg);
+    if (!r.ok()) {
+      return absl::StrCat(r.status().message(),
+                          "\n(the shortest failing schedule of seed ", seed,
+                          " of those with fewer random steps than its ",
+                          most_steps, "; replay it with the fresh call ",
+                          fresh_call, " and the argument \"", arg, "\")");
+    }
+  }
+  return std::string(failure.message());
+}
+
 constexpr int kDecaySchedules = 24;
 constexpr int kDecayScheduleSteps = 80;
 constexpr int kDecayThreads = 4;
@@ -3171,16 +3234,10 @@ class DecayExplorer {
     }
   }
 
-  void Note(std::string step) { steps_.push_back(std::move(step)); }
+  void Note(std::string step) { log_.Note(std::move(step)); }
 
   void Fail(const std::string& what) {
-    failure_ = absl::StrCat(what, "; decay explorer seed ", seed_, " with ",
-                            steps_count_,
-                            " random steps, the schedule (clock steps from "
-                            "the start):");
-    for (size_t i = 0; i < steps_.size(); ++i) {
-      absl::StrAppend(&failure_, "\n  ", i, ": ", steps_[i]);
-    }
+    failure_ = log_.Failure(what, "decay explorer", seed_, steps_count_);
   }
 
   internal::ScopedFakeClock& clock_;
@@ -3194,22 +3251,16 @@ class DecayExplorer {
   size_t live_bytes_ = 0;
   uint64_t last_free_ = 0;
   std::vector<uint64_t> frees_;
-  std::vector<std::string> steps_;
+  ScheduleLog log_;
   std::string failure_;
   int checks_ = 0;
 };
 
 void DecayExplorerCall(alloclab::FreshCall& call) {
   internal::ScopedFakeClock clock;
-  // "seed" or "seed/steps".
-  const std::vector<std::string> parts = absl::StrSplit(call.arg(), '/');
   uint64_t seed = 0;
   int steps = kDecayScheduleSteps;
-  if (parts.size() > 2 || !absl::SimpleAtoi(parts[0], &seed) ||
-      (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &steps))) {
-    call.Fail(absl::StrCat("not a seed or seed/steps: '", call.arg(), "'"));
-    return;
-  }
+  if (!ParseSchedule(call, seed, steps)) return;
   DecayExplorer explorer(clock, seed, steps);
   const std::string failure = explorer.Run();
   call.Record("checks", explorer.checks());
@@ -3219,25 +3270,11 @@ ALLOCLAB_FRESH_CALL("allocator_design_decay_explorer", DecayExplorerCall);
 
 // ShortestDecaySchedule()
 //
-// Seed `seed`'s schedule failed with `failure`: the failure of the same
-// seed with the fewest random steps before its end that fails too (0 to
-// kDecayScheduleSteps, each in a fresh process), and how to replay it.
+// Seed `seed`'s decay schedule failed with `failure`: the shortest
+// schedule of that seed that fails too (ShortestSchedule()).
 std::string ShortestDecaySchedule(uint64_t seed, const absl::Status& failure) {
-  for (int steps = 0; steps < kDecayScheduleSteps; ++steps) {
-    const std::string arg = absl::StrCat(seed, "/", steps);
-    absl::StatusOr<alloclab::FreshCallResult> r =
-        RunFresh("allocator_design_decay_explorer", arg);
-    if (!r.ok()) {
-      return absl::StrCat(r.status().message(),
-                          "\n(the shortest failing schedule of seed ", seed,
-                          " of those with fewer random steps than its ",
-                          kDecayScheduleSteps,
-                          "; replay it with the fresh call "
-                          "allocator_design_decay_explorer and the argument \"",
-                          arg, "\")");
-    }
-  }
-  return std::string(failure.message());
+  return ShortestSchedule("allocator_design_decay_explorer", seed,
+                          kDecayScheduleSteps, failure);
 }
 
 TEST(DesignDecayExplorer, RandomSchedulesGiveIdleMemoryBack) {
