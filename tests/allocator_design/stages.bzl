@@ -65,6 +65,7 @@ STAGES = [
         "tests": [
             "DesignThreadChurn.",
             "DesignMessagePassing.",
+            "DesignChurnExplorer.",
         ],
         "why": "musl's bounded recycler of freed blocks bought back most of its time for a little more memory (a cache needs a bound, in bytes); lab 7's msgsend frees every block in a thread that did not allocate it",
     },

@@ -2927,6 +2927,69 @@ class ScheduledThread {
   std::thread thread_;  // last: it starts once the rest is built
 };
 
+// ScheduleLog
+//
+// What an explorer's schedule did, a line per step, for its failure: the
+// failure names the explorer, the seed and the number of random steps, so
+// that the one fresh call replays it.
+class ScheduleLog {
+ public:
+  void Note(std::string step) { steps_.push_back(std::move(step)); }
+
+  // `what` went wrong in `explorer`'s schedule of `seed` with `steps`
+  // random steps: the failure's text, the schedule so far after it.
+  std::string Failure(absl::string_view what, absl::string_view explorer,
+                      uint64_t seed, int steps) const {
+    std::string failure = absl::StrCat(
+        what, "; ", explorer, " seed ", seed, " with ", steps,
+        " random steps, the schedule (clock steps from the start):");
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      absl::StrAppend(&failure, "\n  ", i, ": ", steps_[i]);
+    }
+    return failure;
+  }
+
+ private:
+  std::vector<std::string> steps_;
+};
+
+// ParseSchedule()
+//
+// An explorer's fresh call's argument, "seed" or "seed/steps", into `seed`
+// and `steps` (left as it was when the argument has no steps). false, and
+// the call failed, when it is neither.
+bool ParseSchedule(alloclab::FreshCall& call, uint64_t& seed, int& steps) {
+  const std::vector<std::string> parts = absl::StrSplit(call.arg(), '/');
+  if (parts.size() > 2 || !absl::SimpleAtoi(parts[0], &seed) ||
+      (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &steps))) {
+    call.Fail(absl::StrCat("not a seed or seed/steps: '", call.arg(), "'"));
+    return false;
+  }
+  return true;
+}
+
+// ShortestSchedule()
+//
+// Seed `seed`'s schedule of the explorer run by the fresh call `fresh_call`
+// failed with `failure`: the failure of the same seed with the fewest
+// random steps before its end that fails too (0 to `most_steps`, each in a
+// fresh process), and how to replay it.
+std::string ShortestSchedule(absl::string_view fresh_call, uint64_t seed,
+                             int most_steps, const absl::Status& failure) {
+  for (int steps = 0; steps < most_steps; ++steps) {
+    const std::string arg = absl::StrCat(seed, "/", steps);
+    absl::StatusOr<alloclab::FreshCallResult> r = RunFresh(fresh_call, arg);
+    if (!r.ok()) {
+      return absl::StrCat(r.status().message(),
+                          "\n(the shortest failing schedule of seed ", seed,
+                          " of those with fewer random steps than its ",
+                          most_steps, "; replay it with the fresh call ",
+                          fresh_call, " and the argument \"", arg, "\")");
+    }
+  }
+  return std::string(failure.message());
+}
+
 constexpr int kDecaySchedules = 24;
 constexpr int kDecayScheduleSteps = 80;
 constexpr int kDecayThreads = 4;
@@ -3171,16 +3234,10 @@ class DecayExplorer {
     }
   }
 
-  void Note(std::string step) { steps_.push_back(std::move(step)); }
+  void Note(std::string step) { log_.Note(std::move(step)); }
 
   void Fail(const std::string& what) {
-    failure_ = absl::StrCat(what, "; decay explorer seed ", seed_, " with ",
-                            steps_count_,
-                            " random steps, the schedule (clock steps from "
-                            "the start):");
-    for (size_t i = 0; i < steps_.size(); ++i) {
-      absl::StrAppend(&failure_, "\n  ", i, ": ", steps_[i]);
-    }
+    failure_ = log_.Failure(what, "decay explorer", seed_, steps_count_);
   }
 
   internal::ScopedFakeClock& clock_;
@@ -3194,22 +3251,16 @@ class DecayExplorer {
   size_t live_bytes_ = 0;
   uint64_t last_free_ = 0;
   std::vector<uint64_t> frees_;
-  std::vector<std::string> steps_;
+  ScheduleLog log_;
   std::string failure_;
   int checks_ = 0;
 };
 
 void DecayExplorerCall(alloclab::FreshCall& call) {
   internal::ScopedFakeClock clock;
-  // "seed" or "seed/steps".
-  const std::vector<std::string> parts = absl::StrSplit(call.arg(), '/');
   uint64_t seed = 0;
   int steps = kDecayScheduleSteps;
-  if (parts.size() > 2 || !absl::SimpleAtoi(parts[0], &seed) ||
-      (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &steps))) {
-    call.Fail(absl::StrCat("not a seed or seed/steps: '", call.arg(), "'"));
-    return;
-  }
+  if (!ParseSchedule(call, seed, steps)) return;
   DecayExplorer explorer(clock, seed, steps);
   const std::string failure = explorer.Run();
   call.Record("checks", explorer.checks());
@@ -3219,25 +3270,11 @@ ALLOCLAB_FRESH_CALL("allocator_design_decay_explorer", DecayExplorerCall);
 
 // ShortestDecaySchedule()
 //
-// Seed `seed`'s schedule failed with `failure`: the failure of the same
-// seed with the fewest random steps before its end that fails too (0 to
-// kDecayScheduleSteps, each in a fresh process), and how to replay it.
+// Seed `seed`'s decay schedule failed with `failure`: the shortest
+// schedule of that seed that fails too (ShortestSchedule()).
 std::string ShortestDecaySchedule(uint64_t seed, const absl::Status& failure) {
-  for (int steps = 0; steps < kDecayScheduleSteps; ++steps) {
-    const std::string arg = absl::StrCat(seed, "/", steps);
-    absl::StatusOr<alloclab::FreshCallResult> r =
-        RunFresh("allocator_design_decay_explorer", arg);
-    if (!r.ok()) {
-      return absl::StrCat(r.status().message(),
-                          "\n(the shortest failing schedule of seed ", seed,
-                          " of those with fewer random steps than its ",
-                          kDecayScheduleSteps,
-                          "; replay it with the fresh call "
-                          "allocator_design_decay_explorer and the argument \"",
-                          arg, "\")");
-    }
-  }
-  return std::string(failure.message());
+  return ShortestSchedule("allocator_design_decay_explorer", seed,
+                          kDecayScheduleSteps, failure);
 }
 
 TEST(DesignDecayExplorer, RandomSchedulesGiveIdleMemoryBack) {
@@ -3250,6 +3287,428 @@ TEST(DesignDecayExplorer, RandomSchedulesGiveIdleMemoryBack) {
   }
   EXPECT_GE(checks, kDecaySchedules) << "the explorer checked too rarely";
   ::testing::Test::RecordProperty("checks", checks);
+}
+
+// ---------------------------------------------------------------------------
+// Design, explored: promises 3 and 4 together. Random schedules of calls
+// from several threads, each run in a fresh process from its own seed,
+// checked after every step against the page source's own count of what is
+// held (mapped, less unmapped and released): ReadCounters() is only
+// quoted. The fixed scenarios above churn one shape of thread and pass messages
+// of one shape; these mix them: threads that exit at once or late, holding
+// blocks in their caches or live, or allocating as they exit, threads that only
+// free, blocks handed from thread to thread through the suite's queue, at
+// every class edge and past the large threshold.
+// ---------------------------------------------------------------------------
+
+constexpr int kChurnSchedules = 16;
+constexpr int kChurnScheduleSteps = 60;
+constexpr int kChurnThreads = 4;
+// "At most a few hundred KiB of messages live at once" (promise 4): the
+// most the schedule keeps live, over all its threads, at any time.
+constexpr size_t kChurnMostLive = 512 * kKiB;
+
+// ChurnExplorer
+//
+// One schedule: steps drawn from `seed`, on kChurnThreads threads, each
+// one of: a group of allocations (kept by the thread, or handed to the
+// suite's queue for another thread to free); frees of the thread's own
+// blocks; frees of other threads' blocks from the queue; a run of
+// messages, one thread allocating what another frees; a thread's exit
+// (its live blocks handed to the queue), at once or after a pthread key's
+// destructor has allocated and freed as it exits (thread_exit.h: the hook
+// arms again); short threads that allocate, free and exit. Sizes are class
+// edges to 256 KiB (EdgeSizes()) and large sizes past it; in half the
+// schedules the last thread only frees. No more than kChurnMostLive bytes
+// are ever live, at most two of the threads run at once (a producer and a
+// consumer: before a step on others, one exits), and the fake clock stands
+// still (no decay helps). After every step the bytes held by the page
+// source's count (mapped, less unmapped and released) must be at most
+// kMessagePassingHeldBytes while a thread that called runs (promise 4),
+// and kThreadChurnHeldBytes once each has exited (promise 3). Its end:
+// every block freed, every thread exited, one at a time.
+class ChurnExplorer {
+ public:
+  // The schedule of `seed` with `steps` random steps before its end;
+  // `exit_key` a pthread key whose destructor allocates and frees.
+  ChurnExplorer(pthread_key_t exit_key, uint64_t seed, int steps)
+      : exit_key_(exit_key),
+        seed_(seed),
+        steps_count_(steps),
+        rng_(seed),
+        edges_(EdgeSizes(kSmallMax)),
+        only_frees_(seed % 2 == 0 ? kChurnThreads - 1 : -1) {}
+
+  // "" when every check held, else the failure, with the seed and the
+  // schedule's steps so far.
+  std::string Run() {
+    for (int step = 0; step < steps_count_ && failure_.empty(); ++step) {
+      RandomStep();
+      Check();
+    }
+    // The end: the queue's blocks freed by the threads that run (or a new
+    // one), every thread's own blocks by itself, then every thread exits.
+    for (int t = 0; t < kChurnThreads && failure_.empty(); ++t) {
+      FreeOwn(t, /*all=*/true);
+      Check();
+    }
+    while (failure_.empty() && !queue_.empty()) {
+      const int t = PickThread();
+      MakeRoom(t, t);
+      Consume(t, /*all=*/true);
+      Check();
+    }
+    for (int t = 0; t < kChurnThreads && failure_.empty(); ++t) {
+      ExitThread(t, rng_.Next() % 4 == 0);
+      Check();
+    }
+    for (int t = 0; t < kChurnThreads; ++t) ExitThread(t, false);
+    return failure_;
+  }
+
+  int checks() const { return checks_; }
+  int threads() const { return threads_started_; }
+  // The most the page source held at a check.
+  int64_t most_held() const { return most_held_; }
+
+ private:
+  struct Live {
+    void* p;
+    size_t size;
+    int owner;  // the thread that allocated it: its id, never reused
+  };
+
+  static constexpr size_t kSmallMax = 256 * kKiB;
+
+  void RandomStep() {
+    const uint64_t pick = rng_.Next() % 100;
+    const int t = PickThread();
+    const int other =
+        (t + 1 + rng_.Next() % (kChurnThreads - 1)) % kChurnThreads;
+    MakeRoom(t, pick >= 55 && pick < 75 ? other : t);
+    if (pick < 25) {
+      AllocateGroup(t);
+    } else if (pick < 40) {
+      FreeOwn(t, rng_.Next() % 4 == 0);
+    } else if (pick < 55) {
+      Consume(t, rng_.Next() % 4 == 0);
+    } else if (pick < 75) {
+      Messages(t, other);
+    } else if (pick < 85) {
+      ExitThread(t, rng_.Next() % 3 == 0);
+    } else {
+      ShortThreads(static_cast<int>(rng_.Between(1, 16)));
+    }
+  }
+
+  int PickThread() { return static_cast<int>(rng_.Next() % kChurnThreads); }
+
+  // At most two of the threads run at once, a producer and a consumer:
+  // before a step on threads a and b, the others exit until they do.
+  void MakeRoom(int a, int b) {
+    for (int t = 0; t < kChurnThreads; ++t) {
+      int running = 0;
+      for (int u = 0; u < kChurnThreads; ++u) {
+        running += threads_[u] != nullptr || u == a || u == b ? 1 : 0;
+      }
+      if (running <= 2) return;
+      if (t != a && t != b) ExitThread(t, rng_.Next() % 3 == 0);
+    }
+  }
+
+  ScheduledThread& Thread(int t) {
+    if (threads_[t] == nullptr) {
+      threads_[t] = std::make_unique<ScheduledThread>();
+      ids_[t] = ++threads_started_;
+    }
+    return *threads_[t];
+  }
+
+  // A class edge to 256 KiB, the smaller ones more often (the lesser of
+  // two draws), or (one time in eight) a large size past it.
+  size_t Size() {
+    if (rng_.Next() % 8 == 0) {
+      return rng_.Between(kSmallMax + 1, kSmallMax + kChurnMostLive / 4);
+    }
+    const size_t i =
+        std::min(rng_.Next() % edges_.size(), rng_.Next() % edges_.size());
+    return std::max<size_t>(edges_[i], 1);
+  }
+
+  // Up to `n` sizes that keep the live bytes within kChurnMostLive.
+  std::vector<Live> Sizes(int n) {
+    std::vector<Live> got;
+    size_t bytes = 0;
+    for (int i = 0; i < n; ++i) {
+      const size_t size = Size();
+      if (live_bytes_ + bytes + size > kChurnMostLive) continue;
+      got.push_back({nullptr, size, 0});
+      bytes += size;
+    }
+    return got;
+  }
+
+  // Allocates `got` on thread t; false, and the schedule failed, when a
+  // block could not be had.
+  bool AllocateOn(int t, std::vector<Live>& got) {
+    Thread(t).Run([&] {
+      for (Live& b : got) {
+        b.p = Allocate(b.size, 1, false);
+        if (b.p != nullptr) static_cast<char*>(b.p)[0] = 1;
+      }
+    });
+    called_[t] = true;
+    for (Live& b : got) {
+      if (b.p == nullptr) {
+        Fail(absl::StrCat(kRuleAvailable, ": Allocate(", b.size, ") failed"));
+        return false;
+      }
+      b.owner = ids_[t];
+      live_bytes_ += b.size;
+    }
+    return true;
+  }
+
+  void FreeOn(int t, const std::vector<Live>& blocks) {
+    Thread(t).Run([&] {
+      for (const Live& b : blocks) Free(b.p);
+    });
+    called_[t] = true;
+    for (const Live& b : blocks) live_bytes_ -= b.size;
+  }
+
+  // Thread t allocates a group: each block kept, or handed to the queue.
+  void AllocateGroup(int t) {
+    if (t == only_frees_) return Consume(t, false);
+    std::vector<Live> got = Sizes(static_cast<int>(rng_.Between(1, 32)));
+    if (got.empty() || !AllocateOn(t, got)) return;
+    int handed = 0;
+    for (const Live& b : got) {
+      if (rng_.Next() % 2 == 0) {
+        queue_.push_back(b);
+        ++handed;
+      } else {
+        own_.push_back(b);
+      }
+    }
+    Note(absl::StrCat("thread ", t, " allocates ", got.size(), " blocks (",
+                      handed, " to the queue); ", live_bytes_, " bytes live"));
+  }
+
+  // Moves a share (a quarter to all, or `all`) of `from`'s blocks that
+  // `take` accepts to the result.
+  template <typename Take>
+  std::vector<Live> Share(std::vector<Live>& from, bool all, Take take) {
+    std::vector<Live> chosen, kept;
+    const uint64_t share = rng_.Between(1, 4);
+    for (const Live& b : from) {
+      if (take(b) && (all || rng_.Next() % 4 < share)) {
+        chosen.push_back(b);
+      } else {
+        kept.push_back(b);
+      }
+    }
+    from = std::move(kept);
+    return chosen;
+  }
+
+  // Thread t frees some of its own blocks (all of them when `all`).
+  void FreeOwn(int t, bool all) {
+    if (threads_[t] == nullptr) return;
+    const int id = ids_[t];
+    const std::vector<Live> chosen =
+        Share(own_, all, [&](const Live& b) { return b.owner == id; });
+    if (chosen.empty()) return;
+    FreeOn(t, chosen);
+    Note(
+        absl::StrCat("thread ", t, " frees ", chosen.size(), " of its blocks"));
+  }
+
+  // Thread t frees some of the queue's blocks that other threads allocated
+  // (all of the queue when `all`).
+  void Consume(int t, bool all) {
+    Thread(t);
+    const int id = ids_[t];
+    const std::vector<Live> chosen =
+        Share(queue_, all, [&](const Live& b) { return all || b.owner != id; });
+    if (chosen.empty()) return;
+    FreeOn(t, chosen);
+    Note(absl::StrCat("thread ", t, " frees ", chosen.size(),
+                      " blocks from the queue"));
+  }
+
+  // Thread `producer` allocates messages that `consumer` frees: rounds of
+  // a few at a time, of one of DesignMessagePassing's shapes, small or
+  // large.
+  void Messages(int producer, int consumer) {
+    if (producer == only_frees_) std::swap(producer, consumer);
+    if (producer == only_frees_) return;
+    const int rounds = static_cast<int>(rng_.Between(4, 32));
+    const int ring = static_cast<int>(rng_.Between(1, 8));
+    const bool large = rng_.Next() % 2 == 0;
+    int messages = 0;
+    for (int r = 0; r < rounds && failure_.empty(); ++r) {
+      std::vector<Live> got;
+      for (int i = 0; i < ring; ++i) {
+        const MessageShape& shape = kMessageShapes[large ? 1 : 0];
+        const size_t size = rng_.Between(shape.min_bytes, shape.max_bytes);
+        if (live_bytes_ + size > kChurnMostLive) break;
+        got.push_back({nullptr, size, 0});
+        live_bytes_ += size;  // counted while the round is planned
+      }
+      for (const Live& b : got) live_bytes_ -= b.size;
+      if (got.empty() || !AllocateOn(producer, got)) break;
+      FreeOn(consumer, got);
+      messages += static_cast<int>(got.size());
+    }
+    Note(absl::StrCat("thread ", producer, " sends ", messages,
+                      large ? " large" : " small", " messages to thread ",
+                      consumer, ", at most ", ring, " at a time"));
+  }
+
+  // Thread t exits (after its pthread key's destructor allocated and freed,
+  // when `allocating`); its live blocks go to the queue.
+  void ExitThread(int t, bool allocating) {
+    if (threads_[t] == nullptr) return;
+    if (allocating) {
+      void* const value = reinterpret_cast<void*>(rng_.Next() | 1);
+      Thread(t).Run([&] { pthread_setspecific(exit_key_, value); });
+    }
+    threads_[t]->Exit();
+    threads_[t] = nullptr;
+    called_[t] = false;
+    const int id = ids_[t];
+    const std::vector<Live> left =
+        Share(own_, true, [&](const Live& b) { return b.owner == id; });
+    queue_.insert(queue_.end(), left.begin(), left.end());
+    Note(absl::StrCat("thread ", t, " exits",
+                      allocating ? ", allocating as it exits" : "", "; ",
+                      left.size(), " of its blocks live, to the queue"));
+  }
+
+  // `n` threads, one after another, each allocating a group, freeing it
+  // and a share of the queue, and exiting (half of them allocating as they
+  // exit).
+  void ShortThreads(int n) {
+    for (int i = 0; i < n && failure_.empty(); ++i) {
+      std::vector<Live> got = Sizes(static_cast<int>(rng_.Between(1, 16)));
+      const std::vector<Live> taken =
+          Share(queue_, false, [](const Live&) { return true; });
+      const uint64_t exit_value = rng_.Next() | 1;
+      void* const value =
+          exit_value % 4 == 1 ? reinterpret_cast<void*>(exit_value) : nullptr;
+      bool failed = false;
+      std::thread([&] {
+        for (Live& b : got) {
+          b.p = Allocate(b.size, 1, false);
+          if (b.p == nullptr) failed = true;
+        }
+        for (const Live& b : got) Free(b.p);
+        for (const Live& b : taken) Free(b.p);
+        pthread_setspecific(exit_key_, value);
+      }).join();
+      ++threads_started_;
+      for (const Live& b : taken) live_bytes_ -= b.size;
+      if (failed) {
+        return Fail(absl::StrCat(kRuleAvailable,
+                                 ": Allocate() failed in a short thread"));
+      }
+    }
+    Note(absl::StrCat(n, " short threads allocate, free and exit"));
+  }
+
+  // Promise 3 or 4, whichever applies: see the class comment.
+  void Check() {
+    if (!failure_.empty()) return;
+    int running = 0;
+    for (int t = 0; t < kChurnThreads; ++t) running += called_[t] ? 1 : 0;
+    if (running > 2) return;  // more than a producer and a consumer
+    const Counters held = ReadCounters();
+    const int64_t mapped_left = MappedLeft();
+    ++checks_;
+    most_held_ = std::max(most_held_, mapped_left);
+    const uint64_t bound =
+        running > 0 ? kMessagePassingHeldBytes : kThreadChurnHeldBytes;
+    if (mapped_left <= static_cast<int64_t>(bound)) return;
+    Fail(absl::StrCat(
+        running > 0 ? kRuleMessages : kRuleChurn, ": ", mapped_left,
+        " bytes held by the page source's count (mapped, less unmapped and "
+        "released; ReadCounters() says ",
+        held.bytes_held, "), with ", live_bytes_, " bytes live (at most ",
+        kChurnMostLive, "), ", running, " of the threads running, after ",
+        threads_started_, " threads (",
+        running > 0 ? "kMessagePassingHeldBytes" : "kThreadChurnHeldBytes",
+        " = ", bound, ")"));
+  }
+
+  void Note(std::string step) { log_.Note(std::move(step)); }
+
+  void Fail(const std::string& what) {
+    failure_ = log_.Failure(what, "churn explorer", seed_, steps_count_);
+  }
+
+  const pthread_key_t exit_key_;
+  const uint64_t seed_;
+  const int steps_count_;
+  Rng rng_;
+  const std::vector<size_t> edges_;
+  const int only_frees_;  // the thread that only frees, or -1
+  std::unique_ptr<ScheduledThread> threads_[kChurnThreads];
+  int ids_[kChurnThreads] = {};
+  bool called_[kChurnThreads] = {};  // called since it started
+  int threads_started_ = 0;
+  std::vector<Live> own_;    // live, kept by the thread that allocated them
+  std::vector<Live> queue_;  // live, handed over for another thread to free
+  size_t live_bytes_ = 0;
+  ScheduleLog log_;
+  std::string failure_;
+  int checks_ = 0;
+  int64_t most_held_ = 0;
+};
+
+void ChurnExplorerCall(alloclab::FreshCall& call) {
+  // The decay's clock stands still: what is held must not depend on how
+  // long the run took.
+  internal::ScopedFakeClock clock;
+  uint64_t seed = 0;
+  int steps = kChurnScheduleSteps;
+  if (!ParseSchedule(call, seed, steps)) return;
+  // The allocator's key first (this thread's call makes it), so that the
+  // test's destructor runs after the allocator's ThreadExit().
+  Free(Allocate(64, 1, false));
+  pthread_key_t key;
+  if (pthread_key_create(&key, AllocateWhileExiting) != 0) {
+    call.Fail("pthread_key_create failed");
+    return;
+  }
+  ChurnExplorer explorer(key, seed, steps);
+  const std::string failure = explorer.Run();
+  call.Record("checks", explorer.checks());
+  call.Record("threads", explorer.threads());
+  call.Record("most_held", static_cast<double>(explorer.most_held()));
+  if (!failure.empty()) call.Fail(failure);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_explorer", ChurnExplorerCall);
+
+TEST(DesignChurnExplorer, RandomSchedulesStayBounded) {
+  int checks = 0;
+  int threads = 0;
+  double most_held = 0;
+  for (uint64_t seed = 1; seed <= kChurnSchedules; ++seed) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_churn_explorer", absl::StrCat(seed));
+    ASSERT_TRUE(r.ok()) << ShortestSchedule("allocator_design_churn_explorer",
+                                            seed, kChurnScheduleSteps,
+                                            r.status());
+    checks += static_cast<int>(r->values["checks"]);
+    threads += static_cast<int>(r->values["threads"]);
+    most_held = std::max(most_held, r->values["most_held"]);
+  }
+  EXPECT_GE(checks, kChurnSchedules * kChurnScheduleSteps)
+      << "the explorer checked too rarely";
+  ::testing::Test::RecordProperty("checks", checks);
+  ::testing::Test::RecordProperty("threads", threads);
+  ::testing::Test::RecordProperty("most_held", static_cast<int64_t>(most_held));
 }
 
 // ---------------------------------------------------------------------------
