@@ -3460,5 +3460,36 @@ TEST(DesignDecay, IdleMemoryGoesBackWhenManyLargeBlocksWereFreedTogether) {
       << " bytes were held (kIdleHeldBytes = " << kIdleHeldBytes << ")";
 }
 
+// Counters' central_visits for blocks above 256 KiB: a thread allocates
+// kLargeVisitBlocks blocks of 1 MiB and frees them, lock.h's observer
+// counting the calls in which it took a lock. Each such call met the other
+// threads, so central_visits rises by at least as many (task.h: two locks
+// taken at once may count once, a call that took one counts).
+constexpr int kLargeVisitBlocks = 16;
+
+TEST(ValidatorCounters, EveryLargeCallThatTookALockIsAVisit) {
+  std::vector<void*> blocks(kLargeVisitBlocks);
+  uint64_t calls_with_locks = 0;
+  internal::SetLockObserver(CountLocksTaken);
+  const uint64_t visits_before = ReadCounters().central_visits;
+  for (void*& p : blocks) {
+    const uint64_t locks_before = locks_taken;
+    p = Allocate(kMiB, 1, false);
+    if (locks_taken != locks_before) ++calls_with_locks;
+  }
+  for (void* p : blocks) {
+    const uint64_t locks_before = locks_taken;
+    Free(p);
+    if (locks_taken != locks_before) ++calls_with_locks;
+  }
+  const uint64_t visits = ReadCounters().central_visits - visits_before;
+  internal::SetLockObserver(nullptr);
+  for (void* p : blocks) EXPECT_NE(p, nullptr) << kRuleAvailable;
+  EXPECT_GE(visits, calls_with_locks)
+      << kRuleVisits << ": " << kLargeVisitBlocks << " blocks of 1 MiB "
+      << "allocated, then freed; " << calls_with_locks << " of those calls "
+      << "took a lock (lock.h), and central_visits rose by " << visits;
+}
+
 }  // namespace
 }  // namespace allocator_design
