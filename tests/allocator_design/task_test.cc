@@ -3875,5 +3875,80 @@ TEST(DesignOwnLines, TwoThreadsNeverShareALineOfLiveBlocks) {
       << r->values["first_size_b"] << ")";
 }
 
+// ---------------------------------------------------------------------------
+// Tests the mutation report asked for (tests/allocator_design/mutation.md).
+// ---------------------------------------------------------------------------
+
+// Promise 2 for many large blocks at once: a thread allocates
+// kManyLargeBlocks blocks of kManyLargeBlockBytes (above 256 KiB, so each
+// may be a mapping of its own), all live together, frees them all, and runs
+// on after 2 * kDecayNs. Whatever keeps large mappings for reuse must give
+// back every one of them, however many went idle together (a design that
+// bounds such a cache by its entries must also count them right).
+constexpr int kManyLargeBlocks = 64;
+constexpr size_t kManyLargeBlockBytes = 300 * kKiB;
+
+void DecayManyLargeCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  std::vector<void*> blocks(kManyLargeBlocks);
+  int failed = 0;
+  for (void*& p : blocks) {
+    p = Allocate(kManyLargeBlockBytes, 1, false);
+    if (p == nullptr) ++failed;
+  }
+  for (void* p : blocks) Free(p);
+  call.Record("failed", failed);
+  call.Record("held_before", ReadCounters().bytes_held);
+  clock.Advance(2 * kDecayNs);
+  for (uint64_t i = 0; i < kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+  call.Record("held_after", ReadCounters().bytes_held);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_many_large", DecayManyLargeCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenManyLargeBlocksWereFreedTogether) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_many_large");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ": a thread allocated " << kManyLargeBlocks
+      << " blocks of " << kManyLargeBlockBytes << " bytes, all live at once, "
+      << "and freed them (" << r->values["held_before"] << " bytes held "
+      << "then); 2 * kDecayNs later it made " << kDecayCheckOps
+      << " malloc/free pairs of 64 bytes: " << r->values["held_after"]
+      << " bytes were held (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+// Counters' central_visits for blocks above 256 KiB: a thread allocates
+// kLargeVisitBlocks blocks of 1 MiB and frees them, lock.h's observer
+// counting the calls in which it took a lock. Each such call met the other
+// threads, so central_visits rises by at least as many (task.h: two locks
+// taken at once may count once, a call that took one counts).
+constexpr int kLargeVisitBlocks = 16;
+
+TEST(ValidatorCounters, EveryLargeCallThatTookALockIsAVisit) {
+  std::vector<void*> blocks(kLargeVisitBlocks);
+  uint64_t calls_with_locks = 0;
+  internal::SetLockObserver(CountLocksTaken);
+  const uint64_t visits_before = ReadCounters().central_visits;
+  for (void*& p : blocks) {
+    const uint64_t locks_before = locks_taken;
+    p = Allocate(kMiB, 1, false);
+    if (locks_taken != locks_before) ++calls_with_locks;
+  }
+  for (void* p : blocks) {
+    const uint64_t locks_before = locks_taken;
+    Free(p);
+    if (locks_taken != locks_before) ++calls_with_locks;
+  }
+  const uint64_t visits = ReadCounters().central_visits - visits_before;
+  internal::SetLockObserver(nullptr);
+  for (void* p : blocks) EXPECT_NE(p, nullptr) << kRuleAvailable;
+  EXPECT_GE(visits, calls_with_locks)
+      << kRuleVisits << ": " << kLargeVisitBlocks << " blocks of 1 MiB "
+      << "allocated, then freed; " << calls_with_locks << " of those calls "
+      << "took a lock (lock.h), and central_visits rose by " << visits;
+}
+
 }  // namespace
 }  // namespace allocator_design
