@@ -1,8 +1,8 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 #
 # The course in a container, for a learner on macOS, Windows or any Linux:
-# Debian with the packages the labs use (tools/setup.sh, the learner's
-# form: no npm, no buildifier), and the course's tour, doctor and board
+# Debian with the packages the labs use (tools/setup.sh in its learner's
+# form: the labs' packages and nothing else), and the course's tour, doctor and board
 # built once into a Bazel disk cache, so that the first `bazel run //:tour`
 # compiles nothing. README.md ("Any machine with Docker") gives the
 # commands for each shell, e.g. from the clone's root:
