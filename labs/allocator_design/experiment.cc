@@ -666,8 +666,9 @@ void AddScoreRows(
   }
   ad::Score total = ad::TotalScore(scores);
   if (!no_utilization.empty()) {
-    total = {.unavailable = absl::StrCat("no utilization on ",
-                                         absl::StrJoin(no_utilization, ", "))};
+    total = ad::Score();
+    total.unavailable =
+        absl::StrCat("no utilization on ", absl::StrJoin(no_utilization, ", "));
   }
   const std::optional<double> u_points =
       no_utilization.empty() ? std::optional<double>(total.utilization_points)
