@@ -204,10 +204,9 @@ def lab_starter(
         srcs = native.glob(["doctor_rule.cc"]),
         hdrs = native.glob(["doctor_rule.h"]),
         copts = ALLOCLAB_COPTS,
-        visibility = [
-            "//labs:__subpackages__",
-            "//tools:__pkg__",
-        ],
+        # The doctor's alone: what two labs' rules share is common's
+        # (machine_facts.h), never one lab's rule calling another's.
+        visibility = ["//tools:__pkg__"],
         deps = [
             "//common:machine_facts",
             "//common:topology",
