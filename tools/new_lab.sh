@@ -57,9 +57,8 @@ if [[ ! "${name}" =~ ^[a-z][a-z0-9_]*$ ]]; then
   exit 2
 fi
 
-# The labs, as tools/solved_course_check.sh reads them: LABS in labs.bzl.
-mapfile -t labs < <(sed -n '/^LABS = \[/,/^\]/s/^ *"\([a-z_0-9]*\)",$/\1/p' \
-  "${repo}/labs.bzl")
+# The labs: LABS in labs.bzl, through its one reader (tools/labs.py).
+mapfile -t labs < <(python3 "${repo}/tools/labs.py")
 if ((${#labs[@]} == 0)); then
   echo "new_lab: no LABS list in ${repo}/labs.bzl" >&2
   exit 1

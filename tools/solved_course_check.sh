@@ -31,12 +31,12 @@ usage() {
   exit 2
 }
 
-# The labs, in course order, from the one list: LABS in labs.bzl, one
-# quoted name a line (as buildifier writes it). This script runs outside
-# Bazel, so it reads the file itself; //tools:one_list_test holds what it
-# reads (--list-labs) to the labs.txt Bazel writes from the same list.
-mapfile -t all_labs < <(sed -n '/^LABS = \[/,/^\]/s/^ *"\([a-z_0-9]*\)",$/\1/p' \
-  "${repo}/labs.bzl")
+# The labs, in course order, from the one list: LABS in labs.bzl. This
+# script runs outside Bazel, where there is no labs.txt, so it reads the
+# file through the one reader, tools/labs.py; //tools:one_list_test holds
+# what it reads (--list-labs) to the labs.txt Bazel writes from the same
+# list.
+mapfile -t all_labs < <(python3 "${repo}/tools/labs.py")
 if ((${#all_labs[@]} == 0)); then
   echo "solved_course_check: no LABS list in ${repo}/labs.bzl" >&2
   exit 2
