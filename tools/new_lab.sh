@@ -3,8 +3,8 @@
 #
 # Makes a new lab from the template the repository keeps
 # (tools/lab_template/), at the end of the course: its starter, reference,
-# suite with one known-bad, lab_facts.py, doctor rule and chapter stub, the
-# one line in labs.bzl's LABS, and the fixtures the course's tests read
+# suite with two known-bads, lab_facts.py, doctor rule and chapter stub,
+# the one line in labs.bzl's LABS, and the fixtures the course's tests read
 # (docs/adding_a_lab.md, section 9). The lab builds, passes its tests and
 # is in every tool at once; then its files are the lab's author's to fill.
 #
