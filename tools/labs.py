@@ -17,7 +17,8 @@ loads that file; the central tools hold only the generic machinery.
 The shell tools, which run outside Bazel where there is no labs.txt, read
 the list through this file too: `python3 tools/labs.py` prints LABS of the
 labs.bzl beside it, one lab a line (`from_bzl()`), so no script carries a
-parser of its own.
+parser of its own; `--with FACT` keeps the labs whose lab_facts.py sets
+FACT (tools/solved_course_check.sh's SOLVED_ALONE).
 
 Example:
 
@@ -99,8 +100,17 @@ def facts(lab):
     return module
 
 
-# python3 tools/labs.py: the labs of labs.bzl, one a line (the shell tools'
-# one reader of the list).
+# python3 tools/labs.py [--with FACT]: the labs of labs.bzl, one a line
+# (the shell tools' one reader of the list); with --with, only those whose
+# lab_facts.py sets FACT to a true value.
 if __name__ == "__main__":
-    print("\n".join(from_bzl()))
+    sys.path.insert(0, ROOT)  # lab_facts.py imports common.run_facts
+    chosen = from_bzl()
+    if sys.argv[1:2] == ["--with"] and len(sys.argv) == 3:
+        chosen = [lab for lab in chosen
+                  if getattr(facts(lab), sys.argv[2], False)]
+    elif len(sys.argv) > 1:
+        raise SystemExit("usage: python3 tools/labs.py [--with FACT]")
+    for lab in chosen:
+        print(lab)
     sys.exit(0)

@@ -12,7 +12,8 @@
 #
 # Usage:
 #   tools/solved_course_check.sh            every lab solved at once, then
-#                                           smt_siblings solved alone
+#                                           each lab whose lab_facts.py sets
+#                                           SOLVED_ALONE, solved alone
 #   tools/solved_course_check.sh LAB...     only these labs solved, together
 #   tools/solved_course_check.sh --each     each lab solved alone, in turn
 #                                           (slow: one //... per lab)
@@ -73,7 +74,10 @@ if ((each)); then
 elif ((${#labs[@]})); then
   rounds=("${labs[*]}")
 else
-  rounds=("${all_labs[*]}" "smt_siblings")
+  # Every lab at once, then each lab whose lab_facts.py asks for a round
+  # of its own (SOLVED_ALONE, with the reason), alone.
+  mapfile -t alone < <(python3 "${repo}/tools/labs.py" --with SOLVED_ALONE)
+  rounds=("${all_labs[*]}" "${alone[@]}")
 fi
 
 # shellcheck source=tools/scratch_copy.sh
