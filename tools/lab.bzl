@@ -210,6 +210,7 @@ def lab_starter(
         deps = [
             "//common:machine_facts",
             "//common:topology",
+            "//common:versions",
             "@com_google_absl//absl/status",
             "@com_google_absl//absl/strings",
             "@com_google_absl//absl/strings:str_format",
