@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
@@ -26,6 +27,37 @@ std::string PtraceFix(const MachineFacts& facts) {
              ? "add --cap-add=SYS_PTRACE to docker run (README.md, 'Any "
                "machine with Docker')"
              : "run outside the container or sandbox that forbids ptrace";
+}
+
+LabVerdict AllocatorsVerdict(const MachineFacts& facts) {
+  LabVerdict v{"", Verdict::kYes, "", ""};
+  std::vector<std::string> found;
+  std::vector<std::string> missing;
+  for (const AllocatorFact& a : facts.allocators) {
+    if (a.library.ok()) {
+      found.push_back(a.name);
+    } else {
+      missing.push_back(std::string(a.library.status().message()));
+    }
+  }
+  if (!IsGlibc(facts)) {
+    v.verdict = Verdict::kPartly;
+    v.why = absl::StrCat(
+        "the comparison's baseline is glibc's malloc; this "
+        "program runs on ",
+        facts.libc);
+  } else if (missing.empty()) {
+    v.why = absl::StrCat("glibc and ", absl::StrJoin(found, ", "),
+                         " libraries found, ready to preload");
+  } else {
+    v.verdict = found.empty() ? Verdict::kNo : Verdict::kPartly;
+    v.why = absl::StrCat(
+        found.empty() ? "only glibc"
+                      : absl::StrCat("glibc, ", absl::StrJoin(found, ", ")),
+        " found");
+    v.fix = JoinClauses(missing);
+  }
+  return v;
 }
 
 std::string FormatCpus(double cpus) {

@@ -168,6 +168,15 @@ bool IsGlibc(const MachineFacts& facts);
 // or the sandbox.
 std::string PtraceFix(const MachineFacts& facts);
 
+// AllocatorsVerdict()
+//
+// The verdict on the allocators to compare with glibc's (`allocators`):
+// yes when the program runs on glibc and every library is found, partly
+// when some are or when the libc is not glibc, no when none is; `fix` names
+// what each missing one needs. Labs jemalloc_adoption and allocator_design
+// both run that comparison, so both doctor rules say it.
+LabVerdict AllocatorsVerdict(const MachineFacts& facts);
+
 // FormatCpus()
 //
 // A count of CPUs as a learner writes it: "1.5" for 1.5, "2" for 2.0.

@@ -192,41 +192,25 @@ bool GlibcHasTcache(absl::string_view version) {
   return AtLeast(version, kGlibcFirstWithTcache);
 }
 
+std::optional<std::string> InstalledVersion(
+    const std::vector<SoftwareVersion>& versions, absl::string_view name) {
+  for (const SoftwareVersion& v : versions) {
+    if (v.name == name && CompareVersions(v.version, "0").has_value()) {
+      return v.version;
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> VersionNotes(
     const std::vector<SoftwareVersion>& versions) {
   std::vector<std::string> notes;
-  for (const SoftwareVersion& v : versions) {
-    if (!CompareVersions(v.version, "0").has_value()) continue;  // unavailable
-    if (v.name == "glibc") {
-      notes.push_back(absl::StrCat(
-          "glibc ", v.version, ": ",
-          GlibcHasTcache(v.version)
-              ? "per-thread cache (tcache, 2.26+) in front of the arenas"
-              : "no per-thread cache (tcache came in 2.26)",
-          "; a fixed mmap threshold above 32 MiB is ",
-          GlibcAcceptsFixedThresholdAbove32MiB(v.version)
-              ? "accepted (2.35+), as mmap_threshold shows"
-              : "refused (before 2.35): mmap_threshold's probe stops at 32 "
-                "MiB"));
-    } else if (v.name == "musl") {
-      notes.push_back(absl::StrCat(
-          "musl ", v.version, ": ",
-          MuslFreeUsesMadvFree(v.version)
-              ? "free() returns the pages inside freed slots with "
-                "madvise(MADV_FREE) (before 1.2.4): musl_churn's scale-256 "
-                "row makes madvise calls"
-              : "free() makes no madvise call (1.2.4 dropped MADV_FREE): "
-                "musl_churn's scale-256 row shows none"));
-    } else if (v.name == "mimalloc") {
-      std::optional<int> major = LeadingNumber(v.version);
-      notes.push_back(absl::StrCat(
-          "mimalloc ", v.version, ": ",
-          major.has_value() && *major >= 3
-              ? "version 3, a redesign of 2.x; jemalloc_adoption's reference "
-                "run used 2.0.9, so its mimalloc row may differ more than "
-                "the others"
-              : "version 2, as in jemalloc_adoption's reference run"));
-    }
+  if (std::optional<std::string> glibc = InstalledVersion(versions, "glibc")) {
+    notes.push_back(absl::StrCat(
+        "glibc ", *glibc, ": ",
+        GlibcHasTcache(*glibc)
+            ? "per-thread cache (tcache, 2.26+) in front of the arenas"
+            : "no per-thread cache (tcache came in 2.26)"));
   }
   return notes;
 }

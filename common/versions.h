@@ -141,11 +141,21 @@ inline constexpr char kGlibcFirstWithTcache[] = "2.26";
 // Whether glibc `version` has the per-thread cache.
 bool GlibcHasTcache(absl::string_view version);
 
+// InstalledVersion()
+//
+// The version of `name` among `versions` when it could be read (a version
+// CompareVersions() orders), else nullopt. Each lab's doctor rule reads the
+// versions that change what it shows through it, from
+// MachineFacts::versions.
+std::optional<std::string> InstalledVersion(
+    const std::vector<SoftwareVersion>& versions, absl::string_view name);
+
 // VersionNotes()
 //
-// For the doctor: one sentence per installed version that changes what a
-// lab shows, e.g. "musl 1.2.5 (>= 1.2.4): free() makes no madvise call, so
-// musl_churn's scale-256 row shows none".
+// For the doctor's fact sheet: one sentence per installed version that
+// changes what every lab runs on, e.g. "glibc 2.36: per-thread cache
+// (tcache, 2.26+) in front of the arenas". What a version changes in one
+// lab is that lab's doctor rule's to say.
 std::vector<std::string> VersionNotes(
     const std::vector<SoftwareVersion>& versions);
 

@@ -17,7 +17,8 @@ correct) gets one more line, how many of them pass, apart from the rest
 lab's tests/<lab>/stages.bzl as //tests/<lab>:stages_json writes it) gets
 the highest stage whose tests all pass, from the same run of its suite,
 and the next stage to take with its command. And a lab whose experiment
-ends in lab jemalloc_adoption's decision (DECISIONS below) gets the
+ends in lab jemalloc_adoption's decision (its lab_facts.py names your
+allocator's row, DECISION_ROW) gets the
 decision about your allocator (and, where the experiment scores it
 (tools/results.py's SCORES), its score, read as the tour reads it), from
 the results JSON of the last `bazel run //:tour`: the newest
@@ -41,6 +42,7 @@ import sys
 import tempfile
 
 from tools import gtest_run
+from tools import labs as course_labs
 from tools.results import SCORES, score_of
 
 # A suite that runs longer than this is stuck, not slow: each takes seconds.
@@ -53,10 +55,16 @@ MESSAGE_WIDTH = 150
 # that start with this (ValidatorTest, ValidatorThreadsTest, ...).
 VALIDATOR_PREFIX = "Validator"
 
-# Labs whose experiment ends in lab jemalloc_adoption's Recommend() over a
-# table with your allocator in it: the lab, and your allocator's name in its
-# table. The board shows whether the rule recommends yours.
-DECISIONS = {"allocator_design": "yours"}
+
+# decision_row: your allocator's name in the table of a lab whose experiment
+# ends in lab jemalloc_adoption's Recommend() over a table with it (the
+# lab's own fact, DECISION_ROW of labs/<lab>/lab_facts.py), or None. The
+# board shows whether the rule recommends yours.
+def decision_row(lab):
+    if lab not in course_labs.names():
+        return None
+    return getattr(course_labs.facts(lab), "DECISION_ROW", None)
+
 
 # How the experiment states the decision, in the results JSON's notes: its
 # own answer for yours against glibc alone ("memo: yours over glibc (...):
@@ -396,7 +404,7 @@ def parse_args(argv):
         tour = os.path.join(base, args.tour)
         if not os.path.isdir(tour):
             parser.error("--tour: %s is not a folder" % tour)
-    elif any(lab in DECISIONS for lab, _ in labs):
+    elif any(decision_row(lab) for lab, _ in labs):
         tour = newest_tour(base)
     stages = dict(args.stages)
     given = [lab for lab, _ in args.suites]
@@ -423,9 +431,9 @@ def main(argv):
             if lab in stages:
                 results[-1].stages = stage_lines(stages[lab],
                                                  results[-1].verdicts)
-            if lab in DECISIONS:
-                results[-1].decision = decision_line(lab, DECISIONS[lab],
-                                                     tour)
+            yours = decision_row(lab)
+            if yours:
+                results[-1].decision = decision_line(lab, yours, tour)
             if lab in SCORES:
                 results[-1].score = score_line(lab, tour)
     print("", file=sys.stderr, flush=True)

@@ -331,8 +331,8 @@ std::vector<std::string> ContainerAdvice(const MachineFacts& facts) {
   if (!facts.ptrace.traced_child.ok() &&
       facts.ptrace.traced_child.code() != absl::StatusCode::kUnknown) {
     advice.push_back(
-        "ptrace is refused: the system call counts of labs mmap_threshold and "
-        "allocator_design are n/a; add --cap-add=SYS_PTRACE");
+        "ptrace is refused: every lab that counts system calls (under "
+        "ptrace) shows them as n/a; add --cap-add=SYS_PTRACE");
   }
   if (c.cpu_quota.has_value()) {
     advice.push_back(absl::StrCat(

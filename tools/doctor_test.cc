@@ -501,9 +501,35 @@ TEST(RenderFactsTest, VersionsAndWhatTheyChange) {
   const std::string text = RenderFacts(facts);
   EXPECT_THAT(
       text, HasSubstr("versions:     glibc 2.41, musl 1.2.5, mimalloc 3.0.1"));
-  EXPECT_THAT(text, HasSubstr("musl 1.2.5: free() makes no madvise call"));
+  EXPECT_THAT(text, HasSubstr("glibc 2.41: per-thread cache"));
   facts.versions.clear();
   EXPECT_THAT(RenderFacts(facts), Not(HasSubstr("versions:")));
+}
+
+// What a version changes in one lab is in that lab's line.
+TEST(JudgeLabsTest, EachLabSaysWhatItsVersionsChange) {
+  MachineFacts facts = HandMadeFacts(2, 2);
+  facts.versions = {
+      {"glibc", "2.41"}, {"musl", "1.2.5"}, {"mimalloc", "3.0.1"}};
+  std::vector<LabVerdict> labs = JudgeLabs(facts);
+  EXPECT_THAT(Find(labs, "mmap_threshold").why,
+              HasSubstr("; a fixed mmap threshold above 32 MiB is accepted "
+                        "(2.35+)"));
+  EXPECT_THAT(Find(labs, "musl_churn").why,
+              HasSubstr("musl 1.2.5: free() makes no madvise call"));
+  EXPECT_THAT(Find(labs, "jemalloc_adoption").why,
+              HasSubstr("mimalloc 3.0.1: version 3, a redesign of 2.x"));
+  facts.versions = {
+      {"glibc", "2.34"}, {"musl", "1.2.3"}, {"mimalloc", "2.0.9"}};
+  labs = JudgeLabs(facts);
+  EXPECT_THAT(Find(labs, "mmap_threshold").why,
+              HasSubstr("refused (before 2.35): the probe stops at 32 MiB"));
+  EXPECT_THAT(Find(labs, "musl_churn").why, HasSubstr("makes madvise calls"));
+  EXPECT_THAT(Find(labs, "jemalloc_adoption").why,
+              HasSubstr("mimalloc 2.0.9: version 2, as in the reference run"));
+  facts.versions.clear();
+  EXPECT_THAT(Find(JudgeLabs(facts), "musl_churn").why,
+              Not(HasSubstr("madvise")));
 }
 
 TEST(JudgeLabsTest, MissingMuslGccNamesThePackage) {

@@ -204,13 +204,13 @@ def lab_starter(
         srcs = native.glob(["doctor_rule.cc"]),
         hdrs = native.glob(["doctor_rule.h"]),
         copts = ALLOCLAB_COPTS,
-        visibility = [
-            "//labs:__subpackages__",
-            "//tools:__pkg__",
-        ],
+        # The doctor's alone: what two labs' rules share is common's
+        # (machine_facts.h), never one lab's rule calling another's.
+        visibility = ["//tools:__pkg__"],
         deps = [
             "//common:machine_facts",
             "//common:topology",
+            "//common:versions",
             "@com_google_absl//absl/status",
             "@com_google_absl//absl/strings",
             "@com_google_absl//absl/strings:str_format",

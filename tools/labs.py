@@ -14,6 +14,12 @@ chapter's question and the picture's design for tools/plot.py, the facts a
 quick and a full run must share for tools/quick_full_test.py. `facts(lab)`
 loads that file; the central tools hold only the generic machinery.
 
+The shell tools, which run outside Bazel where there is no labs.txt, read
+the list through this file too: `python3 tools/labs.py` prints LABS of the
+labs.bzl beside it, one lab a line (`from_bzl()`), so no script carries a
+parser of its own; `--with FACT` keeps the labs whose lab_facts.py sets
+FACT (tools/solved_course_check.sh's SOLVED_ALONE).
+
 Example:
 
     from tools import labs
@@ -22,9 +28,11 @@ Example:
         print(labs.facts(lab).QUESTION)  # "What does one malloc+free cost?"
 """
 
+import ast
 import importlib.util
 import os
 import re
+import sys
 
 # The root of the runfiles tree (the workspace's files), beside the tools
 # package, in the binary or test that depends on this library.
@@ -32,6 +40,9 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
 
 # labs.txt, at that root.
 LABS_TXT = os.path.join(ROOT, "labs.txt")
+
+# labs.bzl, the one list, at that root.
+LABS_BZL = os.path.join(ROOT, "labs.bzl")
 
 # Where a lab's facts are, relative to the root.
 FACTS_FILE = os.path.join("labs", "%s", "lab_facts.py")
@@ -53,6 +64,22 @@ def names():
     return labs
 
 
+# from_bzl: the labs of labs.bzl itself, in course order: its `LABS = [...]`
+# read by Python's own parser (Starlark's list literal is Python's), for the
+# shell tools that run outside Bazel.
+def from_bzl(path=LABS_BZL):
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and
+                isinstance(node.targets[0], ast.Name) and
+                node.targets[0].id == "LABS"):
+            labs = ast.literal_eval(node.value)
+            if labs:
+                return labs
+    raise SystemExit("labs: %s has no LABS list" % path)
+
+
 # facts: the module labs/<lab>/lab_facts.py, or MissingFacts naming the
 # file.
 def facts(lab):
@@ -71,3 +98,19 @@ def facts(lab):
     spec.loader.exec_module(module)
     _FACTS[lab] = module
     return module
+
+
+# python3 tools/labs.py [--with FACT]: the labs of labs.bzl, one a line
+# (the shell tools' one reader of the list); with --with, only those whose
+# lab_facts.py sets FACT to a true value.
+if __name__ == "__main__":
+    sys.path.insert(0, ROOT)  # lab_facts.py imports common.run_facts
+    chosen = from_bzl()
+    if sys.argv[1:2] == ["--with"] and len(sys.argv) == 3:
+        chosen = [lab for lab in chosen
+                  if getattr(facts(lab), sys.argv[2], False)]
+    elif len(sys.argv) > 1:
+        raise SystemExit("usage: python3 tools/labs.py [--with FACT]")
+    for lab in chosen:
+        print(lab)
+    sys.exit(0)

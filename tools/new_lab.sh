@@ -3,8 +3,8 @@
 #
 # Makes a new lab from the template the repository keeps
 # (tools/lab_template/), at the end of the course: its starter, reference,
-# suite with one known-bad, lab_facts.py, doctor rule and chapter stub, the
-# one line in labs.bzl's LABS, and the fixtures the course's tests read
+# suite with two known-bads, lab_facts.py, doctor rule and chapter stub,
+# the one line in labs.bzl's LABS, and the fixtures the course's tests read
 # (docs/adding_a_lab.md, section 9). The lab builds, passes its tests and
 # is in every tool at once; then its files are the lab's author's to fill.
 #
@@ -57,9 +57,8 @@ if [[ ! "${name}" =~ ^[a-z][a-z0-9_]*$ ]]; then
   exit 2
 fi
 
-# The labs, as tools/solved_course_check.sh reads them: LABS in labs.bzl.
-mapfile -t labs < <(sed -n '/^LABS = \[/,/^\]/s/^ *"\([a-z_0-9]*\)",$/\1/p' \
-  "${repo}/labs.bzl")
+# The labs: LABS in labs.bzl, through its one reader (tools/labs.py).
+mapfile -t labs < <(python3 "${repo}/tools/labs.py")
 if ((${#labs[@]} == 0)); then
   echo "new_lab: no LABS list in ${repo}/labs.bzl" >&2
   exit 1

@@ -66,9 +66,9 @@ fail() {
   failures+=("$*")
 }
 
-# The labs before toy_lab, and its number.
-mapfile -t labs < <(sed -n '/^LABS = \[/,/^\]/s/^ *"\([a-z_0-9]*\)",$/\1/p' \
-  labs.bzl)
+# The labs before toy_lab (LABS in labs.bzl, through tools/labs.py), and
+# its number.
+mapfile -t labs < <(python3 tools/labs.py)
 number=$((${#labs[@]} + 1))
 
 echo "== tools/new_lab.sh ${lab}"

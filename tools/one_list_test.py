@@ -9,7 +9,8 @@ or more lab names in a row, quoted or bare, separated only by commas,
 spaces or line breaks (a Python or Starlark list, a C++ initializer, a
 shell array), anywhere but labs.bzl. It also holds
 tools/solved_course_check.sh, which runs outside Bazel and reads labs.bzl
-itself, to the same list as labs.txt.
+through tools/labs.py (the shell tools' one reader), to the same list as
+labs.txt.
 
 Usage (//tools:one_list_test writes the arguments):
     one_list_test.py LABS_TXT SOLVED_COURSE_CHECK FILE...

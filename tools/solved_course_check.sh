@@ -12,7 +12,8 @@
 #
 # Usage:
 #   tools/solved_course_check.sh            every lab solved at once, then
-#                                           smt_siblings solved alone
+#                                           each lab whose lab_facts.py sets
+#                                           SOLVED_ALONE, solved alone
 #   tools/solved_course_check.sh LAB...     only these labs solved, together
 #   tools/solved_course_check.sh --each     each lab solved alone, in turn
 #                                           (slow: one //... per lab)
@@ -31,12 +32,12 @@ usage() {
   exit 2
 }
 
-# The labs, in course order, from the one list: LABS in labs.bzl, one
-# quoted name a line (as buildifier writes it). This script runs outside
-# Bazel, so it reads the file itself; //tools:one_list_test holds what it
-# reads (--list-labs) to the labs.txt Bazel writes from the same list.
-mapfile -t all_labs < <(sed -n '/^LABS = \[/,/^\]/s/^ *"\([a-z_0-9]*\)",$/\1/p' \
-  "${repo}/labs.bzl")
+# The labs, in course order, from the one list: LABS in labs.bzl. This
+# script runs outside Bazel, where there is no labs.txt, so it reads the
+# file through the one reader, tools/labs.py; //tools:one_list_test holds
+# what it reads (--list-labs) to the labs.txt Bazel writes from the same
+# list.
+mapfile -t all_labs < <(python3 "${repo}/tools/labs.py")
 if ((${#all_labs[@]} == 0)); then
   echo "solved_course_check: no LABS list in ${repo}/labs.bzl" >&2
   exit 2
@@ -73,7 +74,10 @@ if ((each)); then
 elif ((${#labs[@]})); then
   rounds=("${labs[*]}")
 else
-  rounds=("${all_labs[*]}" "smt_siblings")
+  # Every lab at once, then each lab whose lab_facts.py asks for a round
+  # of its own (SOLVED_ALONE, with the reason), alone.
+  mapfile -t alone < <(python3 "${repo}/tools/labs.py" --with SOLVED_ALONE)
+  rounds=("${all_labs[*]}" "${alone[@]}")
 fi
 
 # shellcheck source=tools/scratch_copy.sh

@@ -2,21 +2,9 @@
 
 #include "labs/allocator_cost/baseline.h"
 
-#include "absl/strings/str_cat.h"
 #include "common/pseudo_random.h"
 
 namespace allocator_cost {
-
-void AppendRecord(uint64_t id, std::string& out) {
-  absl::StrAppend(&out, "id=", id, " name=user", id % 1000,
-                  " score=", id * 7 % 101);
-}
-
-std::string FormatRecordNew(uint64_t id) {
-  std::string line;
-  AppendRecord(id, line);
-  return line;
-}
 
 void FillBlock(uint64_t seed, absl::Span<uint8_t> out) {
   alloclab::FillPseudoRandom(seed, out);

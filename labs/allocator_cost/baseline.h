@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "common/workloads/record_line.h"
 
 namespace allocator_cost {
 
@@ -33,23 +34,13 @@ namespace allocator_cost {
 // The big buffer: 256 KiB, twice glibc's initial mmap threshold (128 KiB).
 inline constexpr size_t kBlockBytes = 256 * 1024;
 
-// AppendRecord()
+// AppendRecord() / FormatRecordNew()
 //
-// Appends the record line of `id` to `out`:
-//
-//   id=<id> name=user<id % 1000> score=<id * 7 % 101>
-//
-// with `id * 7` computed in uint64_t (wrapping, as C++ unsigned arithmetic
-// does). It allocates only when `out` lacks the capacity. Takes `out` by
-// reference, as task.h's functions do.
-void AppendRecord(uint64_t id, std::string& out);
-
-// FormatRecordNew()
-//
-// Returns the record line of `id` in a new string. The shortest line (id 0)
-// is 23 bytes, longer than libstdc++'s 15-byte small-string buffer, so every
-// call allocates.
-std::string FormatRecordNew(uint64_t id);
+// The record line (common/workloads/record_line.h), the course's small
+// workload: FormatRecordNew() is this lab's "new" form of it, a fresh string
+// per call.
+using alloclab::AppendRecord;
+using alloclab::FormatRecordNew;
 
 // FillBlock()
 //

@@ -8,7 +8,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/machine_facts.h"
-#include "labs/jemalloc_adoption/doctor_rule.h"
 
 namespace allocator_design {
 
@@ -19,7 +18,7 @@ using alloclab::PtraceFix;
 using alloclab::Verdict;
 
 LabVerdict DoctorVerdict(const MachineFacts& facts) {
-  const LabVerdict adoption = jemalloc_adoption::DoctorVerdict(facts);
+  const LabVerdict adoption = alloclab::AllocatorsVerdict(facts);
   LabVerdict v{"", Verdict::kYes, "", ""};
   std::vector<std::string> why, fix;
   if (!facts.preload.served.ok() && !facts.preload.library.empty() &&

@@ -20,6 +20,11 @@ RATIO_BASE = "glibc"
 # with yours in it.
 PICTURE = "matrix"
 
+# Your allocator's row in the matrix, the one lab jemalloc_adoption's
+# Recommend() judges against glibc: `bazel run //:board` shows that
+# decision, from the tour's JSON (tools/board.py).
+DECISION_ROW = "yours"
+
 # The opening words of the quick run's note saying which verdict quick mode
 # cannot show (experiment.cc).
 QUICK_CANNOT_SHOW = ("quick mode cannot show whether lab jemalloc_adoption's "

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/counting_pass.h"
-#include "labs/allocator_cost/baseline.h"
+#include "common/workloads/record_line.h"
 #include "labs/counter_contention/counters.h"
 
 namespace counter_contention {
@@ -22,11 +22,11 @@ void RunWorkload(Workload workload, Line& line, int64_t calls) {
   for (int64_t i = 0; i < calls; ++i) {
     const uint64_t id = kFirstId + static_cast<uint64_t>(i);
     if (workload == kNew) {
-      const std::string fresh = allocator_cost::FormatRecordNew(id);
+      const std::string fresh = alloclab::FormatRecordNew(id);
       line.sink += fresh.size();
     } else {
       line.text.clear();
-      allocator_cost::AppendRecord(id, line.text);
+      alloclab::AppendRecord(id, line.text);
       line.sink += line.text.size();
     }
   }

@@ -5,8 +5,8 @@
 // -----------------------------------------------------------------------------
 //
 // The two loops the experiment times under every counting mode, and its
-// counting pass, on lab
-// allocator_cost's record line (labs/allocator_cost/baseline.h):
+// counting pass, on the course's record line
+// (common/workloads/record_line.h):
 //
 //   kNew     a fresh std::string per call: one operator new and one delete,
 //            so one count per call in every counting mode.

@@ -19,7 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "common/pseudo_random.h"
 #include "common/sink.h"
-#include "labs/musl_churn/workloads.h"
+#include "common/workloads/churn.h"
 
 namespace jemalloc_adoption {
 namespace {

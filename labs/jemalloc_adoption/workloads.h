@@ -21,7 +21,7 @@
 //                     thread other than the one that allocated (the
 //                     thread's msgsend-pipes: 13.30 s -> 7.80 s real)
 //   churn             large blocks of random sizes, single-threaded (lab
-//                     musl_churn's workload, labs/musl_churn/workloads.h)
+//                     musl_churn's workload, common/workloads/churn.h)
 //   large_blocks      blocks of several MiB (kLargeBlocksMinBytes to
 //                     kLargeBlocksMaxBytes), kLargeBlocksLive of them live,
 //                     each written page by page, freed and replaced by

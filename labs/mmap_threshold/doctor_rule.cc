@@ -2,8 +2,12 @@
 
 #include "labs/mmap_threshold/doctor_rule.h"
 
+#include <optional>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "common/machine_facts.h"
+#include "common/versions.h"
 
 namespace mmap_threshold {
 
@@ -27,6 +31,16 @@ LabVerdict DoctorVerdict(const MachineFacts& facts) {
     v.fix = PtraceFix(facts);
   } else {
     v.why = absl::StrCat(facts.libc, "; ptrace counts each mmap and munmap");
+  }
+  // What this glibc (facts.libc, above) does with a fixed threshold above
+  // 32 MiB, the probe's last step (versions.h).
+  const std::optional<std::string> glibc =
+      alloclab::InstalledVersion(facts.versions, "glibc");
+  if (IsGlibc(facts) && glibc.has_value()) {
+    absl::StrAppend(&v.why, "; a fixed mmap threshold above 32 MiB is ",
+                    alloclab::GlibcAcceptsFixedThresholdAbove32MiB(*glibc)
+                        ? "accepted (2.35+), as the lab shows"
+                        : "refused (before 2.35): the probe stops at 32 MiB");
   }
   return v;
 }

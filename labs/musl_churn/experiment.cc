@@ -1,9 +1,10 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// Lab musl_churn, the experiment: one churn (workloads.h), built against glibc
-// and statically against musl, run as child processes: scale 1024 (the
-// thread's sizes) and 256 (Rich Felker's), with the recycler of task.h, and
-// glibc with its mmap threshold fixed at 128 KiB (glibc acting like musl).
+// Lab musl_churn, the experiment: one churn (common/workloads/churn.h), built
+// against glibc and statically against musl, run as child processes: scale
+// 1024 (the thread's sizes) and 256 (Rich Felker's), with the recycler of
+// task.h, and glibc with its mmap threshold fixed at 128 KiB (glibc acting
+// like musl).
 // Times, faults and peak RSS come from untraced runs (wait4); system calls
 // from separate runs under ptrace, steady-state (runs.h). What musl's
 // free() does with a freed slot's pages is its version's: the musl rows say
@@ -26,9 +27,9 @@
 #include "common/syscalls.h"
 #include "common/variant_error.h"
 #include "common/versions.h"
+#include "common/workloads/churn.h"
 #include "labs/musl_churn/runs.h"
 #include "labs/musl_churn/task.h"
-#include "labs/musl_churn/workloads.h"
 
 ABSL_FLAG(int64_t, iterations, 0,
           "iterations of each timed run (0: 200,000, or 65,536 with --quick; "

@@ -33,7 +33,7 @@
 #include "common/child_run.h"
 #include "common/samples.h"
 #include "common/syscalls.h"
-#include "labs/musl_churn/workloads.h"
+#include "common/workloads/churn.h"
 
 namespace musl_churn {
 

@@ -1,8 +1,9 @@
 /* Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
  *
- * The churn program of lab musl_churn: the workload of workloads.h as a
- * command, built twice (against glibc and, statically, against musl) so that
- * the experiment can run the same work under both in processes of their own.
+ * The churn program of lab musl_churn: the workload of
+ * common/workloads/churn.h as a command, built twice (against glibc and,
+ * statically, against musl) so that the experiment can run the same work
+ * under both in processes of their own.
  *
  *   churn --iterations=N --scale=BYTES --seed=N [--recycle_bound=BYTES]
  *         [--progress] [--quiet]
@@ -31,8 +32,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/workloads/churn.h"
 #include "labs/musl_churn/task.h"
-#include "labs/musl_churn/workloads.h"
 
 /* Which libc this binary was built against: musl defines no macro of its
  * own, glibc defines __GLIBC__. */

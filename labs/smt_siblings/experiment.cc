@@ -29,7 +29,7 @@
 #include "common/thread_team.h"
 #include "common/topology.h"
 #include "common/variant_error.h"
-#include "labs/allocator_cost/baseline.h"
+#include "common/workloads/record_line.h"
 #include "labs/smt_siblings/rows.h"
 #include "labs/smt_siblings/task.h"
 
@@ -115,8 +115,7 @@ absl::Status MeasureRows(const alloclab::TeamOptions& options, int repetitions,
     Line& line = lines[static_cast<size_t>(thread)];
     for (int64_t i = 0; i < calls; ++i) {
       line.text.clear();
-      allocator_cost::AppendRecord(kFirstId + static_cast<uint64_t>(i),
-                                   line.text);
+      alloclab::AppendRecord(kFirstId + static_cast<uint64_t>(i), line.text);
       line.sink += line.text.size();
     }
   };

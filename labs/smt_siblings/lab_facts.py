@@ -21,6 +21,11 @@ LABELS = {
 # What a ratio is relative to, on its axis ("x one_thread").
 RATIO_BASE = "one_thread"
 
+# Solved alone too, not only with every lab (tools/solved_course_check.sh's
+# rounds): its starter's experiment row is the one a solved lab once turned
+# red, so the course checks that solving this lab alone keeps //... green.
+SOLVED_ALONE = True
+
 # The opening words of the quick run's note saying which verdict quick mode
 # cannot show (experiment.cc).
 QUICK_CANNOT_SHOW = ("quick mode cannot show the slowdown of two threads on "

@@ -20,7 +20,7 @@ namespace smt_siblings {
 absl::StatusOr<std::vector<int>> PickDistinctCores(
     const alloclab::Topology& /*topology*/, const std::vector<int>& allowed,
     int n) {
-  // TODO: one CPU per (package, core), from the allowed online CPUs. For
+  // TODO(you): one CPU per (package, core), from the allowed online CPUs. For
   // now: the first n allowed CPUs, whatever cores they are on.
   std::vector<int> cpus;
   for (int cpu : allowed) {
@@ -33,7 +33,7 @@ absl::StatusOr<std::vector<int>> PickDistinctCores(
 absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
     const alloclab::Topology& /*topology*/, const std::vector<int>& allowed,
     int n) {
-  // TODO: pairs that /sys lists as each other's thread siblings. For now:
+  // TODO(you): pairs that /sys lists as each other's thread siblings. For now:
   // the allowed CPUs two by two, as if neighbours were siblings.
   std::vector<std::pair<int, int>> pairs;
   for (size_t i = 0; i + 1 < allowed.size(); i += 2) {
@@ -45,7 +45,7 @@ absl::StatusOr<std::vector<std::pair<int, int>>> PickSiblingPairs(
 
 absl::StatusOr<Slowdown> ClassifySlowdown(double time_ratio,
                                           double /*clock_ratio*/) {
-  // TODO: divide the clock out, and tell sharing from waiting.
+  // TODO(you): divide the clock out, and tell sharing from waiting.
   return time_ratio > 1 + kRatioTolerance ? Slowdown::kContention
                                           : Slowdown::kNone;
 }

@@ -1,9 +1,11 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// The churn workload (labs/musl_churn/workloads.h): the same work for the same
+// The churn workload (common/workloads/churn.h): the same work for the same
 // seed whatever serves the blocks, the thread's shape (at most 4,096 live
 // blocks, sizes 1..256 times the scale, all freed at the end), and clear
 // failures.
+
+#include "common/workloads/churn.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -12,7 +14,6 @@
 #include <set>
 
 #include "gtest/gtest.h"
-#include "labs/musl_churn/workloads.h"
 
 namespace {
 

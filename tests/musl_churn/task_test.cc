@@ -30,9 +30,9 @@
 #include "common/child_run.h"
 #include "common/fresh_process.h"
 #include "common/sizes_at_the_top.h"
+#include "common/workloads/churn.h"
 #include "gtest/gtest.h"
 #include "labs/musl_churn/runs.h"
-#include "labs/musl_churn/workloads.h"
 
 namespace {
 

@@ -1,10 +1,13 @@
 /* Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
  *
  * -----------------------------------------------------------------------------
- * File: workloads.h
+ * File: churn.h
  * -----------------------------------------------------------------------------
  *
- * The churn workload of the musl thread, in C so that one source builds
+ * The churn workload of the musl thread (lab musl_churn's source,
+ * docs/labs/musl_churn.md), shared by two labs: musl_churn runs it against
+ * glibc and against musl, jemalloc_adoption as one of its six workloads
+ * under every allocator. In C so that one source builds
  * against glibc (gcc) and against musl (musl-gcc) and both binaries do the
  * same work: up to CHURN_MAX_LIVE live blocks of random sizes
  * ((draw % 256) + 1) * scale bytes; each new block has its last byte written
@@ -34,8 +37,8 @@
  *   if (checksum == CHURN_FAILED) ...  (churn_check_params() says why)
  */
 
-#ifndef ALLOCLAB_LABS_MUSL_CHURN_WORKLOADS_H_
-#define ALLOCLAB_LABS_MUSL_CHURN_WORKLOADS_H_
+#ifndef ALLOCLAB_COMMON_WORKLOADS_CHURN_H_
+#define ALLOCLAB_COMMON_WORKLOADS_CHURN_H_
 
 #include <stddef.h>
 #include <stdint.h>
@@ -132,4 +135,4 @@ uint32_t churn_classes_at_or_above(uint64_t scale, uint64_t threshold);
 } /* extern "C" */
 #endif
 
-#endif /* ALLOCLAB_LABS_MUSL_CHURN_WORKLOADS_H_ */
+#endif /* ALLOCLAB_COMMON_WORKLOADS_CHURN_H_ */

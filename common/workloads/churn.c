@@ -1,9 +1,9 @@
 /* Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
  *
- * The churn workload (workloads.h). Plain C99 with nothing but <stdlib.h>: the
+ * The churn workload (churn.h). Plain C99 with nothing but <stdlib.h>: the
  * same file is compiled by gcc for glibc and by musl-gcc for musl. */
 
-#include "labs/musl_churn/workloads.h"
+#include "common/workloads/churn.h"
 
 #include <stdlib.h>
 
