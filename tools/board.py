@@ -43,7 +43,7 @@ import tempfile
 
 from tools import gtest_run
 from tools import labs as course_labs
-from tools.results import SCORES, score_of
+from tools.results import SCORES, beside_line, score_of
 
 # A suite that runs longer than this is stuck, not slow: each takes seconds.
 SUITE_TIMEOUT_S = 300
@@ -205,7 +205,8 @@ def decision_line(lab, yours, tour):
 
 def score_line(lab, tour):
     """The score of your allocator in the tour's JSON of `lab`, read as the
-    tour reads it (tools/results.py's score_of()), or None when there is no
+    tour reads it (tools/results.py's score_of()), beside the reference's
+    and the other designs' (beside_line()), or None when there is no
     tour, no JSON or no score in it (decision_line() says what to run)."""
     if tour is None:
         return None
@@ -216,8 +217,10 @@ def score_line(lab, tour):
         return None
     if score is None or score[1] is None:
         return None
-    return "%s: %s; tour in %s" % (score[0], score[1], os.path.basename(
-        os.path.normpath(tour)))
+    beside = beside_line(lab)
+    return "%s: %s; tour in %s%s" % (
+        score[0], score[1], os.path.basename(os.path.normpath(tour)),
+        "; beside: " + beside if beside else "")
 
 
 def stage_lines(stages, verdicts):

@@ -185,8 +185,10 @@ grep -qxF "    jemalloc_adoption's rule recommends yours over glibc (tour in tou
 # The score, from the same tour: its total and both parts.
 sed -i 's|"notes": |"rows": [{"variant": "score_total", "u_points": 0.41, "t_points": 0.365, "score": 0.775}], "notes": |' "${duel}/allocator_design.json"
 out="$("${board}" --tour="${duel}" allocator_design="${design}" 2>&1)"
-grep -qxF "    score (malloclab's index, labs/allocator_design/score.h): 0.775 = utilization part 0.410 (the same on every run) + throughput part 0.365 (this machine's); tour in tour_duel" <<<"${out}" ||
-  fail "the score is not shown: ${out}"
+# Beside the reference's and the other designs' (the runs committed
+# in docs/img/, tools/results.py's SCORED_BESIDE).
+grep -qxE "    score \(malloclab's index, labs/allocator_design/score\.h\): 0\.775 = utilization part 0\.410 \(the same on every run\) \+ throughput part 0\.365 \(this machine's\); tour in tour_duel; beside: reference [0-9]\.[0-9]{3}, segregated_fit [0-9]\.[0-9]{3}, thread_owned_pages [0-9]\.[0-9]{3} \(runs in docs/img/\)" <<<"${out}" ||
+  fail "the score is not shown beside the reference's and the designs': ${out}"
 
 # A tour without the lab's JSON, and a JSON that states no decision.
 mkdir -p "${tmp}/tour_without"

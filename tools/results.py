@@ -13,6 +13,7 @@ Example:
     print(table(["variant", "ns_per_call"], [["small_new", fmt(51.6)]]))
 """
 
+import json
 import os
 
 
@@ -126,6 +127,54 @@ def headline_of(results):
 # parts (`u_points`, `t_points`). The board and the tour show it.
 SCORES = {"allocator_design": "score_total"}
 
+# The runs a lab's score is shown beside (SCORES): the reference's and the
+# other designs', each the results JSON of one quick run, committed in
+# docs/img/ with the load average it began at in its machine line (the
+# throughput part is that load's; the utilization part is the same on
+# every run).
+# `bazel run //:tour -- --reference --labs=allocator_design --out=docs/img`
+# writes the reference's; each design's experiment its own: `bazel run
+# //solutions/allocator_design:segregated_fit/allocator_design -- --quick
+# --json=$PWD/docs/img/allocator_design_segregated_fit.json`. They are in
+# the runfiles of every user of this module (//:scored_runs).
+SCORED_BESIDE = {
+    "allocator_design": [
+        ("reference", "allocator_design_reference.json"),
+        ("segregated_fit", "allocator_design_segregated_fit.json"),
+        ("thread_owned_pages", "allocator_design_thread_owned_pages.json"),
+    ],
+}
+
+# docs/img/ in the runfiles, beside this module's package.
+IMG = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                   "docs", "img")
+
+# The columns of score_rows().
+SCORE_HEADER = ["run", "score", "utilization part", "throughput part",
+                "load average"]
+
+
+def score_parts(lab, results):
+    """The score row's (total, utilization part, throughput part) of `lab`'s
+    `results`, each "%.3f" or "n/a" where the run could not measure it;
+    None when the lab has no score (SCORES) or the run no such row."""
+    if lab not in SCORES:
+        return None
+    rows = results.get("rows") if isinstance(results, dict) else None
+    row = next((r for r in rows if isinstance(r, dict) and
+                r.get("variant") == SCORES[lab]),
+               None) if isinstance(rows, list) else None
+    if row is None:
+        return None
+
+    def cell(key):
+        value = row.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return "n/a"
+        return "%.3f" % value
+
+    return cell("score"), cell("u_points"), cell("t_points")
+
 
 def score_of(lab, results):
     """(label, figure) of the score in `lab`'s results, or None when the lab
@@ -136,20 +185,47 @@ def score_of(lab, results):
     if lab not in SCORES:
         return None
     label = "score (malloclab's index, labs/%s/score.h)" % lab
-    rows = results.get("rows") if isinstance(results, dict) else None
-    row = next((r for r in rows if isinstance(r, dict) and
-                r.get("variant") == SCORES[lab]),
-               None) if isinstance(rows, list) else None
-    if row is None:
+    parts = score_parts(lab, results)
+    if parts is None:
         return label, None
-
-    def cell(key):
-        value = row.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return "n/a"
-        return "%.3f" % value
-
     return (label,
             "%s = utilization part %s (the same on every run) + throughput "
-            "part %s (this machine's)" % (cell("score"), cell("u_points"),
-                                          cell("t_points")))
+            "part %s (this machine's)" % parts)
+
+
+def scores_beside(lab, img=IMG):
+    """[(name, results or None)] of the runs `lab`'s score is shown beside
+    (SCORED_BESIDE), read from `img`; None where a file is missing or not
+    JSON. [] for a lab without them."""
+    runs = []
+    for name, file_name in SCORED_BESIDE.get(lab, []):
+        try:
+            with open(os.path.join(img, file_name), encoding="utf-8") as f:
+                runs.append((name, json.load(f)))
+        except (OSError, ValueError):
+            runs.append((name, None))
+    return runs
+
+
+def score_rows(lab, runs):
+    """The rows of SCORE_HEADER for `runs`, [(name, results or None)]: each
+    run's score, its two parts and the load average it was taken at."""
+    rows = []
+    for name, results in runs:
+        parts = (score_parts(lab, results) if results is not None
+                 else None) or ("n/a",) * 3
+        load = load_average(results) if results is not None else None
+        rows.append([name] + list(parts) +
+                    ["n/a" if load is None else "%.2f" % load])
+    return rows
+
+
+def beside_line(lab, img=IMG):
+    """One line of the scores `lab`'s is shown beside, e.g. "reference
+    0.812, segregated_fit 0.700, thread_owned_pages 0.690 (runs in
+    docs/img/)", or None for a lab without them."""
+    runs = scores_beside(lab, img)
+    if not runs:
+        return None
+    return "%s (runs in docs/img/)" % ", ".join(
+        "%s %s" % (row[0], row[1]) for row in score_rows(lab, runs))

@@ -46,8 +46,10 @@ from tools.check_results import UnusableInput, load_results
 from tools.plot import draw
 from tools.plot_canvas import PlotError
 from tools.plot_units import column_title
-from tools.results import (SCORES, fmt, headline_of, machine_line,
-                           metric_keys, on_host, resolve, score_of, table)
+from tools.results import (SCORE_HEADER, SCORES, beside_line, fmt,
+                           headline_of, machine_line, metric_keys, on_host,
+                           resolve, score_of, score_rows, scores_beside,
+                           table)
 
 USAGE = ("usage: bazel run //:tour -- [--out=DIR] [--reference] "
          "[--labs=LAB,...] [--repetitions=N] [--cpu=N]")
@@ -112,13 +114,28 @@ def parse_args(argv):
 def headline(lab, results):
     """(label, this run's figure, the reference run's) of `lab`'s run
     `results`: its score where the lab has one (SCORES, read as the board
-    reads it), else the headline the lab declares."""
+    reads it), beside the reference's and the other designs' (runs
+    committed in docs/img/, tools/results.py's SCORED_BESIDE), else the
+    headline the lab declares."""
     score = score_of(lab, results)
     if score is None:
         return headline_of(results)
     label, figure = score
     return (label, figure or "n/a (the run has no %s row)" % SCORES[lab],
+            beside_line(lab) or
             "the chapter's \"Your score\" table (docs/labs/%s.md)" % lab)
+
+
+def score_table_rows(lab, loaded):
+    """The rows of SCORE_HEADER for a scored lab: this tour's runs, then the
+    runs it is shown beside (docs/img/); [] for a lab without a
+    score."""
+    if lab not in SCORES:
+        return []
+    return score_rows(lab, [("%s (this tour)" % name, results)
+                            for name, results in loaded] +
+                      [("%s (docs/img/)" % name, results)
+                       for name, results in scores_beside(lab)])
 
 
 def run_experiment(binary, flags, json_path, log):
@@ -153,7 +170,7 @@ def main(argv):
               (folder, e.strerror), file=sys.stderr)
         return 2
 
-    summary, problems, pages = [], [], []
+    summary, problems, pages, scored = [], [], [], []
     for lab, binaries in labs:
         print("\n=== %s: bazel run //%s/%s -- --quick" %
               (lab, "labs", lab), flush=True)
@@ -185,6 +202,7 @@ def main(argv):
             problems.append("%s: no picture: %s" % (lab, e))
             svg = None
         pages.append((lab, svg and os.path.basename(svg), loaded, None))
+        scored.append((lab, score_table_rows(lab, loaded)))
 
     print(
         "\n=== summary: each lab's headline figure%s, beside the reference "
@@ -194,6 +212,11 @@ def main(argv):
     print(table(header, summary, text_columns=4))
     with open(os.path.join(folder, "summary.txt"), "w") as f:
         f.write(table(header, summary, text_columns=4) + "\n")
+    for lab, rows in scored:
+        if rows:
+            print("\n=== %s: the score of each run (score.h), beside the "
+                  "reference's and the other designs'\n" % lab)
+            print(table(SCORE_HEADER, rows, text_columns=1))
     page = os.path.join(folder, "index.html")
     with open(page, "w", encoding="utf-8") as f:
         f.write(html_page(header, summary, pages, reference))
@@ -279,6 +302,12 @@ def html_page(header, summary, pages, reference):
         parts.append(
             "<p><strong>%s</strong>: %s (the reference run: %s)</p>" %
             (esc(label), esc(text), esc(ref)))
+        rows = score_table_rows(lab, loaded)
+        if rows:
+            parts.append("<h3>Scores</h3><p>This tour's runs beside the "
+                         "reference's and the other designs' (docs/img/), "
+                         "each with the load average it began at.</p>")
+            parts.append(html_table(SCORE_HEADER, rows, numeric_from=1))
         if svg:
             parts.append('<p><img src="%s" alt="%s: the picture of %s"></p>' % (
                 esc(svg), esc(lab), " beside ".join(esc(n) for n, _ in loaded)))

@@ -178,17 +178,29 @@ class TourTest(unittest.TestCase):
         self.assertEqual(status, 0, stderr)
         figure = ("0.720 = utilization part 0.320 (the same on every run) + "
                   "throughput part 0.400 (this machine's)")
+        # Beside the reference's and the other designs', from the
+        # runs committed in docs/img/ (tools/results.py's SCORED_BESIDE).
         self.assertRegex(
             stdout, r"\nallocator_design +score \(malloclab's index, "
-            r"labs/allocator_design/score\.h\) +%s +the chapter's "
-            r"\"Your score\" table \(docs/labs/allocator_design\.md\)\n" %
-            re.escape(figure))
+            r"labs/allocator_design/score\.h\) +%s +reference %s, "
+            r"segregated_fit %s, thread_owned_pages %s \(runs in "
+            r"docs/img/\)\n" % ((re.escape(figure),) + (r"\d\.\d{3}",) * 3))
+        # And a table of them: this run's, then theirs, with their loads.
+        self.assertRegex(
+            stdout, r"\nyour task\.cc \(this tour\) +0\.720 +0\.320 +0\.400 "
+            r"+3\.21\n")  # the fixture's load average
+        for run in ("reference", "segregated_fit", "thread_owned_pages"):
+            self.assertRegex(
+                stdout, r"\n%s \(docs/img/\) +\d\.\d{3} +\d\.\d{3} "
+                r"+\d\.\d{3} +\d+\.\d\d\n" % run)
         # Not the time ratio the experiment declares as its headline.
         self.assertNotIn(results["headline"]["text"], stdout)
         with open(os.path.join(out, "index.html"), encoding="utf-8") as f:
             page = f.read()
         self.assertIn("labs/allocator_design/score.h)</strong>: %s" %
                       figure.replace("'", "&#x27;"), page)
+        self.assertIn("<h3>Scores</h3>", page)
+        self.assertIn("<td>thread_owned_pages (docs/img/)</td>", page)
         # A run without the row says so, rather than show another figure.
         results["rows"] = [r for r in results["rows"]
                            if not r["variant"].startswith("score_")]

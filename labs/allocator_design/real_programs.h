@@ -6,8 +6,9 @@
 //
 // Real programs, which nobody in this course wrote, run with an allocator's
 // library in LD_PRELOAD, as the experiment runs lab jemalloc_adoption's
-// workloads on yours. Six workloads and four traces are what the suite
-// and the experiment judge an allocator on; a program that grows a string
+// workloads on yours. Six workloads and five traces (one recorded from
+// python3 and replayed, traces.h) are what the suite and the experiment
+// judge an allocator on; a program that grows a string
 // by appends, forks a pool of workers, or sorts with two threads asks
 // things of malloc that they never do (issue 26: the shim's realloc once
 // moved a block grown by appends at every page, which no workload showed).

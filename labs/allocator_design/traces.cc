@@ -1,7 +1,7 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// The course's fixed traces and their replay (traces.h). Each trace is
-// generated from its own fixed seed with the course's xorshift64 generator
+// The course's fixed traces and their replay (traces.h). Each generated
+// trace comes from its own fixed seed with the course's xorshift64 generator
 // and plain integer arithmetic, not <random>'s distributions, whose results
 // differ between standard libraries: the same trace, op for op, on every
 // machine and release.
@@ -20,7 +20,16 @@
 //               size, reused or not;
 //   large       blocks of 256 KiB to 4 MiB, a few live at once: mappings
 //               kept after their free, and not reused for the next size,
-//               add up.
+//               add up;
+//   python      recorded from a real program, not generated: python3
+//               with every object a malloc, starting, making 1,500 byte
+//               strings of 256 B to 128 KiB, then counting words
+//               (recorded_python.trace, whose header says the program, its
+//               version and input, and the format; record_trace.py
+//               records it again). Over a thousand sizes from 1 byte up,
+//               most blocks below 100 bytes, lifetimes from the next
+//               operation to the whole run: the mix the generated traces
+//               only approximate.
 //
 // The replay runs on the page source's fake clock, which it never moves:
 // decay (task.h's promise 2) never returns memory during a trace, on a fast
@@ -38,6 +47,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -45,12 +56,19 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "common/pseudo_random.h"
 #include "labs/allocator_design/internal/pages_testing.h"
 #include "labs/allocator_design/task.h"
 
 namespace allocator_design {
+namespace internal {
+// recorded_python.trace, as :recorded_python_cc builds it in.
+extern const char kRecordedPython[];
+}  // namespace internal
 namespace {
 
 constexpr uint32_t kKiB = 1024;
@@ -180,6 +198,41 @@ Trace Large() {
   return std::move(b).Finish();
 }
 
+// The trace in `text`, a file of record_trace.py's format: `# name:` and
+// `# what:` among the header's lines, then "<size>" (allocate the next
+// block) or "-<back>" (free the block allocated <back> allocations ago) a
+// line. A malformed file is the course's mistake, caught by every test
+// that replays the traces: it ends the program, naming the line.
+Trace ParseRecorded(absl::string_view text) {
+  Trace trace;
+  uint32_t next_id = 0;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      absl::ConsumePrefix(&line, "# ");
+      if (absl::ConsumePrefix(&line, "name: ")) trace.name = std::string(line);
+      if (absl::ConsumePrefix(&line, "what: ")) trace.what = std::string(line);
+      continue;
+    }
+    const bool is_free = absl::ConsumePrefix(&line, "-");
+    uint32_t n = 0;
+    if (!absl::SimpleAtoi(line, &n) || (is_free && (n == 0 || n > next_id))) {
+      fprintf(stderr, "recorded trace %s, line %d: '%.*s' is not an op\n",
+              trace.name.c_str(), line_number, static_cast<int>(line.size()),
+              line.data());
+      abort();
+    }
+    if (is_free) {
+      trace.ops.push_back({TraceOp::Kind::kFree, next_id - n, 0});
+    } else {
+      trace.ops.push_back({TraceOp::Kind::kAllocate, next_id++, n});
+    }
+  }
+  return trace;
+}
+
 // The pattern of block `id`: one word, repeated over its bytes.
 uint64_t PatternWord(uint32_t id) {
   return (uint64_t{id} + 1) * 0x9e3779b97f4a7c15ULL;
@@ -221,7 +274,8 @@ std::string Describe(const Trace& trace, size_t index, const TraceOp& op) {
 
 const std::vector<Trace>& Traces() {
   static const std::vector<Trace>* const traces =
-      new std::vector<Trace>{SmallLive(), Phases(), Mixed(), Large()};
+      new std::vector<Trace>{SmallLive(), Phases(), Mixed(), Large(),
+                             ParseRecorded(internal::kRecordedPython)};
   return *traces;
 }
 

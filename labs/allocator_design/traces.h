@@ -59,7 +59,10 @@ struct Trace {
 
 // Traces()
 //
-// The course's traces, the same on every run (a fixed seed).
+// The course's traces, the same on every run: small_live, phases, mixed
+// and large, generated from fixed seeds, then python, recorded once from a
+// real program (python3; traces.cc) and built in from its file, with block
+// numbers for addresses and sizes as recorded.
 const std::vector<Trace>& Traces();
 
 // TraceResult

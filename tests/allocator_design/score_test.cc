@@ -10,6 +10,7 @@
 #include "labs/allocator_design/score.h"
 
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <string>
@@ -110,6 +111,57 @@ TEST(Score, TotalWithoutAThroughputKeepsItsUtilizationPart) {
   EXPECT_DOUBLE_EQ(total.utilization_points, 0.45) << kRuleScore;
   EXPECT_THAT(total.unavailable, HasSubstr("large"));
   EXPECT_THAT(total.unavailable, HasSubstr("yours not measured"));
+}
+
+// ---------------------------------------------------------------------------
+// The traces: well formed, and the recorded one built in whole.
+
+constexpr char kRuleTrace[] =
+    "traces.h: a trace is operations on numbered blocks, each allocated "
+    "when not live and freed when live, every block freed by the end";
+
+TEST(TraceOps, EveryTraceAllocatesBeforeFreeingAndFreesEverything) {
+  for (const Trace& trace : Traces()) {
+    ASSERT_FALSE(trace.ops.empty()) << trace.name;
+    std::vector<bool> live;
+    size_t live_count = 0;
+    for (size_t i = 0; i < trace.ops.size(); ++i) {
+      const TraceOp& op = trace.ops[i];
+      if (op.id >= live.size()) live.resize(op.id + 1, false);
+      const bool allocate = op.kind == TraceOp::Kind::kAllocate;
+      ASSERT_NE(live[op.id], allocate) << kRuleTrace << "; trace " << trace.name
+                                       << ", op " << i << ", block " << op.id;
+      live[op.id] = allocate;
+      live_count += allocate ? 1 : -1;
+    }
+    EXPECT_EQ(live_count, 0u) << kRuleTrace << "; trace " << trace.name;
+  }
+}
+
+// The header of recorded_python.trace counts its ops ("# ops: N (...");
+// the trace built into :traces has them all.
+TEST(TraceOps, TheRecordedTraceIsBuiltInWhole) {
+  std::ifstream file("labs/allocator_design/recorded_python.trace");
+  ASSERT_TRUE(file) << "recorded_python.trace is in this test's data";
+  std::string line;
+  size_t header_ops = 0, op_lines = 0;
+  while (std::getline(file, line)) {
+    if (line.rfind("# ops: ", 0) == 0) {
+      header_ops = std::stoul(line.substr(7));
+    } else if (!line.empty() && line[0] != '#') {
+      ++op_lines;
+    }
+  }
+  ASSERT_GT(header_ops, 0u) << "the file's header says how many ops";
+  EXPECT_EQ(op_lines, header_ops);
+  const Trace* python = nullptr;
+  for (const Trace& trace : Traces()) {
+    if (trace.name == "python") python = &trace;
+  }
+  ASSERT_NE(python, nullptr)
+      << "traces.h: Traces() has the trace recorded from python3";
+  EXPECT_EQ(python->ops.size(), header_ops);
+  EXPECT_THAT(python->what, HasSubstr("recorded"));
 }
 
 // ---------------------------------------------------------------------------
