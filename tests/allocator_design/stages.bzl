@@ -75,7 +75,10 @@ STAGES = [
         "name": "utilization",
         "promises": "promise 5",
         "starter": False,
-        "tests": ["DesignUtilization."],
+        "tests": [
+            "DesignUtilization.",
+            "DesignUtilizationExplorer.",
+        ],
         "why": "its rule disqualifies an allocator whose peak RSS is over its budget on any one workload, however fast",
     },
     {

@@ -1627,6 +1627,7 @@ void TraceCall(alloclab::FreshCall& call) {
     }
     call.Record("peak_live", static_cast<double>(r->peak_live_bytes));
     call.Record("peak_held", static_cast<double>(r->peak_held_bytes));
+    call.Record("peak_mapped", static_cast<double>(r->peak_mapped_bytes));
     call.Record("utilization", r->utilization);
     return;
   }
@@ -4256,6 +4257,52 @@ TEST(DesignFastPathExplorer, RandomGroupingsAfterAWarmUpArePrivate) {
   ::testing::Test::RecordProperty("ops", static_cast<int64_t>(ops));
   ::testing::Test::RecordProperty("visits", static_cast<int64_t>(visits));
   ::testing::Test::RecordProperty("locks", static_cast<int64_t>(locks));
+}
+
+// ---------------------------------------------------------------------------
+// Design, explored: promise 5, where it is promised: the fixed traces, each
+// replayed kTraceReplays times, each time in a fresh process at addresses
+// the kernel places anew (a design whose metadata depends on where its
+// memory lands holds more on some layouts), the peak held counted both by
+// the allocator (ReplayTrace()'s bytes_held) and by the page source (mapped,
+// less unmapped and released): the larger is held to the promise. Traces
+// of the same kinds drawn from other seeds are no promise of task.h: the
+// reference drops to 0.43 on some of them (the live set of 'mixed' wanders
+// lower, the cache of large mappings weighs more on 'large').
+// ---------------------------------------------------------------------------
+
+constexpr int kTraceReplays = 3;
+
+TEST(DesignUtilizationExplorer, FixedTracesAtAnyAddressesUseTheMemoryTheyHold) {
+  double least = 1;
+  std::string least_name;
+  for (const Trace& trace : Traces()) {
+    for (int replay = 1; replay <= kTraceReplays; ++replay) {
+      absl::StatusOr<alloclab::FreshCallResult> r =
+          RunFresh("allocator_design_trace", trace.name);
+      ASSERT_TRUE(r.ok()) << r.status();
+      const double live = r->values["peak_live"];
+      const double held =
+          std::max(r->values["peak_held"], r->values["peak_mapped"]);
+      const double utilization = held > 0 ? live / held : 1;
+      if (utilization < least) {
+        least = utilization;
+        least_name = trace.name;
+      }
+      EXPECT_GE(utilization, kMinUtilization)
+          << kRuleUtilization << ": trace " << trace.name << " (" << trace.what
+          << "), replay " << replay << " of " << kTraceReplays
+          << " in a fresh process, peaked at " << live << " bytes live and "
+          << r->values["peak_held"] << " held by ReadCounters(), "
+          << r->values["peak_mapped"]
+          << " by the page source's count (kMinUtilization = "
+          << kMinUtilization << ")";
+    }
+  }
+  // The least utilization met, in thousandths: a figure, not a bound.
+  ::testing::Test::RecordProperty("least_permille",
+                                  static_cast<int>(least * 1000));
+  ::testing::Test::RecordProperty("least_trace", least_name);
 }
 
 // ---------------------------------------------------------------------------
