@@ -3889,19 +3889,19 @@ TEST(DesignOwnLines, TwoThreadsNeverShareALineOfLiveBlocks) {
 // Design, explored: promise 1. Random schedules of one measured thread's
 // allocations and frees, in random groupings, between the work of other
 // threads; each in a fresh process from its own seed, the clock standing
-// still. The schedule runs whole at least kFastLeastWarmPasses times, and
-// on until a whole pass makes no map, unmap or release on any thread (the
+// still. The schedule runs whole until the measured thread's steps of
+// kFastQuietPasses passes in a row make no map, unmap or release (the
 // warm-up: every grouping it will make, of every size it will use, made
-// before, and the memory all of its threads need at once held), then once
-// more, counted: after every step of the measured thread, what
-// it did since the counted pass began is held to the promise, by the suite's
-// own counts (lock.h's observer, on that thread; the page source's maps, unmaps
-// and releases) beside the allocator's central_visits.
+// before, and the memory it needs beside the other threads' held), then once
+// more, counted: after every step of the measured thread, what it did since
+// the counted pass began is held to the promise, by the suite's own counts
+// (lock.h's observer, on that thread; the page source's maps, unmaps and
+// releases) beside the allocator's central_visits.
 // ---------------------------------------------------------------------------
 
 constexpr int kFastSchedules = 24;
 constexpr int kFastScheduleSteps = 60;
-constexpr int kFastLeastWarmPasses = 2;
+constexpr int kFastQuietPasses = 2;
 constexpr int kFastMostWarmPasses = 8;
 constexpr int kFastOthers = 2;
 constexpr int kFastPaletteSizes = 4;
@@ -3916,9 +3916,8 @@ constexpr int kFastMostHeld = 64;  // blocks the measured thread keeps live
 // cycling through the palette); a burst (n blocks of one size, or of the
 // palette's sizes interleaved, then all freed: in the order allocated, the
 // reverse, or shuffled); blocks kept live across steps, and freed by a later
-// step. Another thread's: its own blocks, of any size to 256 KiB (the sizes
-// whose memory a design keeps: a pass can then map nothing), allocated or
-// freed, or its exit. The whole schedule is drawn afresh from `seed` on each
+// step. Another thread's: its own blocks, of any size to 256 KiB, allocated
+// or freed, or its exit. The whole schedule is drawn afresh from `seed` on each
 // pass, so every pass makes the same calls; the measured thread's blocks stay
 // its own (no other thread frees them). After each counted step, with c calls
 // of sizes s made so far in the counted pass, the visits allowed are the sum
@@ -3931,25 +3930,32 @@ constexpr int kFastMostHeld = 64;  // blocks the measured thread keeps live
 class FastPathExplorer {
  public:
   FastPathExplorer(uint64_t seed, int steps)
-      : seed_(seed), steps_count_(steps), sizes_(GroupedSizes()) {}
+      : seed_(seed),
+        steps_count_(steps),
+        sizes_(GroupedSizes()),
+        small_sizes_(std::upper_bound(sizes_.begin(), sizes_.end(), kKiB) -
+                     sizes_.begin()) {}
 
   // "" when every check held, else the failure, with the seed and the
   // schedule's steps so far.
   std::string Run() {
-    // The warm-up: at least kFastLeastWarmPasses passes, and on until a
-    // pass makes no map, unmap or release on any thread.
-    for (;;) {
-      const uint64_t before = PageCalls();
+    // The warm-up: on until the measured thread's steps of
+    // kFastQuietPasses passes in a row make no map, unmap or release.
+    for (int quiet = 0; quiet < kFastQuietPasses;) {
+      measured_page_calls_ = 0;
       Pass();
       ++warm_passes_;
-      if (warm_passes_ >= kFastLeastWarmPasses && PageCalls() == before) break;
-      if (warm_passes_ == kFastMostWarmPasses) {
+      quiet = measured_page_calls_ == 0 ? quiet + 1 : 0;
+      if (quiet < kFastQuietPasses && warm_passes_ == kFastMostWarmPasses) {
         measured_.Exit();
         return absl::StrCat(
             kRuleFastPath, ": fast-path explorer seed ", seed_, " with ",
-            steps_count_, " random steps: each of ", kFastMostWarmPasses,
-            " passes of the same schedule mapped, unmapped or released "
-            "memory (the page source's count): no warm-up ended");
+            steps_count_, " random steps: in ", kFastMostWarmPasses,
+            " passes of the same schedule, the measured thread's steps never "
+            "went ",
+            kFastQuietPasses,
+            " passes in a row without a map, "
+            "unmap or release (the page source's count): no warm-up ended");
       }
     }
     counted_ = true;
@@ -3985,9 +3991,9 @@ class FastPathExplorer {
 
   void Palette() {
     for (int i = 0; i < kFastPaletteSizes; ++i) {
-      size_t size = sizes_[rng_.Next() % sizes_.size()];
       // Half of the palette small: a class edge to 1 KiB.
-      while (i % 2 == 0 && size > kKiB) size = sizes_[rng_.Next() % 64];
+      const size_t size =
+          sizes_[rng_.Next() % (i % 2 == 0 ? small_sizes_ : sizes_.size())];
       palette_[i] = std::max<size_t>(size, 1);
     }
   }
@@ -4021,6 +4027,7 @@ class FastPathExplorer {
     });
     const uint64_t visits = ReadCounters().central_visits - visits_before;
     const uint64_t page_calls = PageCalls() - pages_before;
+    measured_page_calls_ += page_calls;
     Note(absl::StrCat("measured: ", what, " (", visits, " visits, ", locks,
                       " locks, ", page_calls, " maps/unmaps/releases)"));
     if (!counted_) return;
@@ -4037,8 +4044,9 @@ class FastPathExplorer {
     if (visits_ <= allowed && locks_ <= allowed && page_calls_ == 0) return;
     Fail(absl::StrCat(
         kRuleFastPath, ": after a warm-up (the whole schedule, ", warm_passes_,
-        " times, the last of them with no map, unmap or "
-        "release), the measured thread's ",
+        " times, the last ", kFastQuietPasses,
+        " with no map, unmap or release in its steps), the measured "
+        "thread's ",
         ops_, " calls of the counted pass so far made ", visits_,
         " central visits (the allocator's count) and took ", locks_,
         " locks (lock.h's observer), at most ", allowed, " allowed, and made ",
@@ -4203,11 +4211,13 @@ class FastPathExplorer {
 
   const uint64_t seed_;
   const int steps_count_;
-  const std::vector<size_t> sizes_;
+  const std::vector<size_t> sizes_;  // GroupedSizes(), sorted
+  const size_t small_sizes_;         // how many of them are 1 KiB at most
   Rng rng_{0};
   size_t palette_[kFastPaletteSizes] = {};
   bool counted_ = false;
   int warm_passes_ = 0;
+  uint64_t measured_page_calls_ = 0;  // in the measured thread's steps
   ScheduledThread measured_;
   std::vector<Block> held_;
   std::unique_ptr<ScheduledThread> others_[kFastOthers];
