@@ -4276,9 +4276,9 @@ TEST(DesignFastPathExplorer, RandomGroupingsAfterAWarmUpArePrivate) {
 // memory lands holds more on some layouts), the peak held counted both by
 // the allocator (ReplayTrace()'s bytes_held) and by the page source (mapped,
 // less unmapped and released): the larger is held to the promise. Traces
-// of the same kinds drawn from other seeds are no promise of task.h: the
-// reference drops to 0.43 on some of them (the live set of 'mixed' wanders
-// lower, the cache of large mappings weighs more on 'large').
+// of the same shapes drawn from other seeds are no promise of task.h: over
+// 40 other seeds the reference fell to 0.43 on one 'mixed' and to 0.48 on
+// one 'large', thread_owned_pages to 0.49 on one 'mixed'.
 // ---------------------------------------------------------------------------
 
 constexpr int kTraceReplays = 3;
