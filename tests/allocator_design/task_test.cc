@@ -4328,8 +4328,8 @@ TEST(DesignUtilizationExplorer, FixedTracesAtAnyAddressesUseTheMemoryTheyHold) {
 // that take their place.
 // ---------------------------------------------------------------------------
 
-constexpr int kOwnLineSchedules = 32;
-constexpr int kOwnLineScheduleSteps = 80;
+constexpr int kOwnLineSchedules = 64;
+constexpr int kOwnLineScheduleSteps = 160;
 constexpr int kOwnLineThreads = 3;
 // The most blocks a thread keeps live: its cache fills, drains and refills.
 constexpr size_t kOwnLineMostLive = 600;
@@ -4428,10 +4428,12 @@ class OwnLinesExplorer {
     return std::max<size_t>(edges_[i], 1);
   }
 
-  // The minimum half the time, else a power of two from 32 to 4 KiB.
+  // The minimum half the time, else a power of two from 32 to 4 KiB, 32
+  // (less than a line) as often as all the others.
   size_t Alignment() {
     if (rng_.Next() % 2 == 0) return 1;
-    return size_t{32} << (rng_.Next() % 8);
+    if (rng_.Next() % 2 == 0) return 32;
+    return size_t{64} << (rng_.Next() % 7);
   }
 
   void AllocateGroup(int t) {
