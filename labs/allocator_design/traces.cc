@@ -62,6 +62,7 @@
 #include "absl/strings/string_view.h"
 #include "common/pseudo_random.h"
 #include "labs/allocator_design/internal/pages_testing.h"
+#include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/task.h"
 
 namespace allocator_design {
@@ -233,6 +234,15 @@ Trace ParseRecorded(absl::string_view text) {
   return trace;
 }
 
+// What the page source has mapped and not unmapped or released, by its own
+// counts (pages.h): no allocator holds less.
+int64_t MappedLeft() {
+  const PageSourceCounts pages = ReadPageSourceCounts();
+  return static_cast<int64_t>(pages.bytes_mapped) -
+         static_cast<int64_t>(pages.bytes_unmapped) -
+         static_cast<int64_t>(pages.bytes_released);
+}
+
 // The pattern of block `id`: one word, repeated over its bytes.
 uint64_t PatternWord(uint32_t id) {
   return (uint64_t{id} + 1) * 0x9e3779b97f4a7c15ULL;
@@ -300,6 +310,7 @@ absl::StatusOr<TraceResult> ReplayTrace(const Trace& trace) {
   };
 
   const uint64_t baseline = ReadCounters().bytes_held;
+  const int64_t mapped_baseline = MappedLeft();
   uint64_t live = 0;
   TraceResult result;
   for (size_t i = 0; i < trace.ops.size(); ++i) {
@@ -342,6 +353,12 @@ absl::StatusOr<TraceResult> ReplayTrace(const Trace& trace) {
     if (held > baseline) {
       result.peak_held_bytes =
           std::max(result.peak_held_bytes, held - baseline);
+    }
+    const int64_t mapped = MappedLeft();
+    if (mapped > mapped_baseline) {
+      result.peak_mapped_bytes =
+          std::max(result.peak_mapped_bytes,
+                   static_cast<uint64_t>(mapped - mapped_baseline));
     }
   }
   free_live();

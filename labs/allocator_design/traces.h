@@ -67,10 +67,13 @@ const std::vector<Trace>& Traces();
 
 // TraceResult
 struct TraceResult {
-  uint64_t peak_live_bytes = 0;  // the most bytes requested and live at once
-  uint64_t peak_held_bytes = 0;  // the most bytes_held, less what was held
-                                 // when the replay began
-  double utilization = 0;        // peak_live_bytes / peak_held_bytes
+  uint64_t peak_live_bytes = 0;    // the most bytes requested and live at once
+  uint64_t peak_held_bytes = 0;    // the most bytes_held, less what was held
+                                   // when the replay began
+  uint64_t peak_mapped_bytes = 0;  // the same by the page source's count
+                                   // (mapped, less unmapped and released),
+                                   // which no allocator holds less than
+  double utilization = 0;          // peak_live_bytes / peak_held_bytes
 };
 
 // ReplayTrace()

@@ -75,7 +75,10 @@ STAGES = [
         "name": "utilization",
         "promises": "promise 5",
         "starter": False,
-        "tests": ["DesignUtilization."],
+        "tests": [
+            "DesignUtilization.",
+            "DesignUtilizationExplorer.",
+        ],
         "why": "its rule disqualifies an allocator whose peak RSS is over its budget on any one workload, however fast",
     },
     {
@@ -102,7 +105,10 @@ STAGES = [
         "name": "fast_path",
         "promises": "promise 1",
         "starter": False,
-        "tests": ["DesignFastPath."],
+        "tests": [
+            "DesignFastPath.",
+            "DesignFastPathExplorer.",
+        ],
         "why": "one small malloc+free costs nanoseconds, the budget of a call that finds its block ready; a variable every thread writes makes each call dearer as threads are added",
     },
     {
@@ -111,7 +117,10 @@ STAGES = [
         "name": "own_lines",
         "promises": "promise 6",
         "starter": False,
-        "tests": ["DesignOwnLines."],
+        "tests": [
+            "DesignOwnLines.",
+            "DesignOwnLinesExplorer.",
+        ],
         "why": "two threads that write one cache line take turns owning it, and run no faster on two cores than on one",
     },
 ]

@@ -57,6 +57,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -1626,6 +1627,7 @@ void TraceCall(alloclab::FreshCall& call) {
     }
     call.Record("peak_live", static_cast<double>(r->peak_live_bytes));
     call.Record("peak_held", static_cast<double>(r->peak_held_bytes));
+    call.Record("peak_mapped", static_cast<double>(r->peak_mapped_bytes));
     call.Record("utilization", r->utilization);
     return;
   }
@@ -3301,6 +3303,26 @@ TEST(DesignDecayExplorer, RandomSchedulesGiveIdleMemoryBack) {
 // every class edge and past the large threshold.
 // ---------------------------------------------------------------------------
 
+// TakeShare()
+//
+// Moves a share of `from`'s items that `take` accepts to the result, in
+// their order: each with one chance in four to four in four (drawn once
+// from `rng`), or every one of them when `all`.
+template <typename T, typename Take>
+std::vector<T> TakeShare(Rng& rng, std::vector<T>& from, bool all, Take take) {
+  std::vector<T> chosen, kept;
+  const uint64_t share = rng.Between(1, 4);
+  for (const T& item : from) {
+    if (take(item) && (all || rng.Next() % 4 < share)) {
+      chosen.push_back(item);
+    } else {
+      kept.push_back(item);
+    }
+  }
+  from = std::move(kept);
+  return chosen;
+}
+
 constexpr int kChurnSchedules = 16;
 constexpr int kChurnScheduleSteps = 60;
 constexpr int kChurnThreads = 4;
@@ -3495,21 +3517,9 @@ class ChurnExplorer {
                       handed, " to the queue); ", live_bytes_, " bytes live"));
   }
 
-  // Moves a share (a quarter to all, or `all`) of `from`'s blocks that
-  // `take` accepts to the result.
   template <typename Take>
   std::vector<Live> Share(std::vector<Live>& from, bool all, Take take) {
-    std::vector<Live> chosen, kept;
-    const uint64_t share = rng_.Between(1, 4);
-    for (const Live& b : from) {
-      if (take(b) && (all || rng_.Next() % 4 < share)) {
-        chosen.push_back(b);
-      } else {
-        kept.push_back(b);
-      }
-    }
-    from = std::move(kept);
-    return chosen;
+    return TakeShare(rng_, from, all, take);
   }
 
   // Thread t frees some of its own blocks (all of them when `all`).
@@ -3873,6 +3883,762 @@ TEST(DesignOwnLines, TwoThreadsNeverShareALineOfLiveBlocks) {
       << r->values["first_turn"] << " (one line held thread A's block of "
       << r->values["first_size_a"] << " bytes and thread B's of "
       << r->values["first_size_b"] << ")";
+}
+
+// ---------------------------------------------------------------------------
+// Design, explored: promise 1. Random schedules of one measured thread's
+// allocations and frees, in random groupings, between the work of other
+// threads; each in a fresh process from its own seed, the clock standing
+// still. The schedule runs whole until the measured thread's steps of
+// kFastQuietPasses passes in a row make no map, unmap or release (the
+// warm-up: every grouping it will make, of every size it will use, made
+// before, and the memory it needs beside the other threads' held), then once
+// more, counted: after every step of the measured thread, what it did since
+// the counted pass began is held to the promise, by the suite's own counts
+// (lock.h's observer, on that thread; the page source's maps, unmaps and
+// releases) beside the allocator's central_visits.
+// ---------------------------------------------------------------------------
+
+constexpr int kFastSchedules = 24;
+constexpr int kFastScheduleSteps = 60;
+constexpr int kFastQuietPasses = 2;
+constexpr int kFastMostWarmPasses = 8;
+constexpr int kFastOthers = 2;
+constexpr int kFastPaletteSizes = 4;
+constexpr int kFastMostHeld = 64;  // blocks the measured thread keeps live
+
+// FastPathExplorer
+//
+// One schedule: a palette of kFastPaletteSizes sizes drawn from `seed` (class
+// edges to 256 KiB, GroupedSizes(), half of them small), and steps, each
+// either the measured thread's or another thread's. The measured thread's:
+// pairs (one block allocated and freed at once, n times, of one size or
+// cycling through the palette); a burst (n blocks of one size, or of the
+// palette's sizes interleaved, then all freed: in the order allocated, the
+// reverse, or shuffled); blocks kept live across steps, and freed by a later
+// step. Another thread's: its own blocks, of any size to 256 KiB, allocated
+// or freed, or its exit. The whole schedule is drawn afresh from `seed` on each
+// pass, so every pass makes the same calls; the measured thread's blocks stay
+// its own (no other thread frees them). After each counted step, with c calls
+// of sizes s made so far in the counted pass, the visits allowed are the sum
+// of max(s, kBytesPerCentralVisit / kOpsPerCentralVisit), divided by
+// kBytesPerCentralVisit and rounded up ("at most once every
+// kOpsPerCentralVisit calls": a visit at the first call, the next one
+// kOpsPerCentralVisit calls later); the locks it took and the
+// central_visits counted must each be at most that, and the page source's
+// maps, unmaps and releases made in its steps must be none.
+class FastPathExplorer {
+ public:
+  FastPathExplorer(uint64_t seed, int steps)
+      : seed_(seed),
+        steps_count_(steps),
+        sizes_(GroupedSizes()),
+        small_sizes_(std::upper_bound(sizes_.begin(), sizes_.end(), kKiB) -
+                     sizes_.begin()) {}
+
+  // "" when every check held, else the failure, with the seed and the
+  // schedule's steps so far.
+  std::string Run() {
+    // The warm-up: on until the measured thread's steps of
+    // kFastQuietPasses passes in a row make no map, unmap or release.
+    for (int quiet = 0; quiet < kFastQuietPasses;) {
+      measured_page_calls_ = 0;
+      Pass();
+      ++warm_passes_;
+      quiet = measured_page_calls_ == 0 ? quiet + 1 : 0;
+      if (quiet < kFastQuietPasses && warm_passes_ == kFastMostWarmPasses) {
+        measured_.Exit();
+        return absl::StrCat(
+            kRuleFastPath, ": fast-path explorer seed ", seed_, " with ",
+            steps_count_, " random steps: in ", kFastMostWarmPasses,
+            " passes of the same schedule, the measured thread's steps never "
+            "went ",
+            kFastQuietPasses,
+            " passes in a row without a map, "
+            "unmap or release (the page source's count): no warm-up ended");
+      }
+    }
+    counted_ = true;
+    Pass();
+    measured_.Exit();
+    return failure_;
+  }
+
+  int checks() const { return checks_; }
+  int warm_passes() const { return warm_passes_; }
+  uint64_t ops() const { return ops_; }
+  uint64_t visits() const { return visits_; }
+  uint64_t locks() const { return locks_; }
+
+ private:
+  // The maps, unmaps and releases the page source has made so far.
+  static uint64_t PageCalls() {
+    const PageSourceCounts pages = ReadPageSourceCounts();
+    return pages.map_calls + pages.unmap_calls + pages.release_calls;
+  }
+
+  // The schedule, from its start: the same calls on every pass. Every
+  // thread ends it as it began, with nothing live (the other threads exit).
+  void Pass() {
+    rng_ = Rng(seed_);
+    Palette();
+    for (int step = 0; step < steps_count_ && failure_.empty(); ++step) {
+      RandomStep();
+    }
+    FreeHeld();
+    for (int t = 0; t < kFastOthers; ++t) OtherExits(t);
+  }
+
+  void Palette() {
+    for (int i = 0; i < kFastPaletteSizes; ++i) {
+      // Half of the palette small: a class edge to 1 KiB.
+      const size_t size =
+          sizes_[rng_.Next() % (i % 2 == 0 ? small_sizes_ : sizes_.size())];
+      palette_[i] = std::max<size_t>(size, 1);
+    }
+  }
+
+  size_t PaletteSize() { return palette_[rng_.Next() % kFastPaletteSizes]; }
+
+  void RandomStep() {
+    const uint64_t pick = rng_.Next() % 100;
+    if (pick < 25) {
+      Pairs();
+    } else if (pick < 55) {
+      Burst();
+    } else if (pick < 70) {
+      Hold();
+    } else {
+      Other(static_cast<int>(rng_.Next() % kFastOthers));
+    }
+  }
+
+  // Runs `calls` (sizes of the blocks they allocate or free, in order) on
+  // the measured thread through `fn`, and in the counted pass checks.
+  void Measured(absl::string_view what, const std::vector<size_t>& calls,
+                const std::function<void()>& fn) {
+    const uint64_t visits_before = ReadCounters().central_visits;
+    const uint64_t pages_before = PageCalls();
+    uint64_t locks = 0;
+    measured_.Run([&] {
+      const uint64_t before = locks_taken;
+      fn();
+      locks = locks_taken - before;
+    });
+    const uint64_t visits = ReadCounters().central_visits - visits_before;
+    const uint64_t page_calls = PageCalls() - pages_before;
+    measured_page_calls_ += page_calls;
+    Note(absl::StrCat("measured: ", what, " (", visits, " visits, ", locks,
+                      " locks, ", page_calls, " maps/unmaps/releases)"));
+    if (!counted_) return;
+    for (size_t size : calls) {
+      ++ops_;
+      credit_ += VisitCredit(size);
+    }
+    visits_ += visits;
+    locks_ += locks;
+    page_calls_ += page_calls;
+    ++checks_;
+    const uint64_t allowed =
+        (credit_ + kBytesPerCentralVisit - 1) / kBytesPerCentralVisit;
+    if (visits_ <= allowed && locks_ <= allowed && page_calls_ == 0) return;
+    Fail(absl::StrCat(
+        kRuleFastPath, ": after a warm-up (the whole schedule, ", warm_passes_,
+        " times, the last ", kFastQuietPasses,
+        " with no map, unmap or release in its steps), the measured "
+        "thread's ",
+        ops_, " calls of the counted pass so far made ", visits_,
+        " central visits (the allocator's count) and took ", locks_,
+        " locks (lock.h's observer), at most ", allowed, " allowed, and made ",
+        page_calls_,
+        " maps, unmaps and releases (the page source's count), "
+        "none allowed (kOpsPerCentralVisit = ",
+        kOpsPerCentralVisit,
+        ", kBytesPerCentralVisit = ", kBytesPerCentralVisit, ")"));
+  }
+
+  // n pairs, each a block allocated and freed at once.
+  void Pairs() {
+    const int n = static_cast<int>(rng_.Between(1, 64));
+    const bool cycle = rng_.Next() % 2 == 0;
+    std::vector<size_t> sizes(n, PaletteSize());
+    for (int i = 0; cycle && i < n; ++i) {
+      sizes[i] = palette_[i % kFastPaletteSizes];
+    }
+    std::vector<size_t> calls;
+    for (size_t size : sizes) calls.insert(calls.end(), {size, size});
+    Measured(absl::StrCat(n, " pairs", cycle ? " cycling the palette" : "",
+                          " of ", sizes[0], " bytes"),
+             calls, [&] {
+               for (size_t size : sizes) {
+                 void* p = Allocate(size, 1, false);
+                 static_cast<volatile char*>(p)[0] = 1;
+                 Free(p);
+               }
+             });
+  }
+
+  // n blocks allocated, then all freed.
+  void Burst() {
+    const int n = static_cast<int>(rng_.Between(1, kMostGroup));
+    const bool interleaved = rng_.Next() % 3 == 0;
+    const size_t one = PaletteSize();
+    std::vector<size_t> sizes(n, one);
+    if (interleaved) {
+      for (int i = 0; i < n; ++i) sizes[i] = palette_[i % kFastPaletteSizes];
+    }
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i) order[i] = i;
+    const uint64_t how = rng_.Next() % 3;
+    if (how == 1) std::reverse(order.begin(), order.end());
+    if (how == 2) {
+      for (int i = n; i > 1; --i)
+        std::swap(order[i - 1], order[rng_.Next() % i]);
+    }
+    std::vector<size_t> calls = sizes;
+    for (int i : order) calls.push_back(sizes[i]);
+    std::vector<void*> blocks(n);
+    Measured(
+        absl::StrCat("a burst of ", n,
+                     interleaved ? " blocks of the palette interleaved"
+                                 : absl::StrCat(" blocks of ", one, " bytes"),
+                     ", freed ",
+                     how == 0   ? "in order"
+                     : how == 1 ? "in reverse"
+                                : "shuffled"),
+        calls, [&] {
+          for (int i = 0; i < n; ++i) {
+            blocks[i] = Allocate(sizes[i], 1, false);
+            static_cast<volatile char*>(blocks[i])[0] = 1;
+          }
+          for (int i : order) Free(blocks[i]);
+        });
+  }
+
+  // Blocks kept live across steps: some allocated, or some of those freed.
+  void Hold() {
+    const bool more = held_.size() < kFastMostHeld / 2 ||
+                      (held_.size() < kFastMostHeld && rng_.Next() % 2 == 0);
+    std::vector<size_t> calls;
+    if (more) {
+      const int n = static_cast<int>(rng_.Between(1, 16));
+      std::vector<Block> got(n);
+      for (Block& b : got) b.size = PaletteSize();
+      for (const Block& b : got) calls.push_back(b.size);
+      Measured(
+          absl::StrCat(n, " blocks kept live (", held_.size() + n, " now)"),
+          calls, [&] {
+            for (Block& b : got) {
+              b.p = Allocate(b.size, 1, false);
+              static_cast<volatile char*>(b.p)[0] = 1;
+            }
+          });
+      held_.insert(held_.end(), got.begin(), got.end());
+      return;
+    }
+    std::vector<Block> chosen, kept;
+    for (const Block& b : held_) {
+      (rng_.Next() % 2 == 0 ? chosen : kept).push_back(b);
+    }
+    held_ = std::move(kept);
+    FreeOnMeasured(chosen);
+  }
+
+  // The measured thread frees every block it kept, at the end of a pass.
+  void FreeHeld() {
+    std::vector<Block> all = std::move(held_);
+    held_.clear();
+    if (!all.empty()) FreeOnMeasured(all);
+  }
+
+  void FreeOnMeasured(const std::vector<Block>& blocks) {
+    std::vector<size_t> calls;
+    for (const Block& b : blocks) calls.push_back(b.size);
+    Measured(absl::StrCat(blocks.size(), " kept blocks freed"), calls, [&] {
+      for (const Block& b : blocks) Free(b.p);
+    });
+  }
+
+  // Another thread's own work: blocks of any size allocated, or freed, or
+  // its exit (after freeing what it has).
+  void Other(int t) {
+    const uint64_t pick = rng_.Next() % 10;
+    if (others_[t] == nullptr) others_[t] = std::make_unique<ScheduledThread>();
+    std::vector<void*>& live = others_live_[t];
+    if (pick < 5 && live.size() < 256) {
+      const int n = static_cast<int>(rng_.Between(1, 64));
+      std::vector<size_t> sizes(n);
+      for (size_t& size : sizes) {
+        size = std::min(MixedSize(rng_), kPromiseOneMax);
+      }
+      others_[t]->Run([&] {
+        for (size_t size : sizes) live.push_back(Allocate(size, 1, false));
+      });
+      Note(absl::StrCat("other thread ", t, " allocates ", n, " blocks"));
+    } else if (pick < 9) {
+      const size_t n = rng_.Between(0, live.size());
+      others_[t]->Run([&] {
+        for (size_t i = 0; i < n; ++i) {
+          Free(live.back());
+          live.pop_back();
+        }
+      });
+      Note(absl::StrCat("other thread ", t, " frees ", n, " blocks"));
+    } else {
+      OtherExits(t);
+    }
+  }
+
+  // Another thread frees what it has and exits.
+  void OtherExits(int t) {
+    if (others_[t] == nullptr) return;
+    others_[t]->Run([&] {
+      for (void* p : others_live_[t]) Free(p);
+    });
+    others_live_[t].clear();
+    others_[t]->Exit();
+    others_[t] = nullptr;
+    Note(absl::StrCat("other thread ", t, " frees all and exits"));
+  }
+
+  void Note(std::string step) {
+    if (counted_) log_.Note(std::move(step));
+  }
+
+  void Fail(const std::string& what) {
+    failure_ = log_.Failure(what, "fast-path explorer", seed_, steps_count_);
+  }
+
+  const uint64_t seed_;
+  const int steps_count_;
+  const std::vector<size_t> sizes_;  // GroupedSizes(), sorted
+  const size_t small_sizes_;         // how many of them are 1 KiB at most
+  Rng rng_{0};
+  size_t palette_[kFastPaletteSizes] = {};
+  bool counted_ = false;
+  int warm_passes_ = 0;
+  uint64_t measured_page_calls_ = 0;  // in the measured thread's steps
+  ScheduledThread measured_;
+  std::vector<Block> held_;
+  std::unique_ptr<ScheduledThread> others_[kFastOthers];
+  std::vector<void*> others_live_[kFastOthers];
+  uint64_t ops_ = 0, credit_ = 0, visits_ = 0, locks_ = 0, page_calls_ = 0;
+  ScheduleLog log_;
+  std::string failure_;
+  int checks_ = 0;
+};
+
+void FastPathExplorerCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  uint64_t seed = 0;
+  int steps = kFastScheduleSteps;
+  if (!ParseSchedule(call, seed, steps)) return;
+  internal::SetLockObserver(CountLocksTaken);
+  FastPathExplorer explorer(seed, steps);
+  const std::string failure = explorer.Run();
+  internal::SetLockObserver(nullptr);
+  call.Record("checks", explorer.checks());
+  call.Record("warm_passes", explorer.warm_passes());
+  call.Record("ops", static_cast<double>(explorer.ops()));
+  call.Record("visits", static_cast<double>(explorer.visits()));
+  call.Record("locks", static_cast<double>(explorer.locks()));
+  if (!failure.empty()) call.Fail(failure);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_fast_path_explorer",
+                    FastPathExplorerCall);
+
+TEST(DesignFastPathExplorer, RandomGroupingsAfterAWarmUpArePrivate) {
+  int checks = 0;
+  double ops = 0, visits = 0, locks = 0;
+  for (uint64_t seed = 1; seed <= kFastSchedules; ++seed) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_fast_path_explorer", absl::StrCat(seed));
+    ASSERT_TRUE(r.ok()) << ShortestSchedule(
+        "allocator_design_fast_path_explorer", seed, kFastScheduleSteps,
+        r.status());
+    checks += static_cast<int>(r->values["checks"]);
+    ops += r->values["ops"];
+    visits += r->values["visits"];
+    locks += r->values["locks"];
+  }
+  EXPECT_GE(checks, kFastSchedules * kFastScheduleSteps / 2)
+      << "the explorer checked too rarely";
+  ::testing::Test::RecordProperty("checks", checks);
+  ::testing::Test::RecordProperty("ops", static_cast<int64_t>(ops));
+  ::testing::Test::RecordProperty("visits", static_cast<int64_t>(visits));
+  ::testing::Test::RecordProperty("locks", static_cast<int64_t>(locks));
+}
+
+// ---------------------------------------------------------------------------
+// Design, explored: promise 5, where it is promised: the fixed traces, each
+// replayed kTraceReplays times, each time in a fresh process at addresses
+// the kernel places anew (a design whose metadata depends on where its
+// memory lands holds more on some layouts), the peak held counted both by
+// the allocator (ReplayTrace()'s bytes_held) and by the page source (mapped,
+// less unmapped and released): the larger is held to the promise. Traces
+// of the same shapes drawn from other seeds are no promise of task.h: over
+// 40 other seeds the reference fell to 0.43 on one 'mixed' and to 0.48 on
+// one 'large', thread_owned_pages to 0.49 on one 'mixed'.
+// ---------------------------------------------------------------------------
+
+constexpr int kTraceReplays = 3;
+
+TEST(DesignUtilizationExplorer, FixedTracesAtAnyAddressesUseTheMemoryTheyHold) {
+  double least = 1;
+  std::string least_name;
+  for (const Trace& trace : Traces()) {
+    for (int replay = 1; replay <= kTraceReplays; ++replay) {
+      absl::StatusOr<alloclab::FreshCallResult> r =
+          RunFresh("allocator_design_trace", trace.name);
+      ASSERT_TRUE(r.ok()) << r.status();
+      const double live = r->values["peak_live"];
+      const double held =
+          std::max(r->values["peak_held"], r->values["peak_mapped"]);
+      const double utilization = held > 0 ? live / held : 1;
+      if (utilization < least) {
+        least = utilization;
+        least_name = trace.name;
+      }
+      EXPECT_GE(utilization, kMinUtilization)
+          << kRuleUtilization << ": trace " << trace.name << " (" << trace.what
+          << "), replay " << replay << " of " << kTraceReplays
+          << " in a fresh process, peaked at " << live << " bytes live and "
+          << r->values["peak_held"] << " held by ReadCounters(), "
+          << r->values["peak_mapped"]
+          << " by the page source's count (kMinUtilization = "
+          << kMinUtilization << ")";
+    }
+  }
+  // The least utilization met, in thousandths: a figure, not a bound.
+  ::testing::Test::RecordProperty("least_permille",
+                                  static_cast<int>(least * 1000));
+  ::testing::Test::RecordProperty("least_trace", least_name);
+}
+
+// ---------------------------------------------------------------------------
+// Design, explored: promise 6. Random schedules of calls from several
+// threads, each in a fresh process from its own seed, the lines of live
+// blocks checked after every step against the blocks the suite tracks (where
+// Allocate() put them, the sizes asked for), never against anything the
+// allocator says. The fixed test above has two threads of one alignment
+// that never exit and never free each other's blocks; these have up to
+// kOwnLineThreads at once, every alignment to 4 KiB, zeroed requests, blocks
+// freed by another thread (their lines then excluded, as task.h says),
+// threads that exit with blocks live (theirs then nobody's) and new ones
+// that take their place.
+// ---------------------------------------------------------------------------
+
+constexpr int kOwnLineSchedules = 64;
+constexpr int kOwnLineScheduleSteps = 160;
+constexpr int kOwnLineThreads = 3;
+// The most blocks a thread keeps live: its cache fills, drains and refills.
+constexpr size_t kOwnLineMostLive = 600;
+
+// OwnLinesExplorer
+//
+// One schedule: steps drawn from `seed`, on kOwnLineThreads threads, each
+// one of: a group of 1 to 48 allocations of one size (a class edge to
+// 4 KiB, more often a small one; now and then to 64 KiB) at one alignment
+// (the minimum, or a power of two to 4 KiB), zeroed or not, each block
+// written all over by its thread; frees of a share of the thread's own
+// blocks, in a random order; frees of another thread's blocks (or of an
+// exited thread's), whose lines (all of each block, as far as UsableSize()
+// says) are then that thread's to reuse, left out of the check for the rest
+// of the schedule; a thread's exit, its live blocks then nobody's (a new
+// thread takes its place at its next step). After every step, every line
+// of `line_bytes` (common/cpu_facts.h) that holds bytes of live blocks of
+// two running threads, and was never under a block freed by another thread,
+// is a failure.
+class OwnLinesExplorer {
+ public:
+  OwnLinesExplorer(uintptr_t line_bytes, uint64_t seed, int steps)
+      : line_bytes_(line_bytes),
+        seed_(seed),
+        steps_count_(steps),
+        rng_(seed),
+        edges_(EdgeSizes(64 * kKiB)) {}
+
+  // "" when every check held, else the failure, with the seed and the
+  // schedule's steps so far.
+  std::string Run() {
+    for (int step = 0; step < steps_count_ && failure_.empty(); ++step) {
+      RandomStep();
+      Check();
+    }
+    // The end: every thread frees what it has live, then exits.
+    for (int t = 0; t < kOwnLineThreads; ++t) {
+      if (threads_[t] != nullptr) FreeOwn(t, /*all=*/true);
+      ExitThread(t);
+    }
+    if (!orphans_.empty()) {
+      Thread(0).Run([&] {
+        for (const Live& b : orphans_) Free(reinterpret_cast<void*>(b.start));
+      });
+      orphans_.clear();
+      ExitThread(0);
+    }
+    return failure_;
+  }
+
+  int checks() const { return checks_; }
+  int threads() const { return threads_started_; }
+
+ private:
+  struct Live {
+    uintptr_t start;
+    size_t size;
+    size_t usable;  // UsableSize(): the block, whose lines a free by another
+                    // thread makes that thread's
+    size_t alignment;
+    int owner;  // the thread that allocated it: its id, never reused
+  };
+
+  void RandomStep() {
+    const uint64_t pick = rng_.Next() % 100;
+    const int t = static_cast<int>(rng_.Next() % kOwnLineThreads);
+    if (pick < 45) {
+      AllocateGroup(t);
+    } else if (pick < 70) {
+      FreeOwn(t, rng_.Next() % 8 == 0);
+    } else if (pick < 82) {
+      FreeOthers(t);
+    } else if (pick < 90) {
+      ExitThread(t);
+    } else {
+      Pairs(t);
+    }
+  }
+
+  ScheduledThread& Thread(int t) {
+    if (threads_[t] == nullptr) {
+      threads_[t] = std::make_unique<ScheduledThread>();
+      ids_[t] = ++threads_started_;
+    }
+    return *threads_[t];
+  }
+
+  // A class edge to 4 KiB, the smaller ones more often (the least of two
+  // draws), or now and then one to 64 KiB.
+  size_t Size() {
+    size_t i =
+        std::min(rng_.Next() % edges_.size(), rng_.Next() % edges_.size());
+    if (rng_.Next() % 8 != 0) {
+      while (edges_[i] > 4 * kKiB) i /= 2;
+    }
+    return std::max<size_t>(edges_[i], 1);
+  }
+
+  // The minimum half the time, else a power of two from 32 to 4 KiB, 32
+  // (less than a line) as often as all the others.
+  size_t Alignment() {
+    if (rng_.Next() % 2 == 0) return 1;
+    if (rng_.Next() % 2 == 0) return 32;
+    return size_t{64} << (rng_.Next() % 7);
+  }
+
+  void AllocateGroup(int t) {
+    const size_t size = Size();
+    const size_t alignment = Alignment();
+    const bool zero = rng_.Next() % 4 == 0;
+    const int n = static_cast<int>(rng_.Between(1, 48));
+    std::vector<void*> got(n);
+    std::vector<size_t> usable(n);
+    Thread(t).Run([&] {
+      for (int i = 0; i < n; ++i) {
+        got[i] = Allocate(size, alignment, zero);
+        if (got[i] == nullptr) continue;
+        std::memset(got[i], 0x5a, size);  // the thread's data
+        usable[i] = UsableSize(got[i]);
+      }
+    });
+    for (int i = 0; i < n; ++i) {
+      if (got[i] == nullptr) {
+        return Fail(absl::StrCat(kRuleAvailable, ": Allocate(", size, ", ",
+                                 alignment, ") failed"));
+      }
+      own_.push_back({Address(got[i]), size, std::max(size, usable[i]),
+                      alignment, ids_[t]});
+    }
+    Note(absl::StrCat("thread ", t, " (id ", ids_[t], ") allocates ", n,
+                      " blocks of ", size, " bytes aligned to ", alignment,
+                      zero ? ", zeroed" : ""));
+    // Too many live: the thread frees half of its own.
+    size_t mine = 0;
+    for (const Live& b : own_) mine += b.owner == ids_[t] ? 1 : 0;
+    if (mine > kOwnLineMostLive) FreeOwn(t, false);
+  }
+
+  // `n` blocks of one size allocated and freed at once, in pairs: the
+  // thread's cache turns over without keeping anything live.
+  void Pairs(int t) {
+    const size_t size = Size();
+    const int n = static_cast<int>(rng_.Between(1, 256));
+    Thread(t).Run([&] {
+      for (int i = 0; i < n; ++i) Free(Allocate(size, 1, false));
+    });
+    Note(
+        absl::StrCat("thread ", t, " makes ", n, " pairs of ", size, " bytes"));
+  }
+
+  // TakeShare(), the blocks in a random order.
+  template <typename Take>
+  std::vector<Live> Share(std::vector<Live>& from, bool all, Take take) {
+    std::vector<Live> chosen = TakeShare(rng_, from, all, take);
+    for (size_t i = chosen.size(); i > 1; --i) {
+      std::swap(chosen[i - 1], chosen[rng_.Next() % i]);
+    }
+    return chosen;
+  }
+
+  void FreeOn(int t, const std::vector<Live>& blocks) {
+    Thread(t).Run([&] {
+      for (const Live& b : blocks) Free(reinterpret_cast<void*>(b.start));
+    });
+  }
+
+  // Thread t frees some of its own blocks (all of them when `all`).
+  void FreeOwn(int t, bool all) {
+    if (threads_[t] == nullptr) return;
+    const int id = ids_[t];
+    const std::vector<Live> chosen =
+        Share(own_, all, [&](const Live& b) { return b.owner == id; });
+    if (chosen.empty()) return;
+    FreeOn(t, chosen);
+    Note(
+        absl::StrCat("thread ", t, " frees ", chosen.size(), " of its blocks"));
+  }
+
+  // Thread t frees some blocks of another running thread, or of exited
+  // ones: their lines are t's to reuse from now on (task.h), and left out.
+  void FreeOthers(int t) {
+    Thread(t);
+    const int id = ids_[t];
+    std::vector<Live> chosen =
+        Share(orphans_, false, [](const Live&) { return true; });
+    const std::vector<Live> theirs = Share(own_, false, [&](const Live& b) {
+      return b.owner != id && rng_.Next() % 2 == 0;
+    });
+    chosen.insert(chosen.end(), theirs.begin(), theirs.end());
+    if (chosen.empty()) return;
+    FreeOn(t, chosen);
+    for (const Live& b : chosen) {
+      for (uintptr_t line = b.start / line_bytes_;
+           line <= (b.start + std::max<size_t>(b.usable, 1) - 1) / line_bytes_;
+           ++line) {
+        excluded_.insert(line);
+      }
+    }
+    Note(absl::StrCat("thread ", t, " frees ", chosen.size(),
+                      " blocks of other threads (", theirs.size(),
+                      " of running ones): their lines are left out"));
+  }
+
+  // Thread t exits; its live blocks are nobody's.
+  void ExitThread(int t) {
+    if (threads_[t] == nullptr) return;
+    threads_[t]->Exit();
+    threads_[t] = nullptr;
+    const int id = ids_[t];
+    const std::vector<Live> left =
+        Share(own_, true, [&](const Live& b) { return b.owner == id; });
+    orphans_.insert(orphans_.end(), left.begin(), left.end());
+    Note(absl::StrCat("thread ", t, " exits; ", left.size(),
+                      " of its blocks live, nobody's now"));
+  }
+
+  // Promise 6: see the class comment. Only a block's first and last lines
+  // can hold another block's bytes.
+  void Check() {
+    if (!failure_.empty()) return;
+    ++checks_;
+    std::unordered_map<uintptr_t, const Live*> holder;
+    for (const Live& b : own_) {
+      const uintptr_t first = b.start / line_bytes_;
+      const uintptr_t last =
+          (b.start + std::max<size_t>(b.size, 1) - 1) / line_bytes_;
+      for (uintptr_t line : {first, last}) {
+        if (excluded_.count(line) != 0) continue;
+        auto [it, inserted] = holder.emplace(line, &b);
+        if (inserted || it->second->owner == b.owner) continue;
+        const Live& a = *it->second;
+        return Fail(absl::StrCat(
+            kRuleOwnLines, ": the line of ", line_bytes_, " bytes at ",
+            absl::StrFormat("%#x", line * line_bytes_),
+            " holds bytes of thread id ", a.owner, "'s live block of ", a.size,
+            " bytes aligned to ", a.alignment, " at ",
+            absl::StrFormat("%#x", a.start), " and of thread id ", b.owner,
+            "'s live block of ", b.size, " bytes aligned to ", b.alignment,
+            " at ", absl::StrFormat("%#x", b.start),
+            "; both threads run, and no block on that line was freed by "
+            "another thread"));
+      }
+    }
+  }
+
+  void Note(std::string step) { log_.Note(std::move(step)); }
+
+  void Fail(const std::string& what) {
+    failure_ = log_.Failure(what, "own-lines explorer", seed_, steps_count_);
+  }
+
+  const uintptr_t line_bytes_;
+  const uint64_t seed_;
+  const int steps_count_;
+  Rng rng_;
+  const std::vector<size_t> edges_;
+  std::unique_ptr<ScheduledThread> threads_[kOwnLineThreads];
+  int ids_[kOwnLineThreads] = {};
+  int threads_started_ = 0;
+  std::vector<Live> own_;                   // live, of running threads
+  std::vector<Live> orphans_;               // live, of threads that have exited
+  std::unordered_set<uintptr_t> excluded_;  // lines under a block freed by
+                                            // another thread
+  ScheduleLog log_;
+  std::string failure_;
+  int checks_ = 0;
+};
+
+void OwnLinesExplorerCall(alloclab::FreshCall& call) {
+  // The decay's clock stands still: no flush of a cache in the middle.
+  internal::ScopedFakeClock clock;
+  uint64_t seed = 0;
+  int steps = kOwnLineScheduleSteps;
+  if (!ParseSchedule(call, seed, steps)) return;
+  const absl::StatusOr<alloclab::CacheLine> line = alloclab::ReadCacheLine();
+  if (!line.ok()) {
+    call.Fail(absl::StrCat("cannot read this machine's cache line: ",
+                           line.status().ToString()));
+    return;
+  }
+  OwnLinesExplorer explorer(line->bytes, seed, steps);
+  const std::string failure = explorer.Run();
+  call.Record("checks", explorer.checks());
+  call.Record("threads", explorer.threads());
+  if (!failure.empty()) call.Fail(failure);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_own_lines_explorer",
+                    OwnLinesExplorerCall);
+
+TEST(DesignOwnLinesExplorer, RandomSchedulesKeepThreadsToTheirOwnLines) {
+  const absl::StatusOr<alloclab::CacheLine> line = alloclab::ReadCacheLine();
+  if (!line.ok()) {
+    GTEST_SKIP() << "cannot read this machine's cache line: " << line.status();
+  }
+  int checks = 0;
+  int threads = 0;
+  for (uint64_t seed = 1; seed <= kOwnLineSchedules; ++seed) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_own_lines_explorer", absl::StrCat(seed));
+    ASSERT_TRUE(r.ok()) << ShortestSchedule(
+        "allocator_design_own_lines_explorer", seed, kOwnLineScheduleSteps,
+        r.status());
+    checks += static_cast<int>(r->values["checks"]);
+    threads += static_cast<int>(r->values["threads"]);
+  }
+  EXPECT_GE(checks, kOwnLineSchedules * kOwnLineScheduleSteps)
+      << "the explorer checked too rarely";
+  ::testing::Test::RecordProperty("checks", checks);
+  ::testing::Test::RecordProperty("threads", threads);
 }
 
 // ---------------------------------------------------------------------------
