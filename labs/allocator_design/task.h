@@ -51,18 +51,18 @@
 //   calls from several threads (a fixed seed and budget, printed on
 //   failure: rerun the test to replay it), Allocate(0) is a unique block,
 //   impossible sizes fail without overflowing, a refused map gives nullptr
-//   (never a crash, never memory from elsewhere) and blocks come again once
-//   the page source maps, every mmap, munmap, madvise and brk a round of
-//   calls makes is the page source's (counted by ptrace), the storage your
-//   objects reserve (.data, .bss, thread-local sections: read from the
-//   objects themselves) is within its bounds, Free() leaves
-//   errno alone,
-//   thousands of threads may allocate and exit, any thread may free any
-//   block, a forked child may allocate (even while another thread waits
-//   inside the allocator for the page source, or holds any of its locks)
-//   and keeps what it inherited, and ReadCounters() says what the page
-//   source counted (Counters, below; to the byte while nothing was
-//   released). The starter passes them all.
+//   (never a crash, never memory from elsewhere; also when it is one map
+//   of a call, after others succeeded: the counters stay exact, no lock
+//   stays held) and blocks come again once the page source maps, every mmap,
+//   munmap, madvise and brk a round of calls makes is the page source's
+//   (counted by ptrace), the storage your objects reserve (.data, .bss,
+//   thread-local sections: read from the objects themselves) is within its
+//   bounds, Free() leaves errno alone, thousands of threads may allocate and
+//   exit, any thread may free any block, a forked child may allocate (even
+//   while another thread waits inside the allocator for the page source, or
+//   holds any of its locks) and keeps what it inherited, and ReadCounters()
+//   says what the page source counted (Counters, below; to the byte while
+//   nothing was released). The starter passes them all.
 //
 //   Design* tests: the promises below, as counts the suite takes itself
 //   (the page source's maps and unmaps, the locks it sees taken, the

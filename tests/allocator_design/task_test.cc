@@ -53,6 +53,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <ostream>
 #include <string>
 #include <thread>
@@ -1019,6 +1020,167 @@ TEST(ValidatorCounters, AgreeWithThePageSource) {
       Free(Allocate(64, 1, false));
     ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(),
                         "all freed, decay passed");
+  }
+}
+
+// A call's memory and its metadata (a span descriptor, a page-map leaf) may
+// take several maps, in whatever order a design makes them, and the page
+// source may refuse any one of them: the ones before have succeeded. In a
+// fresh process, whose allocator has nothing yet, one call of each refusal
+// case (kRefusalCases) runs with the page source mapping the first
+// `mapped` maps the call asks for and refusing the ones after (the map
+// observer turns the refusal on at the next one). Whatever the call gives
+// (nullptr, or a block from what was mapped), once maps are allowed again
+// the counters agree with the page source's (what the call mapped and
+// could not use is unmapped and counted returned, or kept and counted
+// held), and the allocator hands out blocks again, of that case, small and
+// large, whose bytes survive: a lock left held on the failed call's way
+// out would stop the next call, and SIGALRM then ends the copy. arg:
+// "<case index>,<maps allowed>". Records "refused" (maps the call had
+// refused: 0 when it made no more than `mapped`), "failed_after", "changed"
+// and the counters and page-source counts after the call
+// ("after_call_...") and after the blocks that follow ("after_more_...").
+constinit std::atomic<int64_t> maps_before_refusal{0};
+alignas(internal::ScopedMapRefusal) unsigned char partial_refusal[sizeof(
+    internal::ScopedMapRefusal)];
+constinit std::atomic<bool> partial_refusal_on{false};
+
+// The map observer: lets `maps_before_refusal` maps through, then refuses
+// from the next one on (until the call returns).
+void RefuseAfterSomeMaps() {
+  if (maps_before_refusal.fetch_sub(1) == 0) {
+    new (partial_refusal) internal::ScopedMapRefusal;
+    partial_refusal_on.store(true);
+  }
+}
+
+// The allocator's counters and the page source's counts now, each recorded
+// as "<when>_<field>".
+void RecordCounters(alloclab::FreshCall& call, absl::string_view when) {
+  const Counters c = ReadCounters();
+  const PageSourceCounts pages = ReadPageSourceCounts();
+  const std::pair<absl::string_view, uint64_t> values[] = {
+      {"visits", c.central_visits},
+      {"held", c.bytes_held},
+      {"returned", c.bytes_returned},
+      {"map_calls", pages.map_calls},
+      {"unmap_calls", pages.unmap_calls},
+      {"release_calls", pages.release_calls},
+      {"mapped", pages.bytes_mapped},
+      {"unmapped", pages.bytes_unmapped},
+      {"released", pages.bytes_released},
+  };
+  for (const auto& [name, value] : values) {
+    call.Record(absl::StrCat(when, "_", name), static_cast<double>(value));
+  }
+}
+
+void PartialRefusalCall(alloclab::FreshCall& call) {
+  std::vector<absl::string_view> args = absl::StrSplit(call.arg(), ',');
+  size_t index = 0;
+  int64_t mapped = 0;
+  if (args.size() != 2 || !absl::SimpleAtoi(args[0], &index) ||
+      index >= std::size(kRefusalCases) ||
+      !absl::SimpleAtoi(args[1], &mapped)) {
+    call.Record("bad_arg", 1);
+    return;
+  }
+  const RefusalCase& c = kRefusalCases[index];
+  maps_before_refusal.store(mapped);
+  internal::SetMapObserver(RefuseAfterSomeMaps);
+  void* first = Allocate(c.size, c.alignment, false);
+  internal::SetMapObserver(nullptr);
+  // From here on, a call that waits for a lock nobody will release (left
+  // held on the failed call's way out) ends this copy.
+  alarm(20);
+  uint64_t refused = 0;
+  if (partial_refusal_on.load()) {
+    auto* refusal = std::launder(
+        reinterpret_cast<internal::ScopedMapRefusal*>(partial_refusal));
+    refused = refusal->refused();
+    refusal->~ScopedMapRefusal();
+  }
+  call.Record("refused", static_cast<double>(refused));
+  RecordCounters(call, "after_call");
+
+  int failed_after = 0, changed = 0;
+  std::vector<Block> live;
+  uint64_t seed = 0;
+  if (first != nullptr) {
+    const size_t filled = std::min(c.size, kMaxPatternBytes);
+    Fill(first, filled, ++seed);
+    live.push_back({first, filled, seed});
+  }
+  for (const RefusalCase& more :
+       {c, RefusalCase{64, 1}, RefusalCase{size_t{3} << 20, 1}}) {
+    void* p = Allocate(more.size, more.alignment, false);
+    if (p == nullptr) {
+      ++failed_after;
+      continue;
+    }
+    const size_t filled = std::min(more.size, kMaxPatternBytes);
+    Fill(p, filled, ++seed);
+    live.push_back({p, filled, seed});
+  }
+  for (const Block& b : live) {
+    if (FirstChanged(b.p, b.size, b.seed) >= 0) ++changed;
+    Free(b.p);
+  }
+  alarm(0);
+  call.Record("failed_after", failed_after);
+  call.Record("changed", changed);
+  RecordCounters(call, "after_more");
+}
+ALLOCLAB_FRESH_CALL("allocator_design_partial_refusal", PartialRefusalCall);
+
+TEST(ValidatorRefusal, AnyOneMapOfACallRefusedLeavesCountersExactAndWorks) {
+  // A first call of these cases makes one to three maps in the designs the
+  // suite knows; a refusal after the fourth is no refusal there.
+  constexpr int kMostMapsAllowed = 4;
+  for (size_t index = 0; index < std::size(kRefusalCases); ++index) {
+    const RefusalCase& c = kRefusalCases[index];
+    for (int mapped = 1; mapped <= kMostMapsAllowed; ++mapped) {
+      const std::string which = absl::StrCat(
+          "Allocate(", c.size, ", ", c.alignment, ") in a fresh process, ",
+          "the page source mapping its first ", mapped,
+          " maps and refusing the next");
+      absl::StatusOr<alloclab::FreshCallResult> r = RunFresh(
+          "allocator_design_partial_refusal", absl::StrCat(index, ",", mapped));
+      ASSERT_TRUE(r.ok())
+          << kRuleRefused << " (not a crash, not an abort, and no call left "
+          << "waiting for 20 s: a lock left held on a failed call's way out?) "
+          << which << ": " << r.status();
+      ASSERT_EQ(r->values.count("bad_arg"), 0u);
+      for (absl::string_view when : {"after_call", "after_more"}) {
+        auto value = [&](absl::string_view name) {
+          return static_cast<uint64_t>(
+              r->values[absl::StrCat(when, "_", name)]);
+        };
+        Counters counters;
+        counters.central_visits = value("visits");
+        counters.bytes_held = value("held");
+        counters.bytes_returned = value("returned");
+        PageSourceCounts pages;
+        pages.map_calls = value("map_calls");
+        pages.unmap_calls = value("unmap_calls");
+        pages.release_calls = value("release_calls");
+        pages.bytes_mapped = value("mapped");
+        pages.bytes_unmapped = value("unmapped");
+        pages.bytes_released = value("released");
+        ExpectCountersAgree(
+            counters, pages,
+            absl::StrCat(which, when == "after_call"
+                                    ? ", after that call"
+                                    : ", after the blocks that follow"));
+      }
+      EXPECT_EQ(r->values["failed_after"], 0)
+          << kRuleAvailable << ": " << which
+          << ", then mapping again: " << r->values["failed_after"]
+          << " of 3 Allocate() calls failed "
+          << "(a refusal must not leave the allocator broken)";
+      EXPECT_EQ(r->values["changed"], 0)
+          << kRuleSurvive << " (" << which << ")";
+    }
   }
 }
 
