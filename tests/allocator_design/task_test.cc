@@ -1643,6 +1643,92 @@ TEST(DesignThreadChurn, ThreadsThatAllocateAsTheyExitLeaveLittleHeld) {
       << ")";
 }
 
+// Promise 3 when each thread's memory sits at a new address: a thread's
+// state lives in its TLS, at the top of its stack, and glibc hands an
+// exiting thread's stack to the next thread, so an allocator that keys
+// what a thread owns by that address sees every thread of the other churn
+// tests as the one before, and finds what it left. Here each thread runs
+// on a stack of its own (the test's, kept mapped), allocates kNewStackBlocks
+// blocks of 20 KiB (filling a span of any design's that holds tens of
+// them, and starting another), hands them to this thread and exits; this
+// thread frees all of them but the first and the last. What an exited
+// thread owned must become anyone's: its spans have free room that the
+// next threads' blocks fit in.
+constexpr int kNewStackThreads = 40;
+constexpr int kNewStackBlocks = 60;
+constexpr size_t kNewStackBlockBytes = 20 * kKiB;
+
+void ChurnNewStacksCall(alloclab::FreshCall& call) {
+  constexpr size_t kStackBytes = 256 * kKiB;
+  uint64_t worst = 0;
+  int failed = 0;
+  std::vector<void*> kept;
+  for (int t = 0; t < kNewStackThreads && worst <= kThreadChurnHeldBytes; ++t) {
+    void* stack = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack == MAP_FAILED) {
+      call.Fail("mmap of a thread's stack failed");
+      return;
+    }
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstack(&attr, stack, kStackBytes);
+    struct Work {
+      void* blocks[kNewStackBlocks];
+    } work{};
+    pthread_t thread;
+    const int started = pthread_create(
+        &thread, &attr,
+        [](void* arg) -> void* {
+          for (void*& p : static_cast<Work*>(arg)->blocks) {
+            p = Allocate(kNewStackBlockBytes, 1, false);
+            if (p != nullptr) static_cast<char*>(p)[0] = 1;
+          }
+          return nullptr;
+        },
+        &work);
+    pthread_attr_destroy(&attr);
+    if (started != 0) {
+      call.Fail("pthread_create failed");
+      return;
+    }
+    pthread_join(thread, nullptr);
+    for (int i = 0; i < kNewStackBlocks; ++i) {
+      if (work.blocks[i] == nullptr) {
+        ++failed;
+      } else if (i == 0 || i == kNewStackBlocks - 1) {
+        kept.push_back(work.blocks[i]);
+      } else {
+        Free(work.blocks[i]);
+      }
+    }
+    worst = std::max(worst, ReadCounters().bytes_held);
+    call.Record("threads", t + 1);
+  }
+  for (void* p : kept) Free(p);
+  call.Record("failed", failed);
+  call.Record("held", static_cast<double>(worst));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_new_stacks", ChurnNewStacksCall);
+
+TEST(DesignThreadChurn, ThreadsOnNewStacksLeaveLittleHeld) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_churn_new_stacks");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in a thread";
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurn << ": threads, one at a time, each on a stack of its own "
+      << "(its thread-local state at a new address), each allocated "
+      << kNewStackBlocks << " blocks of " << kNewStackBlockBytes
+      << " bytes and exited; the main thread freed all but two of each "
+      << "thread's; after " << r->values["threads"] << " of them, "
+      << r->values["held"]
+      << " bytes were held (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
+      << "): what an exited thread owned must "
+      << "become anyone's, for the next threads' blocks";
+}
+
 // ---------------------------------------------------------------------------
 // Design, promise 4: producer and consumer stay bounded.
 // ---------------------------------------------------------------------------
