@@ -25,6 +25,9 @@ Together they declare (docs/adding_a_lab.md, the recipe for a new lab):
     //tests/<lab>:known_bad_<bad>_test     passes while bad_<bad>.cc fails the
                                            tests its entry names (manual, the
                                            grader's own check: .ci/run)
+    //tests/<lab>:<impl>_objects           the archives of each implementation
+                                           (implementation_objects), beside its
+                                           test binary
     //tests/<lab>:solution_order_test      each test's verdict is the same in
     //tests/<lab>:starter_order_test       the whole binary, alone and shuffled
                                            (solution: manual, the grader's;
@@ -106,6 +109,44 @@ def _check_arg(lab, check):
 
     # Bazel splits `args` as a shell would: quoted, the check stays one word.
     return "'{}'".format(" ".join(words))
+
+def _implementation_objects_impl(ctx):
+    """The archives an implementation links, but for those of `leave_out`."""
+    leave_out = [target.label for target in ctx.attr.leave_out]
+    archives = []
+    for linker_input in ctx.attr.implementation[CcInfo].linking_context.linker_inputs.to_list():
+        if linker_input.owner in leave_out:
+            continue
+        for library in linker_input.libraries:
+            archive = library.pic_static_library or library.static_library
+            if archive:
+                archives.append(archive)
+    out = ctx.actions.declare_directory(ctx.label.name)
+
+    # Each under a number of its own: two packages may both have a
+    # libtask.a.
+    ctx.actions.run_shell(
+        outputs = [out],
+        inputs = archives,
+        arguments = [out.path] + [archive.path for archive in archives],
+        command = 'out="$1"; shift; i=0; for a in "$@"; do ' +
+                  'i=$((i + 1)); cp "$a" "$out/$i-${a##*/}"; done',
+        mnemonic = "ImplementationObjects",
+        progress_message = "Collecting the objects of %s" % ctx.attr.implementation.label,
+    )
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
+
+# <impl>_objects/: the static archives (lib*.a) an implementation of a lab's
+# task links, its own and its dependencies', but for the lab's given half
+# (`leave_out`): what the learner wrote, however their allocator is built,
+# for a test that reads the storage their objects reserve.
+_implementation_objects = rule(
+    implementation = _implementation_objects_impl,
+    attrs = {
+        "implementation": attr.label(providers = [CcInfo]),
+        "leave_out": attr.label_list(),
+    },
+)
 
 def lab_starter(
         name,
@@ -301,6 +342,7 @@ def lab_tests(
         known_bad_deps = [],
         designs = {},
         implementation_data = {},
+        implementation_objects = None,
         c_task = False,
         size = "small",
         experiment_checks = [],
@@ -344,6 +386,14 @@ def lab_tests(
         as the workload built with that task against musl. They are data of
         the test binaries of <impl> (<impl>_test or <impl>_suite), which
         find them beside their own executable.
+      implementation_objects: [label, ...]: the lab's given half (e.g. its
+        page source and lock), which every implementation links. When
+        given, each implementation's test binary has <impl>_objects/ beside
+        it ("solution_objects", "design_<design>_objects", ...): the static
+        archives of the implementation and of everything it links but
+        these, so that a test can read what the learner's own code reserves
+        (the storage its objects' sections hold, whatever files and
+        libraries they wrote it in).
       c_task: the known-bad files are C (bad_<bad>.c), as the lab's task.
       size: test size of the test binaries and their wrappers.
       experiment_checks: facts the reference experiment must show in
@@ -405,6 +455,29 @@ def lab_tests(
         if bad not in known_bad:
             fail("lab_tests({}): known_bad_only_if names '{}', which is not in known_bad".format(name, bad))
 
+    # Each implementation's archives, beside its test binaries
+    # (implementation_objects).
+    objects = {}
+    if implementation_objects != None:
+        libraries = {
+            "solution": _pkg("solutions", name) + ":task",
+            "starter": starter + ":task",
+        }
+        for design, library in designs.items():
+            libraries["design_" + design] = library
+        for bad in known_bad:
+            libraries["known_bad_" + bad] = ":known_bad_" + bad
+        for impl, library in libraries.items():
+            _implementation_objects(
+                name = impl + "_objects",
+                testonly = True,
+                implementation = library,
+                leave_out = implementation_objects,
+                # As the known-bad libraries: built by their tests only.
+                tags = ["manual"] if impl.startswith("known_bad_") else [],
+            )
+            objects[impl] = [":%s_objects" % impl]
+
     # The test library, compiled once and linked into each test binary.
     cc_library(
         name = "suite",
@@ -426,7 +499,7 @@ def lab_tests(
         size = size,
         copts = ALLOCLAB_TEST_COPTS,
         tags = tags + test_tags.get("solution_test", []),
-        data = implementation_data.get("solution", []),
+        data = implementation_data.get("solution", []) + objects.get("solution", []),
         deps = [
             ":suite",
             _pkg("solutions", name) + ":task",
@@ -439,7 +512,8 @@ def lab_tests(
             size = size,
             copts = ALLOCLAB_TEST_COPTS,
             tags = tags + test_tags.get("design_" + design + "_test", []),
-            data = implementation_data.get("design_" + design, []),
+            data = (implementation_data.get("design_" + design, []) +
+                    objects.get("design_" + design, [])),
             deps = [
                 ":suite",
                 library,
@@ -450,7 +524,7 @@ def lab_tests(
         name = "starter_test",
         size = size,
         copts = ALLOCLAB_TEST_COPTS,
-        data = implementation_data.get("starter", []),
+        data = implementation_data.get("starter", []) + objects.get("starter", []),
         tags = ["manual"] + tags + test_tags.get("starter_test", []),  # fails until the learner is done
         deps = [
             ":suite",
@@ -464,7 +538,7 @@ def lab_tests(
         name = "starter_suite",
         testonly = True,
         copts = ALLOCLAB_TEST_COPTS,
-        data = implementation_data.get("starter", []),
+        data = implementation_data.get("starter", []) + objects.get("starter", []),
         visibility = ["//:__pkg__"],  # //:board runs it on the learner's task.cc
         deps = [
             ":suite",
@@ -511,7 +585,7 @@ def lab_tests(
             testonly = True,
             copts = ALLOCLAB_TEST_COPTS,
             tags = ["manual"],  # built by :known_bad_<bad>_test only
-            data = implementation_data.get(impl, []),
+            data = implementation_data.get(impl, []) + objects.get(impl, []),
             deps = [
                 ":suite",
                 ":" + impl,

@@ -30,13 +30,14 @@
 // allocate: use lock.h's Lock). It gets memory only from pages.h: every
 // block, and all metadata that grows with use (span descriptors, page-map
 // leaves); fixed state of a known size (a page-map root in .bss, the
-// thread-local caches) may be static. It may run before main() and before
-// any constructor of yours: initialise lazily, from constant-initialised
-// state. Thread-local state must be plain data (no constructors or
-// destructors), with `__attribute__((tls_model("initial-exec")))`, because
-// a preloaded library's dynamic TLS can itself call malloc. Every lock it
-// takes is a lock.h Lock, so that the suite can stop a thread inside each
-// of your critical sections.
+// thread-local caches) may be static, at most kMaxStaticBytes of it in
+// .data and .bss and kMaxThreadLocalBytes per thread. It may run before
+// main() and before any constructor of yours: initialise lazily, from
+// constant-initialised state. Thread-local state must be plain data (no
+// constructors or destructors), with
+// `__attribute__((tls_model("initial-exec")))`, because a preloaded library's
+// dynamic TLS can itself call malloc. Every lock it takes is a lock.h Lock, so
+// that the suite can stop a thread inside each of your critical sections.
 //
 // What the suite checks (tests/allocator_design/task_test.cc and
 // locks_test.cc), two parts:
@@ -50,16 +51,18 @@
 //   calls from several threads (a fixed seed and budget, printed on
 //   failure: rerun the test to replay it), Allocate(0) is a unique block,
 //   impossible sizes fail without overflowing, a refused map gives nullptr
-//   (never a crash, never memory from elsewhere) and blocks come again once
-//   the page source maps, every mmap, munmap, madvise and brk a round of
-//   calls makes is the page source's (counted by ptrace), Free() leaves
-//   errno alone,
-//   thousands of threads may allocate and exit, any thread may free any
-//   block, a forked child may allocate (even while another thread waits
-//   inside the allocator for the page source, or holds any of its locks)
-//   and keeps what it inherited, and ReadCounters() says what the page
-//   source counted (Counters, below; to the byte while nothing was
-//   released). The starter passes them all.
+//   (never a crash, never memory from elsewhere; also when it is one map
+//   of a call, after others succeeded: the counters stay exact, no lock
+//   stays held) and blocks come again once the page source maps, every mmap,
+//   munmap, madvise and brk a round of calls makes is the page source's
+//   (counted by ptrace), the storage your objects reserve (.data, .bss,
+//   thread-local sections: read from the objects themselves) is within its
+//   bounds, Free() leaves errno alone, thousands of threads may allocate and
+//   exit, any thread may free any block, a forked child may allocate (even
+//   while another thread waits inside the allocator for the page source, or
+//   holds any of its locks) and keeps what it inherited, and ReadCounters()
+//   says what the page source counted (Counters, below; to the byte while
+//   nothing was released). The starter passes them all.
 //
 //   Design* tests: the promises below, as counts the suite takes itself
 //   (the page source's maps and unmaps, the locks it sees taken, the
@@ -199,6 +202,33 @@ inline constexpr uint64_t kMessagePassingHeldBytes = 16 << 20;
 //
 // Promise 5: peak live bytes requested / peak bytes held, on every trace.
 inline constexpr double kMinUtilization = 0.5;
+
+// kMaxStaticBytes
+//
+// The rules: the most static state your objects may reserve in .data and
+// .bss (and any writable section of your own naming). Static storage is
+// memory held that neither the page source nor ReadCounters() ever counts,
+// so it is bounded as what an idle allocator may keep (kIdleHeldBytes,
+// promise 2): room for fixed state, never for what grows with use. The
+// reference's is a page-map root of 1 MiB (2^17 pointers: 47 bits of
+// addresses in 64 KiB units, over leaves of 2^14) and a few KiB of lists
+// and locks; this allows a root of twice that (2^18 pointers: the same
+// bits in 4 KiB pages, over leaves of 2^17), and as much again for tables
+// of its size. A pool of span descriptors or leaves sized for any program
+// is more. A small arena (a few KiB for "the calls before the allocator is
+// set up") is within it, and breaks the rules all the same: its blocks are
+// memory the page source never gave, which the Validator tests catch
+// another way (a block while the page source refuses).
+inline constexpr uint64_t kMaxStaticBytes = 4 << 20;
+
+// kMaxThreadLocalBytes
+//
+// The rules: the most thread-local state (.tdata, .tbss) your objects may
+// reserve, which every thread has, thousands of them at once. It allows a
+// thread cache of arrays, e.g. two magazines of 64 pointers for each of 60
+// classes (60 KiB), and the reference's, of lists (under 2 KiB), many
+// times over; a per-thread arena or table of per-size statistics is more.
+inline constexpr uint64_t kMaxThreadLocalBytes = 64 << 10;
 
 // Allocate()
 //

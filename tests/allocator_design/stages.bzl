@@ -45,7 +45,7 @@ load("//:labs.bzl", "LABS")
 
 STAGES = [
     {
-        "adds": "a working allocator: aligned blocks that never overlap and keep their bytes, zeroed requests, nullptr for what cannot be had, errno left alone, thousands of threads, frees from any thread, fork, and counters that agree with the page source",
+        "adds": "a working allocator: aligned blocks that never overlap and keep their bytes, zeroed requests, nullptr for what cannot be had, errno left alone, thousands of threads, frees from any thread, fork, counters that agree with the page source, and memory from the page source alone (static state only of a fixed size, within its bounds)",
         "labs": ["first_call"],
         "name": "working",
         "promises": "the Validator tests",

@@ -53,6 +53,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <ostream>
 #include <string>
 #include <thread>
@@ -1023,6 +1024,167 @@ TEST(ValidatorCounters, AgreeWithThePageSource) {
   }
 }
 
+// A call's memory and its metadata (a span descriptor, a page-map leaf) may
+// take several maps, in whatever order a design makes them, and the page
+// source may refuse any one of them: the ones before have succeeded. In a
+// fresh process, whose allocator has nothing yet, one call of each refusal
+// case (kRefusalCases) runs with the page source mapping the first
+// `mapped` maps the call asks for and refusing the ones after (the map
+// observer turns the refusal on at the next one). Whatever the call gives
+// (nullptr, or a block from what was mapped), once maps are allowed again
+// the counters agree with the page source's (what the call mapped and
+// could not use is unmapped and counted returned, or kept and counted
+// held), and the allocator hands out blocks again, of that case, small and
+// large, whose bytes survive: a lock left held on the failed call's way
+// out would stop the next call, and SIGALRM then ends the copy. arg:
+// "<case index>,<maps allowed>". Records "refused" (maps the call had
+// refused: 0 when it made no more than `mapped`), "failed_after", "changed"
+// and the counters and page-source counts after the call
+// ("after_call_...") and after the blocks that follow ("after_more_...").
+constinit std::atomic<int64_t> maps_before_refusal{0};
+alignas(internal::ScopedMapRefusal) unsigned char partial_refusal[sizeof(
+    internal::ScopedMapRefusal)];
+constinit std::atomic<bool> partial_refusal_on{false};
+
+// The map observer: lets `maps_before_refusal` maps through, then refuses
+// from the next one on (until the call returns).
+void RefuseAfterSomeMaps() {
+  if (maps_before_refusal.fetch_sub(1) == 0) {
+    new (partial_refusal) internal::ScopedMapRefusal;
+    partial_refusal_on.store(true);
+  }
+}
+
+// The allocator's counters and the page source's counts now, each recorded
+// as "<when>_<field>".
+void RecordCounters(alloclab::FreshCall& call, absl::string_view when) {
+  const Counters c = ReadCounters();
+  const PageSourceCounts pages = ReadPageSourceCounts();
+  const std::pair<absl::string_view, uint64_t> values[] = {
+      {"visits", c.central_visits},
+      {"held", c.bytes_held},
+      {"returned", c.bytes_returned},
+      {"map_calls", pages.map_calls},
+      {"unmap_calls", pages.unmap_calls},
+      {"release_calls", pages.release_calls},
+      {"mapped", pages.bytes_mapped},
+      {"unmapped", pages.bytes_unmapped},
+      {"released", pages.bytes_released},
+  };
+  for (const auto& [name, value] : values) {
+    call.Record(absl::StrCat(when, "_", name), static_cast<double>(value));
+  }
+}
+
+void PartialRefusalCall(alloclab::FreshCall& call) {
+  std::vector<absl::string_view> args = absl::StrSplit(call.arg(), ',');
+  size_t index = 0;
+  int64_t mapped = 0;
+  if (args.size() != 2 || !absl::SimpleAtoi(args[0], &index) ||
+      index >= std::size(kRefusalCases) ||
+      !absl::SimpleAtoi(args[1], &mapped)) {
+    call.Record("bad_arg", 1);
+    return;
+  }
+  const RefusalCase& c = kRefusalCases[index];
+  maps_before_refusal.store(mapped);
+  internal::SetMapObserver(RefuseAfterSomeMaps);
+  void* first = Allocate(c.size, c.alignment, false);
+  internal::SetMapObserver(nullptr);
+  // From here on, a call that waits for a lock nobody will release (left
+  // held on the failed call's way out) ends this copy.
+  alarm(20);
+  uint64_t refused = 0;
+  if (partial_refusal_on.load()) {
+    auto* refusal = std::launder(
+        reinterpret_cast<internal::ScopedMapRefusal*>(partial_refusal));
+    refused = refusal->refused();
+    refusal->~ScopedMapRefusal();
+  }
+  call.Record("refused", static_cast<double>(refused));
+  RecordCounters(call, "after_call");
+
+  int failed_after = 0, changed = 0;
+  std::vector<Block> live;
+  uint64_t seed = 0;
+  if (first != nullptr) {
+    const size_t filled = std::min(c.size, kMaxPatternBytes);
+    Fill(first, filled, ++seed);
+    live.push_back({first, filled, seed});
+  }
+  for (const RefusalCase& more :
+       {c, RefusalCase{64, 1}, RefusalCase{size_t{3} << 20, 1}}) {
+    void* p = Allocate(more.size, more.alignment, false);
+    if (p == nullptr) {
+      ++failed_after;
+      continue;
+    }
+    const size_t filled = std::min(more.size, kMaxPatternBytes);
+    Fill(p, filled, ++seed);
+    live.push_back({p, filled, seed});
+  }
+  for (const Block& b : live) {
+    if (FirstChanged(b.p, b.size, b.seed) >= 0) ++changed;
+    Free(b.p);
+  }
+  alarm(0);
+  call.Record("failed_after", failed_after);
+  call.Record("changed", changed);
+  RecordCounters(call, "after_more");
+}
+ALLOCLAB_FRESH_CALL("allocator_design_partial_refusal", PartialRefusalCall);
+
+TEST(ValidatorRefusal, AnyOneMapOfACallRefusedLeavesCountersExactAndWorks) {
+  // A first call of these cases makes one to three maps in the designs the
+  // suite knows; a refusal after the fourth is no refusal there.
+  constexpr int kMostMapsAllowed = 4;
+  for (size_t index = 0; index < std::size(kRefusalCases); ++index) {
+    const RefusalCase& c = kRefusalCases[index];
+    for (int mapped = 1; mapped <= kMostMapsAllowed; ++mapped) {
+      const std::string which = absl::StrCat(
+          "Allocate(", c.size, ", ", c.alignment, ") in a fresh process, ",
+          "the page source mapping its first ", mapped,
+          " maps and refusing the next");
+      absl::StatusOr<alloclab::FreshCallResult> r = RunFresh(
+          "allocator_design_partial_refusal", absl::StrCat(index, ",", mapped));
+      ASSERT_TRUE(r.ok())
+          << kRuleRefused << " (not a crash, not an abort, and no call left "
+          << "waiting for 20 s: a lock left held on a failed call's way out?) "
+          << which << ": " << r.status();
+      ASSERT_EQ(r->values.count("bad_arg"), 0u);
+      for (absl::string_view when : {"after_call", "after_more"}) {
+        auto value = [&](absl::string_view name) {
+          return static_cast<uint64_t>(
+              r->values[absl::StrCat(when, "_", name)]);
+        };
+        Counters counters;
+        counters.central_visits = value("visits");
+        counters.bytes_held = value("held");
+        counters.bytes_returned = value("returned");
+        PageSourceCounts pages;
+        pages.map_calls = value("map_calls");
+        pages.unmap_calls = value("unmap_calls");
+        pages.release_calls = value("release_calls");
+        pages.bytes_mapped = value("mapped");
+        pages.bytes_unmapped = value("unmapped");
+        pages.bytes_released = value("released");
+        ExpectCountersAgree(
+            counters, pages,
+            absl::StrCat(which, when == "after_call"
+                                    ? ", after that call"
+                                    : ", after the blocks that follow"));
+      }
+      EXPECT_EQ(r->values["failed_after"], 0)
+          << kRuleAvailable << ": " << which
+          << ", then mapping again: " << r->values["failed_after"]
+          << " of 3 Allocate() calls failed "
+          << "(a refusal must not leave the allocator broken)";
+      EXPECT_EQ(r->values["changed"], 0)
+          << kRuleSurvive << " (" << which << ")";
+    }
+  }
+}
+
 // A thread's first Allocate() finds nothing of its own: it takes a batch
 // from the central pool (a visit) or maps memory from the page source. So
 // threads that each make one allocation and exit make, between them, at
@@ -1480,6 +1642,97 @@ TEST(DesignThreadChurn, ThreadsThatAllocateAsTheyExitLeaveLittleHeld) {
       << r->values["threads"] << " of them, " << r->values["held"]
       << " bytes were held (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
       << ")";
+}
+
+// Promise 3 when each thread's memory sits at a new address: a thread's
+// state lives in its TLS, at the top of its stack, and glibc hands an
+// exiting thread's stack to the next thread, so an allocator that keys
+// what a thread owns by that address sees every thread of the other churn
+// tests as the one before, and finds what it left. Here each thread runs
+// on a stack of its own (the test's, kept mapped), allocates kNewStackBlocks
+// blocks of 20 KiB (filling a span of any design's that holds tens of
+// them, and starting another), hands them to this thread and exits; this
+// thread frees all of them but the first and the last. What an exited
+// thread owned must become anyone's: its spans have free room that the
+// next threads' blocks fit in.
+constexpr int kNewStackThreads = 40;
+constexpr int kNewStackBlocks = 60;
+constexpr size_t kNewStackBlockBytes = 20 * kKiB;
+
+void ChurnNewStacksCall(alloclab::FreshCall& call) {
+  // A sanitizer's runtime keeps a large static TLS of its own in every
+  // thread's stack (ThreadSanitizer's is about 900 KiB).
+  constexpr size_t kStackBytes = size_t{4} << 20;
+  std::vector<void*> stacks;
+  uint64_t worst = 0;
+  int failed = 0;
+  std::vector<void*> kept;
+  for (int t = 0; t < kNewStackThreads && worst <= kThreadChurnHeldBytes; ++t) {
+    void* stack = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack == MAP_FAILED) {
+      call.Fail("mmap of a thread's stack failed");
+      return;
+    }
+    stacks.push_back(stack);  // kept mapped: the next one is elsewhere
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstack(&attr, stack, kStackBytes);
+    struct Work {
+      void* blocks[kNewStackBlocks];
+    } work{};
+    pthread_t thread;
+    const int started = pthread_create(
+        &thread, &attr,
+        [](void* arg) -> void* {
+          for (void*& p : static_cast<Work*>(arg)->blocks) {
+            p = Allocate(kNewStackBlockBytes, 1, false);
+            if (p != nullptr) static_cast<char*>(p)[0] = 1;
+          }
+          return nullptr;
+        },
+        &work);
+    pthread_attr_destroy(&attr);
+    if (started != 0) {
+      call.Fail("pthread_create failed");
+      return;
+    }
+    pthread_join(thread, nullptr);
+    for (int i = 0; i < kNewStackBlocks; ++i) {
+      if (work.blocks[i] == nullptr) {
+        ++failed;
+      } else if (i == 0 || i == kNewStackBlocks - 1) {
+        kept.push_back(work.blocks[i]);
+      } else {
+        Free(work.blocks[i]);
+      }
+    }
+    worst = std::max(worst, ReadCounters().bytes_held);
+    call.Record("threads", t + 1);
+  }
+  for (void* p : kept) Free(p);
+  for (void* stack : stacks) munmap(stack, kStackBytes);
+  call.Record("failed", failed);
+  call.Record("held", static_cast<double>(worst));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_new_stacks", ChurnNewStacksCall);
+
+TEST(DesignThreadChurn, ThreadsOnNewStacksLeaveLittleHeld) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_churn_new_stacks");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in a thread";
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurn << ": threads, one at a time, each on a stack of its own "
+      << "(its thread-local state at a new address), each allocated "
+      << kNewStackBlocks << " blocks of " << kNewStackBlockBytes
+      << " bytes and exited; the main thread freed all but two of each "
+      << "thread's; after " << r->values["threads"] << " of them, "
+      << r->values["held"]
+      << " bytes were held (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
+      << "): what an exited thread owned must "
+      << "become anyone's, for the next threads' blocks";
 }
 
 // ---------------------------------------------------------------------------
