@@ -62,6 +62,10 @@ int RunLabWithOptions(const LabOptions& options, const LabSpec& spec,
 
   Lab lab(options, std::move(results), *std::move(faults), spec.columns);
   if (absl::Status s = body(lab); !s.ok()) return refuse(s);
+  if (options.cpu != -1) {
+    lab.results().AddNote(
+        absl::StrCat("pinned to CPU ", options.cpu, " (--cpu)"));
+  }
   for (const std::string& line : lab.lines_above_table()) {
     std::cout << line << "\n";
   }

@@ -171,20 +171,15 @@ LabOptions InitLab(int argc, char** argv, absl::string_view usage) {
 
 int FinishLab(const Results& results, const LabOptions& options,
               const std::vector<Column>& columns) {
-  // RunLab() has described the machine (its one caller).
-  Results described = results;
-  if (options.cpu != -1) {
-    described.AddNote(absl::StrCat("pinned to CPU ", options.cpu, " (--cpu)"));
-  }
-  std::cout << described.RenderTable(columns);
-  for (const std::string& note : described.notes()) {
+  std::cout << results.RenderTable(columns);
+  for (const std::string& note : results.notes()) {
     std::cout << "note: " << note << "\n";
   }
-  std::cout << MachineLine(described.machine()) << std::endl;
+  std::cout << MachineLine(results.machine()) << std::endl;
 
   if (options.json_path.empty()) return 0;
   const std::string path = ResolveOutputPath(options.json_path);
-  absl::Status written = described.WriteJson(path);
+  absl::Status written = results.WriteJson(path);
   if (!written.ok()) {
     std::cerr << "error: " << written.message() << std::endl;
     return 1;

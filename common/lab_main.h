@@ -64,8 +64,8 @@ LabOptions InitLab(int argc, char** argv, absl::string_view usage);
 // line to stdout, writes the JSON when asked, and returns main's exit code
 // (1 when the JSON could not be written, with the reason on stderr). A
 // relative --json path is taken from the directory `bazel run` was started
-// in ($BUILD_WORKING_DIRECTORY). `results` carries the machine: RunLab()
-// (experiment.h), its one caller, has described it.
+// in ($BUILD_WORKING_DIRECTORY). `results` is printed as it is: its
+// machine and every note, --cpu's among them, are the caller's to set.
 int FinishLab(const Results& results, const LabOptions& options,
               const std::vector<Column>& columns);
 
