@@ -19,7 +19,7 @@
 # The fixtures, from real runs of the new lab: the reference's quick and
 # full runs (tools/testdata/quick_full/NAME_{quick,full}.json), the starter
 # beside the reference as the tour draws it (docs/img/NAME.svg with its two
-# JSON files, copied to tools/testdata/plots/labs/).
+# JSON files, which //tools:plot_test draws through //:committed_runs).
 #
 # Of the files that exist already it edits labs.bzl only.
 # //tools:readme_labs_test then names the two by hand: README.md's list of
@@ -117,7 +117,6 @@ if ((fixtures)); then
   out="$(mktemp -d "${TMPDIR:-/tmp}/alloclab-new-lab.XXXXXX")"
   trap 'rm -rf "${out}"' EXIT
   quick_full="${repo}/tools/testdata/quick_full"
-  plots="${repo}/tools/testdata/plots/labs"
   cd "${repo}"
   bazel run "${bazel_flags[@]}" "//solutions/${name}" -- --quick \
     "--json=${quick_full}/${name}_quick.json"
@@ -129,10 +128,6 @@ if ((fixtures)); then
   for file in "${name}.svg" "${name}.json" "${name}_reference.json"; do
     cp "${out}/${file}" "${repo}/docs/img/${file}"
     echo "  new  docs/img/${file}"
-  done
-  for file in "${name}.json" "${name}_reference.json"; do
-    cp "${out}/${file}" "${plots}/${file}"
-    echo "  new  tools/testdata/plots/labs/${file}"
   done
   echo "  new  tools/testdata/quick_full/${name}_quick.json"
   echo "  new  tools/testdata/quick_full/${name}_full.json"

@@ -10,11 +10,12 @@ runs' series when given two files, and every unusable input a clear error
 with exit status 2.
 
 Then each lab's picture as a picture: drawn from a real run of the lab
-beside its reference (testdata/plots/labs/), and checked from matplotlib's
-own layout after drawing: no two texts overlap, every text lies inside the
-figure, the title is the chapter's question, every axis label and panel
-title is words (not a JSON key, no snake_case but a row's own name), the
-legend has at most MAX_LEGEND entries, and the expected series are drawn.
+beside its reference (docs/img/, the committed runs), and checked from
+matplotlib's own layout after drawing: no two texts overlap, every text
+lies inside the figure, the title is the chapter's question, every axis
+label and panel title is words (not a JSON key, no snake_case but a row's
+own name), the legend has at most MAX_LEGEND entries, and the expected
+series are drawn.
 
 Usage (//tools:plot_test writes the arguments):
     plot_test.py REPORT TESTDATA_RESULTS_JSON   (its directory holds plots/)
@@ -328,7 +329,7 @@ class PictureTest(unittest.TestCase):
         runs = []
         for name, suffix in (("starter task.cc", ""),
                              ("reference solution", "_reference")):
-            path = os.path.join(FIXTURES, "plots", "labs",
+            path = os.path.join(labs.ROOT, "docs", "img",
                                 lab + suffix + ".json")
             with open(path) as f:
                 runs.append((name, json.load(f)))
@@ -460,7 +461,7 @@ class PictureTest(unittest.TestCase):
         and in each of the two runs a bar per workload, allocator and
         ratio. Returns check()'s figure and workloads."""
         fig, gids = self.check(lab)
-        workloads = ["churn", "msgsend",
+        workloads = ["churn", "large_blocks", "msgsend",
                      "scalability_1024", "scalability_8", "treemap"]
         titles = sorted(ax.get_title(loc="left")
                         for ax in fig.axes if ax.get_title(loc="left"))
@@ -483,7 +484,13 @@ class PictureTest(unittest.TestCase):
         self.assertEqual(len(budget), len(workloads))
         notes = [ax.get_legend().get_title().get_text() for ax in fig.axes
                  if not ax.axison]
-        self.assertIn("reference solution: glibc", " ".join(notes[0].split()))
+        # The legend names each run's choice, as its memo says it.
+        for name, run in self.load("jemalloc_adoption"):
+            chosen = [note[len("memo: recommended: "):] for note in run["notes"]
+                      if note.startswith("memo: recommended: ")]
+            self.assertEqual(len(chosen), 1, name)
+            self.assertIn("%s: %s" % (name, chosen[0]),
+                          " ".join(notes[0].split()))
 
     def test_allocator_design_small_multiples_with_yours(self):
         # Lab 7's picture with yours as one more allocator: a bar per
@@ -519,6 +526,9 @@ class PictureTest(unittest.TestCase):
 
     def test_the_machine_line_says_how_busy_the_machine_was(self):
         runs = self.load("first_call")
+        for _, run in runs:
+            run["machine"].update(cpu_model="AMD EPYC", logical_cpus=2,
+                                  kernel="Linux 6.18.44-fc-v857")
         runs[0][1]["machine"]["load_average"] = [11.24, 10.92, 7.94]
         runs[1][1]["machine"]["load_average"] = [0.31, 0.5, 0.6]
         fig, _ = self.check("first_call", runs)

@@ -3,7 +3,7 @@
 """The tour's page in a real browser: headless Chromium loads index.html.
 
 The tour runs on stand-in experiments that copy real runs of all eight labs
-and their references (testdata/plots/labs/), as `bazel run //:tour --
+and their references (docs/img/, the committed runs), as `bazel run //:tour --
 --reference` would, and writes index.html with the eight pictures beside it.
 Then Debian's chromium, headless and offline:
 
@@ -129,12 +129,7 @@ class TourPageInBrowserTest(unittest.TestCase):
                 "  case \"$arg\" in --json=*) "
                 "cp %s \"${arg#--json=}\" ;; esac\n"
                 "done\n" %
-                os.path.join(
-                    FIXTURES,
-                    "plots",
-                    "labs",
-                    name +
-                    ".json"))
+                os.path.join(labs.ROOT, "docs", "img", name + ".json"))
         os.chmod(path, 0o755)
         return path
 
