@@ -1145,6 +1145,65 @@ void ExpectResidentKnown(alloclab::FreshCallResult& r) {
       << "than the page source's table holds";
 }
 
+// The oracle itself (internal::ResidentMappedBytes()), on a mapping of the
+// page source's own, in a fresh process (its maps would otherwise count
+// beside the allocator's): mapped and untouched, nothing is resident; a
+// touched page is; released, it is not, until touched again; unmapped from
+// the middle (the mapping split in two) or whole, it is gone. Records the
+// resident pages at each of those points, less those before. 64 pages:
+// too few for a transparent huge page to make one touch many.
+void ResidentOracleCall(alloclab::FreshCall& call) {
+  const size_t page = PageSize();
+  constexpr size_t kPages = 64;
+  const std::optional<uint64_t> before = internal::ResidentMappedBytes();
+  char* p = static_cast<char*>(MapAlignedPages(kPages * page, 16 * page));
+  if (!before.has_value() || p == nullptr) {
+    call.Fail("no resident bytes before, or MapAlignedPages() refused");
+    return;
+  }
+  auto record = [&](const char* when) {
+    const std::optional<uint64_t> now = internal::ResidentMappedBytes();
+    call.Record(when, now.has_value() ? (static_cast<double>(*now) -
+                                         static_cast<double>(*before)) /
+                                            static_cast<double>(page)
+                                      : -1);
+  };
+  record("mapped");
+  for (size_t i = 0; i < 10; ++i) p[i * page] = 1;
+  record("touched_0_to_9");
+  ReleasePages(p, 8 * page);
+  record("released_0_to_7");
+  for (size_t i = 0; i < 4; ++i) p[i * page] = 1;
+  record("touched_0_to_3_again");
+  UnmapPages(p + 2 * page, 4 * page);
+  record("unmapped_2_to_5");
+  p[40 * page] = 1;
+  record("touched_40");
+  UnmapPages(p, 2 * page);
+  UnmapPages(p + 6 * page, (kPages - 6) * page);
+  record("unmapped_all");
+}
+ALLOCLAB_FRESH_CALL("allocator_design_resident_oracle", ResidentOracleCall);
+
+TEST(ValidatorCounters, TheResidentBytesAreWhatWasTouchedAndNotGivenBack) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_resident_oracle");
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::pair<const char*, double> expected[] = {
+      {"mapped", 0},          {"touched_0_to_9", 10},
+      {"released_0_to_7", 2}, {"touched_0_to_3_again", 6},
+      {"unmapped_2_to_5", 4}, {"touched_40", 5},
+      {"unmapped_all", 0},
+  };
+  for (const auto& [when, pages] : expected) {
+    EXPECT_EQ(r->values[when], pages)
+        << "internal::ResidentMappedBytes(), the suite's witness of "
+        << kRuleCounters << ", on 64 pages of the page source's own, " << when
+        << ": " << r->values[when] << " pages resident, not " << pages
+        << " (-1: unavailable)";
+  }
+}
+
 // Small and large blocks, freed, a decay let pass, and as many blocks
 // again, every byte written (what was released taken into use again):
 // whatever the allocator returned, its counters say exactly what the page
