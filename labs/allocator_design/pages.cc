@@ -3,7 +3,9 @@
 // The page source and its test hooks (pages.h, internal/pages_testing.h).
 // Its counters are relaxed atomics: each is touched once per system call,
 // never on an allocator's fast path, and a reader wants totals, not an
-// order between them.
+// order between them. Its live mappings (for internal::ResidentMappedBytes())
+// sit in a fixed table of its own static storage, one atomic word a
+// mapping: nothing here calls malloc or maps for itself.
 
 #include "labs/allocator_design/pages.h"
 
@@ -11,9 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <optional>
 
 #include "labs/allocator_design/internal/pages_testing.h"
 
@@ -42,6 +46,18 @@ constinit std::atomic<uint64_t> refused_maps{0};
 
 // The map observer (internal::SetMapObserver()), or null.
 constinit std::atomic<void (*)()> map_observer{nullptr};
+
+// The live mappings: each slot 0 (free) or one mapping, mapped and not
+// unmapped, as its first page's number (the top kPageNumberBits bits) and
+// its length in pages (the rest). A mapping that does not fit (no free
+// slot, or a number too large) sets `mappings_lost`: from then on the
+// table no longer knows every live mapping, and ResidentMappedBytes() says
+// so. The suite's worst case is a few hundred live mappings.
+constexpr int kMappingSlots = 4096;
+constexpr int kPageNumberBits = 40;
+constexpr int kPageCountBits = 64 - kPageNumberBits;
+constinit std::atomic<uint64_t> mappings[kMappingSlots] = {};
+constinit std::atomic<bool> mappings_lost{false};
 
 // Restores errno when it goes out of scope (pages.h: nothing here changes
 // it).
@@ -92,6 +108,63 @@ void* Map(size_t bytes) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
+// The slot word of the `bytes` at `start` (both page multiples), or 0 when
+// they do not fit in one.
+uint64_t MappingWord(uintptr_t start, size_t bytes) {
+  const uint64_t first = start / PageSize();
+  const uint64_t pages = bytes / PageSize();
+  if (pages == 0 || first >> kPageNumberBits != 0 ||
+      pages >> kPageCountBits != 0) {
+    return 0;
+  }
+  return first << kPageCountBits | pages;
+}
+
+uintptr_t MappingStart(uint64_t word) {
+  return static_cast<uintptr_t>(word >> kPageCountBits) * PageSize();
+}
+
+size_t MappingBytes(uint64_t word) {
+  return static_cast<size_t>(word & ((uint64_t{1} << kPageCountBits) - 1)) *
+         PageSize();
+}
+
+// Records a live mapping of `bytes` at `start` in a free slot.
+void AddMapping(uintptr_t start, size_t bytes) {
+  const uint64_t word = MappingWord(start, bytes);
+  if (word != 0) {
+    for (std::atomic<uint64_t>& slot : mappings) {
+      uint64_t expected = 0;
+      if (slot.load(std::memory_order_relaxed) == 0 &&
+          slot.compare_exchange_strong(expected, word,
+                                       std::memory_order_acq_rel)) {
+        return;
+      }
+    }
+  }
+  mappings_lost.store(true, std::memory_order_release);
+}
+
+// Takes [start, start + bytes), just unmapped, out of the mappings that
+// held it (munmap may span several adjacent ones): each shrinks, splits in
+// two, or goes.
+void RemoveMapping(uintptr_t start, size_t bytes) {
+  const uintptr_t end = start + bytes;
+  for (std::atomic<uint64_t>& slot : mappings) {
+    uint64_t word = slot.load(std::memory_order_acquire);
+    while (word != 0) {
+      const uintptr_t from = MappingStart(word);
+      const uintptr_t to = from + MappingBytes(word);
+      if (to <= start || end <= from) break;  // no overlap
+      const uint64_t left = from < start ? MappingWord(from, start - from) : 0;
+      if (slot.compare_exchange_weak(word, left, std::memory_order_acq_rel)) {
+        if (end < to) AddMapping(end, to - end);
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 size_t PageSize() {
@@ -104,6 +177,7 @@ void* MapPages(size_t bytes) {
   if (!IsPageMultiple(bytes)) return nullptr;
   void* p = Map(bytes);
   if (p == nullptr) return nullptr;
+  AddMapping(reinterpret_cast<uintptr_t>(p), bytes);
   Add(counts.map_calls, 1);
   Add(counts.bytes_mapped, bytes);
   return p;
@@ -124,6 +198,7 @@ void* MapAlignedPages(size_t bytes, size_t alignment) {
   // The ends are not counted as unmapped: they were never counted mapped.
   if (head != 0) munmap(p, head);
   if (tail != 0) munmap(reinterpret_cast<char*>(aligned) + bytes, tail);
+  AddMapping(aligned, bytes);
   Add(counts.map_calls, 1);
   Add(counts.bytes_mapped, bytes);
   return reinterpret_cast<void*>(aligned);
@@ -133,6 +208,7 @@ void UnmapPages(void* pages, size_t bytes) {
   KeepErrno keep;
   if (pages == nullptr || !IsPageMultiple(bytes)) return;
   if (munmap(pages, bytes) != 0) return;
+  RemoveMapping(reinterpret_cast<uintptr_t>(pages), bytes);
   Add(counts.unmap_calls, 1);
   Add(counts.bytes_unmapped, bytes);
 }
@@ -200,6 +276,33 @@ uint64_t ScopedMapRefusal::refused() const {
 
 void SetMapObserver(void (*observer)()) {
   map_observer.store(observer, std::memory_order_release);
+}
+
+std::optional<uint64_t> ResidentMappedBytes() {
+  KeepErrno keep;
+  if (mappings_lost.load(std::memory_order_acquire)) return std::nullopt;
+  const size_t page = PageSize();
+  constexpr size_t kPagesPerCall = 4096;
+  unsigned char resident[kPagesPerCall];
+  uint64_t total = 0;
+  for (const std::atomic<uint64_t>& slot : mappings) {
+    const uint64_t word = slot.load(std::memory_order_acquire);
+    if (word == 0) continue;
+    const uintptr_t start = MappingStart(word);
+    const size_t pages = MappingBytes(word) / page;
+    for (size_t done = 0; done < pages; done += kPagesPerCall) {
+      const size_t n = std::min(kPagesPerCall, pages - done);
+      // Fails (ENOMEM) only for a range unmapped since the table was read:
+      // counted as nothing, which a lower bound may.
+      if (mincore(reinterpret_cast<void*>(start + done * page), n * page,
+                  resident) != 0) {
+        continue;
+      }
+      for (size_t i = 0; i < n; ++i) total += (resident[i] & 1) * page;
+    }
+  }
+  if (mappings_lost.load(std::memory_order_acquire)) return std::nullopt;
+  return total;
 }
 
 }  // namespace internal

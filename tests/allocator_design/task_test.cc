@@ -54,6 +54,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <thread>
@@ -980,8 +981,17 @@ TEST(ValidatorFork, ChildForkedWhileAThreadWaitsInsideAllocates) {
 
 std::string TestsBefore();  // below, with the explorer
 
+// ExpectCountersAgree()
+//
+// `c` within what the page source did (`pages`): bytes_returned exact,
+// bytes_held at most what is mapped and not unmapped, and at least what is
+// mapped and neither unmapped nor released, and at least `resident` (the
+// live mappings' resident bytes, internal::ResidentMappedBytes(), when
+// known): a released range taken into use again is resident again, and
+// held again, which the page source's counts alone cannot see.
 void ExpectCountersAgree(const Counters& c, const PageSourceCounts& pages,
-                         absl::string_view when) {
+                         absl::string_view when,
+                         std::optional<uint64_t> resident = std::nullopt) {
   EXPECT_EQ(c.bytes_returned, pages.bytes_unmapped + pages.bytes_released)
       << kRuleCounters << " (" << when << "): allocator " << Describe(c)
       << ", page source " << Describe(pages);
@@ -995,13 +1005,211 @@ void ExpectCountersAgree(const Counters& c, const PageSourceCounts& pages,
       << kRuleCounters << " (" << when << "): bytes_held is less than what "
       << "the page source mapped and nothing unmapped or released; allocator "
       << Describe(c) << ", page source " << Describe(pages);
+  if (resident.has_value()) {
+    EXPECT_GE(c.bytes_held, *resident)
+        << kRuleCounters << " (" << when << "): bytes_held is less than the "
+        << "bytes of the page source's live mappings resident now ("
+        << *resident << ", by mincore): a released range taken into use "
+        << "again is held again; allocator " << Describe(c) << ", page source "
+        << Describe(pages);
+  }
 }
 
-// Small and large blocks, freed, and a decay let pass: whatever the
-// allocator returned, its counters say exactly what the page source did.
+// ExpectCountersAgreeNow()
+//
+// ExpectCountersAgree() on the counters, the page source's counts and the
+// resident bytes now (no other thread in the allocator). The resident bytes
+// must be known: the page source's table holds the suite's live mappings.
+void ExpectCountersAgreeNow(absl::string_view when) {
+  const Counters c = ReadCounters();
+  const PageSourceCounts pages = ReadPageSourceCounts();
+  const std::optional<uint64_t> resident = internal::ResidentMappedBytes();
+  EXPECT_TRUE(resident.has_value())
+      << "internal::ResidentMappedBytes() is unavailable (" << when
+      << "): more live mappings than the page source's table holds";
+  ExpectCountersAgree(c, pages, when, resident);
+}
+
+// MappedLeft()
+//
+// What the page source has mapped and not unmapped or released, by its own
+// counts: no allocator holds less (a released range taken into use again
+// is held again, unseen here: the resident bytes see it), so it bounds
+// bytes_held from below. Signed: a range released, reused and released
+// again counts twice.
+int64_t MappedLeft() {
+  const PageSourceCounts pages = ReadPageSourceCounts();
+  return static_cast<int64_t>(pages.bytes_mapped) -
+         static_cast<int64_t>(pages.bytes_unmapped) -
+         static_cast<int64_t>(pages.bytes_released);
+}
+
+// HeldNow
+//
+// The bytes held now by three counts, none believed alone: the allocator's
+// own (`counted`, ReadCounters()), the page source's (`mapped_left`:
+// mapped, less unmapped and released, which no design holds less than;
+// signed, as a range released, reused and released again counts twice) and
+// the kernel's (`resident`: the bytes of the page source's live mappings
+// resident now, internal::ResidentMappedBytes(), which a released range
+// taken into use again is part of; std::nullopt when unknown). `witnessed`
+// is the larger of the two the allocator cannot make smaller by what it
+// says (the page source's and the kernel's); `judged` the largest of all
+// three, what a promise that bounds the bytes held is held to.
+struct HeldNow {
+  uint64_t counted = 0;
+  int64_t mapped_left = 0;
+  std::optional<uint64_t> resident;
+  uint64_t witnessed = 0;
+  uint64_t judged = 0;
+};
+
+// ReadHeldNow()
+//
+// HeldNow now: call it where no other thread is in the allocator (the
+// resident bytes are read mapping by mapping), and outside a count of
+// system calls (mincore is one).
+HeldNow ReadHeldNow() {
+  HeldNow h;
+  h.counted = ReadCounters().bytes_held;
+  h.mapped_left = MappedLeft();
+  h.resident = internal::ResidentMappedBytes();
+  h.witnessed =
+      std::max(h.resident.value_or(0),
+               static_cast<uint64_t>(std::max<int64_t>(h.mapped_left, 0)));
+  h.judged = std::max(h.counted, h.witnessed);
+  return h;
+}
+
+// HeldWorst
+//
+// The most of each count of HeldNow over several readings, for a fresh
+// process to record ("held": the judged, "held_counted", "held_resident",
+// "held_mapped_left", "resident_unknown": readings without the resident
+// bytes).
+struct HeldWorst {
+  uint64_t judged = 0;
+  uint64_t counted = 0;
+  uint64_t resident = 0;
+  int64_t mapped_left = 0;
+  int resident_unknown = 0;
+
+  void Add(const HeldNow& h) {
+    judged = std::max(judged, h.judged);
+    counted = std::max(counted, h.counted);
+    resident = std::max(resident, h.resident.value_or(0));
+    mapped_left = std::max(mapped_left, h.mapped_left);
+    resident_unknown += h.resident.has_value() ? 0 : 1;
+  }
+
+  void Record(alloclab::FreshCall& call) const {
+    call.Record("held", static_cast<double>(judged));
+    call.Record("held_counted", static_cast<double>(counted));
+    call.Record("held_resident", static_cast<double>(resident));
+    call.Record("held_mapped_left", static_cast<double>(mapped_left));
+    call.Record("resident_unknown", resident_unknown);
+  }
+};
+
+// HeldCounts()
+//
+// The recorded counts of HeldWorst, for a failure's message: "held by the
+// largest of ..." and each.
+std::string HeldCounts(alloclab::FreshCallResult& r) {
+  return absl::StrCat(r.values["held"],
+                      " bytes held (the largest of ReadCounters()'s ",
+                      r.values["held_counted"],
+                      ", the resident bytes of the page source's "
+                      "live mappings ",
+                      r.values["held_resident"],
+                      " and the page source's "
+                      "mapped, less unmapped and released ",
+                      r.values["held_mapped_left"],
+                      ": a released range taken into use again is held again)");
+}
+
+// ExpectResidentKnown()
+//
+// The page source knew every live mapping at every reading of `r`. Records
+// each count of HeldWorst as a property of the test (its XML report), for
+// a reader who compares them.
+void ExpectResidentKnown(alloclab::FreshCallResult& r) {
+  for (const char* count :
+       {"held", "held_counted", "held_resident", "held_mapped_left"}) {
+    ::testing::Test::RecordProperty(count,
+                                    static_cast<int64_t>(r.values[count]));
+  }
+  EXPECT_EQ(r.values["resident_unknown"], 0)
+      << "internal::ResidentMappedBytes() was unavailable at "
+      << r.values["resident_unknown"] << " readings: more live mappings "
+      << "than the page source's table holds";
+}
+
+// The oracle itself (internal::ResidentMappedBytes()), on a mapping of the
+// page source's own, in a fresh process (its maps would otherwise count
+// beside the allocator's): mapped and untouched, nothing is resident; a
+// touched page is; released, it is not, until touched again; unmapped from
+// the middle (the mapping split in two) or whole, it is gone. Records the
+// resident pages at each of those points, less those before. 64 pages:
+// too few for a transparent huge page to make one touch many.
+void ResidentOracleCall(alloclab::FreshCall& call) {
+  const size_t page = PageSize();
+  constexpr size_t kPages = 64;
+  const std::optional<uint64_t> before = internal::ResidentMappedBytes();
+  char* p = static_cast<char*>(MapAlignedPages(kPages * page, 16 * page));
+  if (!before.has_value() || p == nullptr) {
+    call.Fail("no resident bytes before, or MapAlignedPages() refused");
+    return;
+  }
+  auto record = [&](const char* when) {
+    const std::optional<uint64_t> now = internal::ResidentMappedBytes();
+    call.Record(when, now.has_value() ? (static_cast<double>(*now) -
+                                         static_cast<double>(*before)) /
+                                            static_cast<double>(page)
+                                      : -1);
+  };
+  record("mapped");
+  for (size_t i = 0; i < 10; ++i) p[i * page] = 1;
+  record("touched_0_to_9");
+  ReleasePages(p, 8 * page);
+  record("released_0_to_7");
+  for (size_t i = 0; i < 4; ++i) p[i * page] = 1;
+  record("touched_0_to_3_again");
+  UnmapPages(p + 2 * page, 4 * page);
+  record("unmapped_2_to_5");
+  p[40 * page] = 1;
+  record("touched_40");
+  UnmapPages(p, 2 * page);
+  UnmapPages(p + 6 * page, (kPages - 6) * page);
+  record("unmapped_all");
+}
+ALLOCLAB_FRESH_CALL("allocator_design_resident_oracle", ResidentOracleCall);
+
+TEST(ValidatorCounters, TheResidentBytesAreWhatWasTouchedAndNotGivenBack) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_resident_oracle");
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::pair<const char*, double> expected[] = {
+      {"mapped", 0},          {"touched_0_to_9", 10},
+      {"released_0_to_7", 2}, {"touched_0_to_3_again", 6},
+      {"unmapped_2_to_5", 4}, {"touched_40", 5},
+      {"unmapped_all", 0},
+  };
+  for (const auto& [when, pages] : expected) {
+    EXPECT_EQ(r->values[when], pages)
+        << "internal::ResidentMappedBytes(), the suite's witness of "
+        << kRuleCounters << ", on 64 pages of the page source's own, " << when
+        << ": " << r->values[when] << " pages resident, not " << pages
+        << " (-1: unavailable)";
+  }
+}
+
+// Small and large blocks, freed, a decay let pass, and as many blocks
+// again, every byte written (what was released taken into use again):
+// whatever the allocator returned, its counters say exactly what the page
+// source did, and it holds at least what is resident.
 TEST(ValidatorCounters, AgreeWithThePageSource) {
-  ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(),
-                      absl::StrCat("at start, ", TestsBefore()));
+  ExpectCountersAgreeNow(absl::StrCat("at start, ", TestsBefore()));
   {
     internal::ScopedFakeClock clock;
     Rng rng(5);
@@ -1012,15 +1220,32 @@ TEST(ValidatorCounters, AgreeWithThePageSource) {
     for (size_t size : {size_t{3} << 20, size_t{17} << 20}) {
       blocks.push_back(Allocate(size, 1, true));
     }
-    ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(), "blocks live");
+    ExpectCountersAgreeNow("blocks live");
     for (void* p : blocks) Free(p);
-    ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(),
-                        "all freed, before the decay");
+    ExpectCountersAgreeNow("all freed, before the decay");
     clock.Advance(2 * kDecayNs);
     for (uint64_t i = 0; i < 2 * kDecayCheckOps; ++i)
       Free(Allocate(64, 1, false));
-    ExpectCountersAgree(ReadCounters(), ReadPageSourceCounts(),
-                        "all freed, decay passed");
+    ExpectCountersAgreeNow("all freed, decay passed");
+    // The same sizes again, from what the decay released.
+    Rng again(5);
+    std::vector<void*> reused;
+    for (int i = 0; i < 3000; ++i) {
+      const size_t size = MixedSize(again);
+      void* p = Allocate(size, 1, false);
+      if (p != nullptr) memset(p, 1, size);
+      reused.push_back(p);
+    }
+    ExpectCountersAgreeNow(
+        "after the decay, as many blocks again, every byte written");
+    // The counts, as properties of the test (its XML report).
+    const HeldNow now = ReadHeldNow();
+    ::testing::Test::RecordProperty("reused_held_counted",
+                                    static_cast<int64_t>(now.counted));
+    ::testing::Test::RecordProperty(
+        "reused_held_resident", static_cast<int64_t>(now.resident.value_or(0)));
+    ::testing::Test::RecordProperty("reused_held_mapped_left", now.mapped_left);
+    for (void* p : reused) Free(p);
   }
 }
 
@@ -1544,9 +1769,9 @@ void ChurnCall(alloclab::FreshCall& call) {
   constexpr int kThreads = 2000;
   constexpr int kAtOnce = 4;
   std::atomic<uint64_t> failed{0};
-  uint64_t worst = 0;
+  HeldWorst worst;
   int threads = 0;
-  while (threads < kThreads && worst <= kThreadChurnHeldBytes) {
+  while (threads < kThreads && worst.judged <= kThreadChurnHeldBytes) {
     RunThreadsInWaves(kAtOnce, kAtOnce, [&](int index) {
       // Many size classes, each left in the thread's own cache at its end.
       void* blocks[128];
@@ -1562,11 +1787,11 @@ void ChurnCall(alloclab::FreshCall& call) {
       for (int i = 127; i >= 0; --i) Free(blocks[i]);
     });
     threads += kAtOnce;
-    worst = std::max(worst, ReadCounters().bytes_held);
+    worst.Add(ReadHeldNow());
   }
   call.Record("failed", static_cast<double>(failed.load()));
   call.Record("threads", threads);
-  call.Record("held", static_cast<double>(worst));
+  worst.Record(call);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_churn", ChurnCall);
 
@@ -1576,12 +1801,12 @@ TEST(DesignThreadChurn, ThreadsThatExitLeaveLittleHeld) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->values["failed"], 0)
       << kRuleAvailable << ": Allocate() failed in a thread";
+  ExpectResidentKnown(*r);
   EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
       << kRuleChurn << ": threads, four at a time, each allocated and freed "
       << "128 blocks of up to 8 KiB and exited; after " << r->values["threads"]
-      << " of them, " << r->values["held"]
-      << " bytes were held (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
-      << ")";
+      << " of them, at most " << HeldCounts(*r)
+      << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes << ")";
 }
 
 // Promise 3 when a thread allocates during its own exit: a pthread key of
@@ -1612,9 +1837,9 @@ void ChurnExitingCall(alloclab::FreshCall& call) {
   }
   constexpr int kThreads = 2000;
   constexpr int kAtOnce = 4;
-  uint64_t worst = 0;
+  HeldWorst worst;
   int threads = 0;
-  while (threads < kThreads && worst <= kThreadChurnHeldBytes) {
+  while (threads < kThreads && worst.judged <= kThreadChurnHeldBytes) {
     RunThreadsInWaves(kAtOnce, kAtOnce, [&](int index) {
       Free(Allocate(64 + index, 1, false));  // armed as a thread that works
       pthread_setspecific(
@@ -1622,10 +1847,10 @@ void ChurnExitingCall(alloclab::FreshCall& call) {
           reinterpret_cast<void*>(static_cast<uintptr_t>(threads + index + 1)));
     });
     threads += kAtOnce;
-    worst = std::max(worst, ReadCounters().bytes_held);
+    worst.Add(ReadHeldNow());
   }
   call.Record("threads", threads);
-  call.Record("held", static_cast<double>(worst));
+  worst.Record(call);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_churn_exiting", ChurnExitingCall);
 
@@ -1633,15 +1858,15 @@ TEST(DesignThreadChurn, ThreadsThatAllocateAsTheyExitLeaveLittleHeld) {
   absl::StatusOr<alloclab::FreshCallResult> r =
       RunFresh("allocator_design_churn_exiting");
   ASSERT_TRUE(r.ok()) << r.status();
+  ExpectResidentKnown(*r);
   EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
       << kRuleChurn << ", also for a thread that allocates as it exits "
       << "(thread_exit.h: a thread that allocates again after its "
       << "ThreadExit() arms the hook again): threads, four at a time, each "
       << "allocated and freed " << kExitBlocks << " blocks of up to 8 KiB in "
       << "a pthread key destructor that runs after the allocator's; after "
-      << r->values["threads"] << " of them, " << r->values["held"]
-      << " bytes were held (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
-      << ")";
+      << r->values["threads"] << " of them, at most " << HeldCounts(*r)
+      << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes << ")";
 }
 
 // Promise 3 when each thread's memory sits at a new address: a thread's
@@ -1664,10 +1889,11 @@ void ChurnNewStacksCall(alloclab::FreshCall& call) {
   // thread's stack (ThreadSanitizer's is about 900 KiB).
   constexpr size_t kStackBytes = size_t{4} << 20;
   std::vector<void*> stacks;
-  uint64_t worst = 0;
+  HeldWorst worst;
   int failed = 0;
   std::vector<void*> kept;
-  for (int t = 0; t < kNewStackThreads && worst <= kThreadChurnHeldBytes; ++t) {
+  for (int t = 0; t < kNewStackThreads && worst.judged <= kThreadChurnHeldBytes;
+       ++t) {
     void* stack = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (stack == MAP_FAILED) {
@@ -1707,13 +1933,13 @@ void ChurnNewStacksCall(alloclab::FreshCall& call) {
         Free(work.blocks[i]);
       }
     }
-    worst = std::max(worst, ReadCounters().bytes_held);
+    worst.Add(ReadHeldNow());
     call.Record("threads", t + 1);
   }
   for (void* p : kept) Free(p);
   for (void* stack : stacks) munmap(stack, kStackBytes);
   call.Record("failed", failed);
-  call.Record("held", static_cast<double>(worst));
+  worst.Record(call);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_churn_new_stacks", ChurnNewStacksCall);
 
@@ -1723,14 +1949,14 @@ TEST(DesignThreadChurn, ThreadsOnNewStacksLeaveLittleHeld) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->values["failed"], 0)
       << kRuleAvailable << ": Allocate() failed in a thread";
+  ExpectResidentKnown(*r);
   EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
       << kRuleChurn << ": threads, one at a time, each on a stack of its own "
       << "(its thread-local state at a new address), each allocated "
       << kNewStackBlocks << " blocks of " << kNewStackBlockBytes
       << " bytes and exited; the main thread freed all but two of each "
-      << "thread's; after " << r->values["threads"] << " of them, "
-      << r->values["held"]
-      << " bytes were held (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
+      << "thread's; after " << r->values["threads"] << " of them, at most "
+      << HeldCounts(*r) << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
       << "): what an exited thread owned must "
       << "become anyone's, for the next threads' blocks";
 }
@@ -1831,11 +2057,14 @@ void MessagesCall(alloclab::FreshCall& call) {
   });
   producer.join();
   consumer.join();
-  const uint64_t held = ReadCounters().bytes_held;
+  // At the end, no thread in the allocator: every count, the resident
+  // bytes too (while both run, only the allocator's).
+  HeldWorst at_end;
+  at_end.Add(ReadHeldNow());
   call.Record("failed", static_cast<double>(failed.load()));
   call.Record("changed", static_cast<double>(changed.load()));
-  call.Record("max_held", std::max(held, max_held.load()));
-  call.Record("held", held);
+  call.Record("max_held", std::max(at_end.judged, max_held.load()));
+  at_end.Record(call);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_messages", MessagesCall);
 
@@ -1850,14 +2079,15 @@ TEST_P(DesignMessagePassing, ProducerAndConsumerStayBounded) {
       << kRuleAvailable << ": Allocate() failed in the producer";
   EXPECT_EQ(r->values["changed"], 0)
       << kRuleSurvive << " (a message changed between its threads)";
+  ExpectResidentKnown(*r);
   EXPECT_LE(r->values["max_held"], kMessagePassingHeldBytes)
       << kRuleMessages << ": " << m.messages << " messages of " << m.min_bytes
       << " to " << m.max_bytes << " bytes through a ring of " << m.ring
       << " (at most " << (m.ring + 2) * m.max_bytes
       << " bytes live at once); at most " << r->values["max_held"]
-      << " bytes held (" << r->values["held"]
-      << " at the end; kMessagePassingHeldBytes = " << kMessagePassingHeldBytes
-      << ")";
+      << " bytes held (by ReadCounters() while both ran; at the end "
+      << HeldCounts(*r)
+      << "; kMessagePassingHeldBytes = " << kMessagePassingHeldBytes << ")";
 }
 
 INSTANTIATE_TEST_SUITE_P(Messages, DesignMessagePassing,
@@ -3040,19 +3270,6 @@ TEST(DesignDecay, IdleMemoryGoesBackWhateverThePhaseOfTheCalls) {
   }
 }
 
-// MappedLeft()
-//
-// What the page source has mapped and not unmapped or released, by its own
-// counts: no allocator holds less (a released range taken into use again
-// is held again, unseen here), so it bounds bytes_held from below. Signed:
-// a range released, reused and released again counts twice.
-int64_t MappedLeft() {
-  const PageSourceCounts pages = ReadPageSourceCounts();
-  return static_cast<int64_t>(pages.bytes_mapped) -
-         static_cast<int64_t>(pages.bytes_unmapped) -
-         static_cast<int64_t>(pages.bytes_released);
-}
-
 // Promise 2's "idle time counts from the free" across a thread's exit: a
 // thread frees about 26 MB of blocks of 32 to 160 KiB and exits
 // `call.arg()` tenths of kDecayNs later; 11 tenths after the free, this
@@ -3547,10 +3764,12 @@ TEST(DesignDecayExplorer, RandomSchedulesGiveIdleMemoryBack) {
 // ---------------------------------------------------------------------------
 // Design, explored: promises 3 and 4 together. Random schedules of calls
 // from several threads, each run in a fresh process from its own seed,
-// checked after every step against the page source's own count of what is
-// held (mapped, less unmapped and released): ReadCounters() is only
-// quoted. The fixed scenarios above churn one shape of thread and pass messages
-// of one shape; these mix them: threads that exit at once or late, holding
+// checked after every step against what is held by the counts the
+// allocator cannot make: the page source's (mapped, less unmapped and
+// released) and the resident bytes of its live mappings. ReadCounters() is
+// only quoted. The fixed
+// scenarios above churn one shape of thread and pass messages of one
+// shape; these mix them: threads that exit at once or late, holding
 // blocks in their caches or live, or allocating as they exit, threads that only
 // free, blocks handed from thread to thread through the suite's queue, at
 // every class edge and past the large threshold.
@@ -3597,8 +3816,9 @@ constexpr size_t kChurnMostLive = 512 * kKiB;
 // schedules the last thread only frees. No more than kChurnMostLive bytes
 // are ever live, at most two of the threads run at once (a producer and a
 // consumer: before a step on others, one exits), and the fake clock stands
-// still (no decay helps). After every step the bytes held by the page
-// source's count (mapped, less unmapped and released) must be at most
+// still (no decay helps). After every step the bytes held (ReadHeldNow()'s
+// witnessed: the larger of the page source's count and the resident bytes
+// of its live mappings; ReadCounters() is only quoted) must be at most
 // kMessagePassingHeldBytes while a thread that called runs (promise 4),
 // and kThreadChurnHeldBytes once each has exited (promise 3). Its end:
 // every block freed, every thread exited, one at a time.
@@ -3886,18 +4106,28 @@ class ChurnExplorer {
     int running = 0;
     for (int t = 0; t < kChurnThreads; ++t) running += called_[t] ? 1 : 0;
     if (running > 2) return;  // more than a producer and a consumer
-    const Counters held = ReadCounters();
-    const int64_t mapped_left = MappedLeft();
+    const HeldNow held = ReadHeldNow();
     ++checks_;
-    most_held_ = std::max(most_held_, mapped_left);
+    most_held_ = std::max(most_held_, static_cast<int64_t>(held.witnessed));
     const uint64_t bound =
         running > 0 ? kMessagePassingHeldBytes : kThreadChurnHeldBytes;
-    if (mapped_left <= static_cast<int64_t>(bound)) return;
+    if (!held.resident.has_value()) {
+      Fail(
+          "internal::ResidentMappedBytes() is unavailable: more live "
+          "mappings than the page source's table holds");
+      return;
+    }
+    if (held.witnessed <= bound) return;
     Fail(absl::StrCat(
-        running > 0 ? kRuleMessages : kRuleChurn, ": ", mapped_left,
-        " bytes held by the page source's count (mapped, less unmapped and "
-        "released; ReadCounters() says ",
-        held.bytes_held, "), with ", live_bytes_, " bytes live (at most ",
+        running > 0 ? kRuleMessages : kRuleChurn, ": ", held.witnessed,
+        " bytes held (the larger of the resident bytes of the page source's "
+        "live mappings, ",
+        *held.resident,
+        ", and the page source's mapped, less unmapped and released, ",
+        held.mapped_left,
+        ": a released range taken into use again is held again; "
+        "ReadCounters() says ",
+        held.counted, "), with ", live_bytes_, " bytes live (at most ",
         kChurnMostLive, "), ", running, " of the threads running, after ",
         threads_started_, " threads (",
         running > 0 ? "kMessagePassingHeldBytes" : "kThreadChurnHeldBytes",

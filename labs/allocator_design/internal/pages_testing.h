@@ -12,7 +12,10 @@
 // never stops this one" is driven, not hoped for; and a refusal, so that
 // "nullptr when the page source refuses" is checked without exhausting the
 // machine's memory; and an observer of every map, so that the suite sees
-// which locks (lock.h) a thread holds when it asks the kernel for memory.
+// which locks (lock.h) a thread holds when it asks the kernel for memory;
+// and the bytes of the page source's live mappings that are resident now,
+// so that bytes held is judged by what the kernel says too, not by the
+// allocator's word alone.
 //
 // Example:
 //
@@ -30,11 +33,16 @@
 //     allocator_design::internal::ScopedMapRefusal refusal;
 //     // Allocate(64 << 20, 16, false) == nullptr; refusal.refused() >= 1
 //   }
+//
+//   std::optional<uint64_t> resident =
+//       allocator_design::internal::ResidentMappedBytes();
+//   // when known: *resident <= ReadCounters().bytes_held
 
 #ifndef ALLOCLAB_LABS_ALLOCATOR_DESIGN_INTERNAL_PAGES_TESTING_H_
 #define ALLOCLAB_LABS_ALLOCATOR_DESIGN_INTERNAL_PAGES_TESTING_H_
 
 #include <cstdint>
+#include <optional>
 
 namespace allocator_design {
 namespace internal {
@@ -87,6 +95,21 @@ class ScopedMapRefusal {
 // first calls `observer` on that thread (nullptr: none), before the gate
 // and the refusal. It runs inside the allocator: it must not call it.
 void SetMapObserver(void (*observer)());
+
+// ResidentMappedBytes()
+//
+// The bytes of the page source's live mappings (mapped by MapPages() or
+// MapAlignedPages() and not unmapped) that are resident now, by mincore(2)
+// page by page: a page is resident once touched, until released or
+// unmapped. No allocator holds less (pages.h: a released range touched
+// again is resident again, so held again), and none can make it less by
+// what it says about itself; an allocator's pages never touched are held
+// but not resident. std::nullopt when the page source no longer knows
+// every live mapping (more live at once than its fixed table holds).
+//
+// Each call makes system calls (one mincore per mapping, at least): call
+// it where no thread maps or unmaps, and outside a count of system calls.
+std::optional<uint64_t> ResidentMappedBytes();
 
 }  // namespace internal
 }  // namespace allocator_design
