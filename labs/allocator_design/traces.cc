@@ -42,6 +42,7 @@
 
 #include "labs/allocator_design/traces.h"
 
+#include <sys/mman.h>
 #include <sys/personality.h>
 
 #include <algorithm>
@@ -50,6 +51,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,13 +77,80 @@ namespace {
 constexpr uint32_t kKiB = 1024;
 constexpr uint32_t kMiB = 1024 * kKiB;
 
+// LiveListAllocator
+//
+// Memory for TraceBuilder's list of live blocks: operator new's, as
+// std::allocator's, or (`mapped`) mapped and unmapped directly, never
+// glibc's. BuildTrace()'s builder frees the list when it is done, and a
+// free of glibc's of 128 KiB or more would move its thresholds (traces.h);
+// Traces() keeps operator new's, which its replays' processes have always
+// had (their rows, glibc's utilization among them, depend on it).
+template <typename T>
+struct LiveListAllocator {
+  using value_type = T;
+  explicit LiveListAllocator(bool mapped) : mapped(mapped) {}
+  template <typename U>
+  explicit LiveListAllocator(const LiveListAllocator<U>& other)
+      : mapped(other.mapped) {}
+
+  T* allocate(size_t n) {
+    if (!mapped) return static_cast<T*>(::operator new(n * sizeof(T)));
+    void* p = mmap(nullptr, n * sizeof(T), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      fprintf(stderr, "traces: mmap of %zu bytes failed\n", n * sizeof(T));
+      abort();
+    }
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t n) {
+    if (mapped) {
+      munmap(p, n * sizeof(T));
+    } else {
+      ::operator delete(p);
+    }
+  }
+
+  template <typename U>
+  bool operator==(const LiveListAllocator<U>& other) const {
+    return mapped == other.mapped;
+  }
+  template <typename U>
+  bool operator!=(const LiveListAllocator<U>& other) const {
+    return mapped != other.mapped;
+  }
+
+  bool mapped;
+};
+
+// What a trace needs room for: its operations, and its most blocks live at
+// once. TraceBuilder's counting mode finds them.
+struct TraceRoom {
+  size_t ops = 0;
+  size_t max_live = 0;
+};
+
 // Builds a trace: ids are handed out in order, and the live blocks are
-// kept so that a free can pick one at random.
+// kept so that a free can pick one at random. Built with a TraceRoom (for
+// BuildTrace()), the trace's operations are reserved once, at their final
+// size, and the live list is mapped directly: growing a vector past 128 KiB
+// frees mapped chunks of glibc's, each of which moves its mmap threshold
+// (traces.h). Counting (`counting`), it only counts: every choice depends
+// on the number of live blocks alone, never on which, so the counts are
+// those of the real build.
 class TraceBuilder {
  public:
-  TraceBuilder(std::string name, std::string what, uint64_t seed) : rng_(seed) {
+  TraceBuilder(std::string name, std::string what, uint64_t seed,
+               const TraceRoom* room = nullptr, bool counting = false)
+      : rng_(seed),
+        counting_(counting),
+        live_(LiveListAllocator<uint32_t>(/*mapped=*/room != nullptr)) {
     trace_.name = std::move(name);
     trace_.what = std::move(what);
+    if (room != nullptr) {
+      trace_.ops.reserve(room->ops);
+      live_.reserve(room->max_live);
+    }
   }
 
   // A number in [lo, hi].
@@ -96,16 +165,25 @@ class TraceBuilder {
     return Uniform(lo, 2 * lo - 1);
   }
 
-  size_t live() const { return live_.size(); }
+  size_t live() const { return live_count_; }
+
+  // The room this build took (in counting mode, what the real one needs).
+  TraceRoom room() const { return room_; }
 
   void Allocate(uint32_t size) {
     const uint32_t id = next_id_++;
+    ++room_.ops;
+    room_.max_live = std::max(room_.max_live, ++live_count_);
+    if (counting_) return;
     trace_.ops.push_back({TraceOp::Kind::kAllocate, id, size});
     live_.push_back(id);
   }
 
   // Frees the live block at `index` of the live list.
   void FreeAt(size_t index) {
+    ++room_.ops;
+    --live_count_;
+    if (counting_) return;
     trace_.ops.push_back({TraceOp::Kind::kFree, live_[index], 0});
     live_[index] = live_.back();
     live_.pop_back();
@@ -124,28 +202,22 @@ class TraceBuilder {
 
  private:
   alloclab::XorShift64 rng_;
+  const bool counting_;
   Trace trace_;
-  std::vector<uint32_t> live_;
+  std::vector<uint32_t, LiveListAllocator<uint32_t>> live_;
+  size_t live_count_ = 0;
+  TraceRoom room_;
   uint32_t next_id_ = 0;
 };
 
-Trace SmallLive() {
-  TraceBuilder b("small_live",
-                 "64 Ki small blocks (16-512 B) live, half replaced, all freed "
-                 "in random order",
-                 /*seed=*/1);
+void SmallLive(TraceBuilder& b) {
   constexpr int kBlocks = 64 * 1024;
   for (int i = 0; i < kBlocks; ++i) b.Allocate(b.Uniform(16, 512));
   for (int i = 0; i < kBlocks / 2; ++i) b.FreeRandom();
   for (int i = 0; i < kBlocks / 2; ++i) b.Allocate(b.Uniform(16, 512));
-  return std::move(b).Finish();
 }
 
-Trace Phases() {
-  TraceBuilder b("phases",
-                 "16 MiB live as 64 B blocks, then as 4 KiB blocks, then as "
-                 "~100 KiB blocks, each phase freed before the next",
-                 /*seed=*/2);
+void Phases(TraceBuilder& b) {
   constexpr uint64_t kLive = 16 * kMiB;
   for (uint64_t n = 0; n < kLive; n += 64) b.Allocate(64);
   b.FreeAllInRandomOrder();
@@ -156,14 +228,9 @@ Trace Phases() {
     b.Allocate(size);
     n += size;
   }
-  return std::move(b).Finish();
 }
 
-Trace Mixed() {
-  TraceBuilder b("mixed",
-                 "sizes 16 B-64 KiB (each power of two alike), a live set "
-                 "that wanders between 0 and about 3000 blocks",
-                 /*seed=*/3);
+void Mixed(TraceBuilder& b) {
   constexpr int kOps = 60'000;
   int64_t target = 1500;
   for (int i = 0; i < kOps; ++i) {
@@ -178,14 +245,9 @@ Trace Mixed() {
       b.FreeRandom();
     }
   }
-  return std::move(b).Finish();
 }
 
-Trace Large() {
-  TraceBuilder b("large",
-                 "blocks of 256 KiB-4 MiB, 4 to 8 of them live, replaced at "
-                 "random",
-                 /*seed=*/4);
+void Large(TraceBuilder& b) {
   constexpr int kOps = 120;
   for (int i = 0; i < kOps; ++i) {
     const bool allocate =
@@ -196,6 +258,47 @@ Trace Large() {
       b.FreeRandom();
     }
   }
+}
+
+// A generated trace: its name, what it stresses, its seed and its
+// operations (Finish() frees what they leave live).
+struct Generated {
+  const char* name;
+  const char* what;
+  uint64_t seed;
+  void (*ops)(TraceBuilder&);
+};
+
+constexpr Generated kGenerated[] = {
+    {"small_live",
+     "64 Ki small blocks (16-512 B) live, half replaced, all freed in random "
+     "order",
+     /*seed=*/1, SmallLive},
+    {"phases",
+     "16 MiB live as 64 B blocks, then as 4 KiB blocks, then as ~100 KiB "
+     "blocks, each phase freed before the next",
+     /*seed=*/2, Phases},
+    {"mixed",
+     "sizes 16 B-64 KiB (each power of two alike), a live set that wanders "
+     "between 0 and about 3000 blocks",
+     /*seed=*/3, Mixed},
+    {"large",
+     "blocks of 256 KiB-4 MiB, 4 to 8 of them live, replaced at random",
+     /*seed=*/4, Large},
+};
+
+// The trace `g`, its vectors grown as it goes, or (`reserved`) reserved
+// once at their final size, found by a counting build first.
+Trace Generate(const Generated& g, bool reserved) {
+  TraceRoom room;
+  if (reserved) {
+    TraceBuilder count(g.name, g.what, g.seed, nullptr, /*counting=*/true);
+    g.ops(count);
+    count.FreeAllInRandomOrder();
+    room = count.room();
+  }
+  TraceBuilder b(g.name, g.what, g.seed, reserved ? &room : nullptr);
+  g.ops(b);
   return std::move(b).Finish();
 }
 
@@ -204,8 +307,13 @@ Trace Large() {
 // block) or "-<back>" (free the block allocated <back> allocations ago) a
 // line. A malformed file is the course's mistake, caught by every test
 // that replays the traces: it ends the program, naming the line.
-Trace ParseRecorded(absl::string_view text) {
+// `reserved`: room for an op per line is reserved once, as Generate() does.
+Trace ParseRecorded(absl::string_view text, bool reserved) {
   Trace trace;
+  if (reserved) {
+    trace.ops.reserve(
+        static_cast<size_t>(std::count(text.begin(), text.end(), '\n') + 1));
+  }
   uint32_t next_id = 0;
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -283,10 +391,26 @@ std::string Describe(const Trace& trace, size_t index, const TraceOp& op) {
 }  // namespace
 
 const std::vector<Trace>& Traces() {
-  static const std::vector<Trace>* const traces =
-      new std::vector<Trace>{SmallLive(), Phases(), Mixed(), Large(),
-                             ParseRecorded(internal::kRecordedPython)};
+  // Built as the utilization replays have always had it: each vector grown
+  // as it goes, then copied into the list, the originals freed. What that
+  // leaves glibc's malloc is the history of those rows' processes; the
+  // timed replays build their one trace with BuildTrace() instead.
+  static const std::vector<Trace>* const traces = new std::vector<Trace>{
+      Generate(kGenerated[0], /*reserved=*/false),
+      Generate(kGenerated[1], /*reserved=*/false),
+      Generate(kGenerated[2], /*reserved=*/false),
+      Generate(kGenerated[3], /*reserved=*/false),
+      ParseRecorded(internal::kRecordedPython, /*reserved=*/false)};
   return *traces;
+}
+
+std::optional<Trace> BuildTrace(absl::string_view name) {
+  for (const Generated& g : kGenerated) {
+    if (name == g.name) return Generate(g, /*reserved=*/true);
+  }
+  Trace recorded = ParseRecorded(internal::kRecordedPython, /*reserved=*/true);
+  if (recorded.name == name) return std::optional<Trace>(std::move(recorded));
+  return std::nullopt;
 }
 
 absl::StatusOr<TraceResult> ReplayTrace(const Trace& trace) {

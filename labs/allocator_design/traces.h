@@ -28,11 +28,14 @@
 #ifndef ALLOCLAB_LABS_ALLOCATOR_DESIGN_TRACES_H_
 #define ALLOCLAB_LABS_ALLOCATOR_DESIGN_TRACES_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace allocator_design {
 
@@ -64,6 +67,32 @@ struct Trace {
 // real program (python3; traces.cc) and built in from its file, with block
 // numbers for addresses and sizes as recorded.
 const std::vector<Trace>& Traces();
+
+// kGlibcMmapThresholdAtStart
+//
+// The mmap threshold a glibc process starts with (mallopt(3)'s
+// M_MMAP_THRESHOLD, glibc's DEFAULT_MMAP_THRESHOLD_MIN): 128 KiB; its trim
+// threshold starts at the same. The free of a block glibc mapped, larger
+// than the threshold (up to 32 MiB), raises the threshold to that block's
+// size and the trim threshold to twice that (glibc 2.36's malloc.c, in
+// __libc_free): from then on blocks that size come from its heap, and the
+// heap shrinks only when twice that is free at its top.
+inline constexpr size_t kGlibcMmapThresholdAtStart = 128 * 1024;
+
+// BuildTrace()
+//
+// A new copy of the trace of Traces() named `name` (nullopt for no such
+// trace), built alone: its operations reserved once at their final size,
+// its builder's list of live blocks mapped directly. It frees no block of
+// glibc's malloc of kGlibcMmapThresholdAtStart or more, so it leaves
+// glibc's thresholds where the process started them. Building all of
+// Traces() does not: growing and copying its vectors of megabytes frees
+// mapped blocks, which raises glibc's mmap threshold to 12 MiB (its trim
+// threshold to 24 MiB), and glibc then serves every block of the `large`
+// trace from its heap, as a process that has run only the trace would
+// not. For a replay timed on glibc against another allocator, in a process
+// whose malloc has served nothing but the trace.
+std::optional<Trace> BuildTrace(absl::string_view name);
 
 // TraceResult
 struct TraceResult {

@@ -9,7 +9,11 @@
 
 #include "labs/allocator_design/score.h"
 
+#include <malloc.h>
+
 #include <cmath>
+#include <cstddef>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -20,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/fresh_process.h"
+#include "common/sink.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "labs/allocator_design/traces.h"
@@ -208,6 +213,104 @@ TEST(ScoreUtilization, TheSameOnEveryRunOfTheReference) {
           << trace.name << ", " << key;
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// The throughput part's history: each trace timed in a process whose malloc
+// has served nothing before it, glibc's thresholds where it started them.
+
+constexpr char kRuleTimedHistory[] =
+    "the throughput part times each allocator in a process that has served "
+    "nothing but the replay's own untimed pass: traces.h's BuildTrace() "
+    "frees no block of glibc's of kGlibcMmapThresholdAtStart or more, so "
+    "glibc's mmap threshold is still kGlibcMmapThresholdAtStart after it";
+
+// Room the heap's top chunk keeps when the probe takes it: a request of
+// keepcost - kTopSlack bytes leaves the smallest chunk there is.
+constexpr size_t kTopSlack = 40;
+
+// Fresh call "allocator_design_threshold_after", arg a trace's name (its
+// BuildTrace(), kept alive), "traces" (all of Traces()) or "mapped_free" (a
+// 1 MiB block mapped and freed): then whether malloc of
+// kGlibcMmapThresholdAtStart bytes maps ("maps" 1) or grows the heap (0),
+// the heap's free memory at its top taken first, as lab mmap_threshold's
+// probe does. A free chunk that serves it is taken too, and the probe
+// tries again.
+void ThresholdAfterCall(alloclab::FreshCall& call) {
+  std::optional<Trace> built;
+  if (call.arg() == "mapped_free") {
+    void* block = malloc(size_t{1} << 20);
+    alloclab::Escape(block);
+    free(block);
+  } else if (call.arg() == "traces") {
+    alloclab::Escape(&Traces());
+  } else {
+    built = BuildTrace(call.arg());
+    if (!built.has_value()) {
+      return call.Fail(absl::StrCat("no trace named '", call.arg(), "'"));
+    }
+  }
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    const size_t top = mallinfo2().keepcost;
+    if (top > kTopSlack) alloclab::Escape(malloc(top - kTopSlack));
+    const struct mallinfo2 before = mallinfo2();
+    alloclab::Escape(malloc(kGlibcMmapThresholdAtStart));
+    const struct mallinfo2 after = mallinfo2();
+    if (after.hblks > before.hblks) return call.Record("maps", 1);
+    if (after.arena > before.arena) return call.Record("maps", 0);
+  }
+  call.Fail("free chunks kept serving the probe's requests");
+}
+ALLOCLAB_FRESH_CALL("allocator_design_threshold_after", ThresholdAfterCall);
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kMallocIsGlibcs = false;  // the sanitizer's own
+#else
+constexpr bool kMallocIsGlibcs = true;
+#endif
+
+// The maps value of the probe after `arg`, or the test's failure.
+double MapsAfter(absl::string_view arg) {
+  absl::StatusOr<alloclab::FreshCallResult> run =
+      suite::RunFresh("allocator_design_threshold_after", arg);
+  EXPECT_TRUE(run.ok()) << arg << ": " << run.status();
+  return run.ok() ? run->values["maps"] : -1;
+}
+
+TEST(TimedHistory, BuildTraceIsTracesOpForOp) {
+  for (const Trace& trace : Traces()) {
+    const std::optional<Trace> built = BuildTrace(trace.name);
+    ASSERT_TRUE(built.has_value()) << trace.name;
+    EXPECT_EQ(built->what, trace.what) << trace.name;
+    ASSERT_EQ(built->ops.size(), trace.ops.size()) << trace.name;
+    for (size_t i = 0; i < trace.ops.size(); ++i) {
+      const TraceOp& a = built->ops[i];
+      const TraceOp& b = trace.ops[i];
+      ASSERT_TRUE(a.kind == b.kind && a.id == b.id && a.size == b.size)
+          << "traces.h: BuildTrace() is a copy of Traces()'s trace; "
+          << trace.name << " differs at op " << i;
+    }
+  }
+  EXPECT_FALSE(BuildTrace("no_such_trace").has_value());
+}
+
+TEST(TimedHistory, BuildingATraceLeavesGlibcsThresholdWhereItStarted) {
+  if (!kMallocIsGlibcs) GTEST_SKIP() << "malloc is the sanitizer's";
+  for (const Trace& trace : Traces()) {
+    EXPECT_EQ(MapsAfter(trace.name), 1)
+        << kRuleTimedHistory << "; trace " << trace.name;
+  }
+}
+
+TEST(TimedHistory, TheProbeSeesARaisedThreshold) {
+  if (!kMallocIsGlibcs) GTEST_SKIP() << "malloc is the sanitizer's";
+  EXPECT_EQ(MapsAfter("mapped_free"), 0)
+      << "glibc raises its mmap threshold at the free of a mapped block "
+         "larger than it: the probe must see that";
+  EXPECT_EQ(MapsAfter("traces"), 0)
+      << "building all of Traces() raises glibc's mmap threshold (why the "
+         "timed replays build their trace with BuildTrace()); if it no "
+         "longer does, traces.h's BuildTrace() says too much";
 }
 
 }  // namespace
