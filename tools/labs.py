@@ -100,17 +100,18 @@ def facts(lab):
     return module
 
 
-# python3 tools/labs.py [--with FACT]: the labs of labs.bzl, one a line
-# (the shell tools' one reader of the list); with --with, only those whose
-# lab_facts.py sets FACT to a true value.
+# python3 -m tools.labs [--with FACT], from the root of the course (where
+# `common`, which lab_facts.py imports, is a package as it is under Bazel):
+# the labs of labs.bzl, one a line (the shell tools' one reader of the
+# list); with --with, only those whose lab_facts.py sets FACT to a true
+# value.
 if __name__ == "__main__":
-    sys.path.insert(0, ROOT)  # lab_facts.py imports common.run_facts
     chosen = from_bzl()
     if sys.argv[1:2] == ["--with"] and len(sys.argv) == 3:
         chosen = [lab for lab in chosen
                   if getattr(facts(lab), sys.argv[2], False)]
     elif len(sys.argv) > 1:
-        raise SystemExit("usage: python3 tools/labs.py [--with FACT]")
+        raise SystemExit("usage: python3 -m tools.labs [--with FACT]")
     for lab in chosen:
         print(lab)
     sys.exit(0)

@@ -58,7 +58,7 @@ if [[ ! "${name}" =~ ^[a-z][a-z0-9_]*$ ]]; then
 fi
 
 # The labs: LABS in labs.bzl, through its one reader (tools/labs.py).
-mapfile -t labs < <(python3 "${repo}/tools/labs.py")
+mapfile -t labs < <(cd "${repo}" && python3 -m tools.labs)
 if ((${#labs[@]} == 0)); then
   echo "new_lab: no LABS list in ${repo}/labs.bzl" >&2
   exit 1

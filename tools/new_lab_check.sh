@@ -68,7 +68,7 @@ fail() {
 
 # The labs before toy_lab (LABS in labs.bzl, through tools/labs.py), and
 # its number.
-mapfile -t labs < <(python3 tools/labs.py)
+mapfile -t labs < <(python3 -m tools.labs)
 number=$((${#labs[@]} + 1))
 
 echo "== tools/new_lab.sh ${lab}"

@@ -37,7 +37,7 @@ usage() {
 # file through the one reader, tools/labs.py; //tools:one_list_test holds
 # what it reads (--list-labs) to the labs.txt Bazel writes from the same
 # list.
-mapfile -t all_labs < <(python3 "${repo}/tools/labs.py")
+mapfile -t all_labs < <(cd "${repo}" && python3 -m tools.labs)
 if ((${#all_labs[@]} == 0)); then
   echo "solved_course_check: no LABS list in ${repo}/labs.bzl" >&2
   exit 2
@@ -76,7 +76,7 @@ elif ((${#labs[@]})); then
 else
   # Every lab at once, then each lab whose lab_facts.py asks for a round
   # of its own (SOLVED_ALONE, with the reason), alone.
-  mapfile -t alone < <(python3 "${repo}/tools/labs.py" --with SOLVED_ALONE)
+  mapfile -t alone < <(cd "${repo}" && python3 -m tools.labs --with SOLVED_ALONE)
   rounds=("${all_labs[*]}" "${alone[@]}")
 fi
 
