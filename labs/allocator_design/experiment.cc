@@ -163,13 +163,6 @@ absl::StatusOr<std::string> YoursLibrary() {
 // ---------------------------------------------------------------------------
 // Utilization: a trace in a fresh process, on your task.cc or on glibc.
 
-const ad::Trace* FindTrace(absl::string_view name) {
-  for (const ad::Trace& trace : ad::Traces()) {
-    if (trace.name == name) return &trace;
-  }
-  return nullptr;
-}
-
 // What glibc holds from the kernel: its heap (brk and its arenas' mappings,
 // mallinfo2's arena) and the chunks it mapped alone (hblkhd).
 uint64_t GlibcHeldBytes() {
@@ -270,8 +263,11 @@ void RecordTrace(alloclab::FreshCall& call,
 // process whose allocators have served nothing of the trace's.
 void TraceInFreshProcess(alloclab::FreshCall& call) {
   const std::vector<std::string> args = absl::StrSplit(call.arg(), ' ');
-  const ad::Trace* trace = args.size() == 2 ? FindTrace(args[0]) : nullptr;
-  if (trace == nullptr) {
+  // The one trace built alone (traces.h): its build leaves glibc's
+  // thresholds where the process started them.
+  const std::optional<ad::Trace> trace =
+      args.size() == 2 ? ad::BuildTrace(args[0]) : std::nullopt;
+  if (!trace.has_value()) {
     return call.Fail(absl::StrCat("bad trace arguments '", call.arg(), "'"));
   }
   if (args[1] == kYours) return RecordTrace(call, ad::ReplayTrace(*trace));
@@ -570,12 +566,11 @@ bool TimedPass(const ad::Trace& trace, const LineAllocator& a,
 // Allocate() and Free(); glibc: malloc and free). The rule of the timing,
 // for both: the allocator timed has served nothing but the replay's own
 // untimed pass, as traces.h's ReplayTrace() asks of a utilization. So the
-// process builds its one trace alone, with traces.h's BuildTrace(), not
-// Traces(): building all five frees mapped chunks of megabytes, and glibc
-// 2.36 raises its mmap threshold at each such free (its trim threshold
-// with it), to 12 MiB, after which it served the `large` trace's blocks
-// from its heap and looked many times faster there than in a process that
-// had only run the trace.
+// process builds its one trace alone, with traces.h's BuildTrace(), which
+// frees no large block of glibc's: glibc 2.36 raises its mmap threshold at
+// each such free (its trim threshold with it), and once served the `large`
+// trace's blocks from its heap, many times faster than a process that had
+// only run the trace.
 void TraceOpsInFreshProcess(alloclab::FreshCall& call) {
   const std::vector<std::string> args = absl::StrSplit(call.arg(), ' ');
   const std::optional<ad::Trace> trace =

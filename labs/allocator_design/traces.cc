@@ -51,6 +51,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -79,22 +80,18 @@ constexpr uint32_t kMiB = 1024 * kKiB;
 
 // LiveListAllocator
 //
-// Memory for TraceBuilder's list of live blocks: operator new's, as
-// std::allocator's, or (`mapped`) mapped and unmapped directly, never
-// glibc's. BuildTrace()'s builder frees the list when it is done, and a
-// free of glibc's of 128 KiB or more would move its thresholds (traces.h);
-// Traces() keeps operator new's, which its replays' processes have always
-// had (their rows, glibc's utilization among them, depend on it).
+// Memory for TraceBuilder's list of live blocks, mapped and unmapped
+// directly, never glibc's: the builder frees the list when it is done, and
+// a free of glibc's of 128 KiB or more would move its thresholds
+// (traces.h).
 template <typename T>
 struct LiveListAllocator {
   using value_type = T;
-  explicit LiveListAllocator(bool mapped) : mapped(mapped) {}
+  LiveListAllocator() = default;
   template <typename U>
-  explicit LiveListAllocator(const LiveListAllocator<U>& other)
-      : mapped(other.mapped) {}
+  explicit LiveListAllocator(const LiveListAllocator<U>&) {}
 
   T* allocate(size_t n) {
-    if (!mapped) return static_cast<T*>(::operator new(n * sizeof(T)));
     void* p = mmap(nullptr, n * sizeof(T), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
@@ -103,24 +100,16 @@ struct LiveListAllocator {
     }
     return static_cast<T*>(p);
   }
-  void deallocate(T* p, size_t n) {
-    if (mapped) {
-      munmap(p, n * sizeof(T));
-    } else {
-      ::operator delete(p);
-    }
-  }
+  void deallocate(T* p, size_t n) { munmap(p, n * sizeof(T)); }
 
   template <typename U>
-  bool operator==(const LiveListAllocator<U>& other) const {
-    return mapped == other.mapped;
+  bool operator==(const LiveListAllocator<U>&) const {
+    return true;
   }
   template <typename U>
-  bool operator!=(const LiveListAllocator<U>& other) const {
-    return mapped != other.mapped;
+  bool operator!=(const LiveListAllocator<U>&) const {
+    return false;
   }
-
-  bool mapped;
 };
 
 // What a trace needs room for: its operations, and its most blocks live at
@@ -131,11 +120,11 @@ struct TraceRoom {
 };
 
 // Builds a trace: ids are handed out in order, and the live blocks are
-// kept so that a free can pick one at random. Built with a TraceRoom (for
-// BuildTrace()), the trace's operations are reserved once, at their final
-// size, and the live list is mapped directly: growing a vector past 128 KiB
-// frees mapped chunks of glibc's, each of which moves its mmap threshold
-// (traces.h). Counting (`counting`), it only counts: every choice depends
+// kept so that a free can pick one at random. Built with a TraceRoom, the
+// trace's operations are reserved once, at their final size, and the live
+// list is mapped directly: growing a vector past 128 KiB frees mapped
+// chunks of glibc's, each of which moves its mmap threshold (traces.h).
+// Counting (`counting`), it only counts: every choice depends
 // on the number of live blocks alone, never on which, so the counts are
 // those of the real build.
 class TraceBuilder {
@@ -144,7 +133,7 @@ class TraceBuilder {
                const TraceRoom* room = nullptr, bool counting = false)
       : rng_(seed),
         counting_(counting),
-        live_(LiveListAllocator<uint32_t>(/*mapped=*/room != nullptr)) {
+        live_(LiveListAllocator<uint32_t>()) {
     trace_.name = std::move(name);
     trace_.what = std::move(what);
     if (room != nullptr) {
@@ -287,17 +276,14 @@ constexpr Generated kGenerated[] = {
      /*seed=*/4, Large},
 };
 
-// The trace `g`, its vectors grown as it goes, or (`reserved`) reserved
-// once at their final size, found by a counting build first.
-Trace Generate(const Generated& g, bool reserved) {
-  TraceRoom room;
-  if (reserved) {
-    TraceBuilder count(g.name, g.what, g.seed, nullptr, /*counting=*/true);
-    g.ops(count);
-    count.FreeAllInRandomOrder();
-    room = count.room();
-  }
-  TraceBuilder b(g.name, g.what, g.seed, reserved ? &room : nullptr);
+// The trace `g`, its vectors reserved once at their final size, found by a
+// counting build first.
+Trace Generate(const Generated& g) {
+  TraceBuilder count(g.name, g.what, g.seed, nullptr, /*counting=*/true);
+  g.ops(count);
+  count.FreeAllInRandomOrder();
+  const TraceRoom room = count.room();
+  TraceBuilder b(g.name, g.what, g.seed, &room);
   g.ops(b);
   return std::move(b).Finish();
 }
@@ -307,13 +293,11 @@ Trace Generate(const Generated& g, bool reserved) {
 // block) or "-<back>" (free the block allocated <back> allocations ago) a
 // line. A malformed file is the course's mistake, caught by every test
 // that replays the traces: it ends the program, naming the line.
-// `reserved`: room for an op per line is reserved once, as Generate() does.
-Trace ParseRecorded(absl::string_view text, bool reserved) {
+// Room for an op per line is reserved once, as Generate() does.
+Trace ParseRecorded(absl::string_view text) {
   Trace trace;
-  if (reserved) {
-    trace.ops.reserve(
-        static_cast<size_t>(std::count(text.begin(), text.end(), '\n') + 1));
-  }
+  trace.ops.reserve(
+      static_cast<size_t>(std::count(text.begin(), text.end(), '\n') + 1));
   uint32_t next_id = 0;
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -391,24 +375,23 @@ std::string Describe(const Trace& trace, size_t index, const TraceOp& op) {
 }  // namespace
 
 const std::vector<Trace>& Traces() {
-  // Built as the utilization replays have always had it: each vector grown
-  // as it goes, then copied into the list, the originals freed. What that
-  // leaves glibc's malloc is the history of those rows' processes; the
-  // timed replays build their one trace with BuildTrace() instead.
-  static const std::vector<Trace>* const traces = new std::vector<Trace>{
-      Generate(kGenerated[0], /*reserved=*/false),
-      Generate(kGenerated[1], /*reserved=*/false),
-      Generate(kGenerated[2], /*reserved=*/false),
-      Generate(kGenerated[3], /*reserved=*/false),
-      ParseRecorded(internal::kRecordedPython, /*reserved=*/false)};
+  // Each trace moved into the list, never copied: a copy's free of the
+  // original's vector would be a free of glibc's of megabytes (BuildTrace()).
+  static const std::vector<Trace>* const traces = [] {
+    auto* all = new std::vector<Trace>;
+    all->reserve(std::size(kGenerated) + 1);
+    for (const Generated& g : kGenerated) all->push_back(Generate(g));
+    all->push_back(ParseRecorded(internal::kRecordedPython));
+    return all;
+  }();
   return *traces;
 }
 
 std::optional<Trace> BuildTrace(absl::string_view name) {
   for (const Generated& g : kGenerated) {
-    if (name == g.name) return Generate(g, /*reserved=*/true);
+    if (name == g.name) return Generate(g);
   }
-  Trace recorded = ParseRecorded(internal::kRecordedPython, /*reserved=*/true);
+  Trace recorded = ParseRecorded(internal::kRecordedPython);
   if (recorded.name == name) return std::optional<Trace>(std::move(recorded));
   return std::nullopt;
 }

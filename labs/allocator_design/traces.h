@@ -82,16 +82,15 @@ inline constexpr size_t kGlibcMmapThresholdAtStart = 128 * 1024;
 // BuildTrace()
 //
 // A new copy of the trace of Traces() named `name` (nullopt for no such
-// trace), built alone: its operations reserved once at their final size,
-// its builder's list of live blocks mapped directly. It frees no block of
-// glibc's malloc of kGlibcMmapThresholdAtStart or more, so it leaves
-// glibc's thresholds where the process started them. Building all of
-// Traces() does not: growing and copying its vectors of megabytes frees
-// mapped blocks, which raises glibc's mmap threshold to 12 MiB (its trim
-// threshold to 24 MiB), and glibc then serves every block of the `large`
-// trace from its heap, as a process that has run only the trace would
-// not. For a replay timed on glibc against another allocator, in a process
-// whose malloc has served nothing but the trace.
+// trace), built alone. Like Traces(), it frees no block of glibc's malloc of
+// kGlibcMmapThresholdAtStart or more (its operations are reserved once at
+// their final size, its builder's list of live blocks mapped directly), so
+// it leaves glibc's thresholds where the process started them. A build that
+// grew and copied its vectors of megabytes would free mapped blocks, raise
+// glibc's mmap threshold to 12 MiB (its trim threshold to 24 MiB), and
+// glibc would then serve every block of the `large` trace from its heap, as
+// a process that has run only the trace would not. For a replay, on glibc or
+// on yours, in a process whose malloc has served nothing but the trace.
 std::optional<Trace> BuildTrace(absl::string_view name);
 
 // TraceResult
