@@ -131,9 +131,7 @@ class TraceBuilder {
  public:
   TraceBuilder(std::string name, std::string what, uint64_t seed,
                const TraceRoom* room = nullptr, bool counting = false)
-      : rng_(seed),
-        counting_(counting),
-        live_(LiveListAllocator<uint32_t>()) {
+      : rng_(seed), counting_(counting), live_(LiveListAllocator<uint32_t>()) {
     trace_.name = std::move(name);
     trace_.what = std::move(what);
     if (room != nullptr) {
