@@ -1,0 +1,835 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Promises 3 and 4 of lab allocator_design (task.h): thread exit gives
+// back, and a producer and a consumer stay bounded. Fixed scenarios and
+// the explorer's random schedules of both, the bytes held judged by the
+// suite's three counts (suite_support.h's HeldNow).
+//
+// Part of the suite of task_test.cc (whose header says how it is run: in
+// fresh processes, on the page source's fake clock, never the wall clock);
+// what the files share is suite_support.h. Every failure message quotes
+// the rule of task.h it checks.
+
+#include "labs/allocator_design/task.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "common/cpu_facts.h"
+#include "common/fresh_process.h"
+#include "common/scoped_env.h"
+#include "common/syscalls.h"
+#include "gtest/gtest.h"
+#include "labs/allocator_design/internal/lock_testing.h"
+#include "labs/allocator_design/internal/pages_testing.h"
+#include "labs/allocator_design/lock.h"
+#include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/traces.h"
+#include "tests/allocator_design/run_fresh.h"
+#include "tests/allocator_design/suite_support.h"
+
+namespace allocator_design::suite {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Design, promise 3: thread exit gives back.
+// ---------------------------------------------------------------------------
+
+// Waves of four threads; after each wave every thread so far has exited,
+// so the bound holds there too ("however many there were"). The first
+// wave past it ends the run: more threads prove nothing more.
+void ChurnCall(alloclab::FreshCall& call) {
+  constexpr int kThreads = 2000;
+  constexpr int kAtOnce = 4;
+  std::atomic<uint64_t> failed{0};
+  HeldWorst worst;
+  int threads = 0;
+  while (threads < kThreads && worst.judged <= kThreadChurnHeldBytes) {
+    RunThreadsInWaves(kAtOnce, kAtOnce, [&](int index) {
+      // Many size classes, each left in the thread's own cache at its end.
+      void* blocks[128];
+      Rng rng(threads + index);
+      for (void*& p : blocks) {
+        p = Allocate(rng.Between(1, 8 * kKiB), 1, false);
+        if (p == nullptr) {
+          failed.fetch_add(1);
+        } else {
+          static_cast<char*>(p)[0] = 1;
+        }
+      }
+      for (int i = 127; i >= 0; --i) Free(blocks[i]);
+    });
+    threads += kAtOnce;
+    worst.Add(ReadHeldNow());
+  }
+  call.Record("failed", static_cast<double>(failed.load()));
+  call.Record("threads", threads);
+  worst.Record(call);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn", ChurnCall);
+
+TEST(DesignThreadChurn, ThreadsThatExitLeaveLittleHeld) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_churn");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in a thread";
+  ExpectResidentKnown(*r);
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurn << ": threads, four at a time, each allocated and freed "
+      << "128 blocks of up to 8 KiB and exited; after " << r->values["threads"]
+      << " of them, at most " << HeldCounts(*r)
+      << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes << ")";
+}
+
+// Promise 3 when a thread allocates during its own exit: a pthread key of
+// the test's, made after the allocator's (so its destructor runs after the
+// allocator's ThreadExit() in each round, as glibc runs them in key order),
+// allocates and frees blocks of many classes as the thread exits. What
+// that leaves in the thread's cache must go back too (thread_exit.h: the
+// hook arms again and runs again).
+constexpr int kExitBlocks = 64;
+
+void AllocateWhileExiting(void* seed) {
+  void* blocks[kExitBlocks];
+  Rng rng(reinterpret_cast<uintptr_t>(seed));
+  for (void*& p : blocks) {
+    p = Allocate(rng.Between(1, 8 * kKiB), 1, false);
+    if (p != nullptr) static_cast<char*>(p)[0] = 1;
+  }
+  for (int i = kExitBlocks - 1; i >= 0; --i) Free(blocks[i]);
+}
+
+void ChurnExitingCall(alloclab::FreshCall& call) {
+  // The allocator's key first: this thread's calls make it.
+  Free(Allocate(64, 1, false));
+  pthread_key_t key;
+  if (pthread_key_create(&key, AllocateWhileExiting) != 0) {
+    call.Fail("pthread_key_create failed");
+    return;
+  }
+  constexpr int kThreads = 2000;
+  constexpr int kAtOnce = 4;
+  HeldWorst worst;
+  int threads = 0;
+  while (threads < kThreads && worst.judged <= kThreadChurnHeldBytes) {
+    RunThreadsInWaves(kAtOnce, kAtOnce, [&](int index) {
+      Free(Allocate(64 + index, 1, false));  // armed as a thread that works
+      pthread_setspecific(
+          key,
+          reinterpret_cast<void*>(static_cast<uintptr_t>(threads + index + 1)));
+    });
+    threads += kAtOnce;
+    worst.Add(ReadHeldNow());
+  }
+  call.Record("threads", threads);
+  worst.Record(call);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_exiting", ChurnExitingCall);
+
+TEST(DesignThreadChurn, ThreadsThatAllocateAsTheyExitLeaveLittleHeld) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_churn_exiting");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectResidentKnown(*r);
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurn << ", also for a thread that allocates as it exits "
+      << "(thread_exit.h: a thread that allocates again after its "
+      << "ThreadExit() arms the hook again): threads, four at a time, each "
+      << "allocated and freed " << kExitBlocks << " blocks of up to 8 KiB in "
+      << "a pthread key destructor that runs after the allocator's; after "
+      << r->values["threads"] << " of them, at most " << HeldCounts(*r)
+      << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes << ")";
+}
+
+// Promise 3 when each thread's memory sits at a new address: a thread's
+// state lives in its TLS, at the top of its stack, and glibc hands an
+// exiting thread's stack to the next thread, so an allocator that keys
+// what a thread owns by that address sees every thread of the other churn
+// tests as the one before, and finds what it left. Here each thread runs
+// on a stack of its own (the test's, kept mapped), allocates kNewStackBlocks
+// blocks of 20 KiB (filling a span of any design's that holds tens of
+// them, and starting another), hands them to this thread and exits; this
+// thread frees all of them but the first and the last. What an exited
+// thread owned must become anyone's: its spans have free room that the
+// next threads' blocks fit in.
+constexpr int kNewStackThreads = 40;
+constexpr int kNewStackBlocks = 60;
+constexpr size_t kNewStackBlockBytes = 20 * kKiB;
+
+void ChurnNewStacksCall(alloclab::FreshCall& call) {
+  // A sanitizer's runtime keeps a large static TLS of its own in every
+  // thread's stack (ThreadSanitizer's is about 900 KiB).
+  constexpr size_t kStackBytes = size_t{4} << 20;
+  std::vector<void*> stacks;
+  HeldWorst worst;
+  int failed = 0;
+  std::vector<void*> kept;
+  for (int t = 0; t < kNewStackThreads && worst.judged <= kThreadChurnHeldBytes;
+       ++t) {
+    void* stack = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack == MAP_FAILED) {
+      call.Fail("mmap of a thread's stack failed");
+      return;
+    }
+    stacks.push_back(stack);  // kept mapped: the next one is elsewhere
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstack(&attr, stack, kStackBytes);
+    struct Work {
+      void* blocks[kNewStackBlocks];
+    } work{};
+    pthread_t thread;
+    const int started = pthread_create(
+        &thread, &attr,
+        [](void* arg) -> void* {
+          for (void*& p : static_cast<Work*>(arg)->blocks) {
+            p = Allocate(kNewStackBlockBytes, 1, false);
+            if (p != nullptr) static_cast<char*>(p)[0] = 1;
+          }
+          return nullptr;
+        },
+        &work);
+    pthread_attr_destroy(&attr);
+    if (started != 0) {
+      call.Fail("pthread_create failed");
+      return;
+    }
+    pthread_join(thread, nullptr);
+    for (int i = 0; i < kNewStackBlocks; ++i) {
+      if (work.blocks[i] == nullptr) {
+        ++failed;
+      } else if (i == 0 || i == kNewStackBlocks - 1) {
+        kept.push_back(work.blocks[i]);
+      } else {
+        Free(work.blocks[i]);
+      }
+    }
+    worst.Add(ReadHeldNow());
+    call.Record("threads", t + 1);
+  }
+  for (void* p : kept) Free(p);
+  for (void* stack : stacks) munmap(stack, kStackBytes);
+  call.Record("failed", failed);
+  worst.Record(call);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_new_stacks", ChurnNewStacksCall);
+
+TEST(DesignThreadChurn, ThreadsOnNewStacksLeaveLittleHeld) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_churn_new_stacks");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in a thread";
+  ExpectResidentKnown(*r);
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurn << ": threads, one at a time, each on a stack of its own "
+      << "(its thread-local state at a new address), each allocated "
+      << kNewStackBlocks << " blocks of " << kNewStackBlockBytes
+      << " bytes and exited; the main thread freed all but two of each "
+      << "thread's; after " << r->values["threads"] << " of them, at most "
+      << HeldCounts(*r) << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
+      << "): what an exited thread owned must "
+      << "become anyone's, for the next threads' blocks";
+}
+
+// ---------------------------------------------------------------------------
+// Design, promise 4: producer and consumer stay bounded.
+// ---------------------------------------------------------------------------
+
+// The messages of a producer and a consumer: a single-producer,
+// single-consumer ring of `ring` slots, so that at most that many messages
+// (and the one each thread has in hand) are live at once. Small messages
+// have lab jemalloc_adoption's msgsend's shape with larger bodies (64 to
+// 1,024 bytes, where msgsend's are 16 to 256); large ones, of about
+// 256 KiB, two in the ring, keep the same few hundred KiB live in a handful
+// of blocks: a cache bounded in blocks and not in bytes keeps megabytes of
+// them.
+struct MessageShape {
+  const char* name;
+  size_t min_bytes;
+  size_t max_bytes;
+  int ring;
+  int messages;
+};
+constexpr MessageShape kMessageShapes[] = {
+    {"small", 64, 1024, 512, 1'000'000},
+    {"large", 240 * kKiB, 256 * kKiB, 1, 20'000},
+};
+constexpr int kMaxRing = 512;
+
+void PrintTo(const MessageShape& m, std::ostream* os) {
+  *os << m.name << " (" << m.min_bytes << " to " << m.max_bytes
+      << " bytes, a ring of " << m.ring << ")";
+}
+
+const MessageShape* MessageShapeNamed(absl::string_view name) {
+  for (const MessageShape& shape : kMessageShapes) {
+    if (name == shape.name) return &shape;
+  }
+  return nullptr;
+}
+
+void MessagesCall(alloclab::FreshCall& call) {
+  const MessageShape* shape = MessageShapeNamed(call.arg());
+  if (shape == nullptr) {
+    call.Fail(absl::StrCat("no message shape named '", call.arg(), "'"));
+    return;
+  }
+  const MessageShape m = *shape;
+  // The decay's clock stands still: what is held must not depend on how
+  // long the run took (a second passes under a sanitizer, on a loaded
+  // machine).
+  internal::ScopedFakeClock clock;
+  std::atomic<void*> ring[kMaxRing];
+  for (auto& slot : ring) slot.store(nullptr);
+  std::atomic<uint64_t> max_held{0}, failed{0}, changed{0};
+  // Often enough to see a cache fill: every 4096 small messages, every 16
+  // large ones.
+  const int check_every = m.ring >= 64 ? 4096 : 16;
+  std::thread producer([&] {
+    Rng rng(4);
+    for (int i = 0; i < m.messages; ++i) {
+      const size_t size = rng.Between(m.min_bytes, m.max_bytes);
+      auto* p = static_cast<uint32_t*>(Allocate(size, 1, false));
+      if (p == nullptr) {
+        failed.fetch_add(1);
+        break;
+      }
+      p[0] = static_cast<uint32_t>(i);
+      p[1] = static_cast<uint32_t>(size);
+      static_cast<char*>(static_cast<void*>(p))[size - 1] =
+          static_cast<char>(i);
+      std::atomic<void*>& slot = ring[i % m.ring];
+      while (slot.load(std::memory_order_acquire) != nullptr) sched_yield();
+      slot.store(p, std::memory_order_release);
+    }
+  });
+  std::thread consumer([&] {
+    for (int i = 0; i < m.messages && failed.load() == 0; ++i) {
+      std::atomic<void*>& slot = ring[i % m.ring];
+      void* p;
+      while ((p = slot.load(std::memory_order_acquire)) == nullptr) {
+        if (failed.load() != 0) return;
+        sched_yield();
+      }
+      slot.store(nullptr, std::memory_order_release);
+      const uint32_t* words = static_cast<const uint32_t*>(p);
+      const size_t size = words[1];
+      if (words[0] != static_cast<uint32_t>(i) ||
+          static_cast<const char*>(p)[size - 1] != static_cast<char>(i)) {
+        changed.fetch_add(1);
+      }
+      Free(p);
+      if (i % check_every == 0) {
+        const uint64_t held = ReadCounters().bytes_held;
+        if (held > max_held.load()) max_held.store(held);
+      }
+    }
+  });
+  producer.join();
+  consumer.join();
+  // At the end, no thread in the allocator: every count, the resident
+  // bytes too (while both run, only the allocator's).
+  HeldWorst at_end;
+  at_end.Add(ReadHeldNow());
+  call.Record("failed", static_cast<double>(failed.load()));
+  call.Record("changed", static_cast<double>(changed.load()));
+  call.Record("max_held", std::max(at_end.judged, max_held.load()));
+  at_end.Record(call);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_messages", MessagesCall);
+
+class DesignMessagePassing : public testing::TestWithParam<MessageShape> {};
+
+TEST_P(DesignMessagePassing, ProducerAndConsumerStayBounded) {
+  const MessageShape& m = GetParam();
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_messages", m.name);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in the producer";
+  EXPECT_EQ(r->values["changed"], 0)
+      << kRuleSurvive << " (a message changed between its threads)";
+  ExpectResidentKnown(*r);
+  EXPECT_LE(r->values["max_held"], kMessagePassingHeldBytes)
+      << kRuleMessages << ": " << m.messages << " messages of " << m.min_bytes
+      << " to " << m.max_bytes << " bytes through a ring of " << m.ring
+      << " (at most " << (m.ring + 2) * m.max_bytes
+      << " bytes live at once); at most " << r->values["max_held"]
+      << " bytes held (by ReadCounters() while both ran; at the end "
+      << HeldCounts(*r)
+      << "; kMessagePassingHeldBytes = " << kMessagePassingHeldBytes << ")";
+}
+
+INSTANTIATE_TEST_SUITE_P(Messages, DesignMessagePassing,
+                         testing::ValuesIn(kMessageShapes),
+                         [](const testing::TestParamInfo<MessageShape>& info) {
+                           return std::string(info.param.name);
+                         });
+
+// ---------------------------------------------------------------------------
+// Design, explored: promises 3 and 4 together. Random schedules of calls
+// from several threads, each run in a fresh process from its own seed,
+// checked after every step against what is held by the counts the
+// allocator cannot make: the page source's (mapped, less unmapped and
+// released) and the resident bytes of its live mappings. ReadCounters() is
+// only quoted. The fixed
+// scenarios above churn one shape of thread and pass messages of one
+// shape; these mix them: threads that exit at once or late, holding
+// blocks in their caches or live, or allocating as they exit, threads that only
+// free, blocks handed from thread to thread through the suite's queue, at
+// every class edge and past the large threshold.
+// ---------------------------------------------------------------------------
+
+
+constexpr int kChurnSchedules = 16;
+constexpr int kChurnScheduleSteps = 60;
+constexpr int kChurnThreads = 4;
+// "At most a few hundred KiB of messages live at once" (promise 4): the
+// most the schedule keeps live, over all its threads, at any time.
+constexpr size_t kChurnMostLive = 512 * kKiB;
+
+// ChurnExplorer
+//
+// One schedule: steps drawn from `seed`, on kChurnThreads threads, each
+// one of: a group of allocations (kept by the thread, or handed to the
+// suite's queue for another thread to free); frees of the thread's own
+// blocks; frees of other threads' blocks from the queue; a run of
+// messages, one thread allocating what another frees; a thread's exit
+// (its live blocks handed to the queue), at once or after a pthread key's
+// destructor has allocated and freed as it exits (thread_exit.h: the hook
+// arms again); short threads that allocate, free and exit. Sizes are class
+// edges to 256 KiB (EdgeSizes()) and large sizes past it; in half the
+// schedules the last thread only frees. No more than kChurnMostLive bytes
+// are ever live, at most two of the threads run at once (a producer and a
+// consumer: before a step on others, one exits), and the fake clock stands
+// still (no decay helps). After every step the bytes held (ReadHeldNow()'s
+// witnessed: the larger of the page source's count and the resident bytes
+// of its live mappings; ReadCounters() is only quoted) must be at most
+// kMessagePassingHeldBytes while a thread that called runs (promise 4),
+// and kThreadChurnHeldBytes once each has exited (promise 3). Its end:
+// every block freed, every thread exited, one at a time.
+class ChurnExplorer {
+ public:
+  // The schedule of `seed` with `steps` random steps before its end;
+  // `exit_key` a pthread key whose destructor allocates and frees.
+  ChurnExplorer(pthread_key_t exit_key, uint64_t seed, int steps)
+      : exit_key_(exit_key),
+        seed_(seed),
+        steps_count_(steps),
+        rng_(seed),
+        edges_(EdgeSizes(kSmallMax)),
+        only_frees_(seed % 2 == 0 ? kChurnThreads - 1 : -1) {}
+
+  // "" when every check held, else the failure, with the seed and the
+  // schedule's steps so far.
+  std::string Run() {
+    for (int step = 0; step < steps_count_ && failure_.empty(); ++step) {
+      RandomStep();
+      Check();
+    }
+    // The end: the queue's blocks freed by the threads that run (or a new
+    // one), every thread's own blocks by itself, then every thread exits.
+    for (int t = 0; t < kChurnThreads && failure_.empty(); ++t) {
+      FreeOwn(t, /*all=*/true);
+      Check();
+    }
+    while (failure_.empty() && !queue_.empty()) {
+      const int t = PickThread();
+      MakeRoom(t, t);
+      Consume(t, /*all=*/true);
+      Check();
+    }
+    for (int t = 0; t < kChurnThreads && failure_.empty(); ++t) {
+      ExitThread(t, rng_.Next() % 4 == 0);
+      Check();
+    }
+    for (int t = 0; t < kChurnThreads; ++t) ExitThread(t, false);
+    return failure_;
+  }
+
+  int checks() const { return checks_; }
+  int threads() const { return threads_started_; }
+  // The most the page source held at a check.
+  int64_t most_held() const { return most_held_; }
+
+ private:
+  struct Live {
+    void* p;
+    size_t size;
+    int owner;  // the thread that allocated it: its id, never reused
+  };
+
+  static constexpr size_t kSmallMax = 256 * kKiB;
+
+  void RandomStep() {
+    const uint64_t pick = rng_.Next() % 100;
+    const int t = PickThread();
+    const int other =
+        (t + 1 + rng_.Next() % (kChurnThreads - 1)) % kChurnThreads;
+    MakeRoom(t, pick >= 55 && pick < 75 ? other : t);
+    if (pick < 25) {
+      AllocateGroup(t);
+    } else if (pick < 40) {
+      FreeOwn(t, rng_.Next() % 4 == 0);
+    } else if (pick < 55) {
+      Consume(t, rng_.Next() % 4 == 0);
+    } else if (pick < 75) {
+      Messages(t, other);
+    } else if (pick < 85) {
+      ExitThread(t, rng_.Next() % 3 == 0);
+    } else {
+      ShortThreads(static_cast<int>(rng_.Between(1, 16)));
+    }
+  }
+
+  int PickThread() { return static_cast<int>(rng_.Next() % kChurnThreads); }
+
+  // At most two of the threads run at once, a producer and a consumer:
+  // before a step on threads a and b, the others exit until they do.
+  void MakeRoom(int a, int b) {
+    for (int t = 0; t < kChurnThreads; ++t) {
+      int running = 0;
+      for (int u = 0; u < kChurnThreads; ++u) {
+        running += threads_[u] != nullptr || u == a || u == b ? 1 : 0;
+      }
+      if (running <= 2) return;
+      if (t != a && t != b) ExitThread(t, rng_.Next() % 3 == 0);
+    }
+  }
+
+  ScheduledThread& Thread(int t) {
+    if (threads_[t] == nullptr) {
+      threads_[t] = std::make_unique<ScheduledThread>();
+      ids_[t] = ++threads_started_;
+    }
+    return *threads_[t];
+  }
+
+  // A class edge to 256 KiB, the smaller ones more often (the lesser of
+  // two draws), or (one time in eight) a large size past it.
+  size_t Size() {
+    if (rng_.Next() % 8 == 0) {
+      return rng_.Between(kSmallMax + 1, kSmallMax + kChurnMostLive / 4);
+    }
+    const size_t i =
+        std::min(rng_.Next() % edges_.size(), rng_.Next() % edges_.size());
+    return std::max<size_t>(edges_[i], 1);
+  }
+
+  // Up to `n` sizes that keep the live bytes within kChurnMostLive.
+  std::vector<Live> Sizes(int n) {
+    std::vector<Live> got;
+    size_t bytes = 0;
+    for (int i = 0; i < n; ++i) {
+      const size_t size = Size();
+      if (live_bytes_ + bytes + size > kChurnMostLive) continue;
+      got.push_back({nullptr, size, 0});
+      bytes += size;
+    }
+    return got;
+  }
+
+  // Allocates `got` on thread t; false, and the schedule failed, when a
+  // block could not be had.
+  bool AllocateOn(int t, std::vector<Live>& got) {
+    Thread(t).Run([&] {
+      for (Live& b : got) {
+        b.p = Allocate(b.size, 1, false);
+        if (b.p != nullptr) static_cast<char*>(b.p)[0] = 1;
+      }
+    });
+    called_[t] = true;
+    for (Live& b : got) {
+      if (b.p == nullptr) {
+        Fail(absl::StrCat(kRuleAvailable, ": Allocate(", b.size, ") failed"));
+        return false;
+      }
+      b.owner = ids_[t];
+      live_bytes_ += b.size;
+    }
+    return true;
+  }
+
+  void FreeOn(int t, const std::vector<Live>& blocks) {
+    Thread(t).Run([&] {
+      for (const Live& b : blocks) Free(b.p);
+    });
+    called_[t] = true;
+    for (const Live& b : blocks) live_bytes_ -= b.size;
+  }
+
+  // Thread t allocates a group: each block kept, or handed to the queue.
+  void AllocateGroup(int t) {
+    if (t == only_frees_) return Consume(t, false);
+    std::vector<Live> got = Sizes(static_cast<int>(rng_.Between(1, 32)));
+    if (got.empty() || !AllocateOn(t, got)) return;
+    int handed = 0;
+    for (const Live& b : got) {
+      if (rng_.Next() % 2 == 0) {
+        queue_.push_back(b);
+        ++handed;
+      } else {
+        own_.push_back(b);
+      }
+    }
+    Note(absl::StrCat("thread ", t, " allocates ", got.size(), " blocks (",
+                      handed, " to the queue); ", live_bytes_, " bytes live"));
+  }
+
+  template <typename Take>
+  std::vector<Live> Share(std::vector<Live>& from, bool all, Take take) {
+    return TakeShare(rng_, from, all, take);
+  }
+
+  // Thread t frees some of its own blocks (all of them when `all`).
+  void FreeOwn(int t, bool all) {
+    if (threads_[t] == nullptr) return;
+    const int id = ids_[t];
+    const std::vector<Live> chosen =
+        Share(own_, all, [&](const Live& b) { return b.owner == id; });
+    if (chosen.empty()) return;
+    FreeOn(t, chosen);
+    Note(
+        absl::StrCat("thread ", t, " frees ", chosen.size(), " of its blocks"));
+  }
+
+  // Thread t frees some of the queue's blocks that other threads allocated
+  // (all of the queue when `all`).
+  void Consume(int t, bool all) {
+    Thread(t);
+    const int id = ids_[t];
+    const std::vector<Live> chosen =
+        Share(queue_, all, [&](const Live& b) { return all || b.owner != id; });
+    if (chosen.empty()) return;
+    FreeOn(t, chosen);
+    Note(absl::StrCat("thread ", t, " frees ", chosen.size(),
+                      " blocks from the queue"));
+  }
+
+  // Thread `producer` allocates messages that `consumer` frees: rounds of
+  // a few at a time, of one of DesignMessagePassing's shapes, small or
+  // large.
+  void Messages(int producer, int consumer) {
+    if (producer == only_frees_) std::swap(producer, consumer);
+    if (producer == only_frees_) return;
+    const int rounds = static_cast<int>(rng_.Between(4, 32));
+    const int ring = static_cast<int>(rng_.Between(1, 8));
+    const bool large = rng_.Next() % 2 == 0;
+    int messages = 0;
+    for (int r = 0; r < rounds && failure_.empty(); ++r) {
+      std::vector<Live> got;
+      for (int i = 0; i < ring; ++i) {
+        const MessageShape& shape = kMessageShapes[large ? 1 : 0];
+        const size_t size = rng_.Between(shape.min_bytes, shape.max_bytes);
+        if (live_bytes_ + size > kChurnMostLive) break;
+        got.push_back({nullptr, size, 0});
+        live_bytes_ += size;  // counted while the round is planned
+      }
+      for (const Live& b : got) live_bytes_ -= b.size;
+      if (got.empty() || !AllocateOn(producer, got)) break;
+      FreeOn(consumer, got);
+      messages += static_cast<int>(got.size());
+    }
+    Note(absl::StrCat("thread ", producer, " sends ", messages,
+                      large ? " large" : " small", " messages to thread ",
+                      consumer, ", at most ", ring, " at a time"));
+  }
+
+  // Thread t exits (after its pthread key's destructor allocated and freed,
+  // when `allocating`); its live blocks go to the queue.
+  void ExitThread(int t, bool allocating) {
+    if (threads_[t] == nullptr) return;
+    if (allocating) {
+      void* const value = reinterpret_cast<void*>(rng_.Next() | 1);
+      Thread(t).Run([&] { pthread_setspecific(exit_key_, value); });
+    }
+    threads_[t]->Exit();
+    threads_[t] = nullptr;
+    called_[t] = false;
+    const int id = ids_[t];
+    const std::vector<Live> left =
+        Share(own_, true, [&](const Live& b) { return b.owner == id; });
+    queue_.insert(queue_.end(), left.begin(), left.end());
+    Note(absl::StrCat("thread ", t, " exits",
+                      allocating ? ", allocating as it exits" : "", "; ",
+                      left.size(), " of its blocks live, to the queue"));
+  }
+
+  // `n` threads, one after another, each allocating a group, freeing it
+  // and a share of the queue, and exiting (half of them allocating as they
+  // exit).
+  void ShortThreads(int n) {
+    for (int i = 0; i < n && failure_.empty(); ++i) {
+      std::vector<Live> got = Sizes(static_cast<int>(rng_.Between(1, 16)));
+      const std::vector<Live> taken =
+          Share(queue_, false, [](const Live&) { return true; });
+      const uint64_t exit_value = rng_.Next() | 1;
+      void* const value =
+          exit_value % 4 == 1 ? reinterpret_cast<void*>(exit_value) : nullptr;
+      bool failed = false;
+      std::thread([&] {
+        for (Live& b : got) {
+          b.p = Allocate(b.size, 1, false);
+          if (b.p == nullptr) failed = true;
+        }
+        for (const Live& b : got) Free(b.p);
+        for (const Live& b : taken) Free(b.p);
+        pthread_setspecific(exit_key_, value);
+      }).join();
+      ++threads_started_;
+      for (const Live& b : taken) live_bytes_ -= b.size;
+      if (failed) {
+        return Fail(absl::StrCat(kRuleAvailable,
+                                 ": Allocate() failed in a short thread"));
+      }
+    }
+    Note(absl::StrCat(n, " short threads allocate, free and exit"));
+  }
+
+  // Promise 3 or 4, whichever applies: see the class comment.
+  void Check() {
+    if (!failure_.empty()) return;
+    int running = 0;
+    for (int t = 0; t < kChurnThreads; ++t) running += called_[t] ? 1 : 0;
+    if (running > 2) return;  // more than a producer and a consumer
+    const HeldNow held = ReadHeldNow();
+    ++checks_;
+    most_held_ = std::max(most_held_, static_cast<int64_t>(held.witnessed));
+    const uint64_t bound =
+        running > 0 ? kMessagePassingHeldBytes : kThreadChurnHeldBytes;
+    if (!held.resident.has_value()) {
+      Fail(
+          "internal::ResidentMappedBytes() is unavailable: more live "
+          "mappings than the page source's table holds");
+      return;
+    }
+    if (held.witnessed <= bound) return;
+    Fail(absl::StrCat(
+        running > 0 ? kRuleMessages : kRuleChurn, ": ", held.witnessed,
+        " bytes held (the larger of the resident bytes of the page source's "
+        "live mappings, ",
+        *held.resident,
+        ", and the page source's mapped, less unmapped and released, ",
+        held.mapped_left,
+        ": a released range taken into use again is held again; "
+        "ReadCounters() says ",
+        held.counted, "), with ", live_bytes_, " bytes live (at most ",
+        kChurnMostLive, "), ", running, " of the threads running, after ",
+        threads_started_, " threads (",
+        running > 0 ? "kMessagePassingHeldBytes" : "kThreadChurnHeldBytes",
+        " = ", bound, ")"));
+  }
+
+  void Note(std::string step) { log_.Note(std::move(step)); }
+
+  void Fail(const std::string& what) {
+    failure_ = log_.Failure(what, "churn explorer", seed_, steps_count_);
+  }
+
+  const pthread_key_t exit_key_;
+  const uint64_t seed_;
+  const int steps_count_;
+  Rng rng_;
+  const std::vector<size_t> edges_;
+  const int only_frees_;  // the thread that only frees, or -1
+  std::unique_ptr<ScheduledThread> threads_[kChurnThreads];
+  int ids_[kChurnThreads] = {};
+  bool called_[kChurnThreads] = {};  // called since it started
+  int threads_started_ = 0;
+  std::vector<Live> own_;    // live, kept by the thread that allocated them
+  std::vector<Live> queue_;  // live, handed over for another thread to free
+  size_t live_bytes_ = 0;
+  ScheduleLog log_;
+  std::string failure_;
+  int checks_ = 0;
+  int64_t most_held_ = 0;
+};
+
+void ChurnExplorerCall(alloclab::FreshCall& call) {
+  // The decay's clock stands still: what is held must not depend on how
+  // long the run took.
+  internal::ScopedFakeClock clock;
+  uint64_t seed = 0;
+  int steps = kChurnScheduleSteps;
+  if (!ParseSchedule(call, seed, steps)) return;
+  // The allocator's key first (this thread's call makes it), so that the
+  // test's destructor runs after the allocator's ThreadExit().
+  Free(Allocate(64, 1, false));
+  pthread_key_t key;
+  if (pthread_key_create(&key, AllocateWhileExiting) != 0) {
+    call.Fail("pthread_key_create failed");
+    return;
+  }
+  ChurnExplorer explorer(key, seed, steps);
+  const std::string failure = explorer.Run();
+  call.Record("checks", explorer.checks());
+  call.Record("threads", explorer.threads());
+  call.Record("most_held", static_cast<double>(explorer.most_held()));
+  if (!failure.empty()) call.Fail(failure);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_explorer", ChurnExplorerCall);
+
+TEST(DesignChurnExplorer, RandomSchedulesStayBounded) {
+  int checks = 0;
+  int threads = 0;
+  double most_held = 0;
+  for (uint64_t seed = 1; seed <= kChurnSchedules; ++seed) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_churn_explorer", absl::StrCat(seed));
+    ASSERT_TRUE(r.ok()) << ShortestSchedule("allocator_design_churn_explorer",
+                                            seed, kChurnScheduleSteps,
+                                            r.status());
+    checks += static_cast<int>(r->values["checks"]);
+    threads += static_cast<int>(r->values["threads"]);
+    most_held = std::max(most_held, r->values["most_held"]);
+  }
+  EXPECT_GE(checks, kChurnSchedules * kChurnScheduleSteps)
+      << "the explorer checked too rarely";
+  ::testing::Test::RecordProperty("checks", checks);
+  ::testing::Test::RecordProperty("threads", threads);
+  ::testing::Test::RecordProperty("most_held", static_cast<int64_t>(most_held));
+}
+
+}  // namespace
+}  // namespace allocator_design::suite

@@ -1,0 +1,719 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Promise 2 of lab allocator_design (task.h): idle memory goes back.
+// Fixed scenarios on the page source's fake clock (one thread, several,
+// a thread that only frees, one that exits late, waves, steps, many large
+// blocks) and the explorer's random schedules around kDecayNs.
+//
+// Part of the suite of task_test.cc (whose header says how it is run: in
+// fresh processes, on the page source's fake clock, never the wall clock);
+// what the files share is suite_support.h. Every failure message quotes
+// the rule of task.h it checks.
+
+#include "labs/allocator_design/task.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "common/cpu_facts.h"
+#include "common/fresh_process.h"
+#include "common/scoped_env.h"
+#include "common/syscalls.h"
+#include "gtest/gtest.h"
+#include "labs/allocator_design/internal/lock_testing.h"
+#include "labs/allocator_design/internal/pages_testing.h"
+#include "labs/allocator_design/lock.h"
+#include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/traces.h"
+#include "tests/allocator_design/run_fresh.h"
+#include "tests/allocator_design/suite_support.h"
+
+namespace allocator_design::suite {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Design, promise 2: idle memory goes back.
+// ---------------------------------------------------------------------------
+
+// Allocates at least `total` bytes of mixed sizes, touching each page,
+// and frees them all (in another order than allocated).
+void AllocateAndFreeMixed(size_t total, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Block> blocks;
+  size_t sum = 0;
+  const size_t page = PageSize();
+  while (sum < total) {
+    const size_t size = MixedSize(rng);
+    void* p = Allocate(size, 1, false);
+    if (p == nullptr) break;
+    for (size_t i = 0; i < size; i += page) static_cast<char*>(p)[i] = 1;
+    blocks.push_back({p, size, 0});
+    sum += size;
+  }
+  for (size_t i = 0; i < blocks.size(); i += 2) Free(blocks[i].p);
+  for (size_t i = 1; i < blocks.size(); i += 2) Free(blocks[i].p);
+}
+
+void DecayCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  std::thread t([] { AllocateAndFreeMixed(64 * kMiB, 2); });
+  t.join();
+  call.Record("held_before", ReadCounters().bytes_held);
+  clock.Advance(2 * kDecayNs);
+  for (uint64_t i = 0; i < kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+  call.Record("held_after", ReadCounters().bytes_held);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay", DecayCall);
+
+// The other side of "the thread that next makes kDecayCheckOps calls": the
+// thread that freed everything goes on living, and its next calls are
+// allocations alone (it builds something new). Whatever its own cache and
+// the central pool hold must go back all the same: the calls that count
+// are any calls, and a thread's cache is held memory too. Its checking
+// blocks, kDecayCheckOps of 64 bytes, are live when the bytes held are read.
+void DecayOnAllocationsCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  AllocateAndFreeMixed(64 * kMiB, 2);
+  call.Record("held_before", ReadCounters().bytes_held);
+  clock.Advance(2 * kDecayNs);
+  std::vector<void*> blocks(kDecayCheckOps);
+  for (void*& p : blocks) p = Allocate(64, 1, false);
+  call.Record("held_after", ReadCounters().bytes_held);
+  for (void* p : blocks) Free(p);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_on_allocations",
+                    DecayOnAllocationsCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackAfterTheDecay) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ": a thread allocated and freed 64 MiB and exited; "
+      << "held " << r->values["held_before"] << " bytes then, and "
+      << r->values["held_after"] << " after 2 * kDecayNs and " << kDecayCheckOps
+      << " malloc/free pairs (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenTheSameThreadOnlyAllocates) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_on_allocations");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ": a thread allocated and freed 64 MiB; held "
+      << r->values["held_before"] << " bytes then, and "
+      << r->values["held_after"] << " after 2 * kDecayNs and its next "
+      << kDecayCheckOps << " calls, each an Allocate(64) (the same thread, "
+      << "still running; kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+// memory freed at the start has been idle for 2 * kDecayNs at the end, however
+// often the thread looked at the clock in between. A design that counts a
+// cache's idle time from its last look at the clock, not from when its
+// blocks were freed, keeps them for as long as the thread keeps calling.
+void DecayInStepsCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  AllocateAndFreeMixed(64 * kMiB, 2);
+  call.Record("held_before", ReadCounters().bytes_held);
+  for (int step = 0; step < 8; ++step) {
+    clock.Advance(kDecayNs / 4);
+    for (uint64_t i = 0; i < kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+  }
+  call.Record("held_after", ReadCounters().bytes_held);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_in_steps", DecayInStepsCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhileTheClockMovesInSteps) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_in_steps");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ": a thread allocated and freed 64 MiB ("
+      << r->values["held_before"] << " bytes held then), and ran on: eight "
+      << "times kDecayNs / 4 passed and it made " << kDecayCheckOps
+      << " malloc/free pairs of 64 bytes; " << r->values["held_after"]
+      << " bytes were held after 2 * kDecayNs (kIdleHeldBytes = "
+      << kIdleHeldBytes << ")";
+}
+
+// Promise 2 with the frees in two waves, kDecayNs / 2 apart: a decay that
+// comes when the first wave is due gives it back and must still remember
+// when the second is due. A design that forgets (nothing more is due until
+// the next free) keeps the second wave for as long as nothing is freed.
+void DecayTwoWavesCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  constexpr int kWaveBlocks = 1024;  // 16 MiB of 16 KiB blocks a wave
+  std::vector<void*> blocks(2 * kWaveBlocks);
+  std::vector<void*> first_check(kDecayCheckOps), second_check(kDecayCheckOps);
+  for (void*& p : blocks) p = Allocate(16 * kKiB, 1, false);
+  for (int i = 0; i < kWaveBlocks; ++i) Free(blocks[i]);
+  clock.Advance(kDecayNs / 2);
+  for (int i = kWaveBlocks; i < 2 * kWaveBlocks; ++i) Free(blocks[i]);
+  call.Record("held_before", ReadCounters().bytes_held);
+  // The first wave is due, the second not yet: allocations only, so that no
+  // free can remind a forgetful design of the second.
+  clock.Advance(kDecayNs / 2 + kDecayNs / 4);
+  for (void*& p : first_check) p = Allocate(64, 1, false);
+  call.Record("held_between", ReadCounters().bytes_held);
+  clock.Advance(kDecayNs);
+  for (void*& p : second_check) p = Allocate(64, 1, false);
+  call.Record("held_after", ReadCounters().bytes_held);
+  for (void* p : first_check) Free(p);
+  for (void* p : second_check) Free(p);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_two_waves", DecayTwoWavesCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenItWasFreedInTwoWaves) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_two_waves");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ": a thread freed 16 MiB, kDecayNs / 2 later another "
+      << "16 MiB (" << r->values["held_before"] << " bytes held then), and "
+      << "ran on, allocating only: " << kDecayCheckOps << " calls when the "
+      << "first wave was due (" << r->values["held_between"] << " bytes held), "
+      << kDecayCheckOps << " more kDecayNs later, when "
+      << "both were: " << r->values["held_after"] << " bytes held "
+      << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+// Promise 2 for blocks freed by threads that only free: this thread
+// allocates, 16 others each free a share of the blocks and exit without
+// one Allocate() of their own. Whatever they kept must go back too.
+void DecayFreeOnlyCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  constexpr int kThreads = 16;
+  Rng rng(16);
+  std::vector<std::vector<void*>> shares(kThreads);
+  for (int i = 0; i < 4000; ++i) {
+    void* p = Allocate(MixedSize(rng) % (256 * kKiB) + 1, 1, false);
+    if (p != nullptr) shares[i % kThreads].push_back(p);
+  }
+  RunThreadsInWaves(kThreads, 4, [&](int t) {
+    for (void* p : shares[t]) Free(p);
+  });
+  call.Record("held_before", ReadCounters().bytes_held);
+  clock.Advance(2 * kDecayNs);
+  for (uint64_t i = 0; i < kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+  call.Record("held_after", ReadCounters().bytes_held);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_free_only", DecayFreeOnlyCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenTheFreeingThreadsOnlyFreed) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_free_only");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ", whether the thread that freed the blocks has "
+      << "exited or runs on: this thread allocated 4000 blocks of up to "
+      << "256 KiB, 16 threads that never allocated freed them and exited ("
+      << r->values["held_before"] << " bytes held then); "
+      << r->values["held_after"] << " after 2 * kDecayNs and " << kDecayCheckOps
+      << " malloc/free pairs (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+// Promise 2's "at least once per kDecayCheckOps calls", in every phase: a
+// thread four times frees 24 MiB, lets 2 * kDecayNs pass and makes
+// kDecayCheckOps allocations. Each cycle is 5120 calls, so its checking
+// calls start a quarter of 4096 later each time: a design that looks at
+// the clock once per 2048 or 4096 calls misses it in some cycle.
+constexpr int kPhaseCycles = 4;
+
+void DecayPhasesCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  constexpr int kBlocks = 1536;  // 2 * 1536 + 2 * 1024 calls = 5120 a cycle
+  std::vector<void*> blocks(kBlocks), checking(kDecayCheckOps);
+  for (int cycle = 0; cycle < kPhaseCycles; ++cycle) {
+    for (void*& p : blocks) p = Allocate(16 * kKiB, 1, false);
+    for (void* p : blocks) Free(p);
+    clock.Advance(2 * kDecayNs);
+    for (void*& p : checking) p = Allocate(64, 1, false);
+    call.Record(absl::StrCat("held_", cycle), ReadCounters().bytes_held);
+    for (void* p : checking) Free(p);
+  }
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_phases", DecayPhasesCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhateverThePhaseOfTheCalls) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_phases");
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (int cycle = 0; cycle < kPhaseCycles; ++cycle) {
+    EXPECT_LE(r->values[absl::StrCat("held_", cycle)], kIdleHeldBytes)
+        << kRuleDecay << " (kDecayCheckOps: a thread looks at the clock at "
+        << "least once per this many calls): cycle " << cycle << " of "
+        << kPhaseCycles << ", 1536 blocks of 16 KiB allocated and freed, 2 * "
+        << "kDecayNs, then " << kDecayCheckOps << " Allocate(64) calls "
+        << "starting " << cycle * 5120 % 4096 << " calls into a 4096-call "
+        << "phase; " << r->values[absl::StrCat("held_", cycle)]
+        << " bytes held (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+  }
+}
+
+// Promise 2's "idle time counts from the free" across a thread's exit: a
+// thread frees about 26 MB of blocks of 32 to 160 KiB and exits
+// `call.arg()` tenths of kDecayNs later; 11 tenths after the free, this
+// thread makes kDecayCheckOps calls. A design that counts what the exiting
+// thread kept as idle from its exit, not from its free, still holds it.
+// Records the bytes held by the allocator's count ("held") and by the page
+// source's ("mapped_left": mapped, less unmapped and released, which no
+// design can hold less than).
+void DecayExitLateCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  int exit_tenths = 0;
+  if (!absl::SimpleAtoi(call.arg(), &exit_tenths)) {
+    call.Fail(absl::StrCat("not a number of tenths: '", call.arg(), "'"));
+    return;
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  bool freed = false, go = false;
+  std::thread t([&] {
+    Rng rng(34);
+    std::vector<void*> blocks;
+    for (size_t sum = 0; sum < 26'000'000;) {
+      const size_t size = rng.Between(32 * kKiB, 160 * kKiB);
+      blocks.push_back(Allocate(size, 1, false));
+      sum += size;
+    }
+    for (void* p : blocks) Free(p);
+    std::unique_lock<std::mutex> lock(mu);
+    freed = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return go; });
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return freed; });
+    clock.Advance(exit_tenths * (kDecayNs / 10));
+    go = true;
+    cv.notify_all();
+  }
+  t.join();
+  clock.Advance((11 - exit_tenths) * (kDecayNs / 10));
+  for (uint64_t i = 0; i < kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+  call.Record("held", ReadCounters().bytes_held);
+  call.Record("mapped_left", MappedLeft());
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_exit_late", DecayExitLateCall);
+
+TEST(DesignDecay, IdleTimeCountsFromTheFreeNotTheExit) {
+  for (int exit_tenths : {0, 5, 9}) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_exit_late", absl::StrCat(exit_tenths));
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (const char* count : {"held", "mapped_left"}) {
+      EXPECT_LE(r->values[count], kIdleHeldBytes)
+          << kRuleDecay << " (idle time counts from the free, whether the "
+          << "thread that freed the blocks has exited): a thread freed 26 MB "
+          << "of blocks of 32 to 160 KiB and exited 0." << exit_tenths
+          << " x kDecayNs later; 1.1 x kDecayNs after the free, after "
+          << kDecayCheckOps << " malloc/free pairs of 64 bytes on this "
+          << "thread, " << r->values[count] << " bytes held by "
+          << (count == std::string("held")
+                  ? "ReadCounters()"
+                  : "the page source's count (mapped, less unmapped and "
+                    "released)")
+          << " (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Design, explored: promise 2 at its edges. Random schedules of calls from
+// several threads, each run in a fresh process from its own seed, checked
+// after every step against the suite's own record (the blocks it has live,
+// when it last freed one, which threads have called and exited) and the
+// page source's counts. The fixed scenarios above reach the cases their
+// authors had in mind; these reach the boundaries a design's own numbers
+// make special: a pass due just before the check, a thread that exits
+// just under kDecayNs after its free, only large blocks.
+// ---------------------------------------------------------------------------
+
+
+
+
+
+constexpr int kDecaySchedules = 24;
+constexpr int kDecayScheduleSteps = 80;
+constexpr int kDecayThreads = 4;
+constexpr size_t kDecayMostLive = 48 * kMiB;
+constexpr int kDecayEndGroups = 8;
+
+// DecayExplorer
+//
+// One schedule: steps drawn from `seed`, each an allocation of a group of
+// blocks, frees (a thread's own blocks or another's), a thread's exit, a
+// step of the fake clock to just under, at or just over kDecayNs after one
+// of the recent frees (or half of it, or a sixteenth), or a thread's
+// kDecayCheckOps calls. After every step, when promise 2 applies (no block
+// live, kDecayNs passed since the last free, every thread that called
+// since exited but at most one), that one thread (or a new one) makes its
+// kDecayCheckOps calls, allocations only (freed after), and the bytes held
+// must be at most kIdleHeldBytes, by ReadCounters() and by the page source
+// (mapped, less unmapped and released). Every third schedule has only
+// large blocks. Its end: every block freed (in half the schedules by
+// thread 0, after kDecayEndGroups groups of its own, and thread 0 then
+// looks at the clock in steps shorter than kDecayNs / 2), the other
+// threads exit, each at its own time, and the check at kDecayNs after the
+// last free.
+class DecayExplorer {
+ public:
+  // The schedule of `seed` with `steps` random steps before its end.
+  DecayExplorer(internal::ScopedFakeClock& clock, uint64_t seed, int steps)
+      : clock_(clock),
+        seed_(seed),
+        steps_count_(steps),
+        rng_(seed),
+        edges_(EdgeSizes(kSmallMax)) {}
+
+  // "" when every check held, else the failure, with the seed and the
+  // schedule's steps so far.
+  std::string Run() {
+    for (int step = 0; step < steps_count_ && failure_.empty(); ++step) {
+      RandomStep();
+      MaybeCheck();
+    }
+    // The end: every block freed, every thread but one exited, each at its
+    // own time, and the clock just past the last free's kDecayNs.
+    const bool runs_on = rng_.Next() % 2 == 0;  // thread 0 frees, calls on
+    // The thread that runs on has blocks of many sizes to free: enough in
+    // its own cache to matter if its idle time restarted at each look.
+    for (int i = 0; runs_on && i < kDecayEndGroups && failure_.empty(); ++i) {
+      AllocateGroup(0);
+    }
+    while (failure_.empty() && !live_.empty()) {
+      FreeSome(runs_on ? 0 : PickThread(), rng_.Next() % 2 == 0);
+    }
+    for (int t = 0; t < kDecayThreads && failure_.empty(); ++t) {
+      if (rng_.Next() % 2 == 0) StepClock();
+      if (t != 0) ExitThread(t);
+    }
+    // Thread 0 looks at the clock in steps shorter than kDecayNs / 2.
+    while (runs_on && failure_.empty() && NowNs() < last_free_ + kDecayNs) {
+      Advance(rng_.Between(kDecayNs / 8, kDecayNs / 3), "the clock on");
+      Calls(0, kDecayCheckOps);
+    }
+    if (failure_.empty()) {
+      const uint64_t due = last_free_ + kDecayNs + rng_.Between(0, 1);
+      if (due > NowNs()) {
+        Advance(due - NowNs(), "to the last free + kDecayNs (+0 or 1 ns)");
+      }
+      MaybeCheck();
+    }
+    for (int t = 0; t < kDecayThreads; ++t) ExitThread(t);
+    return failure_;
+  }
+
+  int checks() const { return checks_; }
+
+ private:
+  struct Live {
+    void* p;
+    size_t size;
+    int owner;
+  };
+
+  static constexpr size_t kSmallMax = 256 * kKiB;
+
+  void RandomStep() {
+    const uint64_t pick = rng_.Next() % 100;
+    const int t = PickThread();
+    if (pick < 30) {
+      AllocateGroup(t);
+    } else if (pick < 55) {
+      FreeSome(t, rng_.Next() % 2 == 0);
+    } else if (pick < 65) {
+      ExitThread(t);
+    } else if (pick < 85) {
+      StepClock();
+    } else {
+      Calls(t, rng_.Next() % 2 == 0 ? kDecayCheckOps : kDecayCheckOps / 4);
+    }
+  }
+
+  int PickThread() { return static_cast<int>(rng_.Next() % kDecayThreads); }
+
+  ScheduledThread& Thread(int t) {
+    if (threads_[t] == nullptr)
+      threads_[t] = std::make_unique<ScheduledThread>();
+    return *threads_[t];
+  }
+
+  // On thread t: a block of a size of this schedule's kind, in a group.
+  size_t Size() {
+    if (seed_ % 3 == 0) return rng_.Between(kSmallMax + 1, 4 * kMiB);
+    const size_t edge = edges_[rng_.Next() % edges_.size()];
+    return std::max<size_t>(edge, 1);
+  }
+
+  void AllocateGroup(int t) {
+    const int n = static_cast<int>(rng_.Between(1, 64));
+    std::vector<Live> got;
+    size_t bytes = 0;
+    for (int i = 0; i < n && live_bytes_ + bytes < kDecayMostLive; ++i) {
+      const size_t size = Size();
+      got.push_back({nullptr, size, t});
+      bytes += size;
+    }
+    Thread(t).Run([&] {
+      for (Live& b : got) b.p = Allocate(b.size, 1, false);
+    });
+    called_[t] = true;
+    for (const Live& b : got) {
+      if (b.p == nullptr) {
+        return Fail(
+            absl::StrCat(kRuleAvailable, ": Allocate(", b.size, ") failed"));
+      }
+      live_.push_back(b);
+      live_bytes_ += b.size;
+    }
+    Note(absl::StrCat("thread ", t, " allocates ", got.size(), " blocks, ",
+                      bytes, " bytes"));
+  }
+
+  // Thread t frees some live blocks: its own, or other threads'
+  // (`others`), or all that are left when it is the end.
+  void FreeSome(int t, bool others) {
+    std::vector<Live> chosen, kept;
+    const uint64_t share = rng_.Between(1, 4);  // a quarter to all
+    for (const Live& b : live_) {
+      const bool mine = b.owner == t;
+      if ((mine != others || live_.size() < 4) && rng_.Next() % 4 < share) {
+        chosen.push_back(b);
+      } else {
+        kept.push_back(b);
+      }
+    }
+    if (chosen.empty()) return;
+    Thread(t).Run([&] {
+      for (const Live& b : chosen) Free(b.p);
+    });
+    called_[t] = true;
+    for (const Live& b : chosen) live_bytes_ -= b.size;
+    live_ = std::move(kept);
+    last_free_ = NowNs();
+    frees_.push_back(last_free_);
+    Note(absl::StrCat("thread ", t, " frees ", chosen.size(),
+                      others ? " blocks of other threads" : " of its blocks"));
+  }
+
+  void ExitThread(int t) {
+    if (threads_[t] == nullptr) return;
+    threads_[t]->Exit();
+    threads_[t] = nullptr;
+    called_[t] = false;
+    Note(absl::StrCat("thread ", t, " exits"));
+  }
+
+  // The clock to a boundary of a recent free's decay, or on a little.
+  void StepClock() {
+    const uint64_t now = NowNs();
+    const uint64_t free =
+        frees_.empty()
+            ? now
+            : frees_[frees_.size() - 1 -
+                     rng_.Next() % std::min<size_t>(frees_.size(), 4)];
+    const uint64_t pick = rng_.Next() % 6;
+    const uint64_t target = pick == 0   ? free + kDecayNs - 1
+                            : pick == 1 ? free + kDecayNs
+                            : pick == 2 ? free + kDecayNs + 1
+                            : pick == 3 ? now + kDecayNs / 2
+                            : pick == 4 ? now + kDecayNs / 16 + 1
+                                        : now + 1;
+    if (target > now) {
+      Advance(target - now, "the clock on");
+    }
+  }
+
+  void Advance(uint64_t ns, absl::string_view what) {
+    clock_.Advance(ns);
+    Note(absl::StrCat(what, " (", ns, " ns)"));
+  }
+
+  // Thread t makes `n` calls: malloc/free pairs of 64 bytes, the thread
+  // looking at the clock. As in DesignDecay's fixed scenarios, their frees
+  // (and the checking calls') do not move the last free: a few KiB, beside
+  // kIdleHeldBytes, that a design restamping what it freed long ago at
+  // each look would otherwise hide behind.
+  void Calls(int t, uint64_t n) {
+    Thread(t).Run([&] {
+      for (uint64_t i = 0; i < n / 2; ++i) Free(Allocate(64, 1, false));
+    });
+    called_[t] = true;
+    Note(absl::StrCat("thread ", t, " makes ", n, " calls"));
+  }
+
+  // Promise 2, when it applies: see the class comment.
+  void MaybeCheck() {
+    if (!failure_.empty() || !live_.empty()) return;
+    if (NowNs() < last_free_ + kDecayNs) return;
+    int checker = -1;
+    for (int t = 0; t < kDecayThreads; ++t) {
+      if (!called_[t]) continue;
+      if (checker >= 0) return;  // two threads that called still run
+      checker = t;
+    }
+    if (checker < 0) checker = PickThread();
+    std::vector<void*> blocks(kDecayCheckOps);
+    Counters held;
+    int64_t mapped_left = 0;
+    Thread(checker).Run([&] {
+      for (void*& p : blocks) p = Allocate(64, 1, false);
+      held = ReadCounters();
+      mapped_left = MappedLeft();
+      for (void* p : blocks) Free(p);
+    });
+    called_[checker] = true;
+    ++checks_;
+    Note(absl::StrCat("thread ", checker, " makes ", kDecayCheckOps,
+                      " allocations and reads ", held.bytes_held,
+                      " bytes held (page source: ", mapped_left, ")"));
+    if (held.bytes_held > kIdleHeldBytes ||
+        mapped_left > static_cast<int64_t>(kIdleHeldBytes)) {
+      Fail(absl::StrCat(
+          kRuleDecay, ": ", held.bytes_held, " bytes held by ReadCounters(), ",
+          mapped_left, " by the page source (kIdleHeldBytes = ", kIdleHeldBytes,
+          ")"));
+    }
+  }
+
+  void Note(std::string step) { log_.Note(std::move(step)); }
+
+  void Fail(const std::string& what) {
+    failure_ = log_.Failure(what, "decay explorer", seed_, steps_count_);
+  }
+
+  internal::ScopedFakeClock& clock_;
+  const uint64_t seed_;
+  const int steps_count_;
+  Rng rng_;
+  const std::vector<size_t> edges_;
+  std::unique_ptr<ScheduledThread> threads_[kDecayThreads];
+  bool called_[kDecayThreads] = {};  // called since it started
+  std::vector<Live> live_;
+  size_t live_bytes_ = 0;
+  uint64_t last_free_ = 0;
+  std::vector<uint64_t> frees_;
+  ScheduleLog log_;
+  std::string failure_;
+  int checks_ = 0;
+};
+
+void DecayExplorerCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  uint64_t seed = 0;
+  int steps = kDecayScheduleSteps;
+  if (!ParseSchedule(call, seed, steps)) return;
+  DecayExplorer explorer(clock, seed, steps);
+  const std::string failure = explorer.Run();
+  call.Record("checks", explorer.checks());
+  if (!failure.empty()) call.Fail(failure);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_explorer", DecayExplorerCall);
+
+// ShortestDecaySchedule()
+//
+// Seed `seed`'s decay schedule failed with `failure`: the shortest
+// schedule of that seed that fails too (ShortestSchedule()).
+std::string ShortestDecaySchedule(uint64_t seed, const absl::Status& failure) {
+  return ShortestSchedule("allocator_design_decay_explorer", seed,
+                          kDecayScheduleSteps, failure);
+}
+
+TEST(DesignDecayExplorer, RandomSchedulesGiveIdleMemoryBack) {
+  int checks = 0;
+  for (uint64_t seed = 1; seed <= kDecaySchedules; ++seed) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_explorer", absl::StrCat(seed));
+    ASSERT_TRUE(r.ok()) << ShortestDecaySchedule(seed, r.status());
+    checks += static_cast<int>(r->values["checks"]);
+  }
+  EXPECT_GE(checks, kDecaySchedules) << "the explorer checked too rarely";
+  ::testing::Test::RecordProperty("checks", checks);
+}
+
+// ---------------------------------------------------------------------------
+// Tests the mutation report asked for (tests/allocator_design/mutation.md).
+// ---------------------------------------------------------------------------
+
+// Promise 2 for many large blocks at once: a thread allocates
+// kManyLargeBlocks blocks of kManyLargeBlockBytes (above 256 KiB, so each
+// may be a mapping of its own), all live together, frees them all, and runs
+// on after 2 * kDecayNs. Whatever keeps large mappings for reuse must give
+// back every one of them, however many went idle together (a design that
+// bounds such a cache by its entries must also count them right).
+constexpr int kManyLargeBlocks = 64;
+constexpr size_t kManyLargeBlockBytes = 300 * kKiB;
+
+void DecayManyLargeCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  std::vector<void*> blocks(kManyLargeBlocks);
+  int failed = 0;
+  for (void*& p : blocks) {
+    p = Allocate(kManyLargeBlockBytes, 1, false);
+    if (p == nullptr) ++failed;
+  }
+  for (void* p : blocks) Free(p);
+  call.Record("failed", failed);
+  call.Record("held_before", ReadCounters().bytes_held);
+  clock.Advance(2 * kDecayNs);
+  for (uint64_t i = 0; i < kDecayCheckOps; ++i) Free(Allocate(64, 1, false));
+  call.Record("held_after", ReadCounters().bytes_held);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_many_large", DecayManyLargeCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenManyLargeBlocksWereFreedTogether) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_many_large");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ": a thread allocated " << kManyLargeBlocks
+      << " blocks of " << kManyLargeBlockBytes << " bytes, all live at once, "
+      << "and freed them (" << r->values["held_before"] << " bytes held "
+      << "then); 2 * kDecayNs later it made " << kDecayCheckOps
+      << " malloc/free pairs of 64 bytes: " << r->values["held_after"]
+      << " bytes were held (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+}  // namespace
+}  // namespace allocator_design::suite

@@ -1,0 +1,797 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// Promise 1 of lab allocator_design (task.h): the fast path is private.
+// Fixed patterns of calls after a warm-up, every size to 256 KiB in every
+// grouping, and the explorer's random groupings, each counted by the
+// suite itself (system calls by ptrace, locks through lock.h's observer).
+//
+// Part of the suite of task_test.cc (whose header says how it is run: in
+// fresh processes, on the page source's fake clock, never the wall clock);
+// what the files share is suite_support.h. Every failure message quotes
+// the rule of task.h it checks.
+
+#include "labs/allocator_design/task.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "common/cpu_facts.h"
+#include "common/fresh_process.h"
+#include "common/scoped_env.h"
+#include "common/syscalls.h"
+#include "gtest/gtest.h"
+#include "labs/allocator_design/internal/lock_testing.h"
+#include "labs/allocator_design/internal/pages_testing.h"
+#include "labs/allocator_design/lock.h"
+#include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/traces.h"
+#include "tests/allocator_design/run_fresh.h"
+#include "tests/allocator_design/suite_support.h"
+
+namespace allocator_design::suite {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Design, promise 1: the fast path is private.
+// ---------------------------------------------------------------------------
+
+
+
+
+
+// `bursts` times: 1000 blocks allocated, then all 1000 freed.
+Calls Bursts(int bursts) {
+  Calls calls;
+  void* blocks[1000];
+  for (int b = 0; b < bursts; ++b) {
+    for (int i = 0; i < 1000; ++i) {
+      blocks[i] = Allocate(kFastSizes[i % kFastSizeCount], 1, false);
+      static_cast<volatile char*>(blocks[i])[0] = 1;
+      calls.Add(kFastSizes[i % kFastSizeCount]);
+    }
+    for (int i = 0; i < 1000; ++i) {
+      Free(blocks[i]);
+      calls.Add(kFastSizes[i % kFastSizeCount]);
+    }
+  }
+  return calls;
+}
+
+// One pattern of promise 1: warmed up on this thread, then counted twice,
+// for the central visits here and for the system calls under ptrace in a
+// forked copy of this process (the same warm caches: fork copies them).
+void ExpectPrivateFastPath(absl::string_view pattern, Calls (*run)(int),
+                           int warm, int counted) {
+  // The decay's clock stands still: "a size it has used before" must not
+  // have been given back because a second passed on a loaded machine.
+  internal::ScopedFakeClock clock;
+  run(warm);
+  const Counters before = ReadCounters();
+  const Calls calls = run(counted);
+  const uint64_t ops = calls.ops;
+  const Counters after = ReadCounters();
+  const uint64_t visits = after.central_visits - before.central_visits;
+  EXPECT_LE(visits, calls.Allowed())
+      << kRuleFastPath << ": " << pattern << " made " << visits
+      << " central visits in " << ops << " operations (at most "
+      << calls.Allowed() << " allowed)";
+
+  absl::StatusOr<alloclab::SyscallCounts> syscalls =
+      alloclab::CountSyscallsInChild([&] { run(counted); });
+  if (absl::IsFailedPrecondition(syscalls.status())) {
+    GTEST_SKIP() << "cannot count system calls here: " << syscalls.status();
+  }
+  ASSERT_TRUE(syscalls.ok()) << syscalls.status();
+  std::string counted = alloclab::FormatSyscallCounts(*syscalls);
+  absl::StripTrailingAsciiWhitespace(&counted);
+  EXPECT_EQ(syscalls->total, 0)
+      << kRuleFastPath << ": " << pattern << " made " << syscalls->total
+      << " system calls in " << ops << " operations ("
+      << absl::StrReplaceAll(counted, {{"\n", ", "}}) << ")";
+}
+
+TEST(DesignFastPath, SteadyStatePairsArePrivate) {
+  ExpectPrivateFastPath("malloc/free pairs", Pairs, 20'000, 100'000);
+}
+
+TEST(DesignFastPath, SteadyStateBurstsArePrivate) {
+  ExpectPrivateFastPath("bursts of 1000 allocations then 1000 frees", Bursts, 5,
+                        50);
+}
+
+// The locks (lock.h) the parked thread A of StoppedThreadCall holds, and
+// whether thread B went for one of them while A was parked: B then waits
+// for A, and the test knows it at once, not at its 10 s bound (which stays
+// for a design whose waits lock.h does not see: a spin on an atomic, say).
+constexpr int kMaxParkedLocks = 64;
+constinit std::atomic<const Lock*> parked_thread_locks[kMaxParkedLocks] = {};
+constinit std::atomic<bool> waited_for_parked_thread{false};
+enum class StoppedRole { kNone, kParked, kRunning };
+thread_local StoppedRole stopped_role = StoppedRole::kNone;
+
+// The lock observer of StoppedThreadCall. It runs inside the allocator and
+// touches only atomics.
+void ObserveStoppedThread(const Lock& lock, internal::LockEvent event) {
+  if (stopped_role == StoppedRole::kParked &&
+      event != internal::LockEvent::kAcquiring) {
+    // Taken: into a free slot. Given back: out of its slot.
+    const bool taken = event == internal::LockEvent::kAcquired;
+    for (std::atomic<const Lock*>& slot : parked_thread_locks) {
+      const Lock* seen = taken ? nullptr : &lock;
+      if (slot.compare_exchange_strong(seen, taken ? &lock : nullptr)) break;
+    }
+  } else if (stopped_role == StoppedRole::kRunning &&
+             event == internal::LockEvent::kAcquiring) {
+    for (const std::atomic<const Lock*>& slot : parked_thread_locks) {
+      if (slot.load() == &lock) waited_for_parked_thread.store(true);
+    }
+  }
+}
+
+// In a fresh process: thread B warms up; a thread A is parked inside
+// Allocate() at the page source's map gate (a 64 MiB block: it must map);
+// B then makes warmed-up pairs. Records "parked" (A reached the gate),
+// "finished" (B's pairs ended while A was parked) and "waited" (B asked
+// for a lock that A held, so that it could not finish while A was parked).
+void StoppedThreadCall(alloclab::FreshCall& call) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool warmed = false, go = false, finished = false, parked = false;
+  std::atomic<bool> a_returned{false};
+
+  std::thread b([&] {
+    Pairs(20'000);
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      warmed = true;
+      cv.notify_all();
+      cv.wait(lock, [&] { return go; });
+    }
+    stopped_role = StoppedRole::kRunning;
+    Pairs(20'000);
+    stopped_role = StoppedRole::kNone;
+    std::lock_guard<std::mutex> lock(mu);
+    finished = true;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return warmed; });
+  }
+  internal::SetLockObserver(ObserveStoppedThread);
+  internal::CloseMapGate();
+  void* large = nullptr;
+  std::thread a([&] {
+    stopped_role = StoppedRole::kParked;
+    large = Allocate((64 << 20) + 17 * PageSize(), 16, false);
+    stopped_role = StoppedRole::kNone;
+    a_returned.store(true);
+  });
+  std::thread watcher([&] {
+    internal::WaitUntilParkedAtMapGate();
+    std::lock_guard<std::mutex> lock(mu);
+    parked = true;
+    cv.notify_all();
+  });
+  bool a_parked = false;
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    // Bounds, not timings: each waits for what takes microseconds.
+    a_parked = cv.wait_for(lock, std::chrono::seconds(10), [&] {
+      return parked || a_returned.load();
+    }) && parked;
+    if (a_parked) {
+      go = true;
+      cv.notify_all();
+      // B cannot finish once it waits for A's lock: no need to wait more.
+      const auto bound =
+          std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!finished && !waited_for_parked_thread.load() &&
+             std::chrono::steady_clock::now() < bound) {
+        cv.wait_for(lock, std::chrono::milliseconds(10));
+      }
+    }
+  }
+  call.Record("parked", a_parked ? 1 : 0);
+  call.Record("waited", waited_for_parked_thread.load() ? 1 : 0);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    call.Record("finished", finished ? 1 : 0);
+    go = true;
+    cv.notify_all();
+  }
+  internal::OpenMapGate();
+  a.join();
+  b.join();
+  internal::SetLockObserver(nullptr);
+  if (parked) {
+    watcher.join();
+  } else {
+    watcher.detach();  // it waits for a thread that never came; we exit
+  }
+  Free(large);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_stopped_thread", StoppedThreadCall);
+
+TEST(DesignFastPath, OtherThreadStoppedInsideDoesNotStopThisOne) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_stopped_thread");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->values["parked"], 1)
+      << "the test could not stop a thread inside the allocator: a fresh "
+         "Allocate() of 64 MiB never asked the page source for memory "
+         "(task.h: it gets memory only from pages.h; a process's first "
+         "64 MiB block must be mapped there)";
+  if (r->values["waited"] == 1) {
+    ADD_FAILURE() << kRuleNotStopped << ": with one thread parked inside "
+                  << "Allocate() (waiting for the page source), another "
+                  << "thread's warmed-up malloc/free pairs waited for a lock "
+                  << "(lock.h) that the parked thread held";
+  } else {
+    EXPECT_EQ(r->values["finished"], 1)
+        << kRuleNotStopped << ": with one thread parked inside Allocate() "
+        << "(waiting for the page source), another thread's warmed-up "
+        << "malloc/free pairs did not finish within 10 s";
+  }
+}
+
+
+// Promise 1 above the sizes of the fast-path tests: pairs of blocks of the
+// classes over 4 KiB, to 256 KiB, each of a size used before.
+constexpr size_t kLargerFastSizes[] = {4097,      6000,          8 * 1024 + 16,
+                                       16 * 1024, 32 * 1024 + 1, 65536,
+                                       100'000,   200'000,       256 * 1024};
+
+Calls LargerPairs(int pairs) {
+  constexpr int kCount = std::size(kLargerFastSizes);
+  Calls calls;
+  for (int i = 0; i < pairs; ++i) {
+    const size_t size = kLargerFastSizes[i % kCount];
+    void* p = Allocate(size, 1, false);
+    static_cast<volatile char*>(p)[0] = 1;
+    Free(p);
+    calls.Add(size);
+    calls.Add(size);
+  }
+  return calls;
+}
+
+TEST(DesignFastPath, SteadyStatePairsOfBlocksTo256KiBArePrivate) {
+  ExpectPrivateFastPath("malloc/free pairs of 4097 bytes to 256 KiB",
+                        LargerPairs, 20'000, 100'000);
+}
+
+// Promise 1 at every size to 256 KiB, however grouped: for each size of
+// GroupedSizes() and each group of 1 to kMostGroup blocks, a
+// thread allocates a group and frees it, kWarmRounds times to warm up and
+// kCountedRounds times counted. Two counts, each held to the promise's
+// allowance (VisitCredit()): the allocator's own central_visits, and
+// the lock.h Locks this thread took (lock.h's observer: a lock taken is a
+// visit, task.h says), which no allocator reports itself. In a
+// fresh process, the decay's clock standing still. A break fails the call
+// with the size, group and counts.
+constexpr int kMostGroup = 72;
+constexpr int kWarmRounds = 3;
+constexpr int kCountedRounds = 8;
+constexpr size_t kPromiseOneMax = 256 * kKiB;
+
+// GroupedSizes()
+//
+// The sizes of the grouped test: every edge size to kPromiseOneMax, and
+// kLargerFastSizes (100,000 bytes among them: the issue that restated the
+// promise found 4,000 visits in 24,000 calls in groups of 12 there).
+std::vector<size_t> GroupedSizes() {
+  std::vector<size_t> sizes;
+  for (size_t size : EdgeSizes(kPromiseOneMax)) {
+    if (size != 0 && size <= kPromiseOneMax) sizes.push_back(size);
+  }
+  sizes.insert(sizes.end(), std::begin(kLargerFastSizes),
+               std::end(kLargerFastSizes));
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+
+
+// One group's rounds: `rounds` times, `group` blocks of `size` allocated,
+// then freed in the order allocated.
+void GroupRounds(size_t size, int group, int rounds) {
+  void* blocks[kMostGroup];
+  for (int r = 0; r < rounds; ++r) {
+    for (int i = 0; i < group; ++i) blocks[i] = Allocate(size, 1, false);
+    for (int i = 0; i < group; ++i) Free(blocks[i]);
+  }
+}
+
+void GroupedVisitsCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  internal::SetLockObserver(CountLocksTaken);
+  uint64_t cases = 0, broken = 0, most_permille = 0;
+  size_t most_size = 0;
+  int most_group = 0;
+  std::string first;
+  for (size_t size : GroupedSizes()) {
+    for (int group = 1; group <= kMostGroup; ++group) {
+      GroupRounds(size, group, kWarmRounds);
+      const uint64_t visits_before = ReadCounters().central_visits;
+      const uint64_t locks_before = locks_taken;
+      GroupRounds(size, group, kCountedRounds);
+      const uint64_t locks = locks_taken - locks_before;
+      const uint64_t visits = ReadCounters().central_visits - visits_before;
+      const uint64_t ops = 2 * uint64_t{kCountedRounds} * group;
+      const uint64_t allowed = ops * VisitCredit(size) / kBytesPerCentralVisit;
+      ++cases;
+      const uint64_t permille = std::max(visits, locks) * 1000 / allowed;
+      if (permille > most_permille) {
+        most_permille = permille;
+        most_size = size;
+        most_group = group;
+      }
+      if (visits <= allowed && locks <= allowed) continue;
+      if (++broken == 1) {
+        first = absl::StrCat("blocks of ", size, " bytes in groups of ", group,
+                             " (allocated, then freed): ", visits,
+                             " central visits counted and ", locks,
+                             " locks taken in ", ops, " calls, at most ",
+                             allowed, " allowed");
+      }
+    }
+  }
+  internal::SetLockObserver(nullptr);
+  call.Record("cases", cases);
+  call.Record("broken", broken);
+  call.Record("most_permille", most_permille);
+  call.Record("most_size", most_size);
+  call.Record("most_group", most_group);
+  if (broken != 0) {
+    call.Fail(absl::StrCat(kRuleFastPath, ": ", broken, " of ", cases,
+                           " cases; the first: ", first,
+                           " (kOpsPerCentralVisit = ", kOpsPerCentralVisit,
+                           ", kBytesPerCentralVisit = ", kBytesPerCentralVisit,
+                           ")"));
+  }
+}
+ALLOCLAB_FRESH_CALL("allocator_design_grouped_visits", GroupedVisitsCall);
+
+TEST(DesignFastPath, EveryEdgeSizeTo256KiBInEveryGroupingIsPrivate) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_grouped_visits");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["broken"], 0);
+  EXPECT_EQ(r->values["cases"],
+            static_cast<double>(GroupedSizes().size() * kMostGroup))
+      << "the grouped calls did not run for every size and group";
+  // The most of its allowance a case used, in thousandths: a figure for
+  // the chapter, not a bound (the bound is the allowance itself).
+  for (const char* key : {"most_permille", "most_size", "most_group"}) {
+    ::testing::Test::RecordProperty(key, static_cast<int>(r->values[key]));
+  }
+}
+
+// Promise 2, with the clock moving in steps of kDecayNs / 4 while the thread
+// that freed everything runs on, making its kDecayCheckOps calls each step:
+// ---------------------------------------------------------------------------
+// Design, explored: promise 1. Random schedules of one measured thread's
+// allocations and frees, in random groupings, between the work of other
+// threads; each in a fresh process from its own seed, the clock standing
+// still. The schedule runs whole until the measured thread's steps of
+// kFastQuietPasses passes in a row make no map, unmap or release (the
+// warm-up: every grouping it will make, of every size it will use, made
+// before, and the memory it needs beside the other threads' held), then once
+// more, counted: after every step of the measured thread, what it did since
+// the counted pass began is held to the promise, by the suite's own counts
+// (lock.h's observer, on that thread; the page source's maps, unmaps and
+// releases) beside the allocator's central_visits.
+// ---------------------------------------------------------------------------
+
+constexpr int kFastSchedules = 24;
+constexpr int kFastScheduleSteps = 60;
+constexpr int kFastQuietPasses = 2;
+constexpr int kFastMostWarmPasses = 8;
+constexpr int kFastOthers = 2;
+constexpr int kFastPaletteSizes = 4;
+constexpr int kFastMostHeld = 64;  // blocks the measured thread keeps live
+
+// FastPathExplorer
+//
+// One schedule: a palette of kFastPaletteSizes sizes drawn from `seed` (class
+// edges to 256 KiB, GroupedSizes(), half of them small), and steps, each
+// either the measured thread's or another thread's. The measured thread's:
+// pairs (one block allocated and freed at once, n times, of one size or
+// cycling through the palette); a burst (n blocks of one size, or of the
+// palette's sizes interleaved, then all freed: in the order allocated, the
+// reverse, or shuffled); blocks kept live across steps, and freed by a later
+// step. Another thread's: its own blocks, of any size to 256 KiB, allocated
+// or freed, or its exit. The whole schedule is drawn afresh from `seed` on each
+// pass, so every pass makes the same calls; the measured thread's blocks stay
+// its own (no other thread frees them). After each counted step, with c calls
+// of sizes s made so far in the counted pass, the visits allowed are the sum
+// of max(s, kBytesPerCentralVisit / kOpsPerCentralVisit), divided by
+// kBytesPerCentralVisit and rounded up ("at most once every
+// kOpsPerCentralVisit calls": a visit at the first call, the next one
+// kOpsPerCentralVisit calls later); the locks it took and the
+// central_visits counted must each be at most that, and the page source's
+// maps, unmaps and releases made in its steps must be none.
+class FastPathExplorer {
+ public:
+  FastPathExplorer(uint64_t seed, int steps)
+      : seed_(seed),
+        steps_count_(steps),
+        sizes_(GroupedSizes()),
+        small_sizes_(std::upper_bound(sizes_.begin(), sizes_.end(), kKiB) -
+                     sizes_.begin()) {}
+
+  // "" when every check held, else the failure, with the seed and the
+  // schedule's steps so far.
+  std::string Run() {
+    // The warm-up: on until the measured thread's steps of
+    // kFastQuietPasses passes in a row make no map, unmap or release.
+    for (int quiet = 0; quiet < kFastQuietPasses;) {
+      measured_page_calls_ = 0;
+      Pass();
+      ++warm_passes_;
+      quiet = measured_page_calls_ == 0 ? quiet + 1 : 0;
+      if (quiet < kFastQuietPasses && warm_passes_ == kFastMostWarmPasses) {
+        measured_.Exit();
+        return absl::StrCat(
+            kRuleFastPath, ": fast-path explorer seed ", seed_, " with ",
+            steps_count_, " random steps: in ", kFastMostWarmPasses,
+            " passes of the same schedule, the measured thread's steps never "
+            "went ",
+            kFastQuietPasses,
+            " passes in a row without a map, "
+            "unmap or release (the page source's count): no warm-up ended");
+      }
+    }
+    counted_ = true;
+    Pass();
+    measured_.Exit();
+    return failure_;
+  }
+
+  int checks() const { return checks_; }
+  int warm_passes() const { return warm_passes_; }
+  uint64_t ops() const { return ops_; }
+  uint64_t visits() const { return visits_; }
+  uint64_t locks() const { return locks_; }
+
+ private:
+  // The maps, unmaps and releases the page source has made so far.
+  static uint64_t PageCalls() {
+    const PageSourceCounts pages = ReadPageSourceCounts();
+    return pages.map_calls + pages.unmap_calls + pages.release_calls;
+  }
+
+  // The schedule, from its start: the same calls on every pass. Every
+  // thread ends it as it began, with nothing live (the other threads exit).
+  void Pass() {
+    rng_ = Rng(seed_);
+    Palette();
+    for (int step = 0; step < steps_count_ && failure_.empty(); ++step) {
+      RandomStep();
+    }
+    FreeHeld();
+    for (int t = 0; t < kFastOthers; ++t) OtherExits(t);
+  }
+
+  void Palette() {
+    for (int i = 0; i < kFastPaletteSizes; ++i) {
+      // Half of the palette small: a class edge to 1 KiB.
+      const size_t size =
+          sizes_[rng_.Next() % (i % 2 == 0 ? small_sizes_ : sizes_.size())];
+      palette_[i] = std::max<size_t>(size, 1);
+    }
+  }
+
+  size_t PaletteSize() { return palette_[rng_.Next() % kFastPaletteSizes]; }
+
+  void RandomStep() {
+    const uint64_t pick = rng_.Next() % 100;
+    if (pick < 25) {
+      Pairs();
+    } else if (pick < 55) {
+      Burst();
+    } else if (pick < 70) {
+      Hold();
+    } else {
+      Other(static_cast<int>(rng_.Next() % kFastOthers));
+    }
+  }
+
+  // Runs `calls` (sizes of the blocks they allocate or free, in order) on
+  // the measured thread through `fn`, and in the counted pass checks.
+  void Measured(absl::string_view what, const std::vector<size_t>& calls,
+                const std::function<void()>& fn) {
+    const uint64_t visits_before = ReadCounters().central_visits;
+    const uint64_t pages_before = PageCalls();
+    uint64_t locks = 0;
+    measured_.Run([&] {
+      const uint64_t before = locks_taken;
+      fn();
+      locks = locks_taken - before;
+    });
+    const uint64_t visits = ReadCounters().central_visits - visits_before;
+    const uint64_t page_calls = PageCalls() - pages_before;
+    measured_page_calls_ += page_calls;
+    Note(absl::StrCat("measured: ", what, " (", visits, " visits, ", locks,
+                      " locks, ", page_calls, " maps/unmaps/releases)"));
+    if (!counted_) return;
+    for (size_t size : calls) {
+      ++ops_;
+      credit_ += VisitCredit(size);
+    }
+    visits_ += visits;
+    locks_ += locks;
+    page_calls_ += page_calls;
+    ++checks_;
+    const uint64_t allowed =
+        (credit_ + kBytesPerCentralVisit - 1) / kBytesPerCentralVisit;
+    if (visits_ <= allowed && locks_ <= allowed && page_calls_ == 0) return;
+    Fail(absl::StrCat(
+        kRuleFastPath, ": after a warm-up (the whole schedule, ", warm_passes_,
+        " times, the last ", kFastQuietPasses,
+        " with no map, unmap or release in its steps), the measured "
+        "thread's ",
+        ops_, " calls of the counted pass so far made ", visits_,
+        " central visits (the allocator's count) and took ", locks_,
+        " locks (lock.h's observer), at most ", allowed, " allowed, and made ",
+        page_calls_,
+        " maps, unmaps and releases (the page source's count), "
+        "none allowed (kOpsPerCentralVisit = ",
+        kOpsPerCentralVisit,
+        ", kBytesPerCentralVisit = ", kBytesPerCentralVisit, ")"));
+  }
+
+  // n pairs, each a block allocated and freed at once.
+  void Pairs() {
+    const int n = static_cast<int>(rng_.Between(1, 64));
+    const bool cycle = rng_.Next() % 2 == 0;
+    std::vector<size_t> sizes(n, PaletteSize());
+    for (int i = 0; cycle && i < n; ++i) {
+      sizes[i] = palette_[i % kFastPaletteSizes];
+    }
+    std::vector<size_t> calls;
+    for (size_t size : sizes) calls.insert(calls.end(), {size, size});
+    Measured(absl::StrCat(n, " pairs", cycle ? " cycling the palette" : "",
+                          " of ", sizes[0], " bytes"),
+             calls, [&] {
+               for (size_t size : sizes) {
+                 void* p = Allocate(size, 1, false);
+                 static_cast<volatile char*>(p)[0] = 1;
+                 Free(p);
+               }
+             });
+  }
+
+  // n blocks allocated, then all freed.
+  void Burst() {
+    const int n = static_cast<int>(rng_.Between(1, kMostGroup));
+    const bool interleaved = rng_.Next() % 3 == 0;
+    const size_t one = PaletteSize();
+    std::vector<size_t> sizes(n, one);
+    if (interleaved) {
+      for (int i = 0; i < n; ++i) sizes[i] = palette_[i % kFastPaletteSizes];
+    }
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i) order[i] = i;
+    const uint64_t how = rng_.Next() % 3;
+    if (how == 1) std::reverse(order.begin(), order.end());
+    if (how == 2) {
+      for (int i = n; i > 1; --i)
+        std::swap(order[i - 1], order[rng_.Next() % i]);
+    }
+    std::vector<size_t> calls = sizes;
+    for (int i : order) calls.push_back(sizes[i]);
+    std::vector<void*> blocks(n);
+    Measured(
+        absl::StrCat("a burst of ", n,
+                     interleaved ? " blocks of the palette interleaved"
+                                 : absl::StrCat(" blocks of ", one, " bytes"),
+                     ", freed ",
+                     how == 0   ? "in order"
+                     : how == 1 ? "in reverse"
+                                : "shuffled"),
+        calls, [&] {
+          for (int i = 0; i < n; ++i) {
+            blocks[i] = Allocate(sizes[i], 1, false);
+            static_cast<volatile char*>(blocks[i])[0] = 1;
+          }
+          for (int i : order) Free(blocks[i]);
+        });
+  }
+
+  // Blocks kept live across steps: some allocated, or some of those freed.
+  void Hold() {
+    const bool more = held_.size() < kFastMostHeld / 2 ||
+                      (held_.size() < kFastMostHeld && rng_.Next() % 2 == 0);
+    std::vector<size_t> calls;
+    if (more) {
+      const int n = static_cast<int>(rng_.Between(1, 16));
+      std::vector<Block> got(n);
+      for (Block& b : got) b.size = PaletteSize();
+      for (const Block& b : got) calls.push_back(b.size);
+      Measured(
+          absl::StrCat(n, " blocks kept live (", held_.size() + n, " now)"),
+          calls, [&] {
+            for (Block& b : got) {
+              b.p = Allocate(b.size, 1, false);
+              static_cast<volatile char*>(b.p)[0] = 1;
+            }
+          });
+      held_.insert(held_.end(), got.begin(), got.end());
+      return;
+    }
+    std::vector<Block> chosen, kept;
+    for (const Block& b : held_) {
+      (rng_.Next() % 2 == 0 ? chosen : kept).push_back(b);
+    }
+    held_ = std::move(kept);
+    FreeOnMeasured(chosen);
+  }
+
+  // The measured thread frees every block it kept, at the end of a pass.
+  void FreeHeld() {
+    std::vector<Block> all = std::move(held_);
+    held_.clear();
+    if (!all.empty()) FreeOnMeasured(all);
+  }
+
+  void FreeOnMeasured(const std::vector<Block>& blocks) {
+    std::vector<size_t> calls;
+    for (const Block& b : blocks) calls.push_back(b.size);
+    Measured(absl::StrCat(blocks.size(), " kept blocks freed"), calls, [&] {
+      for (const Block& b : blocks) Free(b.p);
+    });
+  }
+
+  // Another thread's own work: blocks of any size allocated, or freed, or
+  // its exit (after freeing what it has).
+  void Other(int t) {
+    const uint64_t pick = rng_.Next() % 10;
+    if (others_[t] == nullptr) others_[t] = std::make_unique<ScheduledThread>();
+    std::vector<void*>& live = others_live_[t];
+    if (pick < 5 && live.size() < 256) {
+      const int n = static_cast<int>(rng_.Between(1, 64));
+      std::vector<size_t> sizes(n);
+      for (size_t& size : sizes) {
+        size = std::min(MixedSize(rng_), kPromiseOneMax);
+      }
+      others_[t]->Run([&] {
+        for (size_t size : sizes) live.push_back(Allocate(size, 1, false));
+      });
+      Note(absl::StrCat("other thread ", t, " allocates ", n, " blocks"));
+    } else if (pick < 9) {
+      const size_t n = rng_.Between(0, live.size());
+      others_[t]->Run([&] {
+        for (size_t i = 0; i < n; ++i) {
+          Free(live.back());
+          live.pop_back();
+        }
+      });
+      Note(absl::StrCat("other thread ", t, " frees ", n, " blocks"));
+    } else {
+      OtherExits(t);
+    }
+  }
+
+  // Another thread frees what it has and exits.
+  void OtherExits(int t) {
+    if (others_[t] == nullptr) return;
+    others_[t]->Run([&] {
+      for (void* p : others_live_[t]) Free(p);
+    });
+    others_live_[t].clear();
+    others_[t]->Exit();
+    others_[t] = nullptr;
+    Note(absl::StrCat("other thread ", t, " frees all and exits"));
+  }
+
+  void Note(std::string step) {
+    if (counted_) log_.Note(std::move(step));
+  }
+
+  void Fail(const std::string& what) {
+    failure_ = log_.Failure(what, "fast-path explorer", seed_, steps_count_);
+  }
+
+  const uint64_t seed_;
+  const int steps_count_;
+  const std::vector<size_t> sizes_;  // GroupedSizes(), sorted
+  const size_t small_sizes_;         // how many of them are 1 KiB at most
+  Rng rng_{0};
+  size_t palette_[kFastPaletteSizes] = {};
+  bool counted_ = false;
+  int warm_passes_ = 0;
+  uint64_t measured_page_calls_ = 0;  // in the measured thread's steps
+  ScheduledThread measured_;
+  std::vector<Block> held_;
+  std::unique_ptr<ScheduledThread> others_[kFastOthers];
+  std::vector<void*> others_live_[kFastOthers];
+  uint64_t ops_ = 0, credit_ = 0, visits_ = 0, locks_ = 0, page_calls_ = 0;
+  ScheduleLog log_;
+  std::string failure_;
+  int checks_ = 0;
+};
+
+void FastPathExplorerCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  uint64_t seed = 0;
+  int steps = kFastScheduleSteps;
+  if (!ParseSchedule(call, seed, steps)) return;
+  internal::SetLockObserver(CountLocksTaken);
+  FastPathExplorer explorer(seed, steps);
+  const std::string failure = explorer.Run();
+  internal::SetLockObserver(nullptr);
+  call.Record("checks", explorer.checks());
+  call.Record("warm_passes", explorer.warm_passes());
+  call.Record("ops", static_cast<double>(explorer.ops()));
+  call.Record("visits", static_cast<double>(explorer.visits()));
+  call.Record("locks", static_cast<double>(explorer.locks()));
+  if (!failure.empty()) call.Fail(failure);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_fast_path_explorer",
+                    FastPathExplorerCall);
+
+TEST(DesignFastPathExplorer, RandomGroupingsAfterAWarmUpArePrivate) {
+  int checks = 0;
+  double ops = 0, visits = 0, locks = 0;
+  for (uint64_t seed = 1; seed <= kFastSchedules; ++seed) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_fast_path_explorer", absl::StrCat(seed));
+    ASSERT_TRUE(r.ok()) << ShortestSchedule(
+        "allocator_design_fast_path_explorer", seed, kFastScheduleSteps,
+        r.status());
+    checks += static_cast<int>(r->values["checks"]);
+    ops += r->values["ops"];
+    visits += r->values["visits"];
+    locks += r->values["locks"];
+  }
+  EXPECT_GE(checks, kFastSchedules * kFastScheduleSteps / 2)
+      << "the explorer checked too rarely";
+  ::testing::Test::RecordProperty("checks", checks);
+  ::testing::Test::RecordProperty("ops", static_cast<int64_t>(ops));
+  ::testing::Test::RecordProperty("visits", static_cast<int64_t>(visits));
+  ::testing::Test::RecordProperty("locks", static_cast<int64_t>(locks));
+}
+
+}  // namespace
+}  // namespace allocator_design::suite
