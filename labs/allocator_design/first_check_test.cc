@@ -5,7 +5,7 @@
 // -----------------------------------------------------------------------------
 //
 // Lab allocator_design, your first step: one check of your own, before you
-// build anything. The lab's suite (tests/allocator_design/task_test.cc)
+// build anything. The lab's suite (tests/allocator_design/*_test.cc)
 // will judge your allocator; here you are on the other side, writing a
 // check that must tell a correct allocator from a broken one.
 //

@@ -39,8 +39,8 @@
 // dynamic TLS can itself call malloc. Every lock it takes is a lock.h Lock, so
 // that the suite can stop a thread inside each of your critical sections.
 //
-// What the suite checks (tests/allocator_design/task_test.cc and
-// locks_test.cc), two parts:
+// What the suite checks (tests/allocator_design/: task_test.cc the
+// Validator tests, a file per promise the Design tests), two parts:
 //
 //   Validator* tests: every block is aligned, no two live blocks overlap, a
 //   block's bytes survive until it is freed, a zeroed request reads as

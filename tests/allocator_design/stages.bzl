@@ -37,8 +37,8 @@ A stage's fields:
     starter   True when the untouched starter passes it (its target is
               then a course_integrity check: .ci/run holds the starter to it)
 
-A new TEST in tests/allocator_design/task_test.cc or locks_test.cc whose
-suite no stage names fails :stages_test, which names it.
+A new TEST in any file of the suite (tests/allocator_design/*_test.cc)
+whose suite no stage names fails :stages_test, which names it.
 """
 
 load("//:labs.bzl", "LABS")

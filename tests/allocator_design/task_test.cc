@@ -10,12 +10,15 @@
 // calls made through task.h do. The C ABI is checked apart, under
 // LD_PRELOAD (abi_check.cc).
 //
-// Two parts, as task.h says:
+// Two parts, as task.h says, in files of their own (suite_support.h has
+// what they share):
 //
-//   Validator* tests: the malloclab-style facts every allocator owes its
-//   callers, as contents and counts. The starter passes them all.
+//   Validator* tests, this file: the malloclab-style facts every allocator
+//   owes its callers, as contents and counts. The starter passes them all.
 //
-//   Design* tests: task.h's six promises, as counts: system calls (from
+//   Design* tests, a file per promise (fast_path_test.cc, decay_test.cc,
+//   churn_and_messages_test.cc, utilization_test.cc, own_lines_test.cc):
+//   task.h's six promises, as counts: system calls (from
 //   ptrace, common/syscalls.h), central visits and bytes held (the
 //   allocator's Counters, themselves checked against the page source's
 //   counts), utilization on the fixed traces. Whatever depends on what the
