@@ -10,14 +10,13 @@
 // what the files share is suite_support.h. Every failure message quotes
 // the rule of task.h it checks.
 
-#include "labs/allocator_design/task.h"
-
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -62,6 +61,7 @@
 #include "labs/allocator_design/internal/pages_testing.h"
 #include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/task.h"
 #include "labs/allocator_design/traces.h"
 #include "tests/allocator_design/run_fresh.h"
 #include "tests/allocator_design/suite_support.h"
@@ -420,7 +420,6 @@ INSTANTIATE_TEST_SUITE_P(Messages, DesignMessagePassing,
 // free, blocks handed from thread to thread through the suite's queue, at
 // every class edge and past the large threshold.
 // ---------------------------------------------------------------------------
-
 
 constexpr int kChurnSchedules = 16;
 constexpr int kChurnScheduleSteps = 60;

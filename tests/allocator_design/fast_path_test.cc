@@ -10,14 +10,13 @@
 // what the files share is suite_support.h. Every failure message quotes
 // the rule of task.h it checks.
 
-#include "labs/allocator_design/task.h"
-
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -62,6 +61,7 @@
 #include "labs/allocator_design/internal/pages_testing.h"
 #include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/task.h"
 #include "labs/allocator_design/traces.h"
 #include "tests/allocator_design/run_fresh.h"
 #include "tests/allocator_design/suite_support.h"
@@ -72,10 +72,6 @@ namespace {
 // ---------------------------------------------------------------------------
 // Design, promise 1: the fast path is private.
 // ---------------------------------------------------------------------------
-
-
-
-
 
 // `bursts` times: 1000 blocks allocated, then all 1000 freed.
 Calls Bursts(int bursts) {
@@ -273,7 +269,6 @@ TEST(DesignFastPath, OtherThreadStoppedInsideDoesNotStopThisOne) {
   }
 }
 
-
 // Promise 1 above the sizes of the fast-path tests: pairs of blocks of the
 // classes over 4 KiB, to 256 KiB, each of a size used before.
 constexpr size_t kLargerFastSizes[] = {4097,      6000,          8 * 1024 + 16,
@@ -329,8 +324,6 @@ std::vector<size_t> GroupedSizes() {
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;
 }
-
-
 
 // One group's rounds: `rounds` times, `group` blocks of `size` allocated,
 // then freed in the order allocated.

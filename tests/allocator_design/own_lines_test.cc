@@ -9,14 +9,13 @@
 // what the files share is suite_support.h. Every failure message quotes
 // the rule of task.h it checks.
 
-#include "labs/allocator_design/task.h"
-
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -61,6 +60,7 @@
 #include "labs/allocator_design/internal/pages_testing.h"
 #include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/task.h"
 #include "labs/allocator_design/traces.h"
 #include "tests/allocator_design/run_fresh.h"
 #include "tests/allocator_design/suite_support.h"

@@ -35,6 +35,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -85,7 +86,6 @@
 
 namespace allocator_design {
 
-
 // Failures print the allocator's counters and the page source's by field:
 // through PrintTo() in GoogleTest's messages, through AbslStringify() in
 // absl::StrCat() where the installed Abseil has it (20230125 and later).
@@ -119,7 +119,6 @@ inline void PrintTo(const PageSourceCounts& c, std::ostream* os) {
 }
 
 namespace suite {
-
 
 // The rules, in task.h's words, for the failure messages.
 inline constexpr absl::string_view kRuleAligned =
@@ -236,7 +235,9 @@ inline uint8_t tape[kMaxPatternBytes + kTapeEntries];
   return true;
 }();
 
-inline const uint8_t* PatternOf(uint64_t seed) { return tape + seed % kTapeEntries; }
+inline const uint8_t* PatternOf(uint64_t seed) {
+  return tape + seed % kTapeEntries;
+}
 
 inline void Fill(void* block, size_t size, uint64_t seed) {
   if (size > kMaxPatternBytes) {
@@ -248,7 +249,8 @@ inline void Fill(void* block, size_t size, uint64_t seed) {
 }
 
 // The first offset at which `a` and `b` differ over `size` bytes, or -1.
-inline int64_t FirstDifference(const uint8_t* a, const uint8_t* b, size_t size) {
+inline int64_t FirstDifference(const uint8_t* a, const uint8_t* b,
+                               size_t size) {
   if (std::memcmp(a, b, size) == 0) return -1;
   for (size_t i = 0; i < size; ++i) {
     if (a[i] != b[i]) return static_cast<int64_t>(i);
@@ -274,7 +276,9 @@ inline int64_t FirstNonZero(const void* block, size_t size) {
   return -1;
 }
 
-inline uintptr_t Address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+inline uintptr_t Address(const void* p) {
+  return reinterpret_cast<uintptr_t>(p);
+}
 
 // A live block of a test, with the size asked for and its pattern's seed.
 struct Block {
@@ -424,7 +428,8 @@ inline uint64_t VisitCredit(size_t size) {
 // The sizes of the fast-path tests: several size classes, all small.
 inline constexpr size_t kFastSizes[] = {16, 48, 64, 200, 1000, 3000};
 
-inline constexpr int kFastSizeCount = sizeof(kFastSizes) / sizeof(kFastSizes[0]);
+inline constexpr int kFastSizeCount =
+    sizeof(kFastSizes) / sizeof(kFastSizes[0]);
 
 // Calls
 //
@@ -572,7 +577,8 @@ class ScheduleLog {
 // An explorer's fresh call's argument, "seed" or "seed/steps", into `seed`
 // and `steps` (left as it was when the argument has no steps). false, and
 // the call failed, when it is neither.
-inline bool ParseSchedule(alloclab::FreshCall& call, uint64_t& seed, int& steps) {
+inline bool ParseSchedule(alloclab::FreshCall& call, uint64_t& seed,
+                          int& steps) {
   const std::vector<std::string> parts = absl::StrSplit(call.arg(), '/');
   if (parts.size() > 2 || !absl::SimpleAtoi(parts[0], &seed) ||
       (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &steps))) {
@@ -589,7 +595,8 @@ inline bool ParseSchedule(alloclab::FreshCall& call, uint64_t& seed, int& steps)
 // random steps before its end that fails too (0 to `most_steps`, each in a
 // fresh process), and how to replay it.
 inline std::string ShortestSchedule(absl::string_view fresh_call, uint64_t seed,
-                             int most_steps, const absl::Status& failure) {
+                                    int most_steps,
+                                    const absl::Status& failure) {
   for (int steps = 0; steps < most_steps; ++steps) {
     const std::string arg = absl::StrCat(seed, "/", steps);
     absl::StatusOr<alloclab::FreshCallResult> r = RunFresh(fresh_call, arg);
@@ -623,7 +630,6 @@ std::vector<T> TakeShare(Rng& rng, std::vector<T>& from, bool all, Take take) {
   from = std::move(kept);
   return chosen;
 }
-
 
 }  // namespace suite
 }  // namespace allocator_design
