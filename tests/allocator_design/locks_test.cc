@@ -522,11 +522,22 @@ int ChildRound(ChildReport* report, void* const* live, int live_ops) {
   return 0;
 }
 
+// Whether a forked child may start a thread: ThreadSanitizer's own state
+// does not survive a fork of a threaded process (it reuses a parent's
+// thread's id, and dies).
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kChildMayStartThreads = false;
+#else
+constexpr bool kChildMayStartThreads = true;
+#endif
+
 // In a forked child, after ForkChild(): ChildRound(), then the decay pairs
 // (a decay pass), then a thread of its own that allocates, frees and exits
 // (its ThreadExit()), joined: every path of the parent's round, each of
-// which takes its locks again. Returns 0 or a code above; a lock inherited
-// held stops it (WaitOrKill() bounds the wait).
+// which takes its locks again. Under ThreadSanitizer the child's one thread
+// does the allocation and the free, then calls ThreadExit() itself, as its
+// exit would, as its last call. Returns 0 or a code above; a lock
+// inherited held stops it (WaitOrKill() bounds the wait).
 int ChildWithDecayAndExit(ChildReport* report,
                           internal::ScopedFakeClock& clock) {
   const int code = ChildRound(report, nullptr, 0);
@@ -534,18 +545,23 @@ int ChildWithDecayAndExit(ChildReport* report,
   std::atomic<int> op{kDecayPairs};
   report->op.store(kDecayPairs);
   RunDecayPairs(clock, op);
-  std::atomic<int> failed{0};
-  std::thread t([report, &failed] {
+  bool failed = false;
+  auto allocate_free_exit = [report, &failed] {
     report->op.store(0);
     void* p = Allocate(Round()[0].size, Round()[0].alignment, false);
-    if (p == nullptr) failed.store(1);
+    failed = p == nullptr;
     report->op.store(kFreeBase);
     Free(p);
     report->op.store(kExitOp);  // what it does next is exit
-  });
-  t.join();
+  };
+  if (kChildMayStartThreads) {
+    std::thread(allocate_free_exit).join();
+  } else {
+    allocate_free_exit();
+    ThreadExit();
+  }
   report->op.store(kBeforeRound);
-  return failed.load() != 0 ? kAllocateFailed : 0;
+  return failed ? kAllocateFailed : 0;
 }
 
 ChildReport* SharedReport() {
