@@ -117,9 +117,20 @@ const char* DescribeStep(int step) {
   return "";
 }
 
+// Allocates up to `most` blocks of `size` bytes into `mine`, stopping at the
+// first nullptr; returns whether there was one.
+bool AllocateUntilNullptr(size_t size, int most, std::vector<void*>& mine) {
+  for (int i = 0; i < most; ++i) {
+    void* p = Allocate(size, 1, false);
+    if (p == nullptr) return true;
+    mine.push_back(p);
+  }
+  return false;
+}
+
 // Thread `t` (0: A, 1: B) runs step `step` of size `size`; `live[t]` are
-// its live blocks. Returns the Allocate() calls that gave nullptr with maps
-// allowed.
+// its live blocks. Returns the steps whose Allocate() gave nullptr with maps
+// allowed (0 or 1).
 int RunStep(Step step, int t, size_t size, std::vector<void*> live[2],
             std::optional<internal::ScopedMapRefusal>& refusal,
             int& refused_nullptrs) {
@@ -128,14 +139,7 @@ int RunStep(Step step, int t, size_t size, std::vector<void*> live[2],
   switch (step) {
     case Step::kAAllocates:
     case Step::kBAllocates:
-      for (int i = 0; i < kRefusedLineBlocks; ++i) {
-        void* p = Allocate(size, 1, false);
-        if (p == nullptr) {
-          ++failed;
-          continue;
-        }
-        mine.push_back(p);
-      }
+      if (AllocateUntilNullptr(size, kRefusedLineBlocks, mine)) ++failed;
       break;
     case Step::kAFreesEveryOther: {
       std::vector<void*> kept;
@@ -155,13 +159,8 @@ int RunStep(Step step, int t, size_t size, std::vector<void*> live[2],
     case Step::kBAllocatesWhileRefused:
     case Step::kAAllocatesWhileRefused:
     case Step::kBAllocatesAgainWhileRefused:
-      for (int i = 0; i < kMostRefusedBlocks; ++i) {
-        void* p = Allocate(size, 1, false);
-        if (p == nullptr) {
-          ++refused_nullptrs;
-          break;
-        }
-        mine.push_back(p);
+      if (AllocateUntilNullptr(size, kMostRefusedBlocks, mine)) {
+        ++refused_nullptrs;
       }
       break;
     case Step::kMapAgain:
@@ -214,10 +213,10 @@ Shared SharedLinesOf(const std::vector<void*> live[2], size_t size,
 // of every size of kRefusedLineSizes in turn, one thread at a time (a turn
 // is a lock's: the other waits for it); the lines (of `arg` bytes) are
 // checked after every step, neither thread in the allocator. Records
-// "failed" (nullptr with maps allowed), "refused_nullptrs" (nullptr while
-// the page source refused), "refused" (maps it refused), "sharing_steps"
-// and, for the first step after which a line held live blocks of both,
-// "size", "step", "lines" and "line" (its address).
+// "failed" (steps that got nullptr with maps allowed), "refused_nullptrs"
+// (nullptr while the page source refused), "refused" (maps it refused),
+// "sharing_steps" and, for the first step after which a line held live blocks
+// of both, "size", "step", "lines" and "line" (its address).
 void OwnLinesRefusedCall(alloclab::FreshCall& call) {
   uintptr_t line_bytes = 0;
   if (!absl::SimpleAtoi(call.arg(), &line_bytes) || line_bytes == 0) {
