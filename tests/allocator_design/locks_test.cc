@@ -3,9 +3,11 @@
 // The lock checks of lab allocator_design, part of the same suite as
 // task_test.cc and linked with it against each implementation:
 // ForkPrepare()/ForkChild() (no lock left held by a thread the child does
-// not have, whichever lock another thread was inside at the fork; the
-// child keeps what it inherited), Validator tests; and promise 1's "no lock
-// is held while the page source maps", a Design test.
+// not have, whichever lock another thread was inside at the fork, in its
+// calls, a decay pass or its exit; the child keeps what it inherited) and
+// Counters' central_visits while two threads visit at once (every call that
+// took a lock is a visit), Validator tests; and promise 1's "no lock is held
+// while the page source maps", a Design test.
 //
 // Through lock.h's observer (internal/lock_testing.h) the suite sees every
 // lock a round of calls takes, whichever locks a design has, and parks a
