@@ -1,10 +1,12 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
-// Known bad (review34), not yet rejected (a finding of review34): thread
-// exits are serialised by a lock of their own ("one exit at a time gives
-// its spans back"), which ForkPrepare() does not take: a child forked while
-// another thread exits inherits it held, and hangs when one of its own
-// threads exits. The reference does the rest.
+// Known bad (review34): thread exits are serialised by a lock of their own
+// ("one exit at a time gives its spans back"), which ForkPrepare() does not
+// take: a child forked while another thread exits inherits it held, and
+// hangs when one of its own threads exits
+// (ValidatorFork.ChildForkedWhileAThreadHoldsEachLock parks a thread in
+// its ThreadExit() and has the child's own thread exit). The reference
+// does the rest.
 
 #include "labs/allocator_design/task.h"
 

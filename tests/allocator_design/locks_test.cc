@@ -3,9 +3,11 @@
 // The lock checks of lab allocator_design, part of the same suite as
 // task_test.cc and linked with it against each implementation:
 // ForkPrepare()/ForkChild() (no lock left held by a thread the child does
-// not have, whichever lock another thread was inside at the fork; the
-// child keeps what it inherited), Validator tests; and promise 1's "no lock
-// is held while the page source maps", a Design test.
+// not have, whichever lock another thread was inside at the fork, in its
+// calls, a decay pass or its exit; the child keeps what it inherited) and
+// Counters' central_visits while two threads visit at once (every call that
+// took a lock is a visit), Validator tests; and promise 1's "no lock is held
+// while the page source maps", a Design test.
 //
 // Through lock.h's observer (internal/lock_testing.h) the suite sees every
 // lock a round of calls takes, whichever locks a design has, and parks a
@@ -64,8 +66,14 @@ constexpr absl::string_view kRuleNoLockAcrossMap =
     "inside the allocator never stops it: no lock is held while the page "
     "source maps";
 constexpr absl::string_view kRuleForkLocks =
-    "task.h, ForkPrepare()/ForkChild(): a forked child may allocate (no "
-    "lock left held by a thread it does not have)";
+    "task.h: a forked child may allocate (even while another thread holds "
+    "any of its locks); ForkPrepare()/ForkChild(): no lock may be left held "
+    "by a thread it does not have";
+constexpr absl::string_view kRuleVisitsCounted =
+    "task.h, Counters: central_visits is the times any thread met the "
+    "others to take or give back blocks or memory: took a lock (lock.h) or "
+    "touched a list other threads write, summed over all threads, exact "
+    "when no other thread is in the allocator";
 constexpr absl::string_view kRuleForkCopy =
     "task.h, ForkChild(): the child is a copy of the parent: the blocks live "
     "at the fork are live in it, its to read and free, and its counters go "
@@ -156,6 +164,18 @@ int RunRound(std::atomic<int>& op) {
   }
   op.store(kExitOp);  // what it does next is exit
   return failed;
+}
+
+// The calls after a round that make a decay pass happen: kDecayNs and more
+// on the page source's clock, then 2 * kDecayCheckOps Allocate(64)/Free()
+// pairs (promise 2: the thread that next makes kDecayCheckOps calls gives
+// idle memory back, so it runs the decay), `op` saying where it is.
+void RunDecayPairs(internal::ScopedFakeClock& clock, std::atomic<int>& op) {
+  op.store(kDecayPairs);
+  clock.Advance(2 * kDecayNs);
+  for (uint64_t i = 0; i < 2 * kDecayCheckOps; ++i) {
+    Free(Allocate(64, 16, false));
+  }
 }
 
 using ::allocator_design::suite::RunFresh;
@@ -504,6 +524,48 @@ int ChildRound(ChildReport* report, void* const* live, int live_ops) {
   return 0;
 }
 
+// Whether a forked child may start a thread: ThreadSanitizer's own state
+// does not survive a fork of a threaded process (it reuses a parent's
+// thread's id, and dies).
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kChildMayStartThreads = false;
+#else
+constexpr bool kChildMayStartThreads = true;
+#endif
+
+// In a forked child, after ForkChild(): ChildRound(), then the decay pairs
+// (a decay pass), then a thread of its own that allocates, frees and exits
+// (its ThreadExit()), joined: every path of the parent's round, each of
+// which takes its locks again. Under ThreadSanitizer the child's one thread
+// does the allocation and the free, then calls ThreadExit() itself, as its
+// exit would, as its last call. Returns 0 or a code above; a lock
+// inherited held stops it (WaitOrKill() bounds the wait).
+int ChildWithDecayAndExit(ChildReport* report,
+                          internal::ScopedFakeClock& clock) {
+  const int code = ChildRound(report, nullptr, 0);
+  if (code != 0) return code;
+  std::atomic<int> op{kDecayPairs};
+  report->op.store(kDecayPairs);
+  RunDecayPairs(clock, op);
+  bool failed = false;
+  auto allocate_free_exit = [report, &failed] {
+    report->op.store(0);
+    void* p = Allocate(Round()[0].size, Round()[0].alignment, false);
+    failed = p == nullptr;
+    report->op.store(kFreeBase);
+    Free(p);
+    report->op.store(kExitOp);  // what it does next is exit
+  };
+  if (kChildMayStartThreads) {
+    std::thread(allocate_free_exit).join();
+  } else {
+    allocate_free_exit();
+    ThreadExit();
+  }
+  report->op.store(kBeforeRound);
+  return failed ? kAllocateFailed : 0;
+}
+
 ChildReport* SharedReport() {
   void* page = mmap(nullptr, PageSize(), PROT_READ | PROT_WRITE,
                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -525,9 +587,12 @@ int ChildVerdict(pid_t pid, ChildReport* report) {
                                : report->code.load();
 }
 
-// In a fresh process: a new thread runs the round and parks inside the
-// lock numbered by the argument (in the order the round first takes them)
-// when it first holds it; this thread forks, and the child runs the round.
+// In a fresh process: a new thread runs the round, then the decay pairs,
+// then exits (so its locks are those of every path: the calls, a decay
+// pass, ThreadExit()), and parks inside the lock numbered by the argument
+// (in the order it first takes them) when it first holds it; this thread
+// forks, and the child runs the round, the decay pairs, and a thread of
+// its own that allocates, frees and exits (ChildWithDecayAndExit()).
 // ForkPrepare() may wait for the parked thread: the observer lets it go as
 // soon as the forking thread is about to wait for a lock it holds, or once
 // the fork is done. Records "parked" (0: the round took fewer locks; then
@@ -546,6 +611,9 @@ void ForkHoldingCall(alloclab::FreshCall& call) {
     return;
   }
   park_at = k;
+  // The clock moves only when the round's thread and the child say, so
+  // that a fresh process's round takes the same locks every time.
+  internal::ScopedFakeClock clock;
   internal::SetLockObserver(ObserveLockForFork);
   std::atomic<int> op{kBeforeRound};
   std::atomic<bool> done{false};
@@ -556,6 +624,8 @@ void ForkHoldingCall(alloclab::FreshCall& call) {
     std::thread t([&] {
       watched = true;
       RunRound(op);
+      RunDecayPairs(clock, op);
+      op.store(kExitOp);
     });
     t.join();
     done.store(true);
@@ -581,7 +651,7 @@ void ForkHoldingCall(alloclab::FreshCall& call) {
   if (pid == 0) {
     child_report = report;
     ForkChild();
-    report->code.store(ChildRound(report, nullptr, 0));
+    report->code.store(ChildWithDecayAndExit(report, clock));
     _exit(0);
   }
   ForkParent();
@@ -599,6 +669,9 @@ ALLOCLAB_FRESH_CALL("allocator_design_fork_holding", ForkHoldingCall);
 // lock per span has thousands, and the first ones show its fork handlers.
 constexpr int kMaxLocksTried = 256;
 
+// Every lock a thread takes, in its calls, in a decay pass or in its exit,
+// is tried: a lock only a decay pass or ThreadExit() takes, left out of
+// ForkPrepare(), stops the child at its own decay or thread exit.
 TEST(ValidatorFork, ChildForkedWhileAThreadHoldsEachLock) {
   int tried = 0;
   for (int k = 0; k < kMaxLocksTried; ++k) {
@@ -620,13 +693,16 @@ TEST(ValidatorFork, ChildForkedWhileAThreadHoldsEachLock) {
       ADD_FAILURE() << kRuleForkLocks << ": in a fresh process (no earlier "
                     << "test left it any state), a thread was parked inside "
                     << "lock #" << k << " (numbered in the order a round of "
-                    << "calls first takes them), taken in "
+                    << "calls, a decay pass and a thread's exit first take "
+                    << "them), taken in "
                     << DescribeOp(static_cast<int>(r->values["parked_op"]))
                     << "; ForkPrepare() "
                     << (r->values["prepare_waited"] != 0
                             ? "waited for it"
                             : "never waited for that lock")
-                    << ", and the forked child "
+                    << ", and the forked child (a round of calls, then "
+                    << "kDecayCheckOps calls past kDecayNs, then a thread "
+                    << "that allocates, frees and exits) "
                     << DescribeChild(
                            child, static_cast<int>(r->values["child_op"]),
                            static_cast<int>(r->values["child_waiting"]));
@@ -827,6 +903,139 @@ TEST(ValidatorFork, ChildKeepsWhatItInherited) {
                              child, static_cast<int>(r->values["child_op"]), -1)
                       << " (its calls: checking and freeing the inherited "
                          "blocks, a round of its own, then ReadCounters())";
+}
+
+// -----------------------------------------------------------------------------
+// Visits made at once are all counted.
+// -----------------------------------------------------------------------------
+
+// Two threads, each of its own size class (so that they share no class's
+// list or lock: their visits meet only in what counts them), pinned to two
+// CPUs when the process may use two, are let go together, wave after wave;
+// in each wave a thread allocates kVisitBlocks blocks and frees them,
+// refilling and draining its cache many times. lock.h's observer tells each
+// thread whether a call took a lock, and counts the locks a thread went for
+// while the other held or waited for one (visits made at once). The waves go on
+// until kVisitsAtOnce such locks were taken: the interleaving is the
+// test's, not luck's (a design whose threads seldom take a lock, or take
+// only locks of their own, may not get there: kMostVisitWaves waves bound
+// it, and its visits seldom meet in a count either). Each call that took a
+// lock met the other threads, so once both have exited, central_visits has
+// risen by at least as many (task.h: two locks taken at once may count
+// once; a call that took one counts), however the visits fell together: a
+// count that loses what two threads add at once falls short. No decay runs
+// (the clock stands still).
+constexpr int kVisitBlocks = 1024;
+constexpr size_t kVisitSizes[2] = {48, 640};
+constexpr uint64_t kVisitsAtOnce = 100'000;
+constexpr int kMostVisitWaves = 20'000;
+
+// The thread of the visit check this one is (0 or 1), or -1; how many locks
+// each holds or waits for now; the locks it went for while the other held
+// or waited for one (a design of one lock has its threads wait for it).
+thread_local int visit_thread = -1;
+thread_local bool took_lock = false;
+constinit std::atomic<int> visit_locks_held[2] = {};
+constinit std::atomic<uint64_t> visits_at_once{0};
+
+void ObserveVisits(const Lock&, internal::LockEvent event) {
+  if (visit_thread < 0) return;
+  if (event == internal::LockEvent::kAcquiring) {
+    visit_locks_held[visit_thread].fetch_add(1);
+    if (visit_locks_held[1 - visit_thread].load() > 0) {
+      visits_at_once.fetch_add(1, std::memory_order_relaxed);
+    }
+  } else if (event == internal::LockEvent::kAcquired) {
+    took_lock = true;
+  } else {
+    visit_locks_held[visit_thread].fetch_sub(1);
+  }
+}
+
+// Pins this thread to the `which`-th CPU this process may run on, when it
+// may run on two or more; otherwise leaves it where it is.
+void PinToCpu(int which) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return;
+  if (CPU_COUNT(&allowed) < 2) return;
+  int seen = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    if (seen++ == which) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      sched_setaffinity(0, sizeof(one), &one);
+      return;
+    }
+  }
+}
+
+TEST(ValidatorCounters, EveryCallThatTookALockIsAVisitWhileOthersVisitAtOnce) {
+  internal::ScopedFakeClock clock;
+  std::atomic<uint64_t> calls_with_locks{0};
+  std::atomic<int> failed{0};
+  std::atomic<int> arrived{0};
+  std::atomic<int> wave{0};
+  std::atomic<bool> stop{false};
+  visits_at_once.store(0);
+  internal::SetLockObserver(ObserveVisits);
+  const uint64_t visits_before = ReadCounters().central_visits;
+  std::thread threads[2];
+  for (int t = 0; t < 2; ++t) {
+    threads[t] = std::thread([&, t] {
+      PinToCpu(t);
+      visit_thread = t;
+      const size_t size = kVisitSizes[t];
+      std::vector<void*> blocks(kVisitBlocks);
+      uint64_t mine = 0;
+      for (int w = 0;; ++w) {
+        // Each waits for the other; the last to come says whether they go
+        // on, and lets both go at once.
+        if (arrived.fetch_add(1) + 1 == 2 * (w + 1)) {
+          if (visits_at_once.load() >= kVisitsAtOnce || w >= kMostVisitWaves) {
+            stop.store(true);
+          }
+          wave.store(w + 1);
+        }
+        while (wave.load() <= w) sched_yield();
+        if (stop.load()) break;
+        for (void*& p : blocks) {
+          took_lock = false;
+          p = Allocate(size, 16, false);
+          if (took_lock) ++mine;
+          if (p == nullptr) failed.fetch_add(1);
+        }
+        for (void* p : blocks) {
+          took_lock = false;
+          Free(p);
+          if (took_lock) ++mine;
+        }
+      }
+      visit_thread = -1;
+      calls_with_locks.fetch_add(mine);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  internal::SetLockObserver(nullptr);
+  const uint64_t visits = ReadCounters().central_visits - visits_before;
+  EXPECT_EQ(failed.load(), 0)
+      << "task.h, Allocate(): nullptr only when the page source refuses, or "
+         "the size is so large that rounding it up would overflow";
+  RecordProperty("calls_with_locks", absl::StrCat(calls_with_locks.load()));
+  RecordProperty("visits", absl::StrCat(visits));
+  RecordProperty("visits_at_once", absl::StrCat(visits_at_once.load()));
+  EXPECT_GE(visits, calls_with_locks.load())
+      << kRuleVisitsCounted << ": two threads, each of its own size class, "
+      << "let go together wave after wave, each time allocating and freeing "
+      << kVisitBlocks << " blocks (" << kVisitSizes[0] << " and "
+      << kVisitSizes[1] << " bytes); " << calls_with_locks.load()
+      << " of their calls took a lock (lock.h), " << visits_at_once.load()
+      << " locks were taken while the other thread held or waited for one, "
+      << "and "
+      << "central_visits rose by only " << visits << " once both had "
+      << "exited: visits made at once by threads of different classes were "
+         "lost";
 }
 
 }  // namespace

@@ -12,7 +12,8 @@
 // counter, and the explorers' schedules (ScheduledThread, ScheduleLog). The
 // suite is a file per part of task.h: task_test.cc (the Validator tests),
 // fast_path_test.cc, decay_test.cc, churn_and_messages_test.cc,
-// utilization_test.cc and own_lines_test.cc (promises 1 to 6), locks_test.cc
+// utilization_test.cc, own_lines_test.cc and own_lines_refusal_test.cc
+// (promises 1 to 6), locks_test.cc
 // and static_state_test.cc; each is linked against every implementation.
 //
 // Example:

@@ -17,7 +17,8 @@
 //   owes its callers, as contents and counts. The starter passes them all.
 //
 //   Design* tests, a file per promise (fast_path_test.cc, decay_test.cc,
-//   churn_and_messages_test.cc, utilization_test.cc, own_lines_test.cc):
+//   churn_and_messages_test.cc, utilization_test.cc, own_lines_test.cc,
+//   own_lines_refusal_test.cc):
 //   task.h's six promises, as counts: system calls (from
 //   ptrace, common/syscalls.h), central visits and bytes held (the
 //   allocator's Counters, themselves checked against the page source's
