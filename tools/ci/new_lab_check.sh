@@ -6,13 +6,13 @@
 # they are in the work tree, and user.bazelrc, so the copy shares the disk
 # cache), tools/lab/new_lab.sh makes lab toy_lab from the template; then the
 # doctor, the tour, the board, the pictures (//tools/plot:plot_test), the
-# quick-versus-full check (//tools/report:quick_full_test), the course's integrity
-# (//:course_integrity_test, the lab's course_integrity tests) and the lab's
-# own tests must all take it, with no other edit. The files new_lab.sh
-# changed must be exactly those docs/adding_a_lab.md's section 9 says it
-# changes; //tools/checks:readme_labs_test must fail, naming toy_lab, until the
-# edits the doc says are made by hand are made, and pass after them. The
-# work tree itself is never touched.
+# quick-versus-full check (//tools/report:quick_full_test), the course's
+# integrity (//:course_integrity_test, the lab's course_integrity tests) and
+# the lab's own tests must all take it, with no other edit. The files
+# new_lab.sh changed must be exactly those docs/adding_a_lab.md's section 9
+# says it changes; //tools/checks:readme_labs_test must fail, naming toy_lab,
+# until the edits the doc says are made by hand are made, and pass after
+# them. The work tree itself is never touched.
 #
 # Usage:
 #   tools/ci/new_lab_check.sh [--paste-list FILE] [-- BAZEL_FLAGS...]

@@ -1,7 +1,8 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 # The one scratch copy of the repository for the checks that change a copy
 # and run Bazel in it, never the work tree (tools/ci/solved_course_check.sh,
-# tools/ci/new_lab_check.sh). Sourced: `source "${repo}/tools/ci/scratch_copy.sh"`.
+# tools/ci/new_lab_check.sh). Sourced:
+# `source "${repo}/tools/ci/scratch_copy.sh"`.
 #
 # copy_tracked_files REPO DEST: the files git tracks in REPO, as they are in
 # its work tree (deleted ones left out), into DEST (made if missing); and

@@ -12,14 +12,14 @@
 #
 # Usage:
 #   tools/ci/solved_course_check.sh            every lab solved at once, then
-#                                           each lab whose lab_facts.py sets
-#                                           SOLVED_ALONE, solved alone
+#                                              each lab whose lab_facts.py sets
+#                                              SOLVED_ALONE, solved alone
 #   tools/ci/solved_course_check.sh LAB...     only these labs solved, together
 #   tools/ci/solved_course_check.sh --each     each lab solved alone, in turn
-#                                           (slow: one //... per lab)
+#                                              (slow: one //... per lab)
 #   tools/ci/solved_course_check.sh --list-labs
-#                                           print the labs, one a line, and
-#                                           stop (//tools/checks:one_list_test)
+#                                              print the labs, one a line, and
+#                                              stop (//tools/checks:one_list_test)
 #   Flags after `--` go to every `bazel test` (e.g. -- --jobs=2).
 #
 # Exit 0 when every run is green; 1 when one is not (its summary says

@@ -4,7 +4,7 @@
 # release, made with debootstrap from the archive this machine's apt already
 # uses: the proof that a learner on that release gets a green course.
 #
-#   sudo tools/ci/test_in_debian.sh trixie                 # README's test command
+#   sudo tools/ci/test_in_debian.sh trixie              # README's test command
 #   sudo tools/ci/test_in_debian.sh trixie -- bazel run //:tour -- --quick
 #   sudo tools/ci/test_in_debian.sh --keep=/var/tmp/r trixie   # reuse a root
 #   sudo tools/ci/test_in_debian.sh --keep=/var/tmp/r --bootstrap-only trixie
