@@ -12,7 +12,7 @@
 #     -e "ALLOCLAB_CLONE=${PWD}" allocator-labs bazel run //:tour
 #
 # The command runs as the owner of the clone mounted at /course
-# (tools/container_entry.sh), so what it writes there is the learner's.
+# (tools/ci/container_entry.sh), so what it writes there is the learner's.
 # Behind a network that inspects TLS, put its certificate (PEM, *.crt) in
 # certs/ before building: it is trusted before apt runs.
 #
@@ -58,7 +58,7 @@ RUN bazel build //:tour //:doctor //:board \
 
 FROM packages
 COPY --from=course /var/cache/allocator-labs /var/cache/allocator-labs
-COPY tools/container_entry.sh /usr/local/bin/allocator-labs-entry
+COPY tools/ci/container_entry.sh /usr/local/bin/allocator-labs-entry
 WORKDIR /course
 ENTRYPOINT ["/usr/local/bin/allocator-labs-entry"]
 CMD ["bazel", "run", "//:tour"]

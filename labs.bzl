@@ -4,10 +4,10 @@
 Every tool and test that goes over the labs takes them from here. BUILD
 files load `LABS`; the root BUILD writes it to `labs.txt` (one lab a line,
 target `//:labs_txt`), which the Python tools read through
-`tools/labs.py`, `//tools:doctor_test` and the shell checks as data; the
+`tools/labs.py`, `//tools/doctor:doctor_test` and the shell checks as data; the
 shell tools that run outside Bazel read this file through
-`python3 tools/labs.py` (tools/solved_course_check.sh's `--list-labs`,
-held to `labs.txt` by `//tools:one_list_test`). A new lab
+`python3 tools/labs.py` (tools/ci/solved_course_check.sh's `--list-labs`,
+held to `labs.txt` by `//tools/checks:one_list_test`). A new lab
 is one line here (docs/adding_a_lab.md).
 """
 

@@ -1,8 +1,8 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // has_two_cpus: whether this process may run on two CPUs or more, as a
-// condition for tools/xfail.py (lab_tests' known_bad_only_if). Two threads
-// lose counts to a counter that is not atomic only when they run at the
+// condition for tools/checks/xfail.py (lab_tests' known_bad_only_if). Two
+// threads lose counts to a counter that is not atomic only when they run at the
 // same instant; on one CPU they take turns, and such a counter can pass
 // every count check. Prints the verdict and its reason on one line and exits
 // 0 with two or more CPUs in the affinity mask, 1 with one, 2 where

@@ -5,7 +5,7 @@
 # it says 1 and exits 1; given every CPU it exits 0 exactly when there are
 # two or more.
 set -u
-source tools/expect.sh
+source tools/checks/expect.sh
 probe="$1"
 failures=0
 

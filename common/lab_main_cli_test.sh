@@ -3,7 +3,7 @@
 # The command line every experiment shares, checked on //common:lab_main_demo:
 # help, bad input, and where --json lands.
 set -u
-source tools/expect.sh
+source tools/checks/expect.sh
 demo="$1"
 failures=0
 

@@ -5,8 +5,8 @@
 // -----------------------------------------------------------------------------
 //
 // What `bazel run //:doctor` knows of this machine, and the shape of one
-// lab's verdict on it. The doctor (tools/doctor.h) probes the machine into
-// `MachineFacts`; each lab says what those facts mean for it in its own
+// lab's verdict on it. The doctor (tools/doctor/doctor.h) probes the machine
+// into `MachineFacts`; each lab says what those facts mean for it in its own
 // package (labs/<lab>/doctor_rule.h, a `DoctorVerdict()` of its own
 // namespace), and the doctor collects the labs' verdicts in course order
 // from the one list (the root's labs.bzl). The facts live here, below labs/

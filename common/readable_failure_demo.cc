@@ -1,7 +1,7 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // A test binary whose every check fails on purpose, compiled as a lab
-// suite is (tools/copts.bzl's TEST_PRINTERS_COPTS): what a learner reads
+// suite is (tools/lab/copts.bzl's TEST_PRINTERS_COPTS): what a learner reads
 // when a message check fails. //common:readable_failure_test runs it and
 // checks that each failure shows the message as text. It includes no
 // printer itself: common/test_printers.h comes in as it comes into every

@@ -12,7 +12,7 @@ Usage: readable_failure_test.py DEMO_BINARY
 import sys
 import tempfile
 
-from tools import gtest_run
+from tools.checks import gtest_run
 
 TESTS = (
     "ReadableFailureDemo.StringViewMatcher",

@@ -1,7 +1,8 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """Reading a lab's results JSON for the facts a quick and a full run must
 share: the helpers each lab's labs/<lab>/lab_facts.py writes its
-`quick_full_facts()` with, and tools/quick_full_test.py compares them with.
+`quick_full_facts()` with, and tools/report/quick_full_test.py compares them
+with.
 
 A fact is a key and a value a learner would conclude from a run (a sign, a
 side of a bound, a count); two runs agree when every key has the same value

@@ -15,7 +15,7 @@
 // GoogleTest finds a PrintTo() by argument-dependent lookup, so these live
 // in the namespace of the types they print (Abseil's, inline namespace
 // included). Every lab suite gets this header before its first line
-// (tools/lab.bzl's lab_tests forces it in, so that all of a suite's files
+// (tools/lab/lab.bzl's lab_tests forces it in, so that all of a suite's files
 // print the same way); another test includes it.
 //
 // Example:

@@ -5,20 +5,21 @@ the Python tools and tests.
 The one list is `LABS` in the root's labs.bzl; the root BUILD writes it to
 labs.txt (`//:labs_txt`), one lab a line, and this library carries that file
 in its runfiles. A tool or test that goes over the labs calls `names()`,
-never a list of its own (`//tools:one_list_test` fails on one).
+never a list of its own (`//tools/checks:one_list_test` fails on one).
 
 What the tools know of one lab lives in its package, in
 labs/<lab>/lab_facts.py (the `:lab_facts` library that `lab_starter`
 declares, carried here in the runfiles for every lab of `LABS`): the
-chapter's question and the picture's design for tools/plot.py, the facts a
-quick and a full run must share for tools/quick_full_test.py. `facts(lab)`
-loads that file; the central tools hold only the generic machinery.
+chapter's question and the picture's design for tools/plot/plot.py, the
+facts a quick and a full run must share for
+tools/report/quick_full_test.py. `facts(lab)` loads that file; the central
+tools hold only the generic machinery.
 
 The shell tools, which run outside Bazel where there is no labs.txt, read
 the list through this file too: `python3 tools/labs.py` prints LABS of the
 labs.bzl beside it, one lab a line (`from_bzl()`), so no script carries a
 parser of its own; `--with FACT` keeps the labs whose lab_facts.py sets
-FACT (tools/solved_course_check.sh's SOLVED_ALONE).
+FACT (tools/ci/solved_course_check.sh's SOLVED_ALONE).
 
 Example:
 

@@ -75,7 +75,7 @@ if ((maintainer)) && ! command -v buildifier >/dev/null && ! command -v npm >/de
   missing+=(npm)
 fi
 # Installed for this machine's own architecture (or for all): a package of a
-# foreign one (e.g. arm64's, which tools/test_arm64.sh adds) does not count,
+# foreign one (e.g. arm64's, which tools/ci/test_arm64.sh adds) does not count,
 # and one that is not Multi-Arch (libjemalloc-dev) replaces the native one.
 native="$(dpkg --print-architecture)"
 for pkg in "${DEBIAN_PACKAGES[@]}"; do

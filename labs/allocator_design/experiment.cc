@@ -93,7 +93,7 @@ ABSL_FLAG(std::string, yours_library, "",
 namespace {
 
 // The words that open the quick run's note on what it cannot show:
-// tools/quick_full_test.py looks for them.
+// tools/report/quick_full_test.py looks for them.
 constexpr absl::string_view kQuickCannotShowDuel =
     "quick mode cannot show whether lab jemalloc_adoption's rule recommends "
     "yours over glibc";

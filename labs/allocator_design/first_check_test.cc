@@ -29,7 +29,7 @@
 //                                  run alone against the broken
 //                                  allocator, must fail (a check that
 //                                  passes a broken allocator has not
-//                                  checked). tools/xfail.py says which
+//                                  checked). tools/checks/xfail.py says which
 //                                  test passed instead.
 //
 // Rules, as in the lab's own suite: call only task.h's functions; assert

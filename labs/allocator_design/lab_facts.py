@@ -1,8 +1,8 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """Lab allocator_design's facts for the course's tools (tools/labs.py
-`facts()`): its picture's title and design for tools/plot.py, and the
+`facts()`): its picture's title and design for tools/plot/plot.py, and the
 facts its reference's quick and full runs must share for
-tools/quick_full_test.py.
+tools/report/quick_full_test.py.
 """
 
 from common import run_facts
@@ -16,13 +16,13 @@ QUESTION = ("Can you build an allocator that lab 7's own rule recommends "
 # allocator every other one is drawn against.
 RATIO_BASE = "glibc"
 
-# The picture (tools/plot.py `PICTURES`): lab jemalloc_adoption's matrix,
+# The picture (tools/plot/plot.py `PICTURES`): lab jemalloc_adoption's matrix,
 # with yours in it.
 PICTURE = "matrix"
 
 # Your allocator's row in the matrix, the one lab jemalloc_adoption's
 # Recommend() judges against glibc: `bazel run //:board` shows that
-# decision, from the tour's JSON (tools/board.py).
+# decision, from the tour's JSON (tools/report/board.py).
 DECISION_ROW = "yours"
 
 # The opening words of the quick run's note saying which verdict quick mode

@@ -80,7 +80,7 @@ std::vector<Variant> Variants() {
 constexpr double kTogether = 0.9;
 
 // The words that open the quick run's note on what it cannot show:
-// tools/quick_full_test.py looks for them.
+// tools/report/quick_full_test.py looks for them.
 constexpr absl::string_view kQuickCannotShowContention =
     "quick mode cannot show whether sharing the counter costs";
 

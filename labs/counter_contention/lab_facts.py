@@ -1,8 +1,8 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """Lab counter_contention's facts for the course's tools (tools/labs.py
-`facts()`): its picture's title and design for tools/plot.py, and the
+`facts()`): its picture's title and design for tools/plot/plot.py, and the
 facts its reference's quick and full runs must share for
-tools/quick_full_test.py.
+tools/report/quick_full_test.py.
 """
 
 from common import run_facts
@@ -12,8 +12,8 @@ from common import run_facts
 QUESTION = ("Can the instrument that counts allocations make one allocation "
             "look several times dearer than it is?")
 
-# The picture (tools/plot.py `PICTURES`): one line per counting mode against
-# the thread count, the learner's mode thicker, a column per run.
+# The picture (tools/plot/plot.py `PICTURES`): one line per counting mode
+# against the thread count, the learner's mode thicker, a column per run.
 PICTURE = "modes"
 
 # What the picture says under its legend, whatever the run.

@@ -1,8 +1,8 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """Lab jemalloc_adoption's facts for the course's tools (tools/labs.py
-`facts()`): its picture's title and design for tools/plot.py, and the
+`facts()`): its picture's title and design for tools/plot/plot.py, and the
 facts its reference's quick and full runs must share for
-tools/quick_full_test.py.
+tools/report/quick_full_test.py.
 """
 
 from common import run_facts
@@ -15,7 +15,7 @@ QUESTION = "How do you decide on an allocator?"
 # allocator every other one is drawn against.
 RATIO_BASE = "glibc"
 
-# The picture (tools/plot.py `PICTURES`): small multiples, one row per
+# The picture (tools/plot/plot.py `PICTURES`): small multiples, one row per
 # workload, time as a ratio to glibc with its interval beside the peak-RSS
 # ratio, the memory budget as a line, the recommendation named.
 PICTURE = "matrix"

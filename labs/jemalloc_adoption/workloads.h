@@ -88,7 +88,7 @@ absl::Status CheckWorkloadName(absl::string_view workload);
 // whose peak RSS does: with a tenth, churn peaked at 47 MiB under glibc
 // against 279 MiB in the full run, and each allocator's RSS ratio to
 // glibc's, the memo's budget verdict, was another than the full run's
-// (tools/quick_full_test.py checks they agree).
+// (tools/report/quick_full_test.py checks they agree).
 uint64_t DefaultIterations(absl::string_view workload, bool quick);
 
 // Operations()

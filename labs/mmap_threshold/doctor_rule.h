@@ -7,9 +7,9 @@
 // Lab mmap_threshold's line in `bazel run //:doctor`: whether this machine can
 // show the lab's effect, from the facts the doctor probed
 // (common/machine_facts.h). The doctor collects every lab's `DoctorVerdict()`
-// in course order from the root's labs.bzl (tools/BUILD's `lab_rules_cc`); a
-// pure function, so
-// //tools:doctor_test judges it on hand-made facts.
+// in course order from the root's labs.bzl (tools/doctor/BUILD's
+// `lab_rules_cc`); a pure function, so
+// //tools/doctor:doctor_test judges it on hand-made facts.
 //
 // Example:
 //

@@ -240,7 +240,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
   // glibc's peak RSS grows with the iterations and musl's levels off near
   // 50 MiB: at 65,536 glibc's is about twice musl's, the full run's trade
   // (277 against 56 MiB) in small; at 24,576 both were near 50 MiB and the
-  // trade was not to be seen (tools/quick_full_test.py checks the order).
+  // trade was not to be seen (tools/report/quick_full_test.py checks the
+  // order).
   if (n == 0) n = quick ? 65'536 : 200'000;
   int64_t k = absl::GetFlag(FLAGS_trace_iterations);
   if (k == 0) k = quick ? 4'096 : 65'536;

@@ -1,7 +1,7 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """Lab musl_churn's facts for the course's tools (tools/labs.py `facts()`):
-its picture's title for tools/plot.py, and the facts its reference's quick
-and full runs must share for tools/quick_full_test.py. The experiment's
+its picture's title for tools/plot/plot.py, and the facts its reference's quick
+and full runs must share for tools/report/quick_full_test.py. The experiment's
 JSON chooses the picture's panels.
 """
 

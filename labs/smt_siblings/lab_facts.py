@@ -1,8 +1,8 @@
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 """Lab smt_siblings's facts for the course's tools (tools/labs.py
-`facts()`): its picture's title and words for tools/plot.py, and the facts
+`facts()`): its picture's title and words for tools/plot/plot.py, and the facts
 its reference's quick and full runs must share for
-tools/quick_full_test.py. The experiment's JSON chooses the picture's
+tools/report/quick_full_test.py. The experiment's JSON chooses the picture's
 panels.
 """
 
@@ -21,7 +21,7 @@ LABELS = {
 # What a ratio is relative to, on its axis ("x one_thread").
 RATIO_BASE = "one_thread"
 
-# Solved alone too, not only with every lab (tools/solved_course_check.sh's
+# Solved alone too, not only with every lab (tools/ci/solved_course_check.sh's
 # rounds): its starter's experiment row is the one a solved lab once turned
 # red, so the course checks that solving this lab alone keeps //... green.
 SOLVED_ALONE = True

@@ -15,7 +15,7 @@ Everything that speaks of the stages reads them from here:
                                    suite binary (:starter_test's) with the
                                    stage's --gtest_filter; :stages.json
     //:board                       the highest stage the learner's task.cc
-                                   passes (tools/board.py --stages)
+                                   passes (tools/report/board.py --stages)
     :stages_test                   every test of the suite is in exactly one
                                    stage, and the chapter's table
                                    (docs/labs/allocator_design.md, "Your

@@ -10,7 +10,7 @@ checks it against the suite and the chapter:
     stage: a test no stage takes, or two stages take, is named with the
     stages' filters, so that a new TEST gets a stage;
   - every stage takes at least one test;
-  - tools/gtest_run.py's filter_matches(), by which //:board sorts the
+  - tools/checks/gtest_run.py's filter_matches(), by which //:board sorts the
     learner's results into stages, takes the tests GoogleTest's own
     --gtest_filter takes (what the stage targets run);
   - the chapter (docs/labs/allocator_design.md) holds the table this
@@ -27,7 +27,7 @@ import argparse
 import json
 import sys
 
-from tools import gtest_run
+from tools.checks import gtest_run
 
 # The table's header, as the chapter has it.
 TABLE_HEADER = [
@@ -77,7 +77,7 @@ def coverage_problems(suite, stages):
                 if gtest_run.filter_matches(stage["filter"], n)]
         if sorted(ours) != sorted(names):
             problems.append(
-                "%s: GoogleTest takes %s, tools/gtest_run.py's "
+                "%s: GoogleTest takes %s, tools/checks/gtest_run.py's "
                 "filter_matches() (the board's) takes %s" % (
                     label, sorted(set(names) - set(ours)) or "no more",
                     sorted(set(ours) - set(names)) or "no more"))

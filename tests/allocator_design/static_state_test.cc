@@ -10,7 +10,7 @@
 // thread-local state per thread.
 //
 // The suite does not believe the allocator about it: it reads the objects
-// themselves. tools/lab.bzl (implementation_objects) puts beside each test
+// themselves. tools/lab/lab.bzl (implementation_objects) puts beside each test
 // binary the static archives of its implementation, the learner's task.cc
 // and whatever else their library links, but for the lab's given half
 // (pages.h, lock.h, thread_exit.h): solution_objects/ beside solution_test,
@@ -336,7 +336,7 @@ absl::StatusOr<std::string> ObjectsDirectory() {
   if (access(directory.c_str(), R_OK | X_OK) != 0) {
     return absl::NotFoundError(
         absl::StrCat("no ", directory,
-                     ": tools/lab.bzl's implementation_objects puts "
+                     ": tools/lab/lab.bzl's implementation_objects puts "
                      "one beside each test binary of lab_tests"));
   }
   return directory;

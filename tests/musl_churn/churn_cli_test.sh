@@ -6,7 +6,7 @@
 #
 # Usage: churn_cli_test.sh CHURN_GLIBC CHURN_MUSL
 set -u
-source tools/expect.sh
+source tools/checks/expect.sh
 glibc="$1"
 musl="$2"
 failures=0

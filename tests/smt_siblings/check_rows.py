@@ -3,7 +3,7 @@
 """Checks the rows of an smt_siblings results JSON against its machine.
 
 Which rows the experiment shows depends on the machine, so a fixed list of
-checks (tools/check_results.py) cannot say it. Here: one_thread first and
+checks (tools/report/check_results.py) cannot say it. Here: one_thread first and
 same_cpu last, always; smt_siblings only where machine.smt is true, and
 where it is missing, a note that says why and what the reference run saw;
 every row with its thread count, its CPUs, and a diagnosis in the table's

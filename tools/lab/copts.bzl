@@ -1,0 +1,42 @@
+# Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+"""Compiler flags shared by every target of the course.
+
+One constant, passed as `copts` on every cc_* target (the habit of
+abseil-cpp's absl/copts): warnings are part of the lesson, and a learner's
+task.cc gets the same checks as the reference.
+"""
+
+ALLOCLAB_COPTS = [
+    "-Wall",
+    "-Wextra",
+    "-Wcast-qual",
+    "-Wconversion-null",
+    "-Wnon-virtual-dtor",
+    "-Woverloaded-virtual",
+    "-Wvla",
+]
+
+ALLOCLAB_TEST_COPTS = ALLOCLAB_COPTS + [
+    # GoogleTest's macros compare signed and unsigned counts freely.
+    "-Wno-sign-compare",
+]
+
+# Given to every lab suite's file (tools/lab/lab.bzl) and to
+# //common:readable_failure_demo, with //common:test_printers in its deps:
+# common/test_printers.h before its first line, so that each of its checks
+# prints Abseil's string_view and StatusOr as text.
+TEST_PRINTERS_COPTS = [
+    "-include",
+    "common/test_printers.h",
+]
+
+# The same checks for C sources (lab musl_churn's workload and task, which
+# musl-gcc compiles too): GCC rejects nothing here, but it warns about every
+# C++-only option given to a C file.
+ALLOCLAB_C_COPTS = [
+    "-Wall",
+    "-Wextra",
+    "-Wcast-qual",
+    "-Wvla",
+    "-std=c11",
+]
