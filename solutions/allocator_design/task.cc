@@ -170,6 +170,11 @@ constexpr ClassInfo kClass = MakeClassInfo();
 constexpr int kLargeCacheEntries = 32;
 constexpr size_t kLargeCacheMaxBlock = size_t{32} << 20;
 constexpr size_t kLargeCacheBytes = size_t{32} << 20;
+// And while few large blocks are live, at most as many bytes as are, or
+// this many (promise 3: threads that churned blocks of any size and exited
+// leave at most kThreadChurnHeldBytes held, with what the small classes
+// leave beside it).
+constexpr size_t kLargeCacheIdleBytes = size_t{4} << 20;
 
 // -----------------------------------------------------------------------------
 // Spans and their lists.
@@ -672,6 +677,7 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
     heap.large_cache_bytes -= best->bytes;
     --heap.large_cache_entries;
     best->state = SpanState::kLarge;
+    heap.large_live_bytes += best->bytes;
     heap.lock.Release();
     void* p = reinterpret_cast<void*>(best->start);
     if (zero) memset(p, 0, size);  // recycled: its old bytes are there
@@ -717,6 +723,7 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   s->state = SpanState::kLarge;
   SetPageMap(s->start, kSpanBytes, reinterpret_cast<uintptr_t>(s));
   heap.held += bytes;
+  heap.large_live_bytes += bytes;
   heap.lock.Release();
   return p;  // fresh from the kernel: zeroes already
 }

@@ -21,7 +21,8 @@
 //   large mappings  ForgetLarge(), and FreeLarge() into the cache of recent
 //                   ones
 //   decay           Decay(): the pool's spans and the cache's mappings idle
-//                   for kDecayNs given back, at most once per kDecayNs / 16
+//                   for kDecayNs given back, the next pass due when the
+//                   oldest left is
 //
 // It is written once here so that the reference and the design that claims
 // to share its plumbing share it in fact: a fix or a mutant of the page
@@ -41,8 +42,9 @@
 //   - enum class SpanState with at least kReleased, kBusy and kLargeCached;
 //   - struct Span, 64-byte aligned, with at least `next`, `prev`, `start`,
 //     `bytes`, `idle_since`, `state` and `zeroed`;
-//   - the large cache's bounds: kLargeCacheEntries, kLargeCacheMaxBlock and
-//     kLargeCacheBytes.
+//   - the large cache's bounds: kLargeCacheEntries, kLargeCacheMaxBlock,
+//     kLargeCacheBytes and kLargeCacheIdleBytes; and its AllocateLarge()
+//     adds each large block's mapping to heap.large_live_bytes.
 //
 // Example:
 //
@@ -195,6 +197,7 @@ struct PageHeap {
   SpanList released[2];  // whole-free spans, released: read as zeroes
   SpanList large_cache;
   size_t large_cache_bytes = 0;
+  size_t large_live_bytes = 0;  // the mappings of live large blocks
   int large_cache_entries = 0;
   Span* free_descriptors = nullptr;  // linked through `next`
   char* meta_next = nullptr;
@@ -357,25 +360,43 @@ Unmapping ForgetLarge(Span* s) {
   return u;
 }
 
+// LargeCacheBound()
+//
+// The most bytes the cache of large mappings may keep now: as many as the
+// large blocks still live (the next requests are likely of their sizes),
+// at least kLargeCacheIdleBytes and at most kLargeCacheBytes. Once the
+// program's large blocks are freed, as when threads that churned them
+// exit (promise 3), the cache keeps kLargeCacheIdleBytes, whatever their
+// sizes were.
+size_t LargeCacheBound() {
+  const size_t live = heap.large_live_bytes;
+  const size_t bound =
+      live < kLargeCacheIdleBytes ? kLargeCacheIdleBytes : live;
+  return bound < kLargeCacheBytes ? bound : kLargeCacheBytes;
+}
+
 // FreeLarge()
 //
 // A large block freed: into the cache of recent mappings when it is small
-// enough, the oldest ones unmapped while the cache is past its bounds;
-// otherwise unmapped at once. No lock held on entry or exit.
+// enough, the oldest ones unmapped while the cache is past its bounds
+// (LargeCacheBound()); otherwise unmapped at once. No lock held on entry
+// or exit.
 [[gnu::noinline]] void FreeLarge(Span* s) {
   Unmapping unmap[kLargeCacheEntries + 1];
   int unmaps = 0;
   heap.lock.Acquire();
   ++heap.visits;
   if (s->bytes <= kLargeCacheMaxBlock) {
+    heap.large_live_bytes -= s->bytes;
     s->state = SpanState::kLargeCached;
     s->idle_since = NowNs();
     heap.large_cache.PushFront(s);
     heap.large_cache_bytes += s->bytes;
     ++heap.large_cache_entries;
     NoteIdle(s->idle_since);
+    const size_t bound = LargeCacheBound();
     while (heap.large_cache_entries > kLargeCacheEntries ||
-           heap.large_cache_bytes > kLargeCacheBytes) {
+           heap.large_cache_bytes > bound) {
       Span* old = heap.large_cache.tail;
       heap.large_cache.Remove(old);
       heap.large_cache_bytes -= old->bytes;
@@ -383,6 +404,7 @@ Unmapping ForgetLarge(Span* s) {
       unmap[unmaps++] = ForgetLarge(old);
     }
   } else {
+    heap.large_live_bytes -= s->bytes;
     unmap[unmaps++] = ForgetLarge(s);
   }
   heap.lock.Release();
@@ -395,8 +417,8 @@ Unmapping ForgetLarge(Span* s) {
 //
 // Releases the pool's spans and unmaps the large cache's mappings idle for
 // kDecayNs. The pool is not kept in idle order (a thread files spans idle
-// since an older time), so the pass looks at all of it; passes are at most
-// one per kDecayNs / 16.
+// since an older time), so the pass looks at all of it; the next pass is
+// due exactly when the oldest span or mapping left has been idle kDecayNs.
 void Decay(uint64_t now) {
   heap.lock.Acquire();
   if (now < next_decay_ns.load(std::memory_order_relaxed)) {
@@ -435,8 +457,9 @@ void Decay(uint64_t now) {
     }
     s = next;
   }
-  uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
-  if (due < now + kDecayNs / 16) due = now + kDecayNs / 16;
+  // Due when the oldest left is: a wave freed just after the one this pass
+  // gave back goes kDecayNs after its own free, not a while after this pass.
+  const uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
   next_decay_ns.store(due, std::memory_order_relaxed);
   heap.lock.Release();
   for (int i = 0; i < unmaps; ++i) {
