@@ -351,8 +351,12 @@ Span* GetSpans(int c, uint32_t more_wanted, Span** more) {
 // PutSpans()
 //
 // Whole-free spans (linked through `next`) into the pool, idle since
-// `since`; no lock held.
-void PutSpans(Span* list, uint64_t since) {
+// `since`; no lock held. With `trim` (a thread's exit), the pool's oldest
+// spans past kPoolSlackBytes are released too: what an exited thread owned
+// goes back now, not at the decay or the next map (promise 3: with the
+// clock standing still, threads that each owned a page of many classes
+// left megabytes in the pool).
+void PutSpans(Span* list, uint64_t since, bool trim = false) {
   heap.lock.Acquire();
   ++heap.visits;
   while (list != nullptr) {
@@ -365,7 +369,9 @@ void PutSpans(Span* list, uint64_t since) {
     heap.cached_bytes += s->bytes;
   }
   NoteIdle(since);
+  Span* excess = trim ? TakeOldestCached(SIZE_MAX) : nullptr;
   heap.lock.Release();
+  ReleaseSpans(excess);
 }
 
 // -----------------------------------------------------------------------------
@@ -873,7 +879,7 @@ void ThreadExit() {
     }
   }
   th = ThreadHeap{};  // a later call on this thread sets up and arms again
-  if (give != nullptr) PutSpans(give, since);
+  if (give != nullptr) PutSpans(give, since, /*trim=*/true);
   if (left != nullptr) {
     abandoned.lock.Acquire();
     shared_visits.fetch_add(1, std::memory_order_relaxed);

@@ -3691,7 +3691,7 @@ std::vector<T> TakeShare(Rng& rng, std::vector<T>& from, bool all, Take take) {
   return chosen;
 }
 
-constexpr int kChurnSchedules = 16;
+constexpr int kChurnSchedules = 32;
 constexpr int kChurnScheduleSteps = 60;
 constexpr int kChurnThreads = 4;
 // "At most a few hundred KiB of messages live at once" (promise 4): the
