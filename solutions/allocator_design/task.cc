@@ -170,10 +170,10 @@ constexpr ClassInfo kClass = MakeClassInfo();
 constexpr int kLargeCacheEntries = 32;
 constexpr size_t kLargeCacheMaxBlock = size_t{32} << 20;
 constexpr size_t kLargeCacheBytes = size_t{32} << 20;
-// And while few large blocks are live, at most as many bytes as are, or
-// this many (promise 3: threads that churned blocks of any size and exited
-// leave at most kThreadChurnHeldBytes held, with what the small classes
-// leave beside it).
+// And at a thread's exit (TrimLargeCache()), at most as many bytes as the
+// large blocks still live, or this many when they are fewer (promise 3:
+// threads that churned blocks of any size and exited leave at most
+// kThreadChurnHeldBytes held, this beside what the small classes leave).
 constexpr size_t kLargeCacheIdleBytes = size_t{4} << 20;
 
 // -----------------------------------------------------------------------------
@@ -388,12 +388,20 @@ void PutSpans(Span* list, uint64_t since) {
 // time.
 // -----------------------------------------------------------------------------
 
-void SetUp(ClassCache& cc) {
+// Arm()
+//
+// Arms the thread-exit hook the first time this thread sets up a class, or
+// frees a large block into the shared cache (which its exit trims).
+void Arm() {
   if (!tc.armed) {
     tc.armed = true;
     tc.flushed_ns = NowNs();
     ArmThreadExit();  // ThreadExit() will give this cache back
   }
+}
+
+void SetUp(ClassCache& cc) {
+  Arm();
   if (cc.limit == 0) {  // and so `list` is empty
     cc.batch = kFirstBatch;
     cc.limit = 2 * kFirstBatch;
@@ -780,7 +788,10 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
 [[gnu::noinline]] void FreeSlow(void* block, Span* s) {
   CountCall();
   const int c = s->size_class;
-  if (c == kLargeClass) return FreeLarge(s);
+  if (c == kLargeClass) {
+    Arm();  // its exit trims the cache this block goes into
+    return FreeLarge(s);
+  }
   ClassCache& cc = tc.classes[c];
   if (cc.room == 0) Drain(c);  // makes room (or sets the class up)
   NextOf(block) = cc.list;
@@ -844,6 +855,7 @@ void ThreadExit() {
   }
   for (ClassCache& cc : tc.classes) cc = ClassCache{};
   tc.armed = false;  // a later call on this thread sets up and arms again
+  TrimLargeCache();
 }
 
 // Every lock, in one order; the child's only thread is the one that took

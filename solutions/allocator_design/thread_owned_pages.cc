@@ -118,11 +118,11 @@ constexpr ClassInfo kClass = MakeClassInfo();
 // -----------------------------------------------------------------------------
 
 // The cache of recently freed large mappings (lab musl_churn's recycler):
-// at most this many, of at most this size each and in all, and at most as
-// many bytes as the large blocks still live, or kLargeCacheIdleBytes (what
-// threads that churned large blocks and exited leave in it, beside the
-// pages they abandoned: promise 3). A cached mapping of R bytes serves a
-// request of R * 4/5 to R bytes.
+// at most this many, of at most this size each and in all; at a thread's
+// exit, at most as many bytes as the large blocks still live, or
+// kLargeCacheIdleBytes (what threads that churned large blocks and exited
+// leave in it, beside the pages they gave back: promise 3). A cached
+// mapping of R bytes serves a request of R * 4/5 to R bytes.
 constexpr int kLargeCacheEntries = 32;
 constexpr size_t kLargeCacheMaxBlock = size_t{2} << 20;
 constexpr size_t kLargeCacheBytes = size_t{4} << 20;
@@ -426,7 +426,8 @@ void Own(Span* s) {
 
 // SetUp()
 //
-// Arms the thread-exit hook the first time this thread owns a span.
+// Arms the thread-exit hook the first time this thread owns a span, or
+// frees a large block into the shared cache (which its exit trims).
 void SetUp() {
   if (!th.armed) {
     th.armed = true;
@@ -794,7 +795,10 @@ void RemoteFree(Span* s, void* block) {
 [[gnu::noinline]] void FreeSlow(void* block, Span* s) {
   CountCall();
   const int c = s->size_class;
-  if (c == kLargeClass) return FreeLarge(s);
+  if (c == kLargeClass) {
+    SetUp();  // its exit trims the cache this block goes into
+    return FreeLarge(s);
+  }
   if (s->owner.load(std::memory_order_relaxed) != &th) {
     return RemoteFree(s, block);
   }
@@ -880,6 +884,7 @@ void ThreadExit() {
   }
   th = ThreadHeap{};  // a later call on this thread sets up and arms again
   if (give != nullptr) PutSpans(give, since, /*trim=*/true);
+  TrimLargeCache();
   if (left != nullptr) {
     abandoned.lock.Acquire();
     shared_visits.fetch_add(1, std::memory_order_relaxed);

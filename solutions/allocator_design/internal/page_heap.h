@@ -19,7 +19,7 @@
 //   idle release    TakeOldestCached(), ReleaseSpans(): the pool's oldest
 //                   spans past kPoolSlackBytes, released with no lock held
 //   large mappings  ForgetLarge(), and FreeLarge() into the cache of recent
-//                   ones
+//                   ones; TrimLargeCache() at a thread's exit
 //   decay           Decay(): the pool's spans and the cache's mappings idle
 //                   for kDecayNs given back, the next pass due when the
 //                   oldest left is
@@ -43,8 +43,9 @@
 //   - struct Span, 64-byte aligned, with at least `next`, `prev`, `start`,
 //     `bytes`, `idle_since`, `state` and `zeroed`;
 //   - the large cache's bounds: kLargeCacheEntries, kLargeCacheMaxBlock,
-//     kLargeCacheBytes and kLargeCacheIdleBytes; and its AllocateLarge()
-//     adds each large block's mapping to heap.large_live_bytes.
+//     kLargeCacheBytes and kLargeCacheIdleBytes (what TrimLargeCache(), at
+//     a thread's exit, leaves); its AllocateLarge() adds each large
+//     block's mapping to heap.large_live_bytes.
 //
 // Example:
 //
@@ -360,27 +361,11 @@ Unmapping ForgetLarge(Span* s) {
   return u;
 }
 
-// LargeCacheBound()
-//
-// The most bytes the cache of large mappings may keep now: as many as the
-// large blocks still live (the next requests are likely of their sizes),
-// at least kLargeCacheIdleBytes and at most kLargeCacheBytes. Once the
-// program's large blocks are freed, as when threads that churned them
-// exit (promise 3), the cache keeps kLargeCacheIdleBytes, whatever their
-// sizes were.
-size_t LargeCacheBound() {
-  const size_t live = heap.large_live_bytes;
-  const size_t bound =
-      live < kLargeCacheIdleBytes ? kLargeCacheIdleBytes : live;
-  return bound < kLargeCacheBytes ? bound : kLargeCacheBytes;
-}
-
 // FreeLarge()
 //
 // A large block freed: into the cache of recent mappings when it is small
-// enough, the oldest ones unmapped while the cache is past its bounds
-// (LargeCacheBound()); otherwise unmapped at once. No lock held on entry
-// or exit.
+// enough, the oldest ones unmapped while the cache is past its bounds;
+// otherwise unmapped at once. No lock held on entry or exit.
 [[gnu::noinline]] void FreeLarge(Span* s) {
   Unmapping unmap[kLargeCacheEntries + 1];
   int unmaps = 0;
@@ -394,9 +379,8 @@ size_t LargeCacheBound() {
     heap.large_cache_bytes += s->bytes;
     ++heap.large_cache_entries;
     NoteIdle(s->idle_since);
-    const size_t bound = LargeCacheBound();
     while (heap.large_cache_entries > kLargeCacheEntries ||
-           heap.large_cache_bytes > bound) {
+           heap.large_cache_bytes > kLargeCacheBytes) {
       Span* old = heap.large_cache.tail;
       heap.large_cache.Remove(old);
       heap.large_cache_bytes -= old->bytes;
@@ -406,6 +390,34 @@ size_t LargeCacheBound() {
   } else {
     heap.large_live_bytes -= s->bytes;
     unmap[unmaps++] = ForgetLarge(s);
+  }
+  heap.lock.Release();
+  for (int i = 0; i < unmaps; ++i) {
+    UnmapPages(reinterpret_cast<void*>(unmap[i].start), unmap[i].bytes);
+  }
+}
+
+// TrimLargeCache()
+//
+// At a thread's exit: the cache of large mappings unmapped, oldest first,
+// down to as many bytes as the large blocks still live, or
+// kLargeCacheIdleBytes when they are fewer. Threads that churned large
+// blocks of any size and exited leave at most that (promise 3), while a
+// program whose threads run on keeps its whole cache (kLargeCacheBytes)
+// for the next blocks of their sizes. No lock held on entry or exit.
+void TrimLargeCache() {
+  Unmapping unmap[kLargeCacheEntries];
+  int unmaps = 0;
+  heap.lock.Acquire();
+  ++heap.visits;
+  const size_t live = heap.large_live_bytes;
+  const size_t keep = live < kLargeCacheIdleBytes ? kLargeCacheIdleBytes : live;
+  while (heap.large_cache_bytes > keep) {
+    Span* old = heap.large_cache.tail;
+    heap.large_cache.Remove(old);
+    heap.large_cache_bytes -= old->bytes;
+    --heap.large_cache_entries;
+    unmap[unmaps++] = ForgetLarge(old);
   }
   heap.lock.Release();
   for (int i = 0; i < unmaps; ++i) {
