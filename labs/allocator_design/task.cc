@@ -6,7 +6,7 @@
 // own and unmapped when freed, and nothing else ever given back. It passes
 // every Validator* test of the suite; of the Design* ones, only those of
 // promises 3 and 4 (its one shared list reuses whatever any thread freed)
-// and two of promise 5's traces: stages 1 and 2 of the suite's six
+// and four of promise 5's five traces: stages 1 and 2 of the suite's six
 // (tests/allocator_design/stages.bzl, the chapter's "Your way in"). Run
 // `bazel run //labs/allocator_design -- --quick` to see it in lab
 // jemalloc_adoption's table, then climb the stages, one
