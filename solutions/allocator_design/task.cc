@@ -260,6 +260,8 @@ struct ThreadCache {
                         // up): every block in it was freed since
   uint32_t ticks_left;  // calls to the next tick (0: tick at the next)
   bool armed;           // ArmThreadExit() done, flushed_ns set
+  bool freed_large;     // ArmThreadExit() done: a large block freed, the
+                        // large cache to trim at its exit
 };
 
 constinit thread_local ThreadCache tc
@@ -388,20 +390,12 @@ void PutSpans(Span* list, uint64_t since) {
 // time.
 // -----------------------------------------------------------------------------
 
-// Arm()
-//
-// Arms the thread-exit hook the first time this thread sets up a class, or
-// frees a large block into the shared cache (which its exit trims).
-void Arm() {
+void SetUp(ClassCache& cc) {
   if (!tc.armed) {
     tc.armed = true;
     tc.flushed_ns = NowNs();
-    ArmThreadExit();  // ThreadExit() will give this cache back
+    if (!tc.freed_large) ArmThreadExit();  // ThreadExit() gives this back
   }
-}
-
-void SetUp(ClassCache& cc) {
-  Arm();
   if (cc.limit == 0) {  // and so `list` is empty
     cc.batch = kFirstBatch;
     cc.limit = 2 * kFirstBatch;
@@ -789,7 +783,10 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   CountCall();
   const int c = s->size_class;
   if (c == kLargeClass) {
-    Arm();  // its exit trims the cache this block goes into
+    if (!tc.freed_large) {  // its exit trims the cache this block goes into
+      if (!tc.armed) ArmThreadExit();
+      tc.freed_large = true;
+    }
     return FreeLarge(s);
   }
   ClassCache& cc = tc.classes[c];
@@ -855,7 +852,10 @@ void ThreadExit() {
   }
   for (ClassCache& cc : tc.classes) cc = ClassCache{};
   tc.armed = false;  // a later call on this thread sets up and arms again
-  TrimLargeCache();
+  if (tc.freed_large) {
+    tc.freed_large = false;
+    TrimLargeCache();
+  }
 }
 
 // Every lock, in one order; the child's only thread is the one that took

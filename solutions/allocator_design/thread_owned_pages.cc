@@ -244,6 +244,8 @@ struct ThreadHeap {
                             // since
   uint32_t ticks_left = 0;  // calls to the next tick (0: tick at the next)
   bool armed = false;       // ArmThreadExit() done, swept_ns set
+  bool freed_large = false;  // ArmThreadExit() done: a large block freed, the
+                             // large cache to trim at its exit
 };
 
 constinit thread_local ThreadHeap th __attribute__((tls_model("initial-exec")));
@@ -426,13 +428,13 @@ void Own(Span* s) {
 
 // SetUp()
 //
-// Arms the thread-exit hook the first time this thread owns a span, or
-// frees a large block into the shared cache (which its exit trims).
+// Arms the thread-exit hook the first time this thread owns a span.
 void SetUp() {
   if (!th.armed) {
     th.armed = true;
     th.swept_ns = NowNs();
-    ArmThreadExit();  // ThreadExit() will give its spans back or abandon them
+    // ThreadExit() will give its spans back or abandon them.
+    if (!th.freed_large) ArmThreadExit();
   }
 }
 
@@ -796,7 +798,10 @@ void RemoteFree(Span* s, void* block) {
   CountCall();
   const int c = s->size_class;
   if (c == kLargeClass) {
-    SetUp();  // its exit trims the cache this block goes into
+    if (!th.freed_large) {  // its exit trims the cache this block goes into
+      if (!th.armed) ArmThreadExit();
+      th.freed_large = true;
+    }
     return FreeLarge(s);
   }
   if (s->owner.load(std::memory_order_relaxed) != &th) {
@@ -882,9 +887,10 @@ void ThreadExit() {
       while (Span* s = list->PopFront()) leave(s);
     }
   }
+  const bool freed_large = th.freed_large;
   th = ThreadHeap{};  // a later call on this thread sets up and arms again
   if (give != nullptr) PutSpans(give, since, /*trim=*/true);
-  TrimLargeCache();
+  if (freed_large) TrimLargeCache();
   if (left != nullptr) {
     abandoned.lock.Acquire();
     shared_visits.fetch_add(1, std::memory_order_relaxed);
