@@ -696,8 +696,8 @@ void FlushCache(uint64_t since) {
 // (the chunk stays, its header, links and footer on pages of their own).
 // Both leave the heap under the lock and go back with none held: a chunk
 // being released is marked in use meanwhile, so that no other thread takes
-// it or merges it, and is filed again after. Passes are at most one per
-// kDecayNs / 16.
+// it or merges it, and is filed again after. The next pass is due exactly
+// when the oldest region or chunk left has been idle kDecayNs.
 void Decay(uint64_t now) {
   heap.lock.Acquire();
   if (now < next_decay_ns.load(std::memory_order_relaxed)) {
@@ -746,8 +746,9 @@ void Decay(uint64_t now) {
       c = next;
     }
   }
-  uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
-  if (due < now + kDecayNs / 16) due = now + kDecayNs / 16;
+  // Due when the oldest left is: a wave freed just after the one this pass
+  // gave back goes kDecayNs after its own free, not a while after this pass.
+  const uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
   next_decay_ns.store(due, std::memory_order_relaxed);
   heap.lock.Release();
 

@@ -170,6 +170,11 @@ constexpr ClassInfo kClass = MakeClassInfo();
 constexpr int kLargeCacheEntries = 32;
 constexpr size_t kLargeCacheMaxBlock = size_t{32} << 20;
 constexpr size_t kLargeCacheBytes = size_t{32} << 20;
+// And at a thread's exit (TrimLargeCache()), at most as many bytes as the
+// large blocks still live, or this many when they are fewer (promise 3:
+// threads that churned blocks of any size and exited leave at most
+// kThreadChurnHeldBytes held, this beside what the small classes leave).
+constexpr size_t kLargeCacheIdleBytes = size_t{4} << 20;
 
 // -----------------------------------------------------------------------------
 // Spans and their lists.
@@ -255,6 +260,8 @@ struct ThreadCache {
                         // up): every block in it was freed since
   uint32_t ticks_left;  // calls to the next tick (0: tick at the next)
   bool armed;           // ArmThreadExit() done, flushed_ns set
+  bool freed_large;     // ArmThreadExit() done: a large block freed, the
+                        // large cache to trim at its exit
 };
 
 constinit thread_local ThreadCache tc
@@ -387,7 +394,7 @@ void SetUp(ClassCache& cc) {
   if (!tc.armed) {
     tc.armed = true;
     tc.flushed_ns = NowNs();
-    ArmThreadExit();  // ThreadExit() will give this cache back
+    if (!tc.freed_large) ArmThreadExit();  // ThreadExit() gives this back
   }
   if (cc.limit == 0) {  // and so `list` is empty
     cc.batch = kFirstBatch;
@@ -672,6 +679,7 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
     heap.large_cache_bytes -= best->bytes;
     --heap.large_cache_entries;
     best->state = SpanState::kLarge;
+    heap.large_live_bytes += best->bytes;
     heap.lock.Release();
     void* p = reinterpret_cast<void*>(best->start);
     if (zero) memset(p, 0, size);  // recycled: its old bytes are there
@@ -717,6 +725,7 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   s->state = SpanState::kLarge;
   SetPageMap(s->start, kSpanBytes, reinterpret_cast<uintptr_t>(s));
   heap.held += bytes;
+  heap.large_live_bytes += bytes;
   heap.lock.Release();
   return p;  // fresh from the kernel: zeroes already
 }
@@ -773,7 +782,13 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
 [[gnu::noinline]] void FreeSlow(void* block, Span* s) {
   CountCall();
   const int c = s->size_class;
-  if (c == kLargeClass) return FreeLarge(s);
+  if (c == kLargeClass) {
+    if (!tc.freed_large) {  // its exit trims the cache this block goes into
+      if (!tc.armed) ArmThreadExit();
+      tc.freed_large = true;
+    }
+    return FreeLarge(s);
+  }
   ClassCache& cc = tc.classes[c];
   if (cc.room == 0) Drain(c);  // makes room (or sets the class up)
   NextOf(block) = cc.list;
@@ -837,6 +852,10 @@ void ThreadExit() {
   }
   for (ClassCache& cc : tc.classes) cc = ClassCache{};
   tc.armed = false;  // a later call on this thread sets up and arms again
+  if (tc.freed_large) {
+    tc.freed_large = false;
+    TrimLargeCache();
+  }
 }
 
 // Every lock, in one order; the child's only thread is the one that took

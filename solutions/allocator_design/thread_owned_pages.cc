@@ -118,11 +118,15 @@ constexpr ClassInfo kClass = MakeClassInfo();
 // -----------------------------------------------------------------------------
 
 // The cache of recently freed large mappings (lab musl_churn's recycler):
-// at most this many, of at most this size each and in all. A cached
+// at most this many, of at most this size each and in all; at a thread's
+// exit, at most as many bytes as the large blocks still live, or
+// kLargeCacheIdleBytes (what threads that churned large blocks and exited
+// leave in it, beside the pages they gave back: promise 3). A cached
 // mapping of R bytes serves a request of R * 4/5 to R bytes.
 constexpr int kLargeCacheEntries = 32;
 constexpr size_t kLargeCacheMaxBlock = size_t{2} << 20;
 constexpr size_t kLargeCacheBytes = size_t{4} << 20;
+constexpr size_t kLargeCacheIdleBytes = size_t{1} << 20;
 
 // -----------------------------------------------------------------------------
 // Spans (pages, in mimalloc's word) and their lists.
@@ -240,6 +244,8 @@ struct ThreadHeap {
                             // since
   uint32_t ticks_left = 0;  // calls to the next tick (0: tick at the next)
   bool armed = false;       // ArmThreadExit() done, swept_ns set
+  bool freed_large = false;  // ArmThreadExit() done: a large block freed, the
+                             // large cache to trim at its exit
 };
 
 constinit thread_local ThreadHeap th __attribute__((tls_model("initial-exec")));
@@ -347,8 +353,12 @@ Span* GetSpans(int c, uint32_t more_wanted, Span** more) {
 // PutSpans()
 //
 // Whole-free spans (linked through `next`) into the pool, idle since
-// `since`; no lock held.
-void PutSpans(Span* list, uint64_t since) {
+// `since`; no lock held. With `trim` (a thread's exit), the pool's oldest
+// spans past kPoolSlackBytes are released too: what an exited thread owned
+// goes back now, not at the decay or the next map (promise 3: with the
+// clock standing still, threads that each owned a page of many classes
+// left megabytes in the pool).
+void PutSpans(Span* list, uint64_t since, bool trim = false) {
   heap.lock.Acquire();
   ++heap.visits;
   while (list != nullptr) {
@@ -361,7 +371,9 @@ void PutSpans(Span* list, uint64_t since) {
     heap.cached_bytes += s->bytes;
   }
   NoteIdle(since);
+  Span* excess = trim ? TakeOldestCached(SIZE_MAX) : nullptr;
   heap.lock.Release();
+  ReleaseSpans(excess);
 }
 
 // -----------------------------------------------------------------------------
@@ -421,7 +433,8 @@ void SetUp() {
   if (!th.armed) {
     th.armed = true;
     th.swept_ns = NowNs();
-    ArmThreadExit();  // ThreadExit() will give its spans back or abandon them
+    // ThreadExit() will give its spans back or abandon them.
+    if (!th.freed_large) ArmThreadExit();
   }
 }
 
@@ -688,6 +701,7 @@ void SweepAbandoned(uint64_t now) {
     heap.large_cache_bytes -= best->bytes;
     --heap.large_cache_entries;
     best->state = SpanState::kLarge;
+    heap.large_live_bytes += best->bytes;
     heap.lock.Release();
     void* p = reinterpret_cast<void*>(best->start);
     if (zero) memset(p, 0, size);  // recycled: its old bytes are there
@@ -715,6 +729,7 @@ void SweepAbandoned(uint64_t now) {
   s->state = SpanState::kLarge;
   SetPageMap(s->start, kSpanBytes, reinterpret_cast<uintptr_t>(s));
   heap.held += bytes;
+  heap.large_live_bytes += bytes;
   heap.lock.Release();
   return p;  // fresh from the kernel: zeroes already
 }
@@ -782,7 +797,13 @@ void RemoteFree(Span* s, void* block) {
 [[gnu::noinline]] void FreeSlow(void* block, Span* s) {
   CountCall();
   const int c = s->size_class;
-  if (c == kLargeClass) return FreeLarge(s);
+  if (c == kLargeClass) {
+    if (!th.freed_large) {  // its exit trims the cache this block goes into
+      if (!th.armed) ArmThreadExit();
+      th.freed_large = true;
+    }
+    return FreeLarge(s);
+  }
   if (s->owner.load(std::memory_order_relaxed) != &th) {
     return RemoteFree(s, block);
   }
@@ -866,8 +887,10 @@ void ThreadExit() {
       while (Span* s = list->PopFront()) leave(s);
     }
   }
+  const bool freed_large = th.freed_large;
   th = ThreadHeap{};  // a later call on this thread sets up and arms again
-  if (give != nullptr) PutSpans(give, since);
+  if (give != nullptr) PutSpans(give, since, /*trim=*/true);
+  if (freed_large) TrimLargeCache();
   if (left != nullptr) {
     abandoned.lock.Acquire();
     shared_visits.fetch_add(1, std::memory_order_relaxed);

@@ -421,7 +421,7 @@ INSTANTIATE_TEST_SUITE_P(Messages, DesignMessagePassing,
 // every class edge and past the large threshold.
 // ---------------------------------------------------------------------------
 
-constexpr int kChurnSchedules = 16;
+constexpr int kChurnSchedules = 32;
 constexpr int kChurnScheduleSteps = 60;
 constexpr int kChurnThreads = 4;
 // "At most a few hundred KiB of messages live at once" (promise 4): the

@@ -7,13 +7,15 @@
 // What the files of lab allocator_design's suite share: the rules in
 // task.h's words (every failure message quotes one), the fixed-seed sizes
 // and byte patterns, the three counts of the bytes held (HeldNow: the
-// allocator's, the page source's and the kernel's, none believed alone),
+// allocator's, the page source's and the kernel's, none believed alone:
+// held.h, which this includes),
 // promise 1's allowance of central visits (Calls), the edge sizes, the lock
 // counter, and the explorers' schedules (ScheduledThread, ScheduleLog). The
 // suite is a file per part of task.h: task_test.cc (the Validator tests),
-// fast_path_test.cc, decay_test.cc, churn_and_messages_test.cc,
-// utilization_test.cc, own_lines_test.cc and own_lines_refusal_test.cc
-// (promises 1 to 6), locks_test.cc
+// fast_path_test.cc, decay_test.cc and decay_edges_test.cc,
+// churn_and_messages_test.cc and churn_edges_test.cc, utilization_test.cc,
+// own_lines_test.cc and own_lines_refusal_test.cc (promises 1 to 6),
+// locks_test.cc
 // and static_state_test.cc; each is linked against every implementation.
 //
 // Example:
@@ -83,6 +85,7 @@
 #include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/task.h"
 #include "labs/allocator_design/traces.h"
+#include "tests/allocator_design/held.h"
 #include "tests/allocator_design/run_fresh.h"
 
 namespace allocator_design {
@@ -298,121 +301,6 @@ void RunThreadsInWaves(int count, int at_once, Fn fn) {
     }
     for (std::thread& t : wave) t.join();
   }
-}
-
-// MappedLeft()
-//
-// What the page source has mapped and not unmapped or released, by its own
-// counts: no allocator holds less (a released range taken into use again
-// is held again, unseen here: the resident bytes see it), so it bounds
-// bytes_held from below. Signed: a range released, reused and released
-// again counts twice.
-inline int64_t MappedLeft() {
-  const PageSourceCounts pages = ReadPageSourceCounts();
-  return static_cast<int64_t>(pages.bytes_mapped) -
-         static_cast<int64_t>(pages.bytes_unmapped) -
-         static_cast<int64_t>(pages.bytes_released);
-}
-
-// HeldNow
-//
-// The bytes held now by three counts, none believed alone: the allocator's
-// own (`counted`, ReadCounters()), the page source's (`mapped_left`:
-// mapped, less unmapped and released, which no design holds less than;
-// signed, as a range released, reused and released again counts twice) and
-// the kernel's (`resident`: the bytes of the page source's live mappings
-// resident now, internal::ResidentMappedBytes(), which a released range
-// taken into use again is part of; std::nullopt when unknown). `witnessed`
-// is the larger of the two the allocator cannot make smaller by what it
-// says (the page source's and the kernel's); `judged` the largest of all
-// three, what a promise that bounds the bytes held is held to.
-struct HeldNow {
-  uint64_t counted = 0;
-  int64_t mapped_left = 0;
-  std::optional<uint64_t> resident;
-  uint64_t witnessed = 0;
-  uint64_t judged = 0;
-};
-
-// ReadHeldNow()
-//
-// HeldNow now: call it where no other thread is in the allocator (the
-// resident bytes are read mapping by mapping), and outside a count of
-// system calls (mincore is one).
-inline HeldNow ReadHeldNow() {
-  HeldNow h;
-  h.counted = ReadCounters().bytes_held;
-  h.mapped_left = MappedLeft();
-  h.resident = internal::ResidentMappedBytes();
-  h.witnessed =
-      std::max(h.resident.value_or(0),
-               static_cast<uint64_t>(std::max<int64_t>(h.mapped_left, 0)));
-  h.judged = std::max(h.counted, h.witnessed);
-  return h;
-}
-
-// HeldWorst
-//
-// The most of each count of HeldNow over several readings, for a fresh
-// process to record ("held": the judged, "held_counted", "held_resident",
-// "held_mapped_left", "resident_unknown": readings without the resident
-// bytes).
-struct HeldWorst {
-  uint64_t judged = 0;
-  uint64_t counted = 0;
-  uint64_t resident = 0;
-  int64_t mapped_left = 0;
-  int resident_unknown = 0;
-
-  void Add(const HeldNow& h) {
-    judged = std::max(judged, h.judged);
-    counted = std::max(counted, h.counted);
-    resident = std::max(resident, h.resident.value_or(0));
-    mapped_left = std::max(mapped_left, h.mapped_left);
-    resident_unknown += h.resident.has_value() ? 0 : 1;
-  }
-
-  void Record(alloclab::FreshCall& call) const {
-    call.Record("held", static_cast<double>(judged));
-    call.Record("held_counted", static_cast<double>(counted));
-    call.Record("held_resident", static_cast<double>(resident));
-    call.Record("held_mapped_left", static_cast<double>(mapped_left));
-    call.Record("resident_unknown", resident_unknown);
-  }
-};
-
-// HeldCounts()
-//
-// The recorded counts of HeldWorst, for a failure's message: "held by the
-// largest of ..." and each.
-inline std::string HeldCounts(alloclab::FreshCallResult& r) {
-  return absl::StrCat(r.values["held"],
-                      " bytes held (the largest of ReadCounters()'s ",
-                      r.values["held_counted"],
-                      ", the resident bytes of the page source's "
-                      "live mappings ",
-                      r.values["held_resident"],
-                      " and the page source's "
-                      "mapped, less unmapped and released ",
-                      r.values["held_mapped_left"],
-                      ": a released range taken into use again is held again)");
-}
-
-// ExpectResidentKnown()
-//
-// The page source knew every live mapping at every reading of `r`. Records
-// each count of HeldWorst as a property of the test (its XML report), for
-// a reader who compares them.
-inline void ExpectResidentKnown(alloclab::FreshCallResult& r) {
-  for (const char* count :
-       {"held", "held_counted", "held_resident", "held_mapped_left"}) {
-    ::testing::Test::RecordProperty(count,
-                                    static_cast<int64_t>(r.values[count]));
-  }
-  EXPECT_EQ(r.values["resident_unknown"], 0)
-      << "internal::ResidentMappedBytes() was unavailable at "
-      << r.values["resident_unknown"] << " readings: more live mappings "
-      << "than the page source's table holds";
 }
 
 // VisitCredit()

@@ -16,8 +16,9 @@
 //   Validator* tests, this file: the malloclab-style facts every allocator
 //   owes its callers, as contents and counts. The starter passes them all.
 //
-//   Design* tests, a file per promise (fast_path_test.cc, decay_test.cc,
-//   churn_and_messages_test.cc, utilization_test.cc, own_lines_test.cc,
+//   Design* tests, a file per promise and its edges (fast_path_test.cc,
+//   decay_test.cc, decay_edges_test.cc, churn_and_messages_test.cc,
+//   churn_edges_test.cc, utilization_test.cc, own_lines_test.cc,
 //   own_lines_refusal_test.cc):
 //   task.h's six promises, as counts: system calls (from
 //   ptrace, common/syscalls.h), central visits and bytes held (the

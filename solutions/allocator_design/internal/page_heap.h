@@ -19,9 +19,10 @@
 //   idle release    TakeOldestCached(), ReleaseSpans(): the pool's oldest
 //                   spans past kPoolSlackBytes, released with no lock held
 //   large mappings  ForgetLarge(), and FreeLarge() into the cache of recent
-//                   ones
+//                   ones; TrimLargeCache() at a thread's exit
 //   decay           Decay(): the pool's spans and the cache's mappings idle
-//                   for kDecayNs given back, at most once per kDecayNs / 16
+//                   for kDecayNs given back, the next pass due when the
+//                   oldest left is
 //
 // It is written once here so that the reference and the design that claims
 // to share its plumbing share it in fact: a fix or a mutant of the page
@@ -41,8 +42,10 @@
 //   - enum class SpanState with at least kReleased, kBusy and kLargeCached;
 //   - struct Span, 64-byte aligned, with at least `next`, `prev`, `start`,
 //     `bytes`, `idle_since`, `state` and `zeroed`;
-//   - the large cache's bounds: kLargeCacheEntries, kLargeCacheMaxBlock and
-//     kLargeCacheBytes.
+//   - the large cache's bounds: kLargeCacheEntries, kLargeCacheMaxBlock,
+//     kLargeCacheBytes and kLargeCacheIdleBytes (what TrimLargeCache(), at
+//     a thread's exit, leaves); its AllocateLarge() adds each large
+//     block's mapping to heap.large_live_bytes.
 //
 // Example:
 //
@@ -195,6 +198,7 @@ struct PageHeap {
   SpanList released[2];  // whole-free spans, released: read as zeroes
   SpanList large_cache;
   size_t large_cache_bytes = 0;
+  size_t large_live_bytes = 0;  // the mappings of live large blocks
   int large_cache_entries = 0;
   Span* free_descriptors = nullptr;  // linked through `next`
   char* meta_next = nullptr;
@@ -368,6 +372,7 @@ Unmapping ForgetLarge(Span* s) {
   heap.lock.Acquire();
   ++heap.visits;
   if (s->bytes <= kLargeCacheMaxBlock) {
+    heap.large_live_bytes -= s->bytes;
     s->state = SpanState::kLargeCached;
     s->idle_since = NowNs();
     heap.large_cache.PushFront(s);
@@ -383,7 +388,36 @@ Unmapping ForgetLarge(Span* s) {
       unmap[unmaps++] = ForgetLarge(old);
     }
   } else {
+    heap.large_live_bytes -= s->bytes;
     unmap[unmaps++] = ForgetLarge(s);
+  }
+  heap.lock.Release();
+  for (int i = 0; i < unmaps; ++i) {
+    UnmapPages(reinterpret_cast<void*>(unmap[i].start), unmap[i].bytes);
+  }
+}
+
+// TrimLargeCache()
+//
+// At a thread's exit: the cache of large mappings unmapped, oldest first,
+// down to as many bytes as the large blocks still live, or
+// kLargeCacheIdleBytes when they are fewer. Threads that churned large
+// blocks of any size and exited leave at most that (promise 3), while a
+// program whose threads run on keeps its whole cache (kLargeCacheBytes)
+// for the next blocks of their sizes. No lock held on entry or exit.
+void TrimLargeCache() {
+  Unmapping unmap[kLargeCacheEntries];
+  int unmaps = 0;
+  heap.lock.Acquire();
+  ++heap.visits;
+  const size_t live = heap.large_live_bytes;
+  const size_t keep = live < kLargeCacheIdleBytes ? kLargeCacheIdleBytes : live;
+  while (heap.large_cache_bytes > keep) {
+    Span* old = heap.large_cache.tail;
+    heap.large_cache.Remove(old);
+    heap.large_cache_bytes -= old->bytes;
+    --heap.large_cache_entries;
+    unmap[unmaps++] = ForgetLarge(old);
   }
   heap.lock.Release();
   for (int i = 0; i < unmaps; ++i) {
@@ -395,8 +429,8 @@ Unmapping ForgetLarge(Span* s) {
 //
 // Releases the pool's spans and unmaps the large cache's mappings idle for
 // kDecayNs. The pool is not kept in idle order (a thread files spans idle
-// since an older time), so the pass looks at all of it; passes are at most
-// one per kDecayNs / 16.
+// since an older time), so the pass looks at all of it; the next pass is
+// due exactly when the oldest span or mapping left has been idle kDecayNs.
 void Decay(uint64_t now) {
   heap.lock.Acquire();
   if (now < next_decay_ns.load(std::memory_order_relaxed)) {
@@ -435,8 +469,9 @@ void Decay(uint64_t now) {
     }
     s = next;
   }
-  uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
-  if (due < now + kDecayNs / 16) due = now + kDecayNs / 16;
+  // Due when the oldest left is: a wave freed just after the one this pass
+  // gave back goes kDecayNs after its own free, not a while after this pass.
+  const uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
   next_decay_ns.store(due, std::memory_order_relaxed);
   heap.lock.Release();
   for (int i = 0; i < unmaps; ++i) {
