@@ -113,7 +113,7 @@ absl::StatusOr<std::string> ProgramBesideSelf(absl::string_view name);
 //
 // The path of the workspace-relative `path` (a program or file of another
 // package that this target names in `data`, e.g.
-// "labs/jemalloc_adoption/workload") in this program's runfiles, under
+// "common/adoption/workload") in this program's runfiles, under
 // `bazel run`, `bazel test` or started by hand. NotFound lists every place
 // tried.
 absl::StatusOr<std::string> FindRunfile(absl::string_view path);

@@ -171,7 +171,7 @@ absl::StatusOr<std::string> FileBesideSelf(absl::string_view name,
 // FindRunfile()
 //
 // The path of the workspace-relative `path` (e.g.
-// "labs/jemalloc_adoption/workload") in this program's runfiles: under
+// "common/adoption/workload") in this program's runfiles: under
 // $RUNFILES_DIR, $TEST_SRCDIR (`bazel test`), <exe>.runfiles (`bazel run`,
 // or the binary started by hand), then relative to the working directory
 // (`bazel run`'s). NotFound lists every place tried.

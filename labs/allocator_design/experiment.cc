@@ -2,7 +2,7 @@
 //
 // Lab allocator_design: the experiment. Your allocator, built into
 // libyours.so with the lab's shim, joins lab jemalloc_adoption's matrix
-// (labs/jemalloc_adoption/matrix.h): its six workloads as child processes
+// (common/adoption/matrix.h): its six workloads as child processes
 // under glibc, jemalloc, tcmalloc, mimalloc and yours, preloaded, the rows
 // interleaved, every row verified by the allocator probe; the time ratio to
 // glibc with its interval and verdict, the peak RSS ratio, and the system
@@ -63,6 +63,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/adoption/judge.h"
+#include "common/adoption/matrix.h"
+#include "common/adoption/workloads.h"
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
 #include "common/cpu_facts.h"
@@ -73,11 +76,9 @@
 #include "labs/allocator_design/score.h"
 #include "labs/allocator_design/task.h"
 #include "labs/allocator_design/traces.h"
-#include "labs/jemalloc_adoption/matrix.h"
-#include "labs/jemalloc_adoption/workloads.h"
 
 ABSL_FLAG(std::string, workloads,
-          absl::StrJoin(jemalloc_adoption::WorkloadNames(), ","),
+          absl::StrJoin(alloclab::adoption::WorkloadNames(), ","),
           "comma-separated workloads to run (lab jemalloc_adoption's)");
 ABSL_FLAG(std::string, allocators, "glibc,jemalloc,tcmalloc,mimalloc",
           "comma-separated allocators beside yours, which is always in the "
@@ -99,7 +100,7 @@ constexpr absl::string_view kQuickCannotShowDuel =
     "yours over glibc";
 
 namespace ad = allocator_design;
-namespace ja = jemalloc_adoption;
+namespace ja = alloclab::adoption;
 
 constexpr absl::string_view kYours = alloclab::kYoursAllocator;
 
@@ -726,8 +727,8 @@ absl::StatusOr<ja::MatrixSpec> MatrixSpecFromFlags() {
   spec.iterations_scale = absl::GetFlag(FLAGS_iterations_scale);
   spec.rss_interval_ms = absl::GetFlag(FLAGS_rss_interval_ms);
   spec.count_syscalls = true;
-  // Lab jemalloc_adoption's reference functions judge (this program links
-  // //solutions/jemalloc_adoption:task): the rule, not a learner's version.
+  // The course's judge (common/adoption/judge.h): lab jemalloc_adoption's
+  // reference rule, not a learner's version.
   spec.compare = ja::CompareTimings;
   spec.recommend = ja::Recommend;
   return spec;

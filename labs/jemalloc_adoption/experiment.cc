@@ -20,13 +20,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/adoption/matrix.h"
+#include "common/adoption/workloads.h"
 #include "common/allocator_probe.h"
-#include "labs/jemalloc_adoption/matrix.h"
 #include "labs/jemalloc_adoption/task.h"
-#include "labs/jemalloc_adoption/workloads.h"
 
 ABSL_FLAG(std::string, workloads,
-          absl::StrJoin(jemalloc_adoption::WorkloadNames(), ","),
+          absl::StrJoin(alloclab::adoption::WorkloadNames(), ","),
           "comma-separated workloads to run");
 ABSL_FLAG(std::string, allocators, "glibc,jemalloc,tcmalloc,mimalloc",
           "comma-separated allocators (glibc, the baseline, is required)");
@@ -39,7 +39,7 @@ ABSL_FLAG(int, rss_interval_ms, 20, "milliseconds between two RSS samples");
 
 namespace {
 
-namespace ja = jemalloc_adoption;
+namespace ja = alloclab::adoption;
 
 std::vector<std::string> List(const std::string& flag) {
   return absl::StrSplit(flag, ',', absl::SkipEmpty());
@@ -75,8 +75,8 @@ absl::Status Experiment(alloclab::Lab& lab) {
   spec.iterations_scale = absl::GetFlag(FLAGS_iterations_scale);
   spec.rss_interval_ms = absl::GetFlag(FLAGS_rss_interval_ms);
   // Your task.cc's functions judge the table.
-  spec.compare = ja::CompareTimings;
-  spec.recommend = ja::Recommend;
+  spec.compare = jemalloc_adoption::CompareTimings;
+  spec.recommend = jemalloc_adoption::Recommend;
   absl::StatusOr<ja::MatrixResult> matrix = ja::RunMatrix(lab, spec);
   if (!matrix.ok()) return matrix.status();
   if (const ja::MatrixRow* row = matrix->Find("msgsend_jemalloc");

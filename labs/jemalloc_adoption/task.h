@@ -40,26 +40,28 @@
 #define ALLOCLAB_LABS_JEMALLOC_ADOPTION_TASK_H_
 
 #include <cstdint>
-#include <optional>
-#include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "common/adoption/verdict.h"
 
 namespace jemalloc_adoption {
+
+// The constants and types below are common/adoption/verdict.h's: the
+// allocator matrix that runs this lab's experiment (and lab
+// allocator_design's) speaks the same words.
 
 // kMinRepetitions
 //
 // Fewer timings than this per set is an error: with one or two runs there
 // is no spread to judge a difference by.
-inline constexpr int kMinRepetitions = 3;
+using alloclab::adoption::kMinRepetitions;
 
 // kConfidence
 //
 // The confidence level of the interval: 0.95, a 95% interval.
-inline constexpr double kConfidence = 0.95;
+using alloclab::adoption::kConfidence;
 
 // kCalibratedRepetitions
 //
@@ -71,63 +73,44 @@ inline constexpr double kConfidence = 0.95;
 // of one shape, all three of one set lie above all three of the other 1
 // time in 20 (C(6, 3) = 20 orders), each way, so such an interval covers
 // at most 90% (docs/labs/jemalloc_adoption.md).
-inline constexpr int kCalibratedRepetitions = 5;
+using alloclab::adoption::kCalibratedRepetitions;
 
 // kBootstrapResamples
 //
 // Resamples per interval, for a bootstrap (an exact method needs none).
-inline constexpr int kBootstrapResamples = 4000;
+using alloclab::adoption::kBootstrapResamples;
 
 // kMemoryBudgetRatio
 //
 // The default budget: an allocator fits when its peak RSS is at most this
 // many times the baseline's, on every workload. The experiment, the tests
 // and the chapter all use this one number.
-inline constexpr double kMemoryBudgetRatio = 1.25;
+using alloclab::adoption::kMemoryBudgetRatio;
 
 // kBaseline
 //
 // The allocator every other is compared with: what the program uses today.
-inline constexpr absl::string_view kBaseline = "glibc";
+using alloclab::adoption::kBaseline;
 
 // Timings
 //
 // Repeated wall times of one workload under one allocator, in seconds.
-using Timings = std::vector<double>;
+using alloclab::adoption::Timings;
 
 // Verdict
-enum class Verdict {
-  kFaster,             // the interval lies wholly below 1
-  kSlower,             // the interval lies wholly above 1
-  kNoClearDifference,  // the interval contains 1
-};
-
-// VerdictName()
 //
-// "faster", "slower", "no clear difference".
-inline absl::string_view VerdictName(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kFaster:
-      return "faster";
-    case Verdict::kSlower:
-      return "slower";
-    case Verdict::kNoClearDifference:
-      break;
-  }
-  return "no clear difference";
-}
+// kFaster: the interval lies wholly below 1; kSlower: wholly above 1;
+// kNoClearDifference: it contains 1. VerdictName() spells them "faster",
+// "slower", "no clear difference".
+using alloclab::adoption::Verdict;
+using alloclab::adoption::VerdictName;
 
 // Comparison
 //
 // `ratio`: median(candidate) / median(baseline). [`ci_low`, `ci_high`]: a
 // kConfidence interval for that ratio, containing `ratio` (one that keeps
-// its level from kCalibratedRepetitions timings a set).
-struct Comparison {
-  double ratio = 0;
-  double ci_low = 0;
-  double ci_high = 0;
-  Verdict verdict = Verdict::kNoClearDifference;
-};
+// its level from kCalibratedRepetitions timings a set); `verdict`.
+using alloclab::adoption::Comparison;
 
 // CompareTimings()
 //
@@ -142,15 +125,10 @@ absl::StatusOr<Comparison> CompareTimings(absl::Span<const double> candidate,
 
 // Measurement
 //
-// One row of the experiment's table: a workload under an allocator.
+// One row of the experiment's table: a workload under an allocator
+// (`workload`, `allocator`, `wall_s`: its Timings, `peak_rss_kib`).
 // `verified`: the child reported that this allocator really served malloc.
-struct Measurement {
-  std::string workload;
-  std::string allocator;
-  Timings wall_s;
-  double peak_rss_kib = 0;
-  bool verified = false;
-};
+using alloclab::adoption::Measurement;
 
 // Recommendation
 //
@@ -158,10 +136,7 @@ struct Measurement {
 // or nullopt when no allocator fits the budget. `reasons`: one sentence
 // each, for the decision memo: why the chosen one, and why each other
 // allocator was not chosen (naming it).
-struct Recommendation {
-  std::optional<std::string> allocator;
-  std::vector<std::string> reasons;
-};
+using alloclab::adoption::Recommendation;
 
 // Recommend()
 //

@@ -42,13 +42,8 @@ BUILD_ENDINGS = ("BUILD", ".bzl")
 
 # The edges kept on purpose, (from lab, to lab): reason.
 ALLOWED = {
-    ("allocator_design", "jemalloc_adoption"):
-        "lab allocator_design runs lab jemalloc_adoption's matrix and is "
-        "judged by its reference rule (the chapter's question: does lab 7's "
-        "rule recommend your allocator?)",
-    ("jemalloc_adoption", "allocator_design"):
-        "the visibility that lets lab allocator_design run lab "
-        "jemalloc_adoption's matrix and reference rule",
+    # None: labs allocator_design and jemalloc_adoption share
+    # common/adoption (the matrix, its workloads and the course's rule).
 }
 
 

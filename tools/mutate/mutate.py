@@ -9,8 +9,9 @@ A suite that passes on the reference and fails on the starter and the
 known-bads may still let a mistake through. This tool makes mutants of a
 lab's reference (solutions/<lab>/task.cc, task.c for a C task, and each
 file of solutions/<lab>/internal/: pieces of source the reference includes,
-shared with another design) with four classic operators, one change on one
-line each:
+shared with another design, and the .inc files of common/ it includes:
+source it shares with another lab) with four classic operators, one change
+on one line each:
 
   flip      a comparison flipped: < and <=, > and >=, == and !=
   constant  an integer literal plus or minus 1
@@ -355,16 +356,26 @@ def reference_path(repo, lab):
 _SOURCE_SUFFIXES = (".h", ".cc", ".c", ".inc")
 
 
+# A reference's include of source that common/ keeps for it and another
+# lab (common/adoption/rule.inc: lab jemalloc_adoption's rule, which lab
+# allocator_design is judged by).
+_COMMON_SOURCE = re.compile(r'^\s*#\s*include\s*"(common/[\w/.\-]+\.inc)"',
+                            re.MULTILINE)
+
+
 def reference_files(repo, lab):
     """The reference's files, each relative to repo: task.cc (or task.c)
     first, then the C and C++ files of solutions/<lab>/internal/ by name,
-    which the reference includes."""
+    which the reference includes, then the .inc files of common/ that
+    task.cc includes, in its order."""
     files = [reference_path(repo, lab)]
     internal = os.path.join("solutions", lab, "internal")
     if os.path.isdir(os.path.join(repo, internal)):
         files += [os.path.join(internal, name) for name in
                   sorted(os.listdir(os.path.join(repo, internal)))
                   if name.endswith(_SOURCE_SUFFIXES)]
+    with open(os.path.join(repo, files[0]), encoding="utf-8") as f:
+        files += _COMMON_SOURCE.findall(f.read())
     return files
 
 
@@ -492,9 +503,12 @@ KINDS = ("killed", "timeout", "survived", "not compilable", "error",
 
 def where(file, line):
     """A mutant's place: "line 12", or "line 12 of internal/x.h" for one
-    of the reference's internal/ files."""
+    of the reference's internal/ files, "line 12 of common/x/y.inc" for
+    one of common/'s."""
     if file is None:
         return "line %d" % line
+    if file.startswith("common/"):
+        return "line %d of %s" % (line, file)
     return "line %d of %s" % (line, file.split("/", 2)[-1])
 
 

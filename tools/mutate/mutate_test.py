@@ -230,6 +230,15 @@ class InternalFilesTest(unittest.TestCase):
             "solutions/lab/task.cc", "solutions/lab/internal/a.h",
             "solutions/lab/internal/b.h"])
 
+    def test_common_source_the_reference_includes_comes_last(self):
+        import os
+        os.makedirs(os.path.join(self.repo, "common", "shared"))
+        with open(os.path.join(self.repo, "solutions/lab/task.cc"), "a") as f:
+            f.write('namespace lab {\n#include "common/shared/rule.inc"\n}\n')
+        self.assertEqual(mutate.reference_files(self.repo, "lab"), [
+            "solutions/lab/task.cc", "solutions/lab/internal/a.h",
+            "solutions/lab/internal/b.h", "common/shared/rule.inc"])
+
     def test_candidates_numbered_across_files_each_with_its_file(self):
         paths = mutate.reference_files(self.repo, "lab")
         found = mutate.candidates_of([(p, self.files[p]) for p in paths])

@@ -1,6 +1,6 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 
-#include "labs/jemalloc_adoption/workloads.h"
+#include "common/adoption/workloads.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -21,7 +21,7 @@
 #include "common/sink.h"
 #include "common/workloads/churn.h"
 
-namespace jemalloc_adoption {
+namespace alloclab::adoption {
 namespace {
 
 // treemap: keys drawn from twice the target size, so that inserts and
@@ -287,4 +287,4 @@ absl::StatusOr<uint64_t> RunWorkload(absl::string_view workload,
       absl::StrCat("workload '", workload, "' is named but has no body"));
 }
 
-}  // namespace jemalloc_adoption
+}  // namespace alloclab::adoption

@@ -4,7 +4,7 @@
 // binary, run under each preloaded allocator with the same flags, reports
 // the same checksum, and the allocator it was given.
 
-#include "labs/jemalloc_adoption/workloads.h"
+#include "common/adoption/workloads.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -15,12 +15,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "common/adoption/runs.h"
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
 #include "gtest/gtest.h"
-#include "labs/jemalloc_adoption/runs.h"
 
-namespace jemalloc_adoption {
+namespace alloclab::adoption {
 namespace {
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -143,4 +143,4 @@ TEST(WorkloadsTest, LargeBlocksIsTheSameWorkForTheSameSeed) {
 }
 
 }  // namespace
-}  // namespace jemalloc_adoption
+}  // namespace alloclab::adoption

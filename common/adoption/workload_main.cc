@@ -6,7 +6,7 @@
 // and measured from outside. Run it by hand to try an allocator:
 //
 //   LD_PRELOAD=/lib/x86_64-linux-gnu/libjemalloc.so.2 (one line)
-//     bazel-bin/labs/jemalloc_adoption/workload --workload=msgsend
+//     bazel-bin/common/adoption/workload --workload=msgsend
 //
 // It prints who served malloc (the provider line of allocator_probe.h, which
 // the experiment checks against the allocator it asked for), its own peak
@@ -24,9 +24,9 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
+#include "common/adoption/workloads.h"
 #include "common/allocator_probe.h"
 #include "common/memory.h"
-#include "labs/jemalloc_adoption/workloads.h"
 
 ABSL_FLAG(std::string, workload, "",
           "treemap, scalability_8, scalability_1024, msgsend, churn or "
@@ -58,17 +58,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string name = absl::GetFlag(FLAGS_workload);
-  jemalloc_adoption::WorkloadParams params;
+  alloclab::adoption::WorkloadParams params;
   params.threads = absl::GetFlag(FLAGS_threads);
   if (params.threads == 0) params.threads = AvailableCpus();
   params.iterations = absl::GetFlag(FLAGS_iterations);
   if (params.iterations == 0) {
-    params.iterations = jemalloc_adoption::DefaultIterations(name, false);
+    params.iterations = alloclab::adoption::DefaultIterations(name, false);
   }
   params.seed = absl::GetFlag(FLAGS_seed);
 
   absl::StatusOr<uint64_t> checksum =
-      jemalloc_adoption::RunWorkload(name, params);
+      alloclab::adoption::RunWorkload(name, params);
   if (!checksum.ok()) {
     std::fprintf(stderr, "workload: %s\n",
                  std::string(checksum.status().message()).c_str());

@@ -23,18 +23,18 @@
 //
 // Example:
 //
-//   jemalloc_adoption::MatrixSpec spec;
+//   alloclab::adoption::MatrixSpec spec;
 //   spec.workloads = {"treemap", "msgsend"};
 //   spec.allocators = {{"glibc", ""}, {"jemalloc", jemalloc_path}};
-//   spec.compare = jemalloc_adoption::CompareTimings;
-//   spec.recommend = jemalloc_adoption::Recommend;
-//   absl::StatusOr<jemalloc_adoption::MatrixResult> m =
-//       jemalloc_adoption::RunMatrix(lab, spec);
+//   spec.compare = alloclab::adoption::CompareTimings;
+//   spec.recommend = alloclab::adoption::Recommend;
+//   absl::StatusOr<alloclab::adoption::MatrixResult> m =
+//       alloclab::adoption::RunMatrix(lab, spec);
 //   // lab.results() has the rows, the notes and the plots;
 //   // m->Find("msgsend_jemalloc")->vs_baseline->ratio, m->recommendation
 
-#ifndef ALLOCLAB_LABS_JEMALLOC_ADOPTION_MATRIX_H_
-#define ALLOCLAB_LABS_JEMALLOC_ADOPTION_MATRIX_H_
+#ifndef ALLOCLAB_COMMON_ADOPTION_MATRIX_H_
+#define ALLOCLAB_COMMON_ADOPTION_MATRIX_H_
 
 #include <cstdint>
 #include <functional>
@@ -46,10 +46,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "common/adoption/verdict.h"
 #include "common/experiment.h"
-#include "labs/jemalloc_adoption/task.h"
 
-namespace jemalloc_adoption {
+namespace alloclab::adoption {
 
 // kMaxIterationsScale
 //
@@ -177,6 +177,6 @@ struct MatrixResult {
 absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
                                        const MatrixSpec& spec);
 
-}  // namespace jemalloc_adoption
+}  // namespace alloclab::adoption
 
-#endif  // ALLOCLAB_LABS_JEMALLOC_ADOPTION_MATRIX_H_
+#endif  // ALLOCLAB_COMMON_ADOPTION_MATRIX_H_

@@ -1,6 +1,6 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 
-#include "labs/jemalloc_adoption/runs.h"
+#include "common/adoption/runs.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -15,17 +15,17 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/adoption/verdict.h"
+#include "common/adoption/workloads.h"
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
 #include "common/experiment.h"
 #include "common/variant_error.h"
-#include "labs/jemalloc_adoption/task.h"
-#include "labs/jemalloc_adoption/workloads.h"
 
-namespace jemalloc_adoption {
+namespace alloclab::adoption {
 
 absl::StatusOr<std::string> WorkloadBinary() {
-  return alloclab::FindRunfile("labs/jemalloc_adoption/workload");
+  return alloclab::FindRunfile("common/adoption/workload");
 }
 
 absl::StatusOr<std::vector<std::string>> ParseNames(
@@ -109,4 +109,4 @@ absl::Status RunOnce(AllocatorRun& s) {
   return absl::OkStatus();
 }
 
-}  // namespace jemalloc_adoption
+}  // namespace alloclab::adoption

@@ -32,14 +32,15 @@
 //
 // Example:
 //
-//   jemalloc_adoption::WorkloadParams params;
+//   alloclab::adoption::WorkloadParams params;
 //   params.threads = 2;
-//   params.iterations = jemalloc_adoption::DefaultIterations("treemap", false);
+//   params.iterations =
+//       alloclab::adoption::DefaultIterations("treemap", false);
 //   absl::StatusOr<uint64_t> checksum =
-//       jemalloc_adoption::RunWorkload("treemap", params);
+//       alloclab::adoption::RunWorkload("treemap", params);
 
-#ifndef ALLOCLAB_LABS_JEMALLOC_ADOPTION_WORKLOADS_H_
-#define ALLOCLAB_LABS_JEMALLOC_ADOPTION_WORKLOADS_H_
+#ifndef ALLOCLAB_COMMON_ADOPTION_WORKLOADS_H_
+#define ALLOCLAB_COMMON_ADOPTION_WORKLOADS_H_
 
 #include <cstdint>
 #include <string>
@@ -49,7 +50,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace jemalloc_adoption {
+namespace alloclab::adoption {
 
 // WorkloadNames()
 //
@@ -137,6 +138,6 @@ inline constexpr uint64_t kLargeBlocksTouchStride = 4096;
 absl::StatusOr<uint64_t> RunWorkload(absl::string_view workload,
                                      const WorkloadParams& params);
 
-}  // namespace jemalloc_adoption
+}  // namespace alloclab::adoption
 
-#endif  // ALLOCLAB_LABS_JEMALLOC_ADOPTION_WORKLOADS_H_
+#endif  // ALLOCLAB_COMMON_ADOPTION_WORKLOADS_H_

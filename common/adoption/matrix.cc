@@ -1,6 +1,6 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 
-#include "labs/jemalloc_adoption/matrix.h"
+#include "common/adoption/matrix.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -21,6 +21,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "common/adoption/runs.h"
+#include "common/adoption/verdict.h"
+#include "common/adoption/workloads.h"
 #include "common/allocator_probe.h"
 #include "common/child_run.h"
 #include "common/interleave.h"
@@ -28,11 +31,8 @@
 #include "common/samples.h"
 #include "common/syscalls.h"
 #include "common/variant_error.h"
-#include "labs/jemalloc_adoption/runs.h"
-#include "labs/jemalloc_adoption/task.h"
-#include "labs/jemalloc_adoption/workloads.h"
 
-namespace jemalloc_adoption {
+namespace alloclab::adoption {
 namespace {
 
 // jemalloc settings: the trade lg_dirty_mult made in the thread, today's
@@ -502,4 +502,4 @@ absl::StatusOr<MatrixResult> RunMatrix(alloclab::Lab& lab,
   return result;
 }
 
-}  // namespace jemalloc_adoption
+}  // namespace alloclab::adoption

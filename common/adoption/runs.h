@@ -11,15 +11,15 @@
 //
 // Example:
 //
-//   absl::StatusOr<std::string> binary = jemalloc_adoption::WorkloadBinary();
-//   jemalloc_adoption::AllocatorRun row{.variant = "treemap_jemalloc", ...};
+//   absl::StatusOr<std::string> binary = alloclab::adoption::WorkloadBinary();
+//   alloclab::adoption::AllocatorRun row{.variant = "treemap_jemalloc", ...};
 //   row.command.argv = {*binary, "--workload=treemap"};
 //   row.command.env = {{"LD_PRELOAD", jemalloc_path}};
-//   absl::Status s = jemalloc_adoption::RunOnce(row);
+//   absl::Status s = alloclab::adoption::RunOnce(row);
 //   // row.samples.Values("wall_s"), row.verified, row.rss
 
-#ifndef ALLOCLAB_LABS_JEMALLOC_ADOPTION_RUNS_H_
-#define ALLOCLAB_LABS_JEMALLOC_ADOPTION_RUNS_H_
+#ifndef ALLOCLAB_COMMON_ADOPTION_RUNS_H_
+#define ALLOCLAB_COMMON_ADOPTION_RUNS_H_
 
 #include <functional>
 #include <string>
@@ -32,7 +32,7 @@
 #include "common/experiment.h"
 #include "common/samples.h"
 
-namespace jemalloc_adoption {
+namespace alloclab::adoption {
 
 // AllocatorRun
 //
@@ -82,6 +82,6 @@ absl::Status CheckRowChoice(const std::vector<std::string>& allocators,
 // served malloc or its peak RSS.
 absl::Status RunOnce(AllocatorRun& row);
 
-}  // namespace jemalloc_adoption
+}  // namespace alloclab::adoption
 
-#endif  // ALLOCLAB_LABS_JEMALLOC_ADOPTION_RUNS_H_
+#endif  // ALLOCLAB_COMMON_ADOPTION_RUNS_H_
