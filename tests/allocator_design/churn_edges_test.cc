@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "common/fresh_process.h"
+#include "common/harness/fresh_process.h"
 #include "gtest/gtest.h"
 #include "labs/allocator_design/internal/pages_testing.h"
 #include "labs/allocator_design/task.h"

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "common/fresh_process.h"
+#include "common/harness/fresh_process.h"
 #include "gtest/gtest.h"
 #include "labs/allocator_design/internal/pages_testing.h"
 #include "labs/allocator_design/pages.h"

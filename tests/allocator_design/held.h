@@ -30,7 +30,7 @@
 #include <optional>
 #include <string>
 
-#include "common/fresh_process.h"
+#include "common/harness/fresh_process.h"
 
 namespace allocator_design::suite {
 

@@ -14,8 +14,8 @@
 // beside another thread whose spans have room, and both go on allocating.
 //
 // Which spans a thread has depends on what the allocator already holds: the
-// check runs in a fresh copy of this binary (common/fresh_process.h), and
-// makes every call in a fixed order, one thread at a time, so that what it
+// check runs in a fresh copy of this binary (common/harness/fresh_process.h),
+// and makes every call in a fixed order, one thread at a time, so that what it
 // finds is a fact of the design, not of the scheduler.
 
 #include <condition_variable>
@@ -32,8 +32,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "common/cpu_facts.h"
-#include "common/fresh_process.h"
+#include "common/harness/fresh_process.h"
+#include "common/machine/cpu_facts.h"
 #include "gtest/gtest.h"
 #include "labs/allocator_design/internal/pages_testing.h"
 #include "labs/allocator_design/task.h"
