@@ -22,12 +22,12 @@ ALLOCLAB_TEST_COPTS = ALLOCLAB_COPTS + [
 ]
 
 # Given to every lab suite's file (tools/lab.bzl) and to
-# //common:readable_failure_demo, with //common:test_printers in its deps:
-# common/test_printers.h before its first line, so that each of its checks
+# //common/testing:readable_failure_demo, with //common/testing:test_printers in its deps:
+# common/testing/test_printers.h before its first line, so that each of its checks
 # prints Abseil's string_view and StatusOr as text.
 TEST_PRINTERS_COPTS = [
     "-include",
-    "common/test_printers.h",
+    "common/testing/test_printers.h",
 ]
 
 # The same checks for C sources (lab musl_churn's workload and task, which

@@ -26,14 +26,14 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
-#include "common/allocator_probe.h"
-#include "common/child_run.h"
-#include "common/cpu_facts.h"
-#include "common/faults.h"
-#include "common/internal/launch.h"
-#include "common/syscalls.h"
-#include "common/topology.h"
-#include "common/vm_facts.h"
+#include "common/harness/child_run.h"
+#include "common/harness/internal/launch.h"
+#include "common/instruments/faults.h"
+#include "common/instruments/syscalls.h"
+#include "common/machine/allocator_probe.h"
+#include "common/machine/cpu_facts.h"
+#include "common/machine/topology.h"
+#include "common/machine/vm_facts.h"
 
 #ifdef __GLIBC__
 #include <gnu/libc-version.h>
@@ -243,7 +243,8 @@ PreloadFacts ProbePreload(const ProbeRoots& roots,
   if (!roots.live_probes) return facts;  // "not probed"
   std::string program = roots.which_malloc;
   if (program.empty()) {
-    absl::StatusOr<std::string> found = FindRunfile("common/which_malloc");
+    absl::StatusOr<std::string> found =
+        FindRunfile("common/machine/which_malloc");
     if (!found.ok()) {
       facts.served = found.status();
       return facts;

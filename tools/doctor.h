@@ -10,14 +10,14 @@
 // Two halves. `GatherFacts()` probes the machine: every fact comes from a
 // real probe (the /sys and /proc files under a root a test can point at a
 // fixture tree, perf_event_open, ptrace of a forked child, the zero-page
-// and THP probes of common/vm_facts.h, the allocator libraries found as
-// common/allocator_probe.h finds them, musl-gcc on PATH, a preloaded
-// allocator in a child), into the `MachineFacts` of common/machine_facts.h.
-// `JudgeLabs()` turns facts into verdicts: each lab's own, from its package
-// (labs/<lab>/doctor_rule.h), collected in course order from the root's
-// labs.bzl. It is a pure function, so tests give it the facts of machines
-// this one is not (SMT, a zero page, no ptrace, no musl, a preload that
-// does not take).
+// and THP probes of common/machine/vm_facts.h, the allocator libraries found as
+// common/machine/allocator_probe.h finds them, musl-gcc on PATH, a preloaded
+// allocator in a child), into the `MachineFacts` of
+// common/machine/machine_facts.h. `JudgeLabs()` turns facts into verdicts: each
+// lab's own, from its package (labs/<lab>/doctor_rule.h), collected in course
+// order from the root's labs.bzl. It is a pure function, so tests give it the
+// facts of machines this one is not (SMT, a zero page, no ptrace, no musl, a
+// preload that does not take).
 //
 // clang-format off
 // Example:
@@ -38,8 +38,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/allocator_probe.h"
-#include "common/machine_facts.h"
+#include "common/machine/allocator_probe.h"
+#include "common/machine/machine_facts.h"
 
 namespace alloclab {
 
@@ -56,7 +56,7 @@ struct ProbeRoots {
   std::string path;  // as $PATH; empty: this process's PATH
   std::optional<LibrarySearch> library_search;  // nullopt: the default
   // The program the preload probe runs under LD_PRELOAD, which prints the
-  // allocator serving its malloc (//common:which_malloc); empty: that
+  // allocator serving its malloc (//common/machine:which_malloc); empty: that
   // program from this one's runfiles.
   std::string which_malloc;
   // Probes that act on this machine rather than read a file (ptrace of a

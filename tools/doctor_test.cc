@@ -22,11 +22,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/allocator_probe.h"
-#include "common/cpu_facts.h"
-#include "common/refuse_syscall.h"
-#include "common/topology.h"
-#include "common/topology_fixtures.h"
+#include "common/instruments/refuse_syscall.h"
+#include "common/machine/allocator_probe.h"
+#include "common/machine/cpu_facts.h"
+#include "common/machine/topology.h"
+#include "common/machine/topology_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -59,8 +59,8 @@ ProbeRoots FixtureRoots() {
 }
 
 // Makes system call `nr` fail with `err` in this process from now on, as a
-// container's seccomp profile does (common/refuse_syscall.h). For forked
-// children only.
+// container's seccomp profile does (common/instruments/refuse_syscall.h). For
+// forked children only.
 void RefuseSyscall(long nr, int err) {
   if (!alloclab::RefuseSyscall({.nr = nr, .error = err}).ok()) _exit(99);
 }

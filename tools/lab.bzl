@@ -169,7 +169,7 @@ def lab_starter(
         target that runs on the learner's task.cc.
       benchmark_deps: its extra dependencies.
       doctor_rule_deps: what doctor_rule.cc needs besides
-        //common:machine_facts, //common:topology and abseil's strings
+        //common/machine:machine_facts, //common/machine:topology and abseil's strings
         (e.g. another lab's rule it builds on).
       c_task: the task is C (task.c, known-bad bad_<bad>.c), for a lab whose
         task is also compiled by musl-gcc; task.h must be C with extern "C".
@@ -208,7 +208,7 @@ def lab_starter(
         visibility = lab_users,
         deps = [
             ":task_header",
-            "//common:lab_main",
+            "//common/harness:lab_main",
         ] + experiment_deps,
     )
 
@@ -233,7 +233,7 @@ def lab_starter(
         name = "lab_facts",
         srcs = native.glob(["lab_facts.py"]),
         visibility = ["//tools:__pkg__"],
-        deps = ["//common:run_facts"],
+        deps = ["//common/harness:run_facts"],
     )
 
     # The lab's verdict in `bazel run //:doctor` (doctor_rule.h's
@@ -249,9 +249,9 @@ def lab_starter(
         # (machine_facts.h), never one lab's rule calling another's.
         visibility = ["//tools:__pkg__"],
         deps = [
-            "//common:machine_facts",
-            "//common:topology",
-            "//common:versions",
+            "//common/machine:machine_facts",
+            "//common/machine:topology",
+            "//common/machine:versions",
             "@com_google_absl//absl/status",
             "@com_google_absl//absl/strings",
             "@com_google_absl//absl/strings:str_format",
@@ -487,8 +487,8 @@ def lab_tests(
         copts = ALLOCLAB_TEST_COPTS + TEST_PRINTERS_COPTS,
         deps = [
             starter + ":task_header",
-            "//common:test_main",
-            "//common:test_printers",
+            "//common/testing:test_main",
+            "//common/testing:test_printers",
             "@com_google_googletest//:gtest",
         ] + suite_deps,
         alwayslink = True,  # the TEST()s register themselves; keep them all

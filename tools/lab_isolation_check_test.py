@@ -19,7 +19,7 @@ class OffencesTest(unittest.TestCase):
     def test_an_include_of_another_labs_header(self):
         self.assertEqual(
             self.offences("labs/first_call/experiment.cc",
-                          '#include "common/clock.h"\n'
+                          '#include "common/instruments/clock.h"\n'
                           '#include "labs/first_call/task.h"\n'
                           '#include "labs/allocator_cost/baseline.h"\n'),
             [(3, "allocator_cost",

@@ -2,15 +2,15 @@
 """The frame every picture of tools/plot.py is drawn in, and the panels a
 results JSON asks for.
 
-`Canvas` is a figure of rows x columns of panels: the chapter's question
-on top (the lab's QUESTION), then one legend row that also carries the
-picture's notes (the lab's PICTURE_NOTES last), the panels, and at the foot
-which run ran on which machine, with its load average. `specs_of` reads and
-checks the panels a JSON chose ("plots", common/report.h `Results::AddPlot`)
-or picks the default; `chosen`, `check_has`, `row_value` and `row_labels`
-are how every kind (tools/plot_kinds.py) reads rows. `gid` names each drawn
-series in the SVG, so that a test can find it. Kept apart from the kinds so
-that a new kind draws into the same frame and reads the rows one way.
+`Canvas` is a figure of rows x columns of panels: the chapter's question on top
+(the lab's QUESTION), then one legend row that also carries the picture's notes
+(the lab's PICTURE_NOTES last), the panels, and at the foot which run ran on
+which machine, with its load average. `specs_of` reads and checks the panels a
+JSON chose ("plots", common/harness/report.h `Results::AddPlot`) or picks the
+default; `chosen`, `check_has`, `row_value` and `row_labels` are how every kind
+(tools/plot_kinds.py) reads rows. `gid` names each drawn series in the SVG, so
+that a test can find it. Kept apart from the kinds so that a new kind draws
+into the same frame and reads the rows one way.
 
 Example:
 

@@ -5,7 +5,7 @@
 `bazel run //:tour` runs every lab with --quick, and the tour's summary and
 each lab's notes are what a learner reads first; the chapters quote the full
 run. Each lab states, in its labs/<lab>/lab_facts.py (`quick_full_facts()`,
-written with common/run_facts.py), the facts of the reference solution's
+written with common/harness/run_facts.py), the facts of the reference solution's
 quick run that must be the full run's too (the sign and verdict of the
 headline, the counts, the decisions the memo and notes draw from it); this
 test compares them on real runs of both, kept in
@@ -42,7 +42,7 @@ import sys
 import unittest
 
 from tools import labs
-from common.run_facts import TIMING, rows_of
+from common.harness.run_facts import TIMING, rows_of
 
 DATA = None
 

@@ -7,7 +7,7 @@
 # again any time. Every package below has the
 # same name on both releases; the libraries they pull in differ (Debian 13:
 # mimalloc 3's libmimalloc3, the t64 names of gperftools' libraries), and the
-# course probes what is installed (common/versions.h).
+# course probes what is installed (common/machine/versions.h).
 #
 #   tools/setup.sh                # a learner's: the labs' packages
 #   tools/setup.sh --maintainer   # and buildifier (.ci/run's form)

@@ -12,18 +12,19 @@ one summary table of each lab's headline figure beside the reference run's.
     bazel run //:tour -- --labs=first_call     # only these labs, by name
 
 Every lab's results JSON and its picture (tools/plot.py) go into one folder,
-which the tour names at the end, with index.html: the tour as one page to
-open in a browser (the machine line, the summary table, then each lab's
-headline, picture, table and notes), self-contained, its pictures the SVG
-files beside it. The chapters' pictures (docs/img/) are redrawn by the one
-command above, `--reference --out=docs/img`. The flags every experiment takes
-(--repetitions=N, --cpu=N; common/lab_main.cc) go to every experiment; any
-other flag is refused before the first run, since a lab's own flag would
+which the tour names at the end, with index.html: the tour as one page to open
+in a browser (the machine line, the summary table, then each lab's headline,
+picture, table and notes), self-contained, its pictures the SVG files beside
+it. The chapters' pictures (docs/img/) are redrawn by the one command above,
+`--reference --out=docs/img`. The flags every experiment takes
+(--repetitions=N, --cpu=N; common/harness/lab_main.cc) go to every experiment;
+any other flag is refused before the first run, since a lab's own flag would
 stop the labs that do not know it.
 
 A lab plugs in by declaring its headline in its JSON (Results::SetHeadline
-in common/report.h: a label, this run's figure as text, the reference run's
-figure) and its pictures (Results::AddPlot); docs/adding_a_lab.md says how.
+in common/harness/report.h: a label, this run's figure as text, the
+reference run's figure) and its pictures (Results::AddPlot);
+docs/adding_a_lab.md says how.
 A lab without a headline shows "n/a" with that reason. A lab whose
 experiment scores your allocator (tools/results.py's SCORES: lab
 allocator_design) shows that score instead, its total and its two parts,
@@ -66,7 +67,7 @@ def parse_args(argv):
     parser.add_argument("--reference", action="store_true")
     parser.add_argument("--quick", action="store_true")  # every run is quick
     parser.add_argument("--json")
-    # The flags of common/lab_main.cc that every experiment takes.
+    # The flags of common/harness/lab_main.cc that every experiment takes.
     parser.add_argument("--repetitions")
     parser.add_argument("--cpu")
     parser.add_argument("--labs", dest="only")  # comma-separated

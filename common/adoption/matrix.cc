@@ -24,13 +24,13 @@
 #include "common/adoption/runs.h"
 #include "common/adoption/verdict.h"
 #include "common/adoption/workloads.h"
-#include "common/allocator_probe.h"
-#include "common/child_run.h"
-#include "common/interleave.h"
-#include "common/rank_interval.h"
-#include "common/samples.h"
-#include "common/syscalls.h"
-#include "common/variant_error.h"
+#include "common/harness/child_run.h"
+#include "common/harness/interleave.h"
+#include "common/harness/samples.h"
+#include "common/harness/variant_error.h"
+#include "common/instruments/syscalls.h"
+#include "common/machine/allocator_probe.h"
+#include "common/stats/rank_interval.h"
 
 namespace alloclab::adoption {
 namespace {

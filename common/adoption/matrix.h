@@ -47,7 +47,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "common/adoption/verdict.h"
-#include "common/experiment.h"
+#include "common/harness/experiment.h"
 
 namespace alloclab::adoption {
 

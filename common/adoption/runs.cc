@@ -17,10 +17,10 @@
 #include "absl/strings/strip.h"
 #include "common/adoption/verdict.h"
 #include "common/adoption/workloads.h"
-#include "common/allocator_probe.h"
-#include "common/child_run.h"
-#include "common/experiment.h"
-#include "common/variant_error.h"
+#include "common/harness/child_run.h"
+#include "common/harness/experiment.h"
+#include "common/harness/variant_error.h"
+#include "common/machine/allocator_probe.h"
 
 namespace alloclab::adoption {
 

@@ -28,9 +28,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/child_run.h"
-#include "common/experiment.h"
-#include "common/samples.h"
+#include "common/harness/child_run.h"
+#include "common/harness/experiment.h"
+#include "common/harness/samples.h"
 
 namespace alloclab::adoption {
 

@@ -25,8 +25,8 @@
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
 #include "common/adoption/workloads.h"
-#include "common/allocator_probe.h"
-#include "common/memory.h"
+#include "common/instruments/memory.h"
+#include "common/machine/allocator_probe.h"
 
 ABSL_FLAG(std::string, workload, "",
           "treemap, scalability_8, scalability_1024, msgsend, churn or "

@@ -17,8 +17,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/pseudo_random.h"
-#include "common/sink.h"
+#include "common/instruments/sink.h"
+#include "common/stats/pseudo_random.h"
 #include "common/workloads/churn.h"
 
 namespace alloclab::adoption {

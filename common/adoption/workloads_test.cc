@@ -16,8 +16,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "common/adoption/runs.h"
-#include "common/allocator_probe.h"
-#include "common/child_run.h"
+#include "common/harness/child_run.h"
+#include "common/machine/allocator_probe.h"
 #include "gtest/gtest.h"
 
 namespace alloclab::adoption {

@@ -7,8 +7,8 @@
 
 #include <stdlib.h>
 
-/* The golden-ratio constant common/pseudo_random.h mixes into the seed, so
- * that seed 0 does not leave xorshift64 stuck at 0. */
+/* The golden-ratio constant common/stats/pseudo_random.h mixes into the seed,
+ * so that seed 0 does not leave xorshift64 stuck at 0. */
 #define CHURN_GOLDEN_RATIO 0x9e3779b97f4a7c15ULL
 
 #define CHURN_FNV_OFFSET 0xcbf29ce484222325ULL

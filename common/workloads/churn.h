@@ -19,8 +19,8 @@
  * the end.
  *
  * The random draws come from the workload's own xorshift64 (the generator of
- * common/pseudo_random.h, seeded the same way), not from rand(): glibc's and
- * musl's rand() give different sequences, and the two builds must ask for
+ * common/stats/pseudo_random.h, seeded the same way), not from rand(): glibc's
+ * and musl's rand() give different sequences, and the two builds must ask for
  * exactly the same sizes in the same order. The checksum of the requested
  * sizes proves that they did.
  *

@@ -2,7 +2,7 @@
 
 #include "labs/allocator_cost/baseline.h"
 
-#include "common/pseudo_random.h"
+#include "common/stats/pseudo_random.h"
 
 namespace allocator_cost {
 

@@ -45,7 +45,7 @@ using alloclab::FormatRecordNew;
 // FillBlock()
 //
 // Writes the block of `seed` into `out`: the labs' xorshift64 byte stream
-// (common/pseudo_random.h), so that every byte costs a little real work
+// (common/stats/pseudo_random.h), so that every byte costs a little real work
 // (about as much as the reference run's 256 KiB call) and the compiler
 // cannot skip any.
 void FillBlock(uint64_t seed, absl::Span<uint8_t> out);

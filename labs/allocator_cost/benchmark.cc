@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/alloc_counter.h"
+#include "common/instruments/alloc_counter.h"
 #include "labs/allocator_cost/task.h"
 
 namespace allocator_cost {
@@ -54,7 +54,7 @@ class MemoryManagerWithPointerStop<
 // CountingMemoryManager
 //
 // Reports the allocations of the memory-measurement run, counted by
-// //common:alloc_counter in per-thread mode; bytes are not tracked.
+// //common/instruments:alloc_counter in per-thread mode; bytes are not tracked.
 class CountingMemoryManager
     : public MemoryManagerWithPointerStop<benchmark::MemoryManager> {
  public:

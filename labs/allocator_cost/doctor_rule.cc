@@ -2,7 +2,7 @@
 
 #include "labs/allocator_cost/doctor_rule.h"
 
-#include "common/machine_facts.h"
+#include "common/machine/machine_facts.h"
 
 namespace allocator_cost {
 

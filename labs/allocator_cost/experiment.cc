@@ -5,7 +5,7 @@
 //
 // Five variants, timed in interleaved batches with the allocation counter
 // off, then run once more with the per-thread counter on to count
-// allocations (common/experiment.h):
+// allocations (common/harness/experiment.h):
 //
 //   small_new           FormatRecordNew(): a new string per call
 //   small_reuse         FormatRecordInto(): your task, the caller's string
@@ -17,7 +17,7 @@
 // The warm-up batch hides the first call; the first call of large_new is
 // therefore also measured on its own, in fresh processes.
 
-#include "common/experiment.h"
+#include "common/harness/experiment.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -30,14 +30,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/alloc_counter.h"
-#include "common/counting_pass.h"
-#include "common/fresh_process.h"
-#include "common/fresh_process_flag.h"
-#include "common/fresh_rows.h"
-#include "common/measure_interleaved.h"
-#include "common/noise.h"
-#include "common/samples.h"
+#include "common/harness/counting_pass.h"
+#include "common/harness/fresh_process.h"
+#include "common/harness/fresh_process_flag.h"
+#include "common/harness/fresh_rows.h"
+#include "common/harness/measure_interleaved.h"
+#include "common/harness/noise.h"
+#include "common/harness/samples.h"
+#include "common/instruments/alloc_counter.h"
 #include "labs/allocator_cost/task.h"
 
 ABSL_FLAG(int, live_strings, 4096, "strings kept alive by small_new_live_set");

@@ -5,7 +5,7 @@ reference's quick and full runs must share for tools/quick_full_test.py.
 The experiment's JSON chooses the picture's panels.
 """
 
-from common import run_facts
+from common.harness import run_facts
 
 # The chapter's question (docs/labs/allocator_cost.md), the picture's title.
 QUESTION = "What does one malloc+free cost?"

@@ -7,7 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/machine_facts.h"
+#include "common/machine/machine_facts.h"
 
 namespace allocator_design {
 

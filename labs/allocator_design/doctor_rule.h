@@ -6,9 +6,9 @@
 //
 // Lab allocator_design's line in `bazel run //:doctor`: whether this machine
 // can show the lab's effect, from the facts the doctor probed
-// (common/machine_facts.h). The doctor collects every lab's `DoctorVerdict()`
-// in course order from the root's labs.bzl (tools/BUILD's `lab_rules_cc`); a
-// pure function, so
+// (common/machine/machine_facts.h). The doctor collects every lab's
+// `DoctorVerdict()` in course order from the root's labs.bzl (tools/BUILD's
+// `lab_rules_cc`); a pure function, so
 // //tools:doctor_test judges it on hand-made facts.
 //
 // Example:
@@ -19,7 +19,7 @@
 #ifndef ALLOCLAB_LABS_ALLOCATOR_DESIGN_DOCTOR_RULE_H_
 #define ALLOCLAB_LABS_ALLOCATOR_DESIGN_DOCTOR_RULE_H_
 
-#include "common/machine_facts.h"
+#include "common/machine/machine_facts.h"
 
 namespace allocator_design {
 

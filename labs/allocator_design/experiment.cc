@@ -31,7 +31,7 @@
 // (the same on every machine) and the throughput part (this machine's)
 // apart.
 
-#include "common/experiment.h"
+#include "common/harness/experiment.h"
 
 #include <malloc.h>
 #include <sys/stat.h>
@@ -66,13 +66,13 @@
 #include "common/adoption/judge.h"
 #include "common/adoption/matrix.h"
 #include "common/adoption/workloads.h"
-#include "common/allocator_probe.h"
-#include "common/child_run.h"
-#include "common/cpu_facts.h"
-#include "common/fresh_process.h"
-#include "common/fresh_rows.h"
-#include "common/proc_maps.h"
-#include "common/samples.h"
+#include "common/harness/child_run.h"
+#include "common/harness/fresh_process.h"
+#include "common/harness/fresh_rows.h"
+#include "common/harness/samples.h"
+#include "common/instruments/proc_maps.h"
+#include "common/machine/allocator_probe.h"
+#include "common/machine/cpu_facts.h"
 #include "labs/allocator_design/score.h"
 #include "labs/allocator_design/task.h"
 #include "labs/allocator_design/traces.h"

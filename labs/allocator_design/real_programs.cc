@@ -13,8 +13,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "common/child_run.h"
-#include "common/pseudo_random.h"
+#include "common/harness/child_run.h"
+#include "common/stats/pseudo_random.h"
 
 namespace allocator_design {
 namespace {

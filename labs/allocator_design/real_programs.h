@@ -41,7 +41,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/child_run.h"
+#include "common/harness/child_run.h"
 
 namespace allocator_design {
 

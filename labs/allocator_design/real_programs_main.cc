@@ -38,10 +38,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "common/allocator_probe.h"
-#include "common/child_run.h"
-#include "common/interleave.h"
-#include "common/stats.h"
+#include "common/harness/child_run.h"
+#include "common/harness/interleave.h"
+#include "common/machine/allocator_probe.h"
+#include "common/stats/stats.h"
 #include "labs/allocator_design/real_programs.h"
 
 ABSL_FLAG(int, repetitions, 3,
@@ -138,8 +138,8 @@ struct Table {
 // Measure()
 //
 // Runs every program under every allocator `repetitions` times, in turn
-// (common/interleave.h): all of one repetition, then the next. A run that
-// fails, or prints other output than glibc's, marks its cell, which is not
+// (common/harness/interleave.h): all of one repetition, then the next. A run
+// that fails, or prints other output than glibc's, marks its cell, which is not
 // run again; the others go on.
 Table Measure(const std::vector<ad::RealProgram>& programs,
               const std::vector<Allocator>& allocators, int repetitions) {

@@ -106,7 +106,7 @@
 //      themselves, no cache line holds bytes of live blocks of both: not
 //      even the last bytes of one thread's block beside the first of the
 //      other's, at any size and alignment. The line is the machine's
-//      coherency line, the largest of its caches' (common/cpu_facts.h
+//      coherency line, the largest of its caches' (common/machine/cpu_facts.h
 //      reads it: 64 bytes on x86-64, 128 on Apple silicon), so a design
 //      that assumes 64 does not keep it everywhere. A block freed by
 //      another thread than the one that allocated it is that thread's to

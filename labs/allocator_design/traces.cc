@@ -63,7 +63,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "common/pseudo_random.h"
+#include "common/stats/pseudo_random.h"
 #include "labs/allocator_design/internal/pages_testing.h"
 #include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/task.h"

@@ -27,7 +27,7 @@
 #ifndef ALLOCLAB_LABS_COUNTER_CONTENTION_COUNTERS_H_
 #define ALLOCLAB_LABS_COUNTER_CONTENTION_COUNTERS_H_
 
-#include "common/alloc_counter.h"
+#include "common/instruments/alloc_counter.h"
 
 namespace counter_contention {
 

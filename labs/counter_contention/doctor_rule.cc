@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/machine_facts.h"
+#include "common/machine/machine_facts.h"
 
 namespace counter_contention {
 

@@ -4,16 +4,16 @@
 // one allocation look several times dearer than it is?
 //
 // The loops of workloads.h (`new` allocates, `reuse` does not) on thread
-// teams (common/thread_team.h), under every counting mode of counters.h
-// (yours among them), at 1, 2, 4 ... threads up to the CPUs available and
-// one more, oversubscribed. Rounds take every row in turn. allocs_per_call
-// comes from a separate counting pass, never timed; "at once" says how many
-// threads really ran at once (threads that take turns never contend).
-// The pingpong_ rows measure what one count of a shared counter can cost:
-// one cache line bounced between two pinned threads (ping_pong.h), on each
-// kind of CPU pair the machine has.
+// teams (common/instruments/thread_team.h), under every counting mode of
+// counters.h (yours among them), at 1, 2, 4 ... threads up to the CPUs
+// available and one more, oversubscribed. Rounds take every row in turn.
+// allocs_per_call comes from a separate counting pass, never timed; "at once"
+// says how many threads really ran at once (threads that take turns never
+// contend). The pingpong_ rows measure what one count of a shared counter can
+// cost: one cache line bounced between two pinned threads (ping_pong.h), on
+// each kind of CPU pair the machine has.
 
-#include "common/experiment.h"
+#include "common/harness/experiment.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -29,14 +29,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "common/alloc_counter.h"
-#include "common/cpus_flag.h"
-#include "common/interleave.h"
-#include "common/noise.h"
-#include "common/stats.h"
-#include "common/thread_team.h"
-#include "common/topology.h"
-#include "common/variant_error.h"
+#include "common/harness/cpus_flag.h"
+#include "common/harness/interleave.h"
+#include "common/harness/noise.h"
+#include "common/harness/variant_error.h"
+#include "common/instruments/alloc_counter.h"
+#include "common/instruments/thread_team.h"
+#include "common/machine/topology.h"
+#include "common/stats/stats.h"
 #include "labs/counter_contention/counters.h"
 #include "labs/counter_contention/ping_pong.h"
 #include "labs/counter_contention/task.h"

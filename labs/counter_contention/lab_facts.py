@@ -5,7 +5,7 @@ facts its reference's quick and full runs must share for
 tools/quick_full_test.py.
 """
 
-from common import run_facts
+from common.harness import run_facts
 
 # The chapter's question (docs/labs/counter_contention.md), the picture's
 # title.

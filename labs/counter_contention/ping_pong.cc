@@ -12,8 +12,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/thread_team.h"
-#include "common/topology.h"
+#include "common/instruments/thread_team.h"
+#include "common/machine/topology.h"
 
 namespace counter_contention {
 namespace {

@@ -14,11 +14,11 @@
 //
 // The cost depends on how far apart the two CPUs are, so the experiment
 // measures one pair of each kind the machine has (PingPongPairs(), from the
-// topology of common/topology.h): the same CPU (two threads time-sharing it:
-// every handoff is a switch by the scheduler), the two SMT siblings of one
-// core (they share its L1, the line hardly moves), two cores of one package,
-// and two packages. The threads run as a team of common/thread_team.h, like
-// the experiment's other rows.
+// topology of common/machine/topology.h): the same CPU (two threads
+// time-sharing it: every handoff is a switch by the scheduler), the two SMT
+// siblings of one core (they share its L1, the line hardly moves), two cores of
+// one package, and two packages. The threads run as a team of
+// common/instruments/thread_team.h, like the experiment's other rows.
 //
 // Example:
 //
@@ -41,8 +41,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/thread_team.h"
-#include "common/topology.h"
+#include "common/instruments/thread_team.h"
+#include "common/machine/topology.h"
 #include "labs/counter_contention/task.h"
 
 namespace counter_contention {

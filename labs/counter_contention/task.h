@@ -5,7 +5,7 @@
 // -----------------------------------------------------------------------------
 //
 // Lab counter_contention, your task: an allocation counter that does not
-// lie. The counting allocator (//common:alloc_counter) calls your
+// lie. The counting allocator (//common/instruments:alloc_counter) calls your
 // CountAllocation() on every allocation of every thread, from inside malloc
 // and operator new, once the experiment plugs your counter in
 // (`kYourCounter`). The starter counts with one shared atomic: correct, but
@@ -55,7 +55,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/alloc_counter.h"
+#include "common/instruments/alloc_counter.h"
 
 namespace counter_contention {
 

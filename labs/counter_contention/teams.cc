@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/topology.h"
+#include "common/machine/topology.h"
 
 namespace counter_contention {
 

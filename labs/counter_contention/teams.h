@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "common/topology.h"
+#include "common/machine/topology.h"
 
 namespace counter_contention {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/counting_pass.h"
+#include "common/harness/counting_pass.h"
 #include "common/workloads/record_line.h"
 #include "labs/counter_contention/counters.h"
 

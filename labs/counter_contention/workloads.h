@@ -58,7 +58,7 @@ void RunWorkload(Workload workload, Line& line, int64_t calls);
 //
 // The counting pass: `mode`'s counter plugged in, 10000 calls of `workload`
 // on each of `threads` unpinned threads (each on its own element of
-// `lines`), all started before the count (common/counting_pass.h); the
+// `lines`), all started before the count (common/harness/counting_pass.h); the
 // counter's total per call. nullopt for off, which counts nothing.
 std::optional<double> AllocsPerCall(const Mode& mode, Workload workload,
                                     std::vector<Line>& lines, int threads);

@@ -9,9 +9,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/base_pages.h"
-#include "common/pseudo_random.h"
-#include "common/vm_facts.h"
+#include "common/machine/base_pages.h"
+#include "common/machine/vm_facts.h"
+#include "common/stats/pseudo_random.h"
 
 namespace first_call {
 namespace {
@@ -32,7 +32,7 @@ uint64_t TailWord(const uint8_t* in, size_t n) {
 
 }  // namespace
 
-// The course's one answer (common/vm_facts.h), under the lab's names.
+// The course's one answer (common/machine/vm_facts.h), under the lab's names.
 size_t PageBytes() { return alloclab::PageBytes(); }
 
 size_t PagesIn(size_t bytes) { return alloclab::PagesIn(bytes); }

@@ -58,7 +58,7 @@ size_t PagesIn(size_t bytes);
 // The real call: fills `buffer` with the xorshift64 stream of `seed`, eight
 // bytes per step (the tail of a size that is not a multiple of 8 gets the
 // low bytes of one more step; the same bytes as alloclab::FillPseudoRandom()
-// of common/pseudo_random.h), and returns `Checksum()` of what it wrote.
+// of common/stats/pseudo_random.h), and returns `Checksum()` of what it wrote.
 // It writes every byte, so it touches every page of the buffer; the work per
 // byte is small, so that what a page fault costs shows in its time.
 uint64_t Work(uint64_t seed, absl::Span<uint8_t> buffer);

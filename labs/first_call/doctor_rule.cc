@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/machine_facts.h"
+#include "common/machine/machine_facts.h"
 
 namespace first_call {
 

@@ -11,11 +11,11 @@
 //   hugepage_first_call    the first Work() on memory advised MADV_HUGEPAGE
 //
 // Fresh-process rows (processes.h: what each process runs) give the median,
-// minimum and maximum over N processes, taken in turn (common/experiment.h).
-// Page faults come from getrusage(RUSAGE_THREAD) everywhere: perf's event
-// misses faults taken inside a system call.
+// minimum and maximum over N processes, taken in turn
+// (common/harness/experiment.h). Page faults come from getrusage(RUSAGE_THREAD)
+// everywhere: perf's event misses faults taken inside a system call.
 
-#include "common/experiment.h"
+#include "common/harness/experiment.h"
 
 #include <cstdint>
 #include <optional>
@@ -29,12 +29,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "common/fresh_process_flag.h"
-#include "common/fresh_rows.h"
-#include "common/measure_interleaved.h"
-#include "common/samples.h"
-#include "common/variant_error.h"
-#include "common/vm_facts.h"
+#include "common/harness/fresh_process_flag.h"
+#include "common/harness/fresh_rows.h"
+#include "common/harness/measure_interleaved.h"
+#include "common/harness/samples.h"
+#include "common/harness/variant_error.h"
+#include "common/machine/vm_facts.h"
 #include "labs/first_call/processes.h"
 #include "labs/first_call/task.h"
 

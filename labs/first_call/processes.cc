@@ -12,8 +12,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
-#include "common/fresh_process.h"
-#include "common/memory.h"
+#include "common/harness/fresh_process.h"
+#include "common/instruments/memory.h"
 #include "labs/first_call/task.h"
 
 namespace first_call {

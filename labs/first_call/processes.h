@@ -5,7 +5,7 @@
 // -----------------------------------------------------------------------------
 //
 // The programs behind the experiment's fresh-process rows, each a fresh call
-// (common/fresh_process.h) that runs in a new copy of the experiment:
+// (common/harness/fresh_process.h) that runs in a new copy of the experiment:
 //
 //   "first_call_cold"        maps the buffer (MapBuffer) and measures the
 //                            first Work() on it: "first_call_ns", "..._faults"

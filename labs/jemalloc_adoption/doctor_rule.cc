@@ -6,13 +6,13 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "common/machine_facts.h"
-#include "common/versions.h"
+#include "common/machine/machine_facts.h"
+#include "common/machine/versions.h"
 
 namespace jemalloc_adoption {
 
 // The comparison's one need, every allocator's library to preload, is lab
-// allocator_design's too: common/machine_facts.h says it for both. This
+// allocator_design's too: common/machine/machine_facts.h says it for both. This
 // lab's own: how near this mimalloc is to the reference run's.
 alloclab::LabVerdict DoctorVerdict(const alloclab::MachineFacts& facts) {
   alloclab::LabVerdict v = alloclab::AllocatorsVerdict(facts);

@@ -9,7 +9,7 @@
 // compares each allocator with glibc and writes the decision memo. The
 // runner is matrix.h's, which lab allocator_design runs too.
 
-#include "common/experiment.h"
+#include "common/harness/experiment.h"
 
 #include <string>
 #include <vector>
@@ -22,7 +22,7 @@
 #include "absl/strings/str_split.h"
 #include "common/adoption/matrix.h"
 #include "common/adoption/workloads.h"
-#include "common/allocator_probe.h"
+#include "common/machine/allocator_probe.h"
 #include "labs/jemalloc_adoption/task.h"
 
 ABSL_FLAG(std::string, workloads,

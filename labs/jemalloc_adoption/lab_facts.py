@@ -5,7 +5,7 @@ facts its reference's quick and full runs must share for
 tools/quick_full_test.py.
 """
 
-from common import run_facts
+from common.harness import run_facts
 
 # The chapter's question (docs/labs/jemalloc_adoption.md), the picture's
 # title.

@@ -6,7 +6,7 @@
 // the whole program, started again with --loop=POLICY, is counted as
 // `strace -c -f` counts it.
 
-#include "common/experiment.h"
+#include "common/harness/experiment.h"
 
 #include <cmath>
 #include <cstdint>
@@ -22,10 +22,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "common/fresh_rows.h"
-#include "common/memory.h"
-#include "common/samples.h"
-#include "common/syscalls.h"
+#include "common/harness/fresh_rows.h"
+#include "common/harness/samples.h"
+#include "common/instruments/memory.h"
+#include "common/instruments/syscalls.h"
 #include "labs/mmap_threshold/processes.h"
 #include "labs/mmap_threshold/task.h"
 

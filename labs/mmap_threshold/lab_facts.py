@@ -5,7 +5,7 @@ reference's quick and full runs must share for tools/quick_full_test.py.
 The experiment's JSON chooses the picture's panels.
 """
 
-from common import run_facts
+from common.harness import run_facts
 
 # The chapter's question (docs/labs/mmap_threshold.md), the picture's title.
 QUESTION = "How many mmap did 1,000 allocations of 256 KiB make?"

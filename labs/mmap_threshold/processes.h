@@ -5,7 +5,7 @@
 // -----------------------------------------------------------------------------
 //
 // The programs behind the experiment's rows, each run in a fresh process of
-// its own (common/fresh_process.h), because glibc's threshold remembers
+// its own (common/harness/fresh_process.h), because glibc's threshold remembers
 // every big free of a process:
 //
 //   "mmap_threshold_loop", arg "<policy> <count|time> <calls> <trim 0|1>":
@@ -33,7 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/syscalls.h"
+#include "common/instruments/syscalls.h"
 
 namespace mmap_threshold {
 

@@ -18,7 +18,7 @@ absl::StatusOr<size_t> ProbeMmapThreshold() {
   //     from memory it already has;
   //   - a probe must not leave blocks or heap growth behind;
   //   - freeing a mapped block moves the very threshold you are measuring.
-  // //common:fresh_process (alloclab::RunInForkedChild) is available.
+  // //common/harness:fresh_process (alloclab::RunInForkedChild) is available.
   return kDefaultMmapThreshold;
 }
 

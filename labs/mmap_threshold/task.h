@@ -59,7 +59,8 @@ inline constexpr size_t kDefaultMmapThreshold = 128 * 1024;
 // above it (64 MiB and 1 GiB take effect), although mallopt(3) still calls
 // it the upper limit. glibc 2.34 and earlier refuse a fixed threshold above
 // it (HEAP_MAX_SIZE / 2), through mallopt() and the tunable alike
-// (common/versions.h keeps that rule: GlibcAcceptsFixedThresholdAbove32MiB).
+// (common/machine/versions.h keeps that rule:
+// GlibcAcceptsFixedThresholdAbove32MiB).
 inline constexpr size_t kMmapThresholdMax = 32 * 1024 * 1024;
 
 // kFixedThresholdMax

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "common/sink.h"
+#include "common/instruments/sink.h"
 
 namespace mmap_threshold {
 namespace {

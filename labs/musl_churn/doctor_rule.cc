@@ -6,8 +6,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "common/machine_facts.h"
-#include "common/versions.h"
+#include "common/machine/machine_facts.h"
+#include "common/machine/versions.h"
 
 namespace musl_churn {
 

@@ -5,9 +5,10 @@
 // -----------------------------------------------------------------------------
 //
 // Lab musl_churn's line in `bazel run //:doctor`: whether this machine can show
-// the lab's effect, from the facts the doctor probed (common/machine_facts.h).
-// The doctor collects every lab's `DoctorVerdict()` in course order from the
-// root's labs.bzl (tools/BUILD's `lab_rules_cc`); a pure function, so
+// the lab's effect, from the facts the doctor probed
+// (common/machine/machine_facts.h). The doctor collects every lab's
+// `DoctorVerdict()` in course order from the root's labs.bzl (tools/BUILD's
+// `lab_rules_cc`); a pure function, so
 // //tools:doctor_test judges it on hand-made facts.
 //
 // Example:
@@ -18,7 +19,7 @@
 #ifndef ALLOCLAB_LABS_MUSL_CHURN_DOCTOR_RULE_H_
 #define ALLOCLAB_LABS_MUSL_CHURN_DOCTOR_RULE_H_
 
-#include "common/machine_facts.h"
+#include "common/machine/machine_facts.h"
 
 namespace musl_churn {
 

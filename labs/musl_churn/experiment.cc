@@ -9,9 +9,9 @@
 // from separate runs under ptrace, steady-state (runs.h). What musl's
 // free() does with a freed slot's pages is its version's: the musl rows say
 // which musl ran and whether its free() uses madvise(MADV_FREE)
-// (common/versions.h).
+// (common/machine/versions.h).
 
-#include "common/experiment.h"
+#include "common/harness/experiment.h"
 
 #include <cstdint>
 #include <optional>
@@ -22,11 +22,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/child_run.h"
-#include "common/interleave.h"
-#include "common/syscalls.h"
-#include "common/variant_error.h"
-#include "common/versions.h"
+#include "common/harness/child_run.h"
+#include "common/harness/interleave.h"
+#include "common/harness/variant_error.h"
+#include "common/instruments/syscalls.h"
+#include "common/machine/versions.h"
 #include "common/workloads/churn.h"
 #include "labs/musl_churn/runs.h"
 #include "labs/musl_churn/task.h"

@@ -5,7 +5,7 @@ and full runs must share for tools/quick_full_test.py. The experiment's
 JSON chooses the picture's panels.
 """
 
-from common import run_facts
+from common.harness import run_facts
 
 # The chapter's question (docs/labs/musl_churn.md), the picture's title.
 QUESTION = "Where does musl's time go, and what does glibc's speed cost?"

@@ -30,9 +30,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/child_run.h"
-#include "common/samples.h"
-#include "common/syscalls.h"
+#include "common/harness/child_run.h"
+#include "common/harness/samples.h"
+#include "common/instruments/syscalls.h"
 #include "common/workloads/churn.h"
 
 namespace musl_churn {

@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "common/machine_facts.h"
-#include "common/topology.h"
+#include "common/machine/machine_facts.h"
+#include "common/machine/topology.h"
 
 namespace smt_siblings {
 

@@ -4,14 +4,14 @@
 // waiting, a slower clock, or a shared core?
 //
 // One loop that allocates nothing (a record formatted into a reused string)
-// on a thread team (common/thread_team.h), placed by your task.h:
+// on a thread team (common/instruments/thread_team.h), placed by your task.h:
 // one_thread (the baseline), distinct_cores (two physical cores),
 // smt_siblings (two hardware threads of one core; absent without SMT) and
 // same_cpu (two threads time-sharing one CPU: 2x, the most sharing costs).
 // Each row: wall and CPU ns per call, the effective clock, both ratios to
 // one_thread, and your diagnosis (ClassifySlowdown). Teams run in turns.
 
-#include "common/experiment.h"
+#include "common/harness/experiment.h"
 
 #include <cstdint>
 #include <optional>
@@ -23,12 +23,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/cpus_flag.h"
-#include "common/interleave.h"
-#include "common/stats.h"
-#include "common/thread_team.h"
-#include "common/topology.h"
-#include "common/variant_error.h"
+#include "common/harness/cpus_flag.h"
+#include "common/harness/interleave.h"
+#include "common/harness/variant_error.h"
+#include "common/instruments/thread_team.h"
+#include "common/machine/topology.h"
+#include "common/stats/stats.h"
 #include "common/workloads/record_line.h"
 #include "labs/smt_siblings/rows.h"
 #include "labs/smt_siblings/task.h"

@@ -6,7 +6,7 @@ tools/quick_full_test.py. The experiment's JSON chooses the picture's
 panels.
 """
 
-from common import run_facts
+from common.harness import run_facts
 
 # The chapter's question (docs/labs/smt_siblings.md), the picture's title.
 QUESTION = ("When threads slow each other down, is it waiting, a slower "

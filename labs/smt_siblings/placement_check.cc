@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "common/topology.h"
+#include "common/machine/topology.h"
 
 namespace smt_siblings {
 namespace {

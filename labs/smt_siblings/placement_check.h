@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "common/topology.h"
+#include "common/machine/topology.h"
 
 namespace smt_siblings {
 

@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "common/topology.h"
+#include "common/machine/topology.h"
 #include "labs/smt_siblings/placement_check.h"
 #include "labs/smt_siblings/task.h"
 

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/topology.h"
+#include "common/machine/topology.h"
 
 namespace smt_siblings {
 

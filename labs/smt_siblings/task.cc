@@ -4,7 +4,7 @@
 // trusts the numbering and blames every slowdown on waiting. The first n
 // allowed CPUs are n distinct cores on some machines and n/2 cores on
 // others (read the
-// topology instead, common/topology.h), and a slowdown may be only the
+// topology instead, common/machine/topology.h), and a slowdown may be only the
 // clock, or a shared core. See task.h for what each function must do.
 
 #include "labs/smt_siblings/task.h"
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/topology.h"
+#include "common/machine/topology.h"
 
 namespace smt_siblings {
 

@@ -10,9 +10,9 @@
 // 1. Placement. To see what two threads do to each other you must know
 //    where they run. "CPUs 0 and 1" are two different cores on one desktop
 //    and the two hardware threads of one core on another: the kernel's
-//    numbering says nothing, /sys does (common/topology.h). Choose n CPUs on
-//    distinct physical cores, and n pairs of SMT siblings, from the CPUs
-//    this process may use.
+//    numbering says nothing, /sys does (common/machine/topology.h). Choose n
+//    CPUs on distinct physical cores, and n pairs of SMT siblings, from the
+//    CPUs this process may use.
 //
 // 2. Diagnosis. Given how much slower a row ran than one thread alone (the
 //    time ratio) and how much slower its clock was (the clock ratio), name
@@ -41,7 +41,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/topology.h"
+#include "common/machine/topology.h"
 
 namespace smt_siblings {
 

@@ -24,8 +24,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
-#include "common/pseudo_random.h"
-#include "common/stats.h"
+#include "common/stats/pseudo_random.h"
+#include "common/stats/stats.h"
 
 namespace jemalloc_adoption {
 

@@ -26,7 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "common/allocator_probe.h"
+#include "common/machine/allocator_probe.h"
 #include "labs/mmap_threshold/task.h"
 
 // The reference, with its two entry points renamed out of the way.

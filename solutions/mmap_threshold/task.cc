@@ -32,9 +32,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "common/allocator_probe.h"
-#include "common/fresh_process.h"
-#include "common/sink.h"
+#include "common/harness/fresh_process.h"
+#include "common/instruments/sink.h"
+#include "common/machine/allocator_probe.h"
 
 namespace mmap_threshold {
 namespace {

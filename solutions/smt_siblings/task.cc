@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/topology.h"
+#include "common/machine/topology.h"
 
 namespace smt_siblings {
 namespace {

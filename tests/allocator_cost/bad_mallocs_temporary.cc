@@ -4,7 +4,8 @@
 // capacity". It does, and no operator new is called, but the scratch buffer
 // is one malloc and one free per call: exactly the cost the lab is about,
 // made with the C functions instead of a std::string. The suite must reject
-// it, which it can only because //common:alloc_counter counts malloc too.
+// it, which it can only because //common/instruments:alloc_counter counts
+// malloc too.
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "common/alloc_counter.h"
-#include "common/fresh_process.h"
+#include "common/harness/fresh_process.h"
+#include "common/instruments/alloc_counter.h"
 #include "gtest/gtest.h"
 
 namespace allocator_cost {

@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/allocator_probe.h"
+#include "common/machine/allocator_probe.h"
 
 namespace {
 

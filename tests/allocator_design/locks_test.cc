@@ -17,7 +17,7 @@
 //
 // Which locks a round takes, and which calls map, depend on what the
 // allocator already holds: each check runs in a fresh copy of this binary
-// (common/fresh_process.h), so no earlier test leaves it any state.
+// (common/harness/fresh_process.h), so no earlier test leaves it any state.
 //
 // Every failure message quotes the rule of task.h it checks, and names the
 // call (size, alignment) the thread was in.
@@ -45,8 +45,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "common/fresh_process.h"
-#include "common/scoped_env.h"
+#include "common/harness/fresh_process.h"
+#include "common/testing/scoped_env.h"
 #include "gtest/gtest.h"
 #include "labs/allocator_design/internal/lock_testing.h"
 #include "labs/allocator_design/internal/pages_testing.h"

@@ -33,7 +33,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
-#include "common/child_run.h"
+#include "common/harness/child_run.h"
 #include "gtest/gtest.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/scoped_env.h"
+#include "common/testing/scoped_env.h"
 
 namespace allocator_design::suite {
 

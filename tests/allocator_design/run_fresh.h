@@ -25,7 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "common/fresh_process.h"
+#include "common/harness/fresh_process.h"
 
 namespace allocator_design::suite {
 

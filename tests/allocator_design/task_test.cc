@@ -16,11 +16,11 @@
 //   callers, as contents and counts. The starter passes them all.
 //
 //   Design* tests: task.h's six promises, as counts: system calls (from
-//   ptrace, common/syscalls.h), central visits and bytes held (the
+//   ptrace, common/instruments/syscalls.h), central visits and bytes held (the
 //   allocator's Counters, themselves checked against the page source's
 //   counts), utilization on the fixed traces. Whatever depends on what the
 //   allocator has served before (bytes held, a cache of large blocks) runs
-//   in a fresh copy of this binary (common/fresh_process.h), so that no
+//   in a fresh copy of this binary (common/harness/fresh_process.h), so that no
 //   verdict depends on which tests ran first. Time is the page source's
 //   fake clock (internal/pages_testing.h), never the wall clock: "a second
 //   later" is Advance(), and a thread "stopped inside the allocator" is one
@@ -72,10 +72,10 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "common/cpu_facts.h"
-#include "common/fresh_process.h"
-#include "common/scoped_env.h"
-#include "common/syscalls.h"
+#include "common/harness/fresh_process.h"
+#include "common/instruments/syscalls.h"
+#include "common/machine/cpu_facts.h"
+#include "common/testing/scoped_env.h"
 #include "gtest/gtest.h"
 #include "labs/allocator_design/internal/lock_testing.h"
 #include "labs/allocator_design/internal/pages_testing.h"
@@ -4829,8 +4829,8 @@ constexpr size_t kOwnLineMostLive = 600;
 // says) are then that thread's to reuse, left out of the check for the rest
 // of the schedule; a thread's exit, its live blocks then nobody's (a new
 // thread takes its place at its next step). After every step, every line
-// of `line_bytes` (common/cpu_facts.h) that holds bytes of live blocks of
-// two running threads, and was never under a block freed by another thread,
+// of `line_bytes` (common/machine/cpu_facts.h) that holds bytes of live blocks
+// of two running threads, and was never under a block freed by another thread,
 // is a failure.
 class OwnLinesExplorer {
  public:

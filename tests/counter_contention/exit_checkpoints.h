@@ -39,7 +39,7 @@
 // while the reader stands still, until a call returns before its stop.
 //
 // It forks: call it from a process with one thread (a fresh call,
-// common/fresh_process.h). It needs ptrace(2) on a thread of one's own
+// common/harness/fresh_process.h). It needs ptrace(2) on a thread of one's own
 // process, which Linux allows unless a container's seccomp profile or
 // Yama's ptrace_scope 3 forbid it; StepThroughExit() and StepThroughCalls()
 // then return FailedPrecondition, saying so.

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/cpu_facts.h"
-#include "common/topology_fixtures.h"
+#include "common/machine/cpu_facts.h"
+#include "common/machine/topology_fixtures.h"
 #include "gtest/gtest.h"
 #include "labs/counter_contention/task.h"
 

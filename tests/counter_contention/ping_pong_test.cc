@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/topology.h"
-#include "common/topology_fixtures.h"
+#include "common/machine/topology.h"
+#include "common/machine/topology_fixtures.h"
 #include "gtest/gtest.h"
 
 namespace counter_contention {

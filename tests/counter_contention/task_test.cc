@@ -38,11 +38,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "common/alloc_counter.h"
-#include "common/counting_pass.h"
-#include "common/cpu_facts.h"
-#include "common/fresh_process.h"
-#include "common/sink.h"
+#include "common/harness/counting_pass.h"
+#include "common/harness/fresh_process.h"
+#include "common/instruments/alloc_counter.h"
+#include "common/instruments/sink.h"
+#include "common/machine/cpu_facts.h"
 #include "gtest/gtest.h"
 #include "tests/counter_contention/exit_checkpoints.h"
 
@@ -50,7 +50,7 @@ namespace counter_contention {
 namespace {
 
 // What `body(thread)` on `threads` threads released together counts in
-// TotalAllocations() (common/counting_pass.h).
+// TotalAllocations() (common/harness/counting_pass.h).
 template <typename Body>
 uint64_t CountedOnThreads(int threads, Body body) {
   return alloclab::CountOnThreads(threads, &TotalAllocations, body);
@@ -1015,7 +1015,7 @@ TEST(CounterTest, ASlotIsWhatCountAllocationWrites) {
 
 // Through the counting allocator: one count per allocation, whichever door
 // it came through. (The C functions are counted in every build but
-// ThreadSanitizer's: common/alloc_counter.h.)
+// ThreadSanitizer's: common/instruments/alloc_counter.h.)
 TEST(CounterTest, CountsEveryAllocationForm) {
   static void* (*volatile c_malloc)(size_t) = &malloc;
   static void* (*volatile c_calloc)(size_t, size_t) = &calloc;

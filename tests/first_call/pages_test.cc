@@ -1,9 +1,9 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // What first_call's 256 KiB buffer is on the arm64 machines learners have,
-// from their fixtures (common/testdata/topology/): the page size the kernel
-// reports (KernelPageSize in smaps), the buffer in those pages (the faults
-// the cold call pays, one per page: MapBuffer asks for base pages), and
+// from their fixtures (common/machine/testdata/topology/): the page size the
+// kernel reports (KernelPageSize in smaps), the buffer in those pages (the
+// faults the cold call pays, one per page: MapBuffer asks for base pages), and
 // whether any enabled THP size could fit in the buffer at all. The
 // fixture's answer: this machine's own pages are checked by the suite.
 
@@ -11,9 +11,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/cpu_facts.h"
-#include "common/topology_fixtures.h"
-#include "common/vm_facts.h"
+#include "common/machine/cpu_facts.h"
+#include "common/machine/topology_fixtures.h"
+#include "common/machine/vm_facts.h"
 #include "gtest/gtest.h"
 #include "labs/first_call/baseline.h"
 

@@ -38,14 +38,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "common/faults.h"
-#include "common/fresh_process.h"
-#include "common/memory.h"
-#include "common/message_matchers.h"
-#include "common/proc_maps.h"
-#include "common/refuse_syscall.h"
-#include "common/sizes_at_the_top.h"
-#include "common/syscalls.h"
+#include "common/harness/fresh_process.h"
+#include "common/instruments/faults.h"
+#include "common/instruments/memory.h"
+#include "common/instruments/proc_maps.h"
+#include "common/instruments/refuse_syscall.h"
+#include "common/instruments/syscalls.h"
+#include "common/testing/message_matchers.h"
+#include "common/testing/sizes_at_the_top.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -61,7 +61,7 @@ namespace {
 volatile uint64_t g_sink;
 
 // The lab's byte stream, written independently of baseline.cc and
-// common/pseudo_random.cc, so that a slip there shows here: xorshift64
+// common/stats/pseudo_random.cc, so that a slip there shows here: xorshift64
 // from `seed ^ golden ratio`, one state per 8 bytes in host byte order, the
 // tail from the low bytes of one more state.
 std::vector<uint8_t> ExpectedBytes(uint64_t seed, size_t size) {
@@ -183,8 +183,8 @@ TEST(PrepareBufferTest, RejectsZeroBytes) {
       << "PrepareBuffer(0) is InvalidArgument; it returned " << buffer.status();
 }
 
-// The top of size_t (common/sizes_at_the_top.h): no mapping can hold these,
-// so "another error ... when no memory could be had" (task.h), never a
+// The top of size_t (common/testing/sizes_at_the_top.h): no mapping can hold
+// these, so "another error ... when no memory could be had" (task.h), never a
 // buffer of a page count that wrapped around, nor a std::bad_alloc or
 // std::length_error from a vector sized with them (GoogleTest reports the
 // exception as this test's failure).

@@ -26,7 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
-#include "common/message_matchers.h"
+#include "common/testing/message_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

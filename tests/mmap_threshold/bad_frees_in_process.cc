@@ -7,7 +7,8 @@
 // must reject it.
 //
 // The search comes from known_bad_common.h, the policy from the
-// reference, Escape() from common/sink.h; the mistake is all in Maps().
+// reference, Escape() from common/instruments/sink.h; the mistake is all in
+// Maps().
 
 #include <malloc.h>
 
@@ -15,7 +16,7 @@
 #include <cstdlib>
 
 #include "absl/status/statusor.h"
-#include "common/sink.h"
+#include "common/instruments/sink.h"
 #include "labs/mmap_threshold/task.h"
 #include "tests/mmap_threshold/known_bad_common.h"
 

@@ -12,8 +12,8 @@
 #include <cstdlib>
 
 #include "absl/status/statusor.h"
-#include "common/fresh_process.h"
-#include "common/sink.h"
+#include "common/harness/fresh_process.h"
+#include "common/instruments/sink.h"
 #include "labs/mmap_threshold/task.h"
 #include "tests/mmap_threshold/known_bad_common.h"
 

@@ -10,8 +10,8 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/fresh_process.h"
-#include "common/sink.h"
+#include "common/harness/fresh_process.h"
+#include "common/instruments/sink.h"
 #include "labs/mmap_threshold/task.h"
 
 namespace mmap_threshold {

@@ -37,15 +37,15 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
-#include "common/allocator_probe.h"
-#include "common/fresh_process.h"
-#include "common/memory.h"
-#include "common/message_matchers.h"
-#include "common/scoped_env.h"
-#include "common/sink.h"
-#include "common/sizes_at_the_top.h"
-#include "common/syscalls.h"
-#include "common/versions.h"
+#include "common/harness/fresh_process.h"
+#include "common/instruments/memory.h"
+#include "common/instruments/sink.h"
+#include "common/instruments/syscalls.h"
+#include "common/machine/allocator_probe.h"
+#include "common/machine/versions.h"
+#include "common/testing/message_matchers.h"
+#include "common/testing/scoped_env.h"
+#include "common/testing/sizes_at_the_top.h"
 #include "gtest/gtest.h"
 
 namespace mmap_threshold {
@@ -341,7 +341,7 @@ void PolicyStatus(alloclab::FreshCall& call) {
     status = SetMallocPolicy(
         MallocPolicy::Fixed((size_t{1} << 32) + kDefaultMmapThreshold));
   } else if (absl::ConsumePrefix(&scenario, "fixed_top_")) {
-    // common/sizes_at_the_top.h's size of that id.
+    // common/testing/sizes_at_the_top.h's size of that id.
     for (const alloclab::TopSize& size : alloclab::SizesAtTheTop()) {
       if (size.id == scenario) {
         status = SetMallocPolicy(MallocPolicy::Fixed(size.bytes));
@@ -604,8 +604,8 @@ TEST(ProbeAnotherAllocatorTest, IsAFailedPreconditionThatNamesIt) {
 // The policy.
 
 // The largest threshold the installed glibc lets mallopt() fix, by the
-// course's one version rule (common/versions.h: 2.35 and later, anything
-// mallopt()'s int holds; 2.34 and earlier, the 32 MiB ceiling itself).
+// course's one version rule (common/machine/versions.h: 2.35 and later,
+// anything mallopt()'s int holds; 2.34 and earlier, the 32 MiB ceiling itself).
 size_t LargestFixed() {
   const absl::StatusOr<std::string> glibc = alloclab::GlibcVersion();
   return glibc.ok() && alloclab::GlibcAcceptsFixedThresholdAbove32MiB(*glibc)
@@ -855,7 +855,7 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(info.param.name);
     });
 
-// The top of size_t (common/sizes_at_the_top.h): far above
+// The top of size_t (common/testing/sizes_at_the_top.h): far above
 // kFixedThresholdMax, so InvalidArgument (task.h, Errors), and the policy
 // still glibc's; a threshold rounded up to a page before the range check
 // wraps around to 0 there, and fixes a threshold nobody asked for.

@@ -4,8 +4,9 @@
 // profile, Yama's ptrace_scope 3): its system call columns read n/a, a note
 // says why, and what it measures without ptrace (times, faults, peak RSS,
 // checksums) stands. The refusal is real: a seccomp filter
-// (common/refuse_syscall.h) installed in a forked child, and inherited by
-// the experiment that child runs and by the experiment's own children.
+// (common/instruments/refuse_syscall.h) installed in a forked child, and
+// inherited by the experiment that child runs and by the experiment's own
+// children.
 
 #include <sys/syscall.h>
 
@@ -19,9 +20,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "common/child_run.h"
-#include "common/fresh_process.h"
-#include "common/refuse_syscall.h"
+#include "common/harness/child_run.h"
+#include "common/harness/fresh_process.h"
+#include "common/instruments/refuse_syscall.h"
 #include "gtest/gtest.h"
 
 namespace {

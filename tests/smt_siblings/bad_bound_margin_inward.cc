@@ -13,7 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/topology.h"
+#include "common/machine/topology.h"
 #include "labs/smt_siblings/task.h"
 
 // The reference, with its ClassifySlowdown() renamed out of the way.

@@ -70,7 +70,7 @@ if [[ ${#cpus[@]} -ge 2 ]]; then
   fi
 else
   echo "note: this test may run on CPU ${cpus[*]} only: the affinity" \
-    "refusal needs two (common/thread_team_test checks it on fixtures)"
+    "refusal needs two (common/instruments/thread_team_test checks it on fixtures)"
 fi
 
 # The quick run, and its rows.

@@ -12,8 +12,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/topology.h"
-#include "common/topology_fixtures.h"
+#include "common/machine/topology.h"
+#include "common/machine/topology_fixtures.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,8 +1,8 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // The suite of lab smt_siblings, written against task.h only. Placement is
-// checked on every topology fixture (common/testdata/topology: Intel and
-// adjacent sibling numbering, an offline CPU, two sockets, a VM without
+// checked on every topology fixture (common/machine/testdata/topology: Intel
+// and adjacent sibling numbering, an offline CPU, two sockets, a VM without
 // SMT) and on this machine, and exactly, on every cpuset of those
 // machines and of three built here (sockets that interleave, ids and cores
 // with gaps, four threads a core), with the refusals' counts; the diagnosis
@@ -32,9 +32,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "common/message_matchers.h"
-#include "common/topology.h"
-#include "common/topology_fixtures.h"
+#include "common/machine/topology.h"
+#include "common/machine/topology_fixtures.h"
+#include "common/testing/message_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -442,8 +442,8 @@ TEST_F(ExactPickTest, CpusetWithOneThreadPerCore) {
          "message must not say \"no SMT\"";
 }
 
-// Machines no fixture of common/testdata has, built here: Topology is plain
-// data. Each CPU is (id, package, core id); its thread_siblings_list is
+// Machines no fixture of common/machine/testdata has, built here: Topology is
+// plain data. Each CPU is (id, package, core id); its thread_siblings_list is
 // every CPU of its (package, core), itself included, as the kernel writes
 // it.
 struct CpuAt {
