@@ -188,13 +188,15 @@ int ForkedChild() {
     allocator_design::ForkChild();
     std::vector<void*> theirs;
     std::thread t([&] {
-      for (int i = 0; i < 200; ++i) theirs.push_back(Allocate(kSize, 16, false));
+      for (int i = 0; i < 200; ++i)
+        theirs.push_back(Allocate(kSize, 16, false));
     });
     t.join();
     const int shared = Shared(mine, theirs, kSize);
-    const int verdict = Verdict("fork_child", shared, 0,
-                  "lines holding live blocks of the forking thread and "
-                  "the child's thread");
+    const int verdict =
+        Verdict("fork_child", shared, 0,
+                "lines holding live blocks of the forking thread and "
+                "the child's thread");
     fflush(stdout);
     _exit(verdict);
   }
