@@ -232,6 +232,62 @@ int MetaRace() {
   return Verdict("meta_race", off, 0, "bytes_returned off by");
 }
 
+// Promise 2, waves: 8 MiB of 64-byte blocks freed by a thread that exits,
+// then, kDecayNs / 2 later, four blocks of 6 MiB; each wave then waits
+// kDecayNs from its own free, and a fresh thread (whose cache is never
+// flushed) makes 2 * kDecayCheckOps calls.
+int LargeWave() {
+  internal::ScopedFakeClock clock;
+  std::thread([] {
+    std::vector<void*> blocks(size_t{8 << 20} / 64);
+    for (void*& p : blocks) p = Allocate(64, 16, false);
+    for (void* p : blocks) Free(p);
+  }).join();
+  clock.Advance(kDecayNs / 2);
+  void* b[4];  // this thread's, which runs on: no exit trims the cache
+  for (void*& p : b) p = Allocate(6 << 20, 16, false);
+  for (void* p : b) Free(p);
+  auto check = [] {
+    std::thread([] {
+      for (uint64_t i = 0; i < kDecayCheckOps; ++i) {
+        Free(Allocate(64, 16, false));
+      }
+    }).join();
+  };
+  clock.Advance(kDecayNs / 2);
+  check();
+  printf("large_wave: held %llu once the first wave decayed\n",
+         static_cast<unsigned long long>(Held()));
+  clock.Advance(kDecayNs / 2);
+  check();
+  return Verdict("large_wave", Held(), kIdleHeldBytes,
+                 "bytes held once the second wave decayed");
+}
+
+// The child's counters go on from the parent's.
+int ForkVisits() {
+  for (int i = 0; i < 1000; ++i) Free(Allocate(64 << 10, 16, false));
+  const uint64_t parent = ReadCounters().central_visits;
+  fflush(stdout);
+  ForkPrepare();
+  const pid_t pid = fork();
+  if (pid != 0) ForkParent();
+  if (pid == 0) {
+    allocator_design::ForkChild();
+    const uint64_t child = ReadCounters().central_visits;
+    printf("fork_visits: parent %llu, child %llu\n",
+           static_cast<unsigned long long>(parent),
+           static_cast<unsigned long long>(child));
+    const int verdict = child >= parent ? 0 : 1;
+    printf("fork_visits: %s\n", verdict == 0 ? "kept" : "BROKEN");
+    fflush(stdout);
+    _exit(verdict);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
+
 }  // namespace
 }  // namespace allocator_design
 
@@ -249,6 +305,8 @@ int main(int argc, char** argv) {
   if (!strcmp(s, "own_lines_full")) return OwnLinesFull();
   if (!strcmp(s, "fork_child")) return ForkedChild();
   if (!strcmp(s, "meta_race")) return MetaRace();
+  if (!strcmp(s, "large_wave")) return LargeWave();
+  if (!strcmp(s, "fork_visits")) return ForkVisits();
   fprintf(stderr, "no scenario %s\n", s);
   return 2;
 }
