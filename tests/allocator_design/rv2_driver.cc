@@ -46,31 +46,24 @@ int Verdict(const char* name, uint64_t value, uint64_t bound,
   return kept ? 0 : 1;
 }
 
-// Promise 3: a thread that used small blocks, then churned large ones
-// (four of 8 MiB live at once), exits.
-int ExitTrim() {
-  std::thread([] {
-    Free(Allocate(64, 16, false));
+// Promise 3: a thread that churns one block of `first` bytes, then four of
+// 8 MiB live at once (32 MiB: a cache of large mappings full), exits.
+int ChurnAndExit(const char* name, size_t first) {
+  std::thread([first] {
+    Free(Allocate(first, 16, false));
     void* b[4];
     for (void*& p : b) p = Allocate(8 << 20, 16, false);
     for (void* p : b) Free(p);
   }).join();
-  return Verdict("exit_trim", Held(), kThreadChurnHeldBytes,
+  return Verdict(name, Held(), kThreadChurnHeldBytes,
                  "bytes held after the churning thread exited");
 }
 
-// Promise 3: a thread that churned a 64 MiB block (too big for any cache),
-// then four of 8 MiB, exits.
-int PhantomLive() {
-  std::thread([] {
-    Free(Allocate(64 << 20, 16, false));
-    void* b[4];
-    for (void*& p : b) p = Allocate(8 << 20, 16, false);
-    for (void* p : b) Free(p);
-  }).join();
-  return Verdict("phantom_live", Held(), kThreadChurnHeldBytes,
-                 "bytes held after the churning thread exited");
-}
+// A small block first: the thread's cache is set up before its large frees.
+int ExitTrim() { return ChurnAndExit("exit_trim", 64); }
+
+// 64 MiB first: too big for any cache, unmapped at its free.
+int PhantomLive() { return ChurnAndExit("phantom_live", 64 << 20); }
 
 // Promise 2: 8 MiB of 64-byte blocks freed; after kDecayNs a fresh thread
 // whose first two calls came before makes kDecayCheckOps calls, all large
