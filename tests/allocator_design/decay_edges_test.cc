@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "common/harness/fresh_process.h"
 #include "gtest/gtest.h"
@@ -34,6 +35,7 @@
 #include "labs/allocator_design/task.h"
 #include "tests/allocator_design/held.h"
 #include "tests/allocator_design/run_fresh.h"
+#include "tests/allocator_design/suite_support.h"
 
 namespace allocator_design {
 namespace {
@@ -58,13 +60,13 @@ static_assert(kWaveBlocks * kWaveBlockBytes / 2 > kIdleHeldBytes,
 
 // FreeAWave()
 //
-// Allocates `count` blocks of kWaveBlockBytes and frees them (2 * `count`
-// calls), writing the first byte of each; false when one could not be had.
-bool FreeAWave(int count = kWaveBlocks) {
+// Allocates `count` blocks of `bytes` and frees them (2 * `count` calls),
+// writing the first byte of each; false when one could not be had.
+bool FreeAWave(int count = kWaveBlocks, size_t bytes = kWaveBlockBytes) {
   std::vector<void*> blocks(count);
   bool ok = true;
   for (void*& p : blocks) {
-    p = Allocate(kWaveBlockBytes, 1, false);
+    p = Allocate(bytes, 1, false);
     if (p == nullptr) {
       ok = false;
     } else {
@@ -248,6 +250,300 @@ TEST(DesignDecay, EachWaveGoesBackKDecayNsAfterItsOwnFree) {
       << " bytes held (kIdleHeldBytes = " << kIdleHeldBytes << "): the "
       << "second wave is due kDecayNs after its own free, whenever the "
       << "pass that gave back the first was";
+}
+
+// ---------------------------------------------------------------------------
+// The checking calls of every kind: "any calls" are Allocate() and Free()
+// of blocks of any size, alignment and kind. (Free(nullptr) ignores its
+// argument, task.h says: no test here counts on it.)
+// ---------------------------------------------------------------------------
+
+// Above promise 1's 256 KiB, where a block may be a mapping of its own.
+constexpr size_t kLargeBlockBytes = 300 * kKiB;
+
+// CheckingKind
+//
+// One kind of checking calls: kDecayCheckOps calls that leave no block
+// live, Allocate(size, alignment, zero) and Free() in pairs, or (`halves`)
+// kDecayCheckOps / 2 allocations and then their frees, frees alone last.
+struct CheckingKind {
+  const char* name;
+  size_t size;
+  size_t alignment;
+  bool zero;
+  bool halves;
+};
+
+constexpr CheckingKind kCheckingKinds[] = {
+    {"small", 64, 1, false, false},
+    {"zeroed", 64, 1, true, false},
+    {"aligned_64", 64, 64, false, false},
+    {"aligned_1mib", 64, 1 << 20, false, false},
+    {"large", kLargeBlockBytes, 1, false, false},
+    {"large_zeroed_aligned_4kib", kLargeBlockBytes, 4 * kKiB, true, false},
+    {"allocations_then_frees", 64, 1, false, true},
+};
+static_assert(kDecayCheckOps % 2 == 0, "the checking calls come in pairs");
+
+// Describe()
+//
+// A kind's calls, for a failure's message.
+std::string Describe(const CheckingKind& k) {
+  return absl::StrCat(
+      k.halves ? absl::StrCat(kDecayCheckOps / 2, " calls of ") : std::string(),
+      "Allocate(", k.size, ", ", k.alignment,
+      ", zero=", k.zero ? "true" : "false", ")",
+      k.halves ? absl::StrCat(", then ", kDecayCheckOps / 2,
+                              " of Free() on those blocks")
+               : " and Free() in pairs");
+}
+
+// CheckingCallsOf()
+//
+// kDecayCheckOps calls of kind `k`, every block freed by the last of them;
+// false when an allocation failed.
+bool CheckingCallsOf(const CheckingKind& k) {
+  bool ok = true;
+  void* blocks[kDecayCheckOps / 2];
+  for (void*& p : blocks) {
+    p = Allocate(k.size, k.alignment, k.zero);
+    ok = ok && p != nullptr;
+    if (!k.halves) Free(p);
+  }
+  if (k.halves) {
+    for (void* p : blocks) Free(p);
+  }
+  return ok;
+}
+
+// The checking calls of `call.arg()`'s kind, from a thread that has just
+// looked at the clock. A wave is freed (by this thread, which runs on), the
+// clock moves by kDecayNs, and another thread makes pairs of Allocate(64)
+// and Free(), reading what is held after each: the call after which it is
+// at most kIdleHeldBytes is one in which that thread looked ("look_call",
+// at most kDecayCheckOps), and it frees its block if it has one
+// ("calls_since_look", 0 or 1). Then this thread frees another wave, the
+// clock moves by kDecayNs again, and the other thread makes its
+// kDecayCheckOps calls of the kind: a design that leaves a kind out of its
+// count of calls makes fewer, and does not look again. Records "look_call",
+// "calls_since_look", "held_before" (the second wave freed), "held_after"
+// and "failed".
+void DecayCheckingKindCall(alloclab::FreshCall& call) {
+  const CheckingKind* kind = nullptr;
+  for (const CheckingKind& k : kCheckingKinds) {
+    if (call.arg() == k.name) kind = &k;
+  }
+  call.Record("failed", 1);
+  if (kind == nullptr) return;
+  internal::ScopedFakeClock clock;
+  bool ok = FreeAWave();
+  clock.Advance(kDecayNs);
+  suite::ScheduledThread checker;
+  int look_call = 0;
+  int since = 0;
+  checker.Run([&] {
+    void* p = nullptr;
+    for (uint64_t i = 1; i <= 2 * kDecayCheckOps; ++i) {
+      if (p == nullptr) {
+        p = Allocate(64, 1, false);
+        ok = ok && p != nullptr;
+      } else {
+        Free(p);
+        p = nullptr;
+      }
+      if (ReadHeldNow().judged <= kIdleHeldBytes) {
+        look_call = static_cast<int>(i);
+        break;
+      }
+    }
+    if (p != nullptr) {
+      Free(p);
+      since = 1;
+    }
+  });
+  call.Record("look_call", look_call);
+  call.Record("calls_since_look", since);
+  call.Record("failed", ok ? 0 : 1);
+  if (look_call == 0) return;  // nothing went back: the test says so
+  ok = FreeAWave() && ok;
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  clock.Advance(kDecayNs);
+  checker.Run([&] { ok = CheckingCallsOf(*kind) && ok; });
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+  call.Record("failed", ok ? 0 : 1);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_checking_kind",
+                    DecayCheckingKindCall);
+
+TEST(DesignDecay, CheckingCallsOfEveryKindCount) {
+  for (const CheckingKind& kind : kCheckingKinds) {
+    SCOPED_TRACE(kind.name);
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_checking_kind", kind.name);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->values["failed"], 0) << "Allocate() failed";
+    if (r->values["look_call"] < 1) {
+      ADD_FAILURE() << kRuleDecayEdge << ": a thread allocated and freed "
+                    << kWaveBlocks << " blocks of " << kWaveBlockBytes
+                    << " bytes; kDecayNs later, after each of another "
+                    << "thread's next " << 2 * kDecayCheckOps
+                    << " calls (Allocate(64) and Free() in pairs) more than "
+                    << "kIdleHeldBytes (" << kIdleHeldBytes
+                    << ") was still held";
+      continue;
+    }
+    EXPECT_LE(r->values["look_call"], kDecayCheckOps)
+        << kRuleDecayEdge << ": a thread allocated and freed " << kWaveBlocks
+        << " blocks of " << kWaveBlockBytes << " bytes; kDecayNs later, "
+        << "another thread took "
+        << static_cast<int64_t>(r->values["look_call"])
+        << " calls (Allocate(64) and Free() in pairs), more than "
+        << "kDecayCheckOps (" << kDecayCheckOps << "), to hold at most "
+        << "kIdleHeldBytes";
+    EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+        << kRuleDecayEdge << " (\"any calls\": Allocate() and Free() of "
+        << "blocks of every size, alignment and kind count): a thread "
+        << "looked at the clock in its call "
+        << static_cast<int64_t>(r->values["look_call"])
+        << " (what was held fell there) and made "
+        << static_cast<int64_t>(r->values["calls_since_look"])
+        << " more; another, which runs on, then allocated and freed "
+        << kWaveBlocks << " blocks of " << kWaveBlockBytes << " bytes ("
+        << static_cast<int64_t>(r->values["held_before"])
+        << " bytes held then); exactly kDecayNs later the first made "
+        << kDecayCheckOps << " calls, " << Describe(kind) << ", which left "
+        << static_cast<int64_t>(r->values["held_after"])
+        << " bytes held (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Waves of small and large frees kDecayNs / 2 apart.
+// ---------------------------------------------------------------------------
+
+// A wave of large frees: four blocks of 6 MiB (24 MiB, six times
+// kIdleHeldBytes), each a mapping of its own (promise 1: above 256 KiB).
+constexpr int kLargeWaveBlocks = 4;
+constexpr size_t kLargeWaveBlockBytes = 6 * kKiB * kKiB;
+static_assert(kLargeWaveBlocks * kLargeWaveBlockBytes / 2 > kIdleHeldBytes,
+              "half a wave must be more than may stay held");
+
+// WavesScenario
+//
+// Which wave comes first, kDecayNs / 2 before the other; whether the small
+// wave's thread exits after its frees (else this thread frees it, and runs
+// on); whether this thread, which frees the large wave and runs on, makes
+// the checking calls itself (else a new thread does, each time).
+struct WavesScenario {
+  const char* name;
+  bool large_first;
+  bool small_thread_exits;
+  bool checks_here;
+};
+
+constexpr WavesScenario kWavesScenarios[] = {
+    {"small_exited_then_large", false, true, false},
+    {"small_then_large_checked_by_the_freeing_thread", false, false, true},
+    {"large_then_small_exited", true, true, false},
+    {"large_then_small_checked_by_the_freeing_thread", true, false, true},
+};
+
+// Describe()
+//
+// A scenario's waves and checks, for a failure's message.
+std::string Describe(const WavesScenario& w) {
+  const std::string small =
+      absl::StrCat(kWaveBlocks, " blocks of ", kWaveBlockBytes, " bytes",
+                   w.small_thread_exits ? " (by a thread that then exited)"
+                                        : " (by the thread that runs on)");
+  const std::string large =
+      absl::StrCat(kLargeWaveBlocks, " blocks of ", kLargeWaveBlockBytes,
+                   " bytes (by a thread that runs on)");
+  return absl::StrCat(
+      "a wave of ", w.large_first ? large : small,
+      " was freed, and kDecayNs / 2 later one of ",
+      w.large_first ? small : large, "; kDecayNs after each wave's frees, ",
+      w.checks_here ? "the thread that runs on" : "a new thread", " made ",
+      kDecayCheckOps, " calls, Allocate(64) and Free() in pairs");
+}
+
+// The two waves of `call.arg()`'s scenario, and the checking calls kDecayNs
+// after each. Records "held_before" (both waves freed), "held_between"
+// (after the first checking calls), "held_after" and "failed".
+void DecayWavesOfBothSizesCall(alloclab::FreshCall& call) {
+  const WavesScenario* w = nullptr;
+  for (const WavesScenario& s : kWavesScenarios) {
+    if (call.arg() == s.name) w = &s;
+  }
+  call.Record("failed", 1);
+  if (w == nullptr) return;
+  internal::ScopedFakeClock clock;
+  bool ok = true;
+  auto free_small = [&] {
+    if (w->small_thread_exits) {
+      std::thread([&] { ok = FreeAWave() && ok; }).join();
+    } else {
+      ok = FreeAWave() && ok;
+    }
+  };
+  if (w->large_first) {
+    ok = FreeAWave(kLargeWaveBlocks, kLargeWaveBlockBytes) && ok;
+  } else {
+    free_small();
+  }
+  clock.Advance(kDecayNs / 2);
+  if (w->large_first) {
+    free_small();
+  } else {
+    ok = FreeAWave(kLargeWaveBlocks, kLargeWaveBlockBytes) && ok;
+  }
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  // The checking calls; what is held when they end (before a new thread's
+  // exit: its calls are what it leaves).
+  auto check = [&] {
+    auto pairs = [&] {
+      for (uint64_t i = 0; i < kDecayCheckOps / 2; ++i) {
+        void* p = Allocate(64, 1, false);
+        ok = ok && p != nullptr;
+        Free(p);
+      }
+    };
+    if (w->checks_here) {
+      pairs();
+      return static_cast<double>(ReadHeldNow().judged);
+    }
+    suite::ScheduledThread checker;
+    checker.Run(pairs);
+    return static_cast<double>(ReadHeldNow().judged);
+  };
+  clock.Advance(kDecayNs / 2);  // the first wave idle for kDecayNs
+  call.Record("held_between", check());
+  clock.Advance(kDecayNs / 2);  // the second too
+  call.Record("held_after", check());
+  call.Record("failed", ok ? 0 : 1);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_waves_of_both_sizes",
+                    DecayWavesOfBothSizesCall);
+
+TEST(DesignDecay, SmallAndLargeWavesEachGoBackKDecayNsAfterTheirOwnFree) {
+  for (const WavesScenario& w : kWavesScenarios) {
+    SCOPED_TRACE(w.name);
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_waves_of_both_sizes", w.name);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->values["failed"], 0) << "Allocate() failed";
+    EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+        << kRuleDecayEdge << " (idle time counts from the free, whether the "
+        << "thread that freed the blocks has exited or runs on): "
+        << Describe(w) << ". " << static_cast<int64_t>(r->values["held_before"])
+        << " bytes were held once both waves were freed, "
+        << static_cast<int64_t>(r->values["held_between"])
+        << " after the first checking calls (the first wave due), and "
+        << static_cast<int64_t>(r->values["held_after"])
+        << " after the second (kIdleHeldBytes = " << kIdleHeldBytes
+        << "): the second wave is due kDecayNs after its own free, whether "
+        << "its blocks are small or large";
+  }
 }
 
 }  // namespace
