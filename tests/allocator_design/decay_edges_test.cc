@@ -254,8 +254,10 @@ TEST(DesignDecay, EachWaveGoesBackKDecayNsAfterItsOwnFree) {
 
 // ---------------------------------------------------------------------------
 // The checking calls of every kind: "any calls" are Allocate() and Free()
-// of blocks of any size, alignment and kind. (Free(nullptr) ignores its
-// argument, task.h says: no test here counts on it.)
+// of blocks of any size, alignment and kind. Free(nullptr) is ignored
+// (task.h's Free()): no test counts it as a call. Nor are the checking
+// calls ever frees alone: their blocks would be live when kDecayNs passes,
+// before "every block is freed"; the last half of one kind's are.
 // ---------------------------------------------------------------------------
 
 // Above promise 1's 256 KiB, where a block may be a mapping of its own.
