@@ -86,8 +86,9 @@
 //      would stop every thread that needs its lock).
 //   2. Idle memory goes back. Once every block is freed and kDecayNs has
 //      passed on the page source's clock (NowNs()), the thread that next
-//      makes kDecayCheckOps calls (any calls, allocations alone too)
-//      leaves at most kIdleHeldBytes held, whether the thread that freed
+//      makes kDecayCheckOps calls (any calls: Allocate() and Free() of
+//      blocks of any size, alignment or kind, allocations alone too;
+//      Free(nullptr) need not count) leaves at most kIdleHeldBytes held, whether the thread that freed
 //      the blocks has exited or runs on (is itself the one that makes
 //      those calls), whether it only freed, and however often it looked at
 //      the clock in between: idle time counts from the free.

@@ -46,8 +46,9 @@ using ::allocator_design::suite::RunFresh;
 constexpr absl::string_view kRuleDecayEdge =
     "task.h, promise 2 (idle memory goes back): once every block is freed "
     "and kDecayNs has passed on the page source's clock (NowNs()), the "
-    "thread that next makes kDecayCheckOps calls (any calls, allocations "
-    "alone too) leaves at most kIdleHeldBytes held";
+    "thread that next makes kDecayCheckOps calls (any calls: Allocate() and "
+    "Free() of blocks of any size, alignment or kind, allocations alone "
+    "too) leaves at most kIdleHeldBytes held";
 
 constexpr size_t kKiB = 1024;
 
