@@ -88,10 +88,11 @@
 //      passed on the page source's clock (NowNs()), the thread that next
 //      makes kDecayCheckOps calls (any calls: Allocate() and Free() of
 //      blocks of any size, alignment or kind, allocations alone too;
-//      Free(nullptr) need not count) leaves at most kIdleHeldBytes held, whether the thread that freed
-//      the blocks has exited or runs on (is itself the one that makes
-//      those calls), whether it only freed, and however often it looked at
-//      the clock in between: idle time counts from the free.
+//      Free(nullptr) need not count) leaves at most kIdleHeldBytes held,
+//      whether the thread that freed the blocks has exited or runs on (is
+//      itself the one that makes those calls), whether it only freed, and
+//      however often it looked at the clock in between: idle time counts from
+//      the free.
 //   3. Thread exit gives back. Threads that allocate, free and exit leave at
 //      most kThreadChurnHeldBytes held, however many there were.
 //   4. Producer and consumer stay bounded. When one thread allocates what
