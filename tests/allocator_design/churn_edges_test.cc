@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -203,15 +204,33 @@ void OnAThread(Body body) {
   std::thread(body).join();
 }
 
+// Runs `before` on a thread that then waits while another thread runs
+// `meanwhile` and exits, then runs `after` and exits; both have exited when
+// it returns.
+template <typename Before, typename Meanwhile, typename After>
+void AroundAnotherThread(Before before, Meanwhile meanwhile, After after) {
+  std::barrier step(2);
+  std::thread first([&] {
+    before();
+    step.arrive_and_wait();  // `before` done
+    step.arrive_and_wait();  // the other thread has exited
+    after();
+  });
+  step.arrive_and_wait();
+  OnAThread(meanwhile);
+  step.arrive_and_wait();
+  first.join();
+}
+
 // Runs each of `steps` (none with a thread left running) and records
 // "held_<i>", the bytes held after step i, the worst of every reading
 // (HeldWorst) and "failed".
-void RunChurnSteps(alloclab::FreshCall& call, const ChurnStep* steps,
-                   int num_steps) {
+void RunChurnSteps(alloclab::FreshCall& call,
+                   std::span<const ChurnStep> steps) {
   internal::ScopedFakeClock clock;  // standing still: no decay
   HeldWorst worst;
   int failed = 0;
-  for (int i = 0; i < num_steps; ++i) {
+  for (size_t i = 0; i < steps.size(); ++i) {
     steps[i].run(failed);
     const suite::HeldNow held = ReadHeldNow();
     worst.Add(held);
@@ -224,7 +243,7 @@ void RunChurnSteps(alloclab::FreshCall& call, const ChurnStep* steps,
 // Runs the fresh call `name` of `steps` and judges it: every block had,
 // and after each step at most kThreadChurnHeldBytes held.
 void ExpectChurnStepsLeaveLittleHeld(absl::string_view name,
-                                     const ChurnStep* steps, int num_steps) {
+                                     std::span<const ChurnStep> steps) {
   absl::StatusOr<alloclab::FreshCallResult> r = RunFresh(name);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->values["failed"], 0)
@@ -232,10 +251,10 @@ void ExpectChurnStepsLeaveLittleHeld(absl::string_view name,
       << static_cast<int64_t>(r->values["failed"])
       << " large blocks could not be had";
   ExpectResidentKnown(*r);
-  for (int i = 0; i < num_steps; ++i) {
+  for (size_t i = 0; i < steps.size(); ++i) {
     const double held = r->values[absl::StrCat("held_", i)];
     EXPECT_LE(held, kThreadChurnHeldBytes)
-        << kRuleChurnAnySize << ": after step " << i << " of " << num_steps
+        << kRuleChurnAnySize << ": after step " << i << " of " << steps.size()
         << " (" << steps[i].what << "; every thread exited, the clock standing "
         << "still), " << static_cast<int64_t>(held)
         << " bytes held by the largest of the three counts "
@@ -302,7 +321,7 @@ constexpr ChurnStep kSmallThenLargeSteps[] = {
 };
 
 void SmallThenLargeCall(alloclab::FreshCall& call) {
-  RunChurnSteps(call, kSmallThenLargeSteps, std::size(kSmallThenLargeSteps));
+  RunChurnSteps(call, kSmallThenLargeSteps);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_churn_small_then_large",
                     SmallThenLargeCall);
@@ -310,8 +329,7 @@ ALLOCLAB_FRESH_CALL("allocator_design_churn_small_then_large",
 TEST(DesignThreadChurn,
      ThreadsThatUsedSmallBlocksBeforeLargeOnesLeaveLittleHeld) {
   ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_small_then_large",
-                                  kSmallThenLargeSteps,
-                                  std::size(kSmallThenLargeSteps));
+                                  kSmallThenLargeSteps);
 }
 
 // A block above every cached size, then a wave that fills a cache: a
@@ -340,31 +358,23 @@ constexpr ChurnStep kHugeThenFillSteps[] = {
      "exiting; then the first freeing its 64 MiB block and exiting",
      [](int& failed) {
        std::vector<char*> huge;
-       int failed_first = 0;
-       std::barrier step(2);
-       std::thread first([&] {
-         huge = AllocateLive(kHugeBlock, 1, failed_first);
-         step.arrive_and_wait();  // the huge block live
-         step.arrive_and_wait();  // the other thread has exited
-         FreeAll(huge);
-       });
-       step.arrive_and_wait();
-       OnAThread([&] { ChurnLive(kEightMiB, kEightMiBLive, failed); });
-       step.arrive_and_wait();
-       first.join();
+       int failed_first = 0;  // each thread counts its own
+       AroundAnotherThread(
+           [&] { huge = AllocateLive(kHugeBlock, 1, failed_first); },
+           [&] { ChurnLive(kEightMiB, kEightMiBLive, failed); },
+           [&] { FreeAll(huge); });
        failed += failed_first;
      }},
 };
 
 void HugeThenFillCall(alloclab::FreshCall& call) {
-  RunChurnSteps(call, kHugeThenFillSteps, std::size(kHugeThenFillSteps));
+  RunChurnSteps(call, kHugeThenFillSteps);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_churn_huge_then_fill", HugeThenFillCall);
 
 TEST(DesignThreadChurn, AHugeBlockThenAWaveOfLargeOnesLeaveLittleHeld) {
   ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_huge_then_fill",
-                                  kHugeThenFillSteps,
-                                  std::size(kHugeThenFillSteps));
+                                  kHugeThenFillSteps);
 }
 
 // Large blocks freed by a thread other than the one that allocated them:
@@ -383,16 +393,9 @@ constexpr ChurnStep kFreedByAnotherSteps[] = {
      "them and exiting; then the first exiting",
      [](int& failed) {
        std::vector<char*> blocks;
-       std::barrier step(2);
-       std::thread first([&] {
-         blocks = AllocateLive(kEightMiB, kEightMiBLive, failed);
-         step.arrive_and_wait();  // allocated
-         step.arrive_and_wait();  // the other thread freed them and exited
-       });
-       step.arrive_and_wait();
-       OnAThread([&] { FreeAll(blocks); });
-       step.arrive_and_wait();
-       first.join();
+       AroundAnotherThread(
+           [&] { blocks = AllocateLive(kEightMiB, kEightMiBLive, failed); },
+           [&] { FreeAll(blocks); }, [] {});
      }},
     {"a thread allocating 4 blocks of 8 MiB live at once and exiting; then "
      "another allocating and freeing one 64-byte block, then freeing them, "
@@ -409,7 +412,7 @@ constexpr ChurnStep kFreedByAnotherSteps[] = {
 };
 
 void FreedByAnotherCall(alloclab::FreshCall& call) {
-  RunChurnSteps(call, kFreedByAnotherSteps, std::size(kFreedByAnotherSteps));
+  RunChurnSteps(call, kFreedByAnotherSteps);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_churn_freed_by_another",
                     FreedByAnotherCall);
@@ -417,8 +420,7 @@ ALLOCLAB_FRESH_CALL("allocator_design_churn_freed_by_another",
 TEST(DesignThreadChurn,
      ThreadsThatFreeAnotherThreadsLargeBlocksLeaveLittleHeld) {
   ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_freed_by_another",
-                                  kFreedByAnotherSteps,
-                                  std::size(kFreedByAnotherSteps));
+                                  kFreedByAnotherSteps);
 }
 
 }  // namespace
