@@ -8,7 +8,13 @@
 // ones, from just over 256 KiB (where task.h lets a block be a mapping of
 // its own) to 64 MiB, several threads at once, so that a cache of freed
 // mappings bounded by anything but what is still live keeps megabytes of
-// them once every thread has gone.
+// them once every thread has gone. Then orders of calls a design's exit
+// could miss, each a fresh process of steps: threads that used small blocks
+// before churning large ones (an exit armed at a thread's first small call
+// must give back the large cache too), a block larger than any other
+// churned then a wave that fills a cache (the huge block, freed, is no
+// longer live, however it went back), and large blocks freed by a thread
+// other than the one that allocated them.
 //
 // The bytes held are judged by the suite's oracle (held.h): the largest of
 // the allocator's own count, the page source's (mapped, less unmapped and
@@ -20,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,16 +71,18 @@ constexpr int kNumLargeChurnSizes = std::size(kLargeChurnSizes);
 constexpr int kLargeChurnThreads = 4;
 constexpr int kLargeChurnRounds = 2;
 
-// One wave: kLargeChurnThreads threads, thread t in round r churning
-// `size_of(t, r)`; all have exited when it returns. Counts the blocks that
-// could not be had in `failed`.
-template <typename SizeOf>
-void LargeChurnWave(SizeOf size_of, int& failed) {
+// One wave: kLargeChurnThreads threads, each first calling `first()`, then
+// thread t in round r churning `size_of(t, r)`; all have exited when it
+// returns. Counts the blocks that could not be had in `failed`.
+template <typename SizeOf, typename First = void (*)()>
+void LargeChurnWave(
+    SizeOf size_of, int& failed, First first = [] {}) {
   std::barrier live(kLargeChurnThreads);
   std::vector<int> failures(kLargeChurnThreads, 0);
   std::vector<std::thread> threads;
   for (int t = 0; t < kLargeChurnThreads; ++t) {
     threads.emplace_back([&, t] {
+      first();
       for (int round = 0; round < kLargeChurnRounds; ++round) {
         const size_t size = size_of(t, round);
         char* p = static_cast<char*>(Allocate(size, 1, false));
@@ -147,6 +156,271 @@ TEST(DesignThreadChurn, ThreadsThatChurnLargeBlocksOfAnySizeLeaveLittleHeld) {
   EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
       << kRuleChurnAnySize << ": over every wave, at most " << HeldCounts(*r)
       << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes << ")";
+}
+
+// -----------------------------------------------------------------------------
+// Orders of calls a design's exit could miss: each a fresh process of steps,
+// every thread of a step exited when its bytes held are read.
+// -----------------------------------------------------------------------------
+
+// A step of an order: what its threads do (all joined when it returns; it
+// counts the blocks that could not be had in `failed`) and, for a failure's
+// message, what that is in words.
+struct ChurnStep {
+  const char* what;
+  void (*run)(int& failed);
+};
+
+// Allocates `count` blocks of `size` bytes, all live at once, each written
+// at its first and last byte; counts those that could not be had.
+std::vector<char*> AllocateLive(size_t size, int count, int& failed) {
+  std::vector<char*> blocks;
+  for (int i = 0; i < count; ++i) {
+    char* p = static_cast<char*>(Allocate(size, 1, false));
+    if (p == nullptr) {
+      ++failed;
+      continue;
+    }
+    p[0] = 1;
+    p[size - 1] = 1;
+    blocks.push_back(p);
+  }
+  return blocks;
+}
+
+// Frees each of `blocks`.
+void FreeAll(const std::vector<char*>& blocks) {
+  for (char* p : blocks) Free(p);
+}
+
+// `count` blocks of `size` bytes allocated, all live at once, then freed.
+void ChurnLive(size_t size, int count, int& failed) {
+  FreeAll(AllocateLive(size, count, failed));
+}
+
+// Runs `body` on a thread of its own and waits for it to exit.
+template <typename Body>
+void OnAThread(Body body) {
+  std::thread(body).join();
+}
+
+// Runs `before` on a thread that then waits while another thread runs
+// `meanwhile` and exits, then runs `after` and exits; both have exited when
+// it returns.
+template <typename Before, typename Meanwhile, typename After>
+void AroundAnotherThread(Before before, Meanwhile meanwhile, After after) {
+  std::barrier step(2);
+  std::thread first([&] {
+    before();
+    step.arrive_and_wait();  // `before` done
+    step.arrive_and_wait();  // the other thread has exited
+    after();
+  });
+  step.arrive_and_wait();
+  OnAThread(meanwhile);
+  step.arrive_and_wait();
+  first.join();
+}
+
+// Runs each of `steps` (none with a thread left running) and records
+// "held_<i>", the bytes held after step i, the worst of every reading
+// (HeldWorst) and "failed".
+void RunChurnSteps(alloclab::FreshCall& call,
+                   std::span<const ChurnStep> steps) {
+  internal::ScopedFakeClock clock;  // standing still: no decay
+  HeldWorst worst;
+  int failed = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    steps[i].run(failed);
+    const suite::HeldNow held = ReadHeldNow();
+    worst.Add(held);
+    call.Record(absl::StrCat("held_", i), static_cast<double>(held.judged));
+  }
+  call.Record("failed", failed);
+  worst.Record(call);
+}
+
+// Runs the fresh call `name` of `steps` and judges it: every block had,
+// and after each step at most kThreadChurnHeldBytes held.
+void ExpectChurnStepsLeaveLittleHeld(absl::string_view name,
+                                     std::span<const ChurnStep> steps) {
+  absl::StatusOr<alloclab::FreshCallResult> r = RunFresh(name);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << "task.h, Allocate(): nullptr only when the page source refuses: "
+      << static_cast<int64_t>(r->values["failed"])
+      << " large blocks could not be had";
+  ExpectResidentKnown(*r);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const double held = r->values[absl::StrCat("held_", i)];
+    EXPECT_LE(held, kThreadChurnHeldBytes)
+        << kRuleChurnAnySize << ": after step " << i << " of " << steps.size()
+        << " (" << steps[i].what << "; every thread exited, the clock standing "
+        << "still), " << static_cast<int64_t>(held)
+        << " bytes held by the largest of the three counts "
+           "(kThreadChurnHeldBytes = "
+        << kThreadChurnHeldBytes << ")";
+  }
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurnAnySize << ": over every step, at most " << HeldCounts(*r)
+      << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes << ")";
+}
+
+// The large blocks of these orders: 8 MiB, four live at once (32 MiB, twice
+// kThreadChurnHeldBytes: a cache of freed mappings that kept them all breaks
+// promise 3), and 1 MiB, forty at once.
+constexpr size_t kEightMiB = 8 * kMiB;
+constexpr int kEightMiBLive = 4;
+constexpr size_t kOneMiB = 1 * kMiB;
+constexpr int kOneMiBLive = 40;
+
+// A block larger than any the other steps churn, 64 MiB (the largest size
+// of kLargeChurnSizes): one a design maps and unmaps by itself, caching
+// none that large.
+constexpr size_t kHugeBlock = 64 * kMiB;
+
+// Small blocks first: a thread whose first calls set up its cache of small
+// blocks (64 bytes, or the largest promise 1 keeps private, 256 KiB), which
+// a design may arm its exit at, then churns large ones. Its exit must give
+// the large ones' cache back as well.
+constexpr size_t kSmallFirst = 64;
+constexpr size_t kLargestPrivate = 256 * kKiB;
+constexpr ChurnStep kSmallThenLargeSteps[] = {
+    {"a thread allocating and freeing one 64-byte block, then 4 blocks of "
+     "8 MiB live at once and freeing them, then exiting",
+     [](int& failed) {
+       OnAThread([&] {
+         Free(Allocate(kSmallFirst, 1, false));
+         ChurnLive(kEightMiB, kEightMiBLive, failed);
+       });
+     }},
+    {"a thread allocating one 64-byte block, 4 blocks of 8 MiB live at "
+     "once and freeing them, then the 64-byte block, then exiting",
+     [](int& failed) {
+       OnAThread([&] {
+         void* small = Allocate(kSmallFirst, 1, false);
+         ChurnLive(kEightMiB, kEightMiBLive, failed);
+         Free(small);
+       });
+     }},
+    {"a thread allocating and freeing one 256 KiB block, then 40 blocks of "
+     "1 MiB live at once and freeing them, then exiting",
+     [](int& failed) {
+       OnAThread([&] {
+         Free(Allocate(kLargestPrivate, 1, false));
+         ChurnLive(kOneMiB, kOneMiBLive, failed);
+       });
+     }},
+    {"4 threads at once, each allocating and freeing one 64-byte block, "
+     "then 2 rounds of one 8 MiB block (all 4 threads' live at once) freed, "
+     "then exiting",
+     [](int& failed) {
+       LargeChurnWave([](int, int) { return kEightMiB; }, failed,
+                      [] { Free(Allocate(kSmallFirst, 1, false)); });
+     }},
+};
+
+void SmallThenLargeCall(alloclab::FreshCall& call) {
+  RunChurnSteps(call, kSmallThenLargeSteps);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_small_then_large",
+                    SmallThenLargeCall);
+
+TEST(DesignThreadChurn,
+     ThreadsThatUsedSmallBlocksBeforeLargeOnesLeaveLittleHeld) {
+  ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_small_then_large",
+                                  kSmallThenLargeSteps);
+}
+
+// A block above every cached size, then a wave that fills a cache: a
+// design that counts the huge block as still live after its free (it went
+// back to the page source, not into the cache) keeps a full cache at every
+// later exit. Then the same with the huge block live across another
+// thread's churn and exit, freed last by a thread that then exits.
+constexpr ChurnStep kHugeThenFillSteps[] = {
+    {"a thread allocating and freeing one 64 MiB block, then 4 blocks of "
+     "8 MiB live at once and freeing them, then exiting",
+     [](int& failed) {
+       OnAThread([&] {
+         ChurnLive(kHugeBlock, 1, failed);
+         ChurnLive(kEightMiB, kEightMiBLive, failed);
+       });
+     }},
+    {"a thread allocating and freeing one 64 MiB block, then exiting; then "
+     "another allocating 4 blocks of 8 MiB live at once and freeing them, "
+     "then exiting",
+     [](int& failed) {
+       OnAThread([&] { ChurnLive(kHugeBlock, 1, failed); });
+       OnAThread([&] { ChurnLive(kEightMiB, kEightMiBLive, failed); });
+     }},
+    {"a thread allocating one 64 MiB block; while it is live, another "
+     "allocating 4 blocks of 8 MiB live at once and freeing them, then "
+     "exiting; then the first freeing its 64 MiB block and exiting",
+     [](int& failed) {
+       std::vector<char*> huge;
+       int failed_first = 0;  // each thread counts its own
+       AroundAnotherThread(
+           [&] { huge = AllocateLive(kHugeBlock, 1, failed_first); },
+           [&] { ChurnLive(kEightMiB, kEightMiBLive, failed); },
+           [&] { FreeAll(huge); });
+       failed += failed_first;
+     }},
+};
+
+void HugeThenFillCall(alloclab::FreshCall& call) {
+  RunChurnSteps(call, kHugeThenFillSteps);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_huge_then_fill", HugeThenFillCall);
+
+TEST(DesignThreadChurn, AHugeBlockThenAWaveOfLargeOnesLeaveLittleHeld) {
+  ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_huge_then_fill",
+                                  kHugeThenFillSteps);
+}
+
+// Large blocks freed by a thread other than the one that allocated them:
+// the allocating thread exited before (its blocks live at its exit) or
+// after the freeing one; the freeing one used a small block first or not.
+constexpr ChurnStep kFreedByAnotherSteps[] = {
+    {"a thread allocating 4 blocks of 8 MiB live at once and exiting; then "
+     "another freeing them and exiting",
+     [](int& failed) {
+       std::vector<char*> blocks;
+       OnAThread(
+           [&] { blocks = AllocateLive(kEightMiB, kEightMiBLive, failed); });
+       OnAThread([&] { FreeAll(blocks); });
+     }},
+    {"a thread allocating 4 blocks of 8 MiB live at once; another freeing "
+     "them and exiting; then the first exiting",
+     [](int& failed) {
+       std::vector<char*> blocks;
+       AroundAnotherThread(
+           [&] { blocks = AllocateLive(kEightMiB, kEightMiBLive, failed); },
+           [&] { FreeAll(blocks); }, [] {});
+     }},
+    {"a thread allocating 4 blocks of 8 MiB live at once and exiting; then "
+     "another allocating and freeing one 64-byte block, then freeing them, "
+     "then exiting",
+     [](int& failed) {
+       std::vector<char*> blocks;
+       OnAThread(
+           [&] { blocks = AllocateLive(kEightMiB, kEightMiBLive, failed); });
+       OnAThread([&] {
+         Free(Allocate(kSmallFirst, 1, false));
+         FreeAll(blocks);
+       });
+     }},
+};
+
+void FreedByAnotherCall(alloclab::FreshCall& call) {
+  RunChurnSteps(call, kFreedByAnotherSteps);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_freed_by_another",
+                    FreedByAnotherCall);
+
+TEST(DesignThreadChurn,
+     ThreadsThatFreeAnotherThreadsLargeBlocksLeaveLittleHeld) {
+  ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_freed_by_another",
+                                  kFreedByAnotherSteps);
 }
 
 }  // namespace
