@@ -340,6 +340,10 @@ struct ChildReport {
   std::atomic<int> op;
   std::atomic<int> waiting;  // the number of a lock it waits for, or -1
   std::atomic<int> code;     // as the exit code
+  // The child's counters where they first fell below its parent's
+  // (ValidatorFork.ChildKeepsWhatItInherited), else zero.
+  std::atomic<uint64_t> visits;
+  std::atomic<uint64_t> returned;
 };
 
 // The report of the child this process is, when it is one (the fork
@@ -424,6 +428,7 @@ constexpr int kMisaligned = 5;
 constexpr int kNotZeroed = 6;
 constexpr int kCountersDisagree = 7;
 constexpr int kOverlaps = 8;
+constexpr int kCountersWentDown = 9;
 constexpr int kBlocked = 100;
 constexpr int kSignalled = 101;
 constexpr int kForkFailed = 102;
@@ -442,10 +447,17 @@ std::string DescribeChild(int code, int op, int waiting) {
                           where);
     case kCountersDisagree:
       return "found ReadCounters() disagreeing with the page source's counts "
-             "(bytes_held, bytes_returned) once everything was freed";
+             "(bytes_held, bytes_returned) with no other thread in the "
+             "allocator";
     case kOverlaps:
       return absl::StrCat("got a block overlapping one live at the fork",
                           where);
+    case kCountersWentDown:
+      return absl::StrCat(
+          "read counters below its parent's (central_visits or "
+          "bytes_returned went down: a forked child's go on from the "
+          "parent's)",
+          where);
     case kBlocked:
       return absl::StrCat(
           "made no progress for ", kChildStallSeconds, " s", where,
@@ -826,12 +838,42 @@ TEST(ValidatorFork, HandlersGiveBackExactlyTheLocksForkPrepareTook) {
 // The child keeps what it inherited.
 // -----------------------------------------------------------------------------
 
+// Whether `c`, read in a forked child, has gone below `parent` (read just
+// before the fork): central_visits and bytes_returned never go down, and a
+// child's counters go on from the parent's. Writes `c` into the report
+// when they have.
+bool WentDown(const Counters& c, const Counters& parent, ChildReport* report) {
+  if (c.central_visits >= parent.central_visits &&
+      c.bytes_returned >= parent.bytes_returned) {
+    return false;
+  }
+  report->visits.store(c.central_visits);
+  report->returned.store(c.bytes_returned);
+  return true;
+}
+
+// Whether ReadCounters() agrees with the page source's counts: exact while
+// one thread runs (bytes_held to the byte but for what was released and
+// may have been taken into use again).
+bool CountersAgree() {
+  const Counters c = ReadCounters();
+  const PageSourceCounts pages = ReadPageSourceCounts();
+  return c.bytes_returned == pages.bytes_unmapped + pages.bytes_released &&
+         c.bytes_held <= pages.bytes_mapped - pages.bytes_unmapped &&
+         c.bytes_held + pages.bytes_released >=
+             pages.bytes_mapped - pages.bytes_unmapped;
+}
+
 // In a fresh process: this thread runs the round and keeps every block
-// live, marked; frees every other one (caches and lists half full); then
-// forks. The child checks the live blocks' bytes, runs a round of its own
-// (no block of it may overlap a live one), frees everything, the
-// inherited blocks too, and checks its counters against the page source's
-// (exact: it has one thread). Records "child" and "child_op".
+// live, marked; frees every other one (caches and lists half full); reads
+// its counters; then forks. The child reads its counters (never below the
+// parent's, and agreeing with the page source's), checks the live blocks'
+// bytes, runs a round of its own (no block of it may overlap a live one),
+// frees everything, the inherited blocks too, and checks its counters
+// against the parent's and the page source's again (exact: it has one
+// thread). Records "child", "child_op", "parent_visits",
+// "parent_returned", "child_visits" and "child_returned" (where the
+// child's fell below the parent's).
 void ForkInheritsCall(alloclab::FreshCall& call) {
   const std::vector<Op>& round = Round();
   ChildReport* report = SharedReport();
@@ -853,11 +895,14 @@ void ForkInheritsCall(alloclab::FreshCall& call) {
     Free(live[i]);
     live[i] = nullptr;
   }
+  const Counters parent = ReadCounters();
   ForkPrepare();
   const pid_t pid = fork();
   if (pid == 0) {
     ForkChild();
     auto child = [&]() -> int {
+      if (WentDown(ReadCounters(), parent, report)) return kCountersWentDown;
+      if (!CountersAgree()) return kCountersDisagree;
       for (size_t i = 0; i < round.size(); ++i) {
         report->op.store(kFreeBase + static_cast<int>(i));
         if (live[i] != nullptr && !MarkHolds(live[i], round[i].size, i)) {
@@ -872,14 +917,8 @@ void ForkInheritsCall(alloclab::FreshCall& call) {
         Free(live[i]);
       }
       report->op.store(kBeforeRound);
-      const Counters c = ReadCounters();
-      const PageSourceCounts pages = ReadPageSourceCounts();
-      const bool agree =
-          c.bytes_returned == pages.bytes_unmapped + pages.bytes_released &&
-          c.bytes_held <= pages.bytes_mapped - pages.bytes_unmapped &&
-          c.bytes_held + pages.bytes_released >=
-              pages.bytes_mapped - pages.bytes_unmapped;
-      return agree ? 0 : kCountersDisagree;
+      if (WentDown(ReadCounters(), parent, report)) return kCountersWentDown;
+      return CountersAgree() ? 0 : kCountersDisagree;
     };
     report->code.store(child());
     _exit(0);
@@ -887,6 +926,10 @@ void ForkInheritsCall(alloclab::FreshCall& call) {
   ForkParent();
   call.Record("child", ChildVerdict(pid, report));
   call.Record("child_op", report->op.load());
+  call.Record("parent_visits", parent.central_visits);
+  call.Record("parent_returned", parent.bytes_returned);
+  call.Record("child_visits", report->visits.load());
+  call.Record("child_returned", report->returned.load());
   for (void* p : live) Free(p);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_fork_inherits", ForkInheritsCall);
@@ -896,13 +939,26 @@ TEST(ValidatorFork, ChildKeepsWhatItInherited) {
       RunFresh("allocator_design_fork_inherits", "");
   ASSERT_TRUE(r.ok()) << r.status();
   const int child = static_cast<int>(r->values["child"]);
-  EXPECT_EQ(child, 0) << kRuleForkCopy << ": in a fresh process (no earlier "
-                      << "test left it any state), forked with the blocks of "
-                      << "a round live (every other one freed), the child "
-                      << DescribeChild(
-                             child, static_cast<int>(r->values["child_op"]), -1)
-                      << " (its calls: checking and freeing the inherited "
-                         "blocks, a round of its own, then ReadCounters())";
+  EXPECT_EQ(child, 0)
+      << kRuleForkCopy << ": in a fresh process (no earlier "
+      << "test left it any state), forked with the blocks of "
+      << "a round live (every other one freed), the child "
+      << DescribeChild(child, static_cast<int>(r->values["child_op"]), -1)
+      << " (its calls: ReadCounters(), checking and freeing "
+         "the inherited blocks, a round of its own, then "
+         "ReadCounters() again)"
+      << (child == kCountersWentDown
+              ? absl::StrCat(
+                    ": the parent's counters just before the "
+                    "fork were central_visits ",
+                    static_cast<uint64_t>(r->values["parent_visits"]),
+                    ", bytes_returned ",
+                    static_cast<uint64_t>(r->values["parent_returned"]),
+                    "; the child read central_visits ",
+                    static_cast<uint64_t>(r->values["child_visits"]),
+                    ", bytes_returned ",
+                    static_cast<uint64_t>(r->values["child_returned"]))
+              : std::string());
 }
 
 // -----------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 //
 // Promise 6 of lab allocator_design (task.h): threads keep to their own
 // cache lines, at the machine's coherency line, in a fixed two-thread
-// scenario and the explorer's random schedules of several threads.
+// scenario, in a forked child (its forking thread and a thread it starts)
+// and the explorer's random schedules of several threads.
 //
 // Part of the suite of task_test.cc (whose header says how it is run: in
 // fresh processes, on the page source's fake clock, never the wall clock);
@@ -128,6 +129,95 @@ SharedLines CountSharedLines(const std::vector<OwnLineBlock> live[2],
   return shared;
 }
 
+// OwnLineTurn()
+//
+// One turn of thread `me` (0 or 1) on its live blocks `mine`: allocates 1 to
+// 48 blocks of one size of kOwnLineSizes (while it has fewer than 64 live,
+// and at random below 1500), each written, or frees a random half of them,
+// from `rng`. False when an Allocate() gave nullptr.
+bool OwnLineTurn(Rng& rng, std::vector<OwnLineBlock>& mine, int me) {
+  if (mine.size() < 64 || (mine.size() < 1500 && rng.Next() % 2 == 0)) {
+    const size_t size = kOwnLineSizes[rng.Next() % std::size(kOwnLineSizes)];
+    const int count = static_cast<int>(rng.Between(1, 48));
+    for (int i = 0; i < count; ++i) {
+      void* p = Allocate(size, 1, false);
+      if (p == nullptr) return false;
+      memset(p, me + 1, size);  // written, as a thread's own data is
+      mine.push_back({reinterpret_cast<uintptr_t>(p), size});
+    }
+    return true;
+  }
+  for (size_t i = mine.size(); i > 1; --i) {  // a shuffle, seeded
+    std::swap(mine[i - 1], mine[rng.Next() % i]);
+  }
+  for (size_t n = mine.size() / 2; n > 0; --n) {
+    Free(reinterpret_cast<void*>(mine.back().start));
+    mine.pop_back();
+  }
+  return true;
+}
+
+// OwnLineTurns
+//
+// Threads 0 ("A") and 1 ("B") taking kOwnLineTurns turns of OwnLineTurn()
+// between them, one at a time, in a fixed order (a turn is the lock's: the
+// other waits for it); after every turn, with neither in the allocator,
+// the lines of `line_bytes` that hold live blocks of both are counted.
+struct OwnLineTurns {
+  explicit OwnLineTurns(uintptr_t line_bytes) : line_bytes(line_bytes) {}
+
+  // Thread `me`'s turns, from turn number `first` (0 or 1: whose turn
+  // comes first) on, every other one, its blocks from `rng`.
+  void Run(int me, int first, Rng& rng) {
+    for (int t = first; t < kOwnLineTurns; t += 2) {
+      std::unique_lock<std::mutex> lock(mu);
+      turned.wait(lock, [&] { return turn == t; });
+      if (!OwnLineTurn(rng, live[me], me)) ++failed;
+      const SharedLines shared = CountSharedLines(live, line_bytes);
+      if (shared.count != 0) {
+        ++sharing_turns;
+        if (first_turn < 0) {
+          first_turn = t;
+          first_shared = shared;
+        }
+        most_shared = std::max(most_shared, shared.count);
+      }
+      ++turn;
+      turned.notify_all();
+    }
+  }
+
+  // Frees every live block of both threads.
+  void FreeAll() {
+    for (std::vector<OwnLineBlock>& mine : live) {
+      for (const OwnLineBlock& block : mine) {
+        Free(reinterpret_cast<void*>(block.start));
+      }
+      mine.clear();
+    }
+  }
+
+  // Records "failed" (plus `failed_before`), "sharing_turns",
+  // "most_shared", "first_turn", "first_size_a" and "first_size_b".
+  void Record(alloclab::FreshCall& call, int failed_before) const {
+    call.Record("failed", failed_before + failed);
+    call.Record("sharing_turns", sharing_turns);
+    call.Record("most_shared", static_cast<double>(most_shared));
+    call.Record("first_turn", first_turn);
+    call.Record("first_size_a", static_cast<double>(first_shared.sizes[0]));
+    call.Record("first_size_b", static_cast<double>(first_shared.sizes[1]));
+  }
+
+  const uintptr_t line_bytes;
+  std::vector<OwnLineBlock> live[2];
+  std::mutex mu;
+  std::condition_variable turned;
+  int turn = 0;
+  int failed = 0, sharing_turns = 0, first_turn = -1;
+  size_t most_shared = 0;
+  SharedLines first_shared;
+};
+
 // In a fresh process: threads A and B take turns, one at a time, in a fixed
 // order (a turn is the lock's: the other waits for it), kOwnLineTurns in
 // all. In its turn a thread allocates 1 to 48 blocks of one size of
@@ -145,69 +235,17 @@ void OwnLinesCall(alloclab::FreshCall& call) {
   }
   // The decay's clock stands still: no flush of a cache in the middle.
   internal::ScopedFakeClock clock;
-  std::vector<OwnLineBlock> live[2];
-  std::mutex mu;
-  std::condition_variable turned;
-  int turn = 0;  // whose: turn % 2
-  int sharing_turns = 0, first_turn = -1, failed = 0;
-  size_t most_shared = 0;
-  SharedLines first;
+  OwnLineTurns turns(line_bytes);
   auto run = [&](int me) {
     Rng rng(61 + static_cast<uint64_t>(me));
-    for (int t = me; t < kOwnLineTurns; t += 2) {
-      std::unique_lock<std::mutex> lock(mu);
-      turned.wait(lock, [&] { return turn == t; });
-      std::vector<OwnLineBlock>& mine = live[me];
-      if (mine.size() < 64 || (mine.size() < 1500 && rng.Next() % 2 == 0)) {
-        const size_t size =
-            kOwnLineSizes[rng.Next() % std::size(kOwnLineSizes)];
-        const int count = static_cast<int>(rng.Between(1, 48));
-        for (int i = 0; i < count; ++i) {
-          void* p = Allocate(size, 1, false);
-          if (p == nullptr) {
-            ++failed;
-            break;
-          }
-          memset(p, me + 1, size);  // written, as a thread's own data is
-          mine.push_back({reinterpret_cast<uintptr_t>(p), size});
-        }
-      } else {
-        for (size_t i = mine.size(); i > 1; --i) {  // a shuffle, seeded
-          std::swap(mine[i - 1], mine[rng.Next() % i]);
-        }
-        for (size_t n = mine.size() / 2; n > 0; --n) {
-          Free(reinterpret_cast<void*>(mine.back().start));
-          mine.pop_back();
-        }
-      }
-      const SharedLines shared = CountSharedLines(live, line_bytes);
-      if (shared.count != 0) {
-        ++sharing_turns;
-        if (first_turn < 0) {
-          first_turn = t;
-          first = shared;
-        }
-        most_shared = std::max(most_shared, shared.count);
-      }
-      ++turn;
-      turned.notify_all();
-    }
+    turns.Run(me, me, rng);
   };
   std::thread a(run, 0);
   std::thread b(run, 1);
   a.join();
   b.join();
-  for (std::vector<OwnLineBlock>& mine : live) {
-    for (const OwnLineBlock& block : mine) {
-      Free(reinterpret_cast<void*>(block.start));
-    }
-  }
-  call.Record("failed", failed);
-  call.Record("sharing_turns", sharing_turns);
-  call.Record("most_shared", static_cast<double>(most_shared));
-  call.Record("first_turn", first_turn);
-  call.Record("first_size_a", static_cast<double>(first.sizes[0]));
-  call.Record("first_size_b", static_cast<double>(first.sizes[1]));
+  turns.FreeAll();
+  turns.Record(call, 0);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_own_lines", OwnLinesCall);
 
@@ -230,6 +268,135 @@ TEST(DesignOwnLines, TwoThreadsNeverShareALineOfLiveBlocks) {
       << r->values["first_turn"] << " (one line held thread A's block of "
       << r->values["first_size_a"] << " bytes and thread B's of "
       << r->values["first_size_b"] << ")";
+}
+
+// ---------------------------------------------------------------------------
+// Promise 6 in a forked child: the forking thread and a thread of the child.
+// ---------------------------------------------------------------------------
+
+// Turns the forking thread takes alone before the fork; the seeds of the
+// fresh processes, one each (each leaves the forking thread's caches and
+// spans in another state at the fork).
+constexpr int kForkOwnLineTurnsBefore = 120;
+constexpr int kForkOwnLineSeeds = 8;
+
+// In a fresh process (argument: "<line bytes> <seed>"), the clock standing
+// still: this thread ("A") takes kForkOwnLineTurnsBefore turns of
+// OwnLineTurn() alone, keeping its live blocks, then forks (ForkPrepare(),
+// fork(), ForkParent() or ForkChild(), as the shim's pthread_atfork()
+// handlers call them). In the child, A (its blocks live at the fork are
+// live in the child, and its own) and a thread the child starts ("B") take
+// OwnLineTurns' turns, B's first (its first refill comes while A's caches
+// and spans are as the fork left them), both running to the end. The child
+// sends its tallies back in a page it shares with its parent. Records
+// "child_done" and OwnLineTurns'. This process starts no thread before it
+// forks, so ThreadSanitizer (whose state does not survive the fork of a
+// threaded process: locks_test.cc's fork check) lets the child start one.
+void ForkOwnLinesCall(alloclab::FreshCall& call) {
+  uintptr_t line_bytes = 0;
+  uint64_t seed = 0;
+  const std::vector<absl::string_view> args = absl::StrSplit(call.arg(), ' ');
+  if (args.size() != 2 || !absl::SimpleAtoi(args[0], &line_bytes) ||
+      line_bytes == 0 || !absl::SimpleAtoi(args[1], &seed)) {
+    call.Fail(absl::StrCat("not '<line bytes> <seed>': '", call.arg(), "'"));
+    return;
+  }
+  // The child's tallies, in a page it shares with its parent.
+  struct Tally {
+    std::atomic<int> done, failed, sharing_turns, first_turn;
+    std::atomic<uint64_t> most_shared, first_sizes[2];
+  };
+  void* page = mmap(nullptr, sizeof(Tally), PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) {
+    call.Fail("could not map a shared page");
+    return;
+  }
+  Tally* tally = new (page) Tally;
+  internal::ScopedFakeClock clock;
+  OwnLineTurns turns(line_bytes);
+  Rng rng_a(71 + 2 * seed);
+  int failed_before = 0;
+  for (int t = 0; t < kForkOwnLineTurnsBefore; ++t) {
+    if (!OwnLineTurn(rng_a, turns.live[0], 0)) ++failed_before;
+  }
+  ForkPrepare();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ForkChild();
+    std::thread b([&] {
+      Rng rng_b(72 + 2 * seed);
+      turns.Run(1, 0, rng_b);
+    });
+    turns.Run(0, 1, rng_a);
+    b.join();
+    tally->failed.store(turns.failed);
+    tally->sharing_turns.store(turns.sharing_turns);
+    tally->first_turn.store(turns.first_turn);
+    tally->most_shared.store(turns.most_shared);
+    tally->first_sizes[0].store(turns.first_shared.sizes[0]);
+    tally->first_sizes[1].store(turns.first_shared.sizes[1]);
+    tally->done.store(1);
+    _exit(0);
+  }
+  ForkParent();
+  // A bound on a child stopped by a lock it inherited held, far past what
+  // its turns take: no verdict depends on how long they took.
+  for (int i = 0; pid > 0 && i < 60 * 100; ++i) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid) break;
+    usleep(10'000);
+  }
+  if (pid > 0 && tally->done.load() == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  turns.FreeAll();
+  turns.failed = tally->failed.load();
+  turns.sharing_turns = tally->sharing_turns.load();
+  turns.first_turn = tally->first_turn.load();
+  turns.most_shared = tally->most_shared.load();
+  turns.first_shared.sizes[0] = tally->first_sizes[0].load();
+  turns.first_shared.sizes[1] = tally->first_sizes[1].load();
+  turns.Record(call, failed_before);
+  call.Record("child_done", tally->done.load());
+}
+ALLOCLAB_FRESH_CALL("allocator_design_fork_own_lines", ForkOwnLinesCall);
+
+// task.h, ForkChild(): a child is a copy of the parent, started with one
+// thread, the one that forked: the blocks live at the fork are live in it
+// and its own, so promise 6 holds between them and the blocks of a thread
+// the child starts (only the vanished threads' blocks are nobody's, as an
+// exited thread's are). Each seed leaves the forking thread's caches and
+// spans in another state at the fork.
+TEST(DesignOwnLines, AForkedChildsThreadsKeepToTheirOwnLines) {
+  const absl::StatusOr<alloclab::CacheLine> line = alloclab::ReadCacheLine();
+  if (!line.ok()) {
+    GTEST_SKIP() << "cannot read this machine's cache line: " << line.status();
+  }
+  for (int seed = 1; seed <= kForkOwnLineSeeds; ++seed) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_fork_own_lines",
+                 absl::StrCat(line->bytes, " ", seed));
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->values["child_done"], 1)
+        << "task.h: a forked child may allocate; the child of seed " << seed
+        << " did not finish its turns";
+    EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
+    EXPECT_EQ(r->values["sharing_turns"], 0)
+        << kRuleOwnLines << "; task.h, ForkChild(): a child starts with one "
+        << "thread, the one that forked, and the blocks live at the fork are "
+        << "live in it, its own. Seed " << seed << ": the forking thread A "
+        << "took " << kForkOwnLineTurnsBefore << " turns of allocating 1 to "
+        << "48 blocks of 16 to 1000 bytes or freeing half of its own, then "
+        << "forked; in the child, a new thread B and A took " << kOwnLineTurns
+        << " turns between them, B first; after " << r->values["sharing_turns"]
+        << " of those turns, lines of " << line->bytes << " bytes ("
+        << line->source << ") held live blocks "
+        << "of both: up to " << r->values["most_shared"] << " lines at once, "
+        << "first after turn " << r->values["first_turn"] << " (one line "
+        << "held A's block of " << r->values["first_size_a"] << " bytes and "
+        << "B's of " << r->values["first_size_b"] << ")";
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -1611,16 +1611,21 @@ constexpr int kCountingWorkers = 3;
 constexpr int kCountingRounds = 600;
 constexpr int kCountingLargeEvery = 16;  // a large block every 16th round
 
-// The thread marked parks at its first map (the page source's observer,
-// before it maps) until the test lets it go; lock.h's observer counts the
-// locks it holds then: a design that maps under a lock may make every
-// other thread wait there, and is not read while it does.
+// The thread marked parks at its map numbered park_at_map_number (from 0,
+// in the order it makes them; the page source's observer, before it maps)
+// until the test lets it go; lock.h's observer counts the locks it holds
+// then: a design that maps under a lock may make every other thread wait
+// there, and is not read while it does. marked_maps counts the marked
+// thread's maps until it parks.
 thread_local bool park_at_map = false;
+constinit int park_at_map_number = 0;
+std::atomic<int> marked_maps{0};
 std::atomic<int> map_park{0};  // 0 not yet, 1 parked, 2 let go
 std::atomic<int> parked_locks_held{0};
 
-void ParkAtFirstMap() {
+void ParkAtMap() {
   if (!park_at_map) return;
+  if (marked_maps.fetch_add(1) != park_at_map_number) return;
   park_at_map = false;
   map_park.store(1);
   while (map_park.load() != 2) sched_yield();
@@ -1630,6 +1635,28 @@ void CountParkedLocks(const Lock&, internal::LockEvent event) {
   if (!park_at_map) return;
   if (event == internal::LockEvent::kAcquired) parked_locks_held.fetch_add(1);
   if (event == internal::LockEvent::kReleasing) parked_locks_held.fetch_sub(1);
+}
+
+// Starts a thread that makes `calls` marked (ParkAtMap()) and waits until it
+// parks at its map or returns from them; records "parked" (0: it made
+// fewer maps) and "parked_locks" (the locks it held there). True when it
+// is parked holding no lock: then another thread may run beside it. The
+// caller lets it go (map_park.store(2)) and joins it.
+std::atomic<bool> marked_returned{false};
+
+bool StartParkedAtMap(alloclab::FreshCall& call, std::thread& marked,
+                      std::function<void()> calls) {
+  marked = std::thread([calls] {
+    park_at_map = true;
+    calls();
+    park_at_map = false;
+    marked_returned.store(true);
+  });
+  while (map_park.load() == 0 && !marked_returned.load()) sched_yield();
+  const bool parked = map_park.load() == 1;
+  call.Record("parked", parked ? 1 : 0);
+  call.Record("parked_locks", parked_locks_held.load());
+  return parked && parked_locks_held.load() == 0;
 }
 
 uint64_t PagesMoved(const PageSourceCounts& from, const PageSourceCounts& to) {
@@ -1655,22 +1682,14 @@ void CountersWhileMappingCall(alloclab::FreshCall& call) {
   // 1. One thread parked inside Allocate() at its map; another maps large
   // blocks, frees one, and returns; this one reads.
   internal::SetLockObserver(CountParkedLocks);
-  internal::SetMapObserver(ParkAtFirstMap);
+  internal::SetMapObserver(ParkAtMap);
   const PageSourceCounts before_parked = ReadPageSourceCounts();
-  std::atomic<bool> a_returned{false};
   void* parked_block = nullptr;
-  std::thread a([&] {
-    park_at_map = true;
-    parked_block = Allocate(kParkedBytes, 16, false);
-    park_at_map = false;
-    a_returned.store(true);
-  });
-  while (map_park.load() == 0 && !a_returned.load()) sched_yield();
-  const bool parked = map_park.load() == 1;
-  call.Record("parked", parked ? 1 : 0);
-  call.Record("parked_locks", parked_locks_held.load());
+  std::thread a;
+  const bool beside = StartParkedAtMap(
+      call, a, [&] { parked_block = Allocate(kParkedBytes, 16, false); });
   std::vector<void*> others;
-  if (parked && parked_locks_held.load() == 0) {
+  if (beside) {
     call.Record("parked_moved",
                 PagesMoved(before_parked, ReadPageSourceCounts()));
     std::thread b([&] {
@@ -1820,6 +1839,138 @@ TEST(ValidatorCounters, EveryCallThatReturnedIsCountedWhileOthersMap) {
                      " threads allocated and freed at "
                      "once (large blocks among them) while this one read"),
         0);
+}
+
+// ---------------------------------------------------------------------------
+// Validator: the counters when two threads race to map the same thing.
+// ---------------------------------------------------------------------------
+
+// What each of the two racing threads allocates, in this order, keeping
+// every block live: large blocks (each a map of its own, and the metadata
+// that describes it), a block of each kind of span, a large aligned one.
+constexpr size_t kRaceSizes[] = {300 * kKiB, 48,           5 * kKiB,
+                                 100 * kKiB, 3 * kMiB + 7, 300 * kKiB};
+// The racing thread is parked at each of its maps in turn (a fresh process
+// for each); no call of kRaceSizes needs more maps than this.
+constexpr int kMostRaceMaps = 32;
+
+// In a fresh process, the clock standing still: thread A allocates
+// kRaceSizes and parks at its map numbered by the argument (ParkAtMap());
+// thread B then
+// allocates kRaceSizes too (the same maps A waits to make: a span, a large
+// block, a piece of metadata, whatever A's call was about to map, B maps
+// first) and returns; A is let go, finishes, and returns. With both out of
+// the allocator, the counters are read against the page source's and
+// held.h's oracle ("live_"), then every block is freed and they are read
+// again ("freed_"). Records "parked" (0: A made fewer maps; "maps" says how
+// many), "parked_locks", and for each reading "returned", "pages_returned",
+// "released", "held", "mapped_left" and "witnessed".
+void MapRaceCall(alloclab::FreshCall& call) {
+  if (!absl::SimpleAtoi(call.arg(), &park_at_map_number) ||
+      park_at_map_number < 0) {
+    call.Fail(absl::StrCat("not a map number: ", call.arg()));
+    return;
+  }
+  internal::ScopedFakeClock clock;  // standing still: no decay
+  auto record = [&](absl::string_view when) {
+    const Counters c = ReadCounters();
+    const PageSourceCounts p = ReadPageSourceCounts();
+    const HeldNow held = ReadHeldNow();
+    call.Record(absl::StrCat(when, "_returned"), c.bytes_returned);
+    call.Record(absl::StrCat(when, "_pages_returned"),
+                p.bytes_unmapped + p.bytes_released);
+    call.Record(absl::StrCat(when, "_released"), p.bytes_released);
+    call.Record(absl::StrCat(when, "_held"), c.bytes_held);
+    call.Record(absl::StrCat(when, "_mapped_left"),
+                static_cast<double>(held.mapped_left));
+    call.Record(absl::StrCat(when, "_witnessed"), held.witnessed);
+  };
+  auto allocate_all = [](std::vector<void*>& blocks) {
+    for (size_t size : kRaceSizes) blocks.push_back(Allocate(size, 16, false));
+  };
+  internal::SetLockObserver(CountParkedLocks);
+  internal::SetMapObserver(ParkAtMap);
+  std::vector<void*> a_blocks, b_blocks;
+  std::thread a;
+  if (StartParkedAtMap(call, a, [&] { allocate_all(a_blocks); })) {
+    std::thread b([&] { allocate_all(b_blocks); });
+    b.join();
+  }
+  map_park.store(2);
+  a.join();
+  internal::SetMapObserver(nullptr);
+  internal::SetLockObserver(nullptr);
+  call.Record("maps", marked_maps.load());
+  int failed = 0;
+  for (void* p : a_blocks) failed += p == nullptr ? 1 : 0;
+  for (void* p : b_blocks) failed += p == nullptr ? 1 : 0;
+  call.Record("failed", failed);
+  record("live");
+  for (void* p : a_blocks) Free(p);
+  for (void* p : b_blocks) Free(p);
+  record("freed");
+}
+ALLOCLAB_FRESH_CALL("allocator_design_map_race", MapRaceCall);
+
+// task.h, Counters and ReadCounters(): exact when no other thread is in the
+// allocator, to the byte while nothing was released, however the threads
+// before met. Two threads ask for the same memory at once: one is parked at
+// a map (each of its maps in turn, a fresh process each) while the other
+// makes the same calls, maps what the first was about to, and returns; then
+// the first goes on, and what it mapped and no longer needs (a span, a
+// metadata piece another thread mapped first) it keeps or gives back. Every
+// byte the page source unmapped or released is in bytes_returned, and
+// bytes_held is what is mapped and not unmapped (held.h's oracle: the page
+// source's count, and the resident bytes, which no allocator holds less
+// than), with the blocks live and once all are freed.
+TEST(ValidatorCounters, ExactAfterTwoThreadsRacedToMapTheSameThing) {
+  int races = 0;
+  for (int k = 0; k < kMostRaceMaps; ++k) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_map_race", absl::StrCat(k));
+    ASSERT_TRUE(r.ok()) << r.status();
+    auto v = [&](absl::string_view key) { return r->values[std::string(key)]; };
+    if (v("parked") == 0) {
+      EXPECT_GE(k, 1) << "a fresh thread's calls (" << std::size(kRaceSizes)
+                      << " blocks of 48 bytes to 3 MiB) made no map: task.h, "
+                         "rules of the game: the allocator gets memory only "
+                         "from pages.h";
+      break;
+    }
+    if (v("parked_locks") != 0) continue;  // no race: the other would wait
+    ++races;
+    EXPECT_EQ(v("failed"), 0) << kRuleAvailable;
+    for (const char* when : {"live", "freed"}) {
+      auto w = [&](absl::string_view key) {
+        return v(absl::StrCat(when, "_", key));
+      };
+      const std::string what = absl::StrCat(
+          kRuleCounters,
+          " (task.h, ReadCounters(): exact when no other thread is in the "
+          "allocator): thread A was parked at its map #",
+          k, " (of its calls: ", std::size(kRaceSizes),
+          " blocks of 48 bytes to 3 MiB, kept live) while thread B made the "
+          "same calls and returned; with both out of the allocator and the "
+          "blocks ",
+          when, ": bytes_returned ", static_cast<int64_t>(w("returned")),
+          ", bytes_held ", static_cast<int64_t>(w("held")),
+          "; the page source unmapped and released ",
+          static_cast<int64_t>(w("pages_returned")), " (released ",
+          static_cast<int64_t>(w("released")),
+          "), mapped and did not unmap or "
+          "release ",
+          static_cast<int64_t>(w("mapped_left")),
+          ", resident or mapped at least ",
+          static_cast<int64_t>(w("witnessed")));
+      EXPECT_EQ(w("returned"), w("pages_returned")) << what;
+      EXPECT_GE(w("held"), w("witnessed")) << what;
+      EXPECT_LE(w("held"), w("mapped_left") + w("released")) << what;
+      if (w("released") == 0) {
+        EXPECT_EQ(w("held"), w("mapped_left")) << what;
+      }
+    }
+  }
+  RecordProperty("races", races);
 }
 
 // ---------------------------------------------------------------------------
