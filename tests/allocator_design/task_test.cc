@@ -1092,6 +1092,38 @@ TEST(ValidatorRefusal, AnyOneMapOfACallRefusedLeavesCountersExactAndWorks) {
   }
 }
 
+// Counters before anything happened: in a fresh process, before any
+// Allocate() or Free(), no thread has met the others and the page source
+// has returned nothing, so central_visits and bytes_returned read 0, and
+// bytes_held is what the page source mapped (nothing, unless the allocator
+// sets itself up when its counters are first read). A count that starts
+// anywhere else is wrong from the first read, though every difference of
+// two reads hides it.
+void CountersAtStartCall(alloclab::FreshCall& call) {
+  const Counters c = ReadCounters();
+  const PageSourceCounts pages = ReadPageSourceCounts();
+  call.Record("central_visits", static_cast<double>(c.central_visits));
+  call.Record("bytes_held", static_cast<double>(c.bytes_held));
+  call.Record("bytes_returned", static_cast<double>(c.bytes_returned));
+  call.Record("pages_mapped", static_cast<double>(pages.bytes_mapped));
+  call.Record("pages_returned",
+              static_cast<double>(pages.bytes_unmapped + pages.bytes_released));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_counters_at_start", CountersAtStartCall);
+
+TEST(ValidatorCounters, ReadBeforeAnyCallTheyStartFromNothing) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_counters_at_start");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["central_visits"], 0)
+      << kRuleVisits << ": read in a fresh process before any Allocate() or "
+      << "Free(), no thread has met the others yet";
+  EXPECT_EQ(r->values["bytes_returned"], r->values["pages_returned"])
+      << kRuleCounters << ": read before any call";
+  EXPECT_EQ(r->values["bytes_held"], r->values["pages_mapped"])
+      << kRuleCounters << ": read before any call, nothing released yet";
+}
+
 // A thread's first Allocate() finds nothing of its own: it takes a batch
 // from the central pool (a visit) or maps memory from the page source. So
 // threads that each make one allocation and exit make, between them, at
