@@ -350,7 +350,8 @@ def lab_tests(
         experiment_size = "small",
         experiment_tags = [],
         tags = [],
-        test_tags = {}):
+        test_tags = {},
+        order_seeds = "1,2,random"):
     """Declares a lab's checks (tests/<name>/).
 
     Args:
@@ -430,6 +431,11 @@ def lab_tests(
             # Page faults under qemu-user are the emulator's.
             test_tags = {"solution_test": qemu_tags("faults")},
         (tools/lab/qemu.bzl).
+      order_seeds: the --gtest_random_seed values of the order tests'
+        shuffled runs (tools/checks/order_check.py's --seeds; "random" is
+        drawn anew each run and printed). Fewer for a suite whose tests
+        each run in a fresh process, where a shuffle can change little and
+        each costs a whole run of the suite.
     """
     _all_files()
     starter = _pkg("labs", name)
@@ -618,8 +624,9 @@ def lab_tests(
         xfails.append(":{}_test".format(impl))
 
     # A verdict must not depend on test order (tools/checks/order_check.py): each
-    # test gives the same verdict in its test binary, alone and shuffled (two
-    # fixed seeds and one drawn per run, printed). On the reference in
+    # test gives the same verdict in its test binary, alone and shuffled
+    # (order_seeds: by default two fixed seeds and one drawn per run,
+    # printed). On the reference in
     # //...; on the starter by the course_integrity tag, since it runs the
     # learner's task.cc.
     order_tests = []
@@ -630,7 +637,7 @@ def lab_tests(
         native.py_test(
             name = impl + "_order_test",
             # It runs the whole test binary several times over (each test
-            # alone, then shuffled with three seeds): under TSan a binary of
+            # alone, then shuffled once per order_seeds): under TSan a binary of
             # property tests takes minutes.
             size = "large",
             # "order": .ci/run runs these in the plain build only (order is
@@ -641,7 +648,7 @@ def lab_tests(
             python_version = "PY3",
             deps = ["//tools/checks:gtest_run"],
             args = [
-                "--seeds=1,2,random",
+                "--seeds=" + order_seeds,
                 "$(rootpath {})".format(binary),
             ],
             data = [binary],
