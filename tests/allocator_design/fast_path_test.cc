@@ -275,19 +275,7 @@ constexpr size_t kLargerFastSizes[] = {4097,      6000,          8 * 1024 + 16,
                                        16 * 1024, 32 * 1024 + 1, 65536,
                                        100'000,   200'000,       256 * 1024};
 
-Calls LargerPairs(int pairs) {
-  constexpr int kCount = std::size(kLargerFastSizes);
-  Calls calls;
-  for (int i = 0; i < pairs; ++i) {
-    const size_t size = kLargerFastSizes[i % kCount];
-    void* p = Allocate(size, 1, false);
-    static_cast<volatile char*>(p)[0] = 1;
-    Free(p);
-    calls.Add(size);
-    calls.Add(size);
-  }
-  return calls;
-}
+Calls LargerPairs(int pairs) { return PairsOver(kLargerFastSizes, pairs); }
 
 TEST(DesignFastPath, SteadyStatePairsOfBlocksTo256KiBArePrivate) {
   ExpectPrivateFastPath("malloc/free pairs of 4097 bytes to 256 KiB",

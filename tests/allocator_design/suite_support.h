@@ -335,11 +335,12 @@ struct Calls {
   uint64_t Allowed() const { return credit / kBytesPerCentralVisit; }
 };
 
-// `pairs` Allocate()/Free() pairs over kFastSizes.
-inline Calls Pairs(int pairs) {
+// `pairs` Allocate()/Free() pairs, their sizes `sizes` in turn.
+template <size_t kCount>
+Calls PairsOver(const size_t (&sizes)[kCount], int pairs) {
   Calls calls;
   for (int i = 0; i < pairs; ++i) {
-    const size_t size = kFastSizes[i % kFastSizeCount];
+    const size_t size = sizes[i % kCount];
     void* p = Allocate(size, 1, false);
     static_cast<volatile char*>(p)[0] = 1;
     Free(p);
@@ -348,6 +349,9 @@ inline Calls Pairs(int pairs) {
   }
   return calls;
 }
+
+// `pairs` Allocate()/Free() pairs over kFastSizes.
+inline Calls Pairs(int pairs) { return PairsOver(kFastSizes, pairs); }
 
 // EdgeSizes()
 //
