@@ -72,7 +72,9 @@
 //   1. The fast path is private. After a warm-up, a thread that allocates
 //      and frees blocks of sizes it has used before, of any size up to
 //      256 KiB (above, a block may be a mapping of its own, under a shared
-//      lock), makes no system call, and rarely meets another thread,
+//      lock) at the default alignment (`alignment` at most kMinAlignment;
+//      a larger alignment may cost a lock), makes no system call, and
+//      rarely meets another thread,
 //      however its allocations and frees are grouped: it takes a lock
 //      (lock.h), or touches a list that other threads write (each a
 //      central visit, Counters below), at most once every
