@@ -10,14 +10,24 @@ one summary table of each lab's headline figure beside the reference run's.
                                                # the chapters' pictures: each
                                                # starter beside its reference
     bazel run //:tour -- --labs=first_call     # only these labs, by name
+    bazel run //:tour -- --reference --out=docs/img --redraw
+                                               # no experiment runs: the
+                                               # JSONs already in the folder
+                                               # drawn again, the page and
+                                               # summary rebuilt
 
 Every lab's results JSON and its picture (tools/plot/plot.py) go into one
 folder, which the tour names at the end, with index.html: the tour as one page
 to open in a browser (the machine line, the summary table, then each lab's
 headline, picture, table and notes), self-contained, its pictures the SVG files
 beside it. The chapters' pictures (docs/img/) are redrawn by the one command
-above, `--reference --out=docs/img`. The flags every experiment takes
-(--repetitions=N, --cpu=N; common/harness/lab_main.cc) go to every experiment;
+above, `--reference --out=docs/img`. A run taken apart, e.g. one lab's on a
+quiet machine (`bazel run //solutions/<lab> -- --quick --json=...`), goes
+into that folder under the tour's name for it (<lab>.json, the
+starter's; <lab>_reference.json) and `--redraw` rebuilds the pictures, the
+summary and the page from the folder's JSONs alone. The flags every
+experiment takes (--repetitions=N, --cpu=N; common/harness/lab_main.cc) go
+to every experiment;
 any other flag is refused before the first run, since a lab's own flag would
 stop the labs that do not know it.
 
@@ -52,7 +62,7 @@ from tools.report.results import (SCORE_HEADER, SCORES, beside_line, fmt,
                                   scores_beside, table)
 
 USAGE = ("usage: bazel run //:tour -- [--out=DIR] [--reference] "
-         "[--labs=LAB,...] [--repetitions=N] [--cpu=N]")
+         "[--labs=LAB,...] [--repetitions=N] [--cpu=N] [--redraw]")
 
 # How the runs are named in the summary, the pictures and the page.
 YOURS, STARTER, REFERENCE = ("your task.cc", "starter task.cc",
@@ -60,10 +70,12 @@ YOURS, STARTER, REFERENCE = ("your task.cc", "starter task.cc",
 
 
 def parse_args(argv):
-    """(labs, flags for every experiment, out, reference), or ValueError."""
+    """(labs, flags for every experiment, out, reference, redraw), or
+    ValueError."""
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--out")
     parser.add_argument("--reference", action="store_true")
+    parser.add_argument("--redraw", action="store_true")
     parser.add_argument("--quick", action="store_true")  # every run is quick
     parser.add_argument("--json")
     # The flags of common/harness/lab_main.cc that every experiment takes.
@@ -84,6 +96,12 @@ def parse_args(argv):
                          "into its folder (--out=DIR)")
     if args.out == "":
         raise ValueError("--out= names no folder")
+    if args.redraw and args.out is None:
+        raise ValueError("--redraw: name the folder whose runs to draw "
+                         "again (--out=DIR)")
+    if args.redraw and (args.repetitions or args.cpu):
+        raise ValueError("--redraw runs no experiment: --repetitions and "
+                         "--cpu have nothing to go to")
     flags = []
     # In the order given, as the experiments' own flags.
     for arg in argv:
@@ -108,7 +126,7 @@ def parse_args(argv):
         labs = [(lab, b) for lab, b in labs if lab in only]
     if args.reference and any(len(b) < 2 for _, b in labs):
         raise ValueError("--reference: a lab has no reference experiment")
-    return labs, flags, args.out, args.reference
+    return labs, flags, args.out, args.reference, args.redraw
 
 
 def headline(lab, results):
@@ -155,7 +173,7 @@ def run_experiment(binary, flags, json_path, log):
 
 def main(argv):
     try:
-        labs, flags, out, reference = parse_args(argv[1:])
+        labs, flags, out, reference, redraw = parse_args(argv[1:])
     except ValueError as e:
         print("tour: %s\n%s" % (e, USAGE), file=sys.stderr)
         return 2
@@ -170,10 +188,19 @@ def main(argv):
               (folder, e.strerror), file=sys.stderr)
         return 2
 
+    if redraw and not os.path.isdir(folder):
+        print("tour: --redraw: %s is no folder" % on_host(folder),
+              file=sys.stderr)
+        return 2
+
     summary, problems, pages, scored = [], [], [], []
     for lab, binaries in labs:
-        print("\n=== %s: bazel run //%s/%s -- --quick" %
-              (lab, "labs", lab), flush=True)
+        if redraw:
+            print("\n=== %s: the runs in %s, drawn again" %
+                  (lab, on_host(folder)), flush=True)
+        else:
+            print("\n=== %s: bazel run //%s/%s -- --quick" %
+                  (lab, "labs", lab), flush=True)
         runs = [(YOURS if not reference else STARTER, binaries[0],
                  os.path.join(folder, lab + ".json"))]
         if reference:
@@ -181,7 +208,11 @@ def main(argv):
                          os.path.join(folder, lab + "_reference.json")))
         loaded = []
         for name, binary, json_path in runs:
-            problem = run_experiment(binary, flags, json_path, sys.stdout)
+            if redraw:
+                problem = (None if os.path.isfile(json_path) else
+                           "no %s to draw again" % os.path.basename(json_path))
+            else:
+                problem = run_experiment(binary, flags, json_path, sys.stdout)
             if problem is None:
                 try:
                     loaded.append((name, load_results(json_path, lab)))

@@ -244,6 +244,33 @@ class TourTest(unittest.TestCase):
         self.assertIn('id="series-0-shared"', svg)
         self.assertIn('id="series-1-shared"', svg)
 
+    def test_redraw_rebuilds_the_page_from_the_folders_runs_alone(self):
+        starter, starter_log = self.experiment(
+            "starter", "plots/counter_contention.json")
+        solution, solution_log = self.experiment(
+            "solution", "plots/counter_contention.json")
+        out = os.path.join(self.tmp, "img")
+        lab = "counter_contention=%s,%s" % (starter, solution)
+        status, _, stderr = self.tour("--reference", "--out=" + out, lab)
+        self.assertEqual(status, 0, stderr)
+        for name in ["index.html", "summary.txt", "counter_contention.svg"]:
+            os.remove(os.path.join(out, name))
+        os.remove(starter_log)
+        status, stdout, stderr = self.tour("--reference", "--out=" + out,
+                                           "--redraw", lab)
+        self.assertEqual(status, 0, stderr)
+        self.assertIn("drawn again", stdout)
+        self.assertFalse(os.path.exists(starter_log), "an experiment ran")
+        for name in ["index.html", "summary.txt", "counter_contention.svg"]:
+            self.assertIn(name, os.listdir(out))
+        # A run the folder lacks is named, and fails the redraw.
+        os.remove(os.path.join(out, "counter_contention_reference.json"))
+        status, _, stderr = self.tour("--reference", "--out=" + out,
+                                      "--redraw", lab)
+        self.assertEqual(status, 1)
+        self.assertIn("no counter_contention_reference.json to draw again",
+                      stderr)
+
     def test_labs_runs_only_those(self):
         counter, counter_log = self.experiment(
             "counter", "plots/counter_contention.json")
@@ -274,7 +301,12 @@ class TourTest(unittest.TestCase):
                 (["--cpus=0", "counter_contention=" + counter],
                  "--cpus=0: the tour passes on only the flags every "
                  "experiment takes"),
-                (["--bogus", "counter_contention=" + counter], "--bogus: ")]:
+                (["--bogus", "counter_contention=" + counter], "--bogus: "),
+                (["--redraw", "counter_contention=" + counter],
+                 "--redraw: name the folder"),
+                (["--redraw", "--out=x", "--repetitions=3",
+                  "counter_contention=" + counter],
+                 "--redraw runs no experiment")]:
             status, stdout, stderr = self.tour(*args)
             self.assertEqual(status, 2, args)
             self.assertIn(message, stderr)
