@@ -241,6 +241,93 @@ int RestHeld() {
   return broken;
 }
 
+// Promise 2, a thread that only frees: thread A allocates 16 MiB of 64-byte
+// blocks and kDecayCheckOps more, and exits; this thread frees the 16 MiB,
+// and kDecayNs later frees the kDecayCheckOps others, its only calls.
+int RemoteTicks() {
+  internal::ScopedFakeClock clock;
+  std::vector<void*> blocks(size_t{16 << 20} / 64), checking(kDecayCheckOps);
+  std::thread([&] {
+    for (void*& p : blocks) p = Allocate(64, 16, false);
+    for (void*& p : checking) p = Allocate(64, 16, false);
+  }).join();
+  for (void* p : blocks) Free(p);
+  clock.Advance(kDecayNs);
+  for (void* p : checking) Free(p);
+  return Verdict("remote_ticks", Held(), kIdleHeldBytes,
+                 "bytes held after kDecayCheckOps frees, kDecayNs after the "
+                 "others");
+}
+
+// Promise 1, bursts: blocks over 8 KiB allocated in groups of 256 and freed.
+int SpareBursts() {
+  int broken = 0;
+  for (size_t size : {size_t{10} << 10, size_t{12} << 10, size_t{16} << 10}) {
+    broken |= GroupedVisits("spare_bursts", size, 256);
+  }
+  return broken;
+}
+
+// Counters, while another thread releases: three 100 KiB blocks a, b, c
+// side by side; b freed (its thread exits, its cache given back) and idle
+// kDecayNs; a thread's decay releases b's pages and is stopped (lock.h's
+// observer) before it takes the lock again to file b, while another thread
+// frees a, beside b. Then c is freed, and everything decays; the checking
+// calls are large blocks (a mapping each, gone at their free). Once all is
+// free and decayed, bytes_held is at most what the page source has mapped
+// and not unmapped.
+thread_local bool watched = false;
+std::atomic<int> watched_acquires{0};
+std::atomic<bool> parked{false}, go{false};
+
+void ParkSecondAcquire(const Lock&, internal::LockEvent event) {
+  if (!watched || event != internal::LockEvent::kAcquiring) return;
+  if (++watched_acquires != 2) return;
+  parked = true;
+  while (!go) {
+  }
+}
+
+void LargeCalls(uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) Free(Allocate(300 << 10, 16, false));
+}
+
+int MergeRace() {
+  internal::ScopedFakeClock clock;
+  void *a = nullptr, *b = nullptr, *c = nullptr;
+  std::thread([&] {
+    a = Allocate(100 << 10, 16, false);
+    b = Allocate(100 << 10, 16, false);
+    c = Allocate(100 << 10, 16, false);
+    Free(b);
+  }).join();
+  clock.Advance(kDecayNs);
+  internal::SetLockObserver(ParkSecondAcquire);
+  std::thread decayer([] {
+    watched = true;
+    LargeCalls(1);  // its first call ticks: the decay pass
+    watched = false;
+  });
+  while (!parked) {
+  }
+  std::thread([&] { Free(a); }).join();
+  go = true;
+  decayer.join();
+  internal::SetLockObserver(nullptr);
+  std::thread([&] { Free(c); }).join();
+  for (int i = 0; i < 3; ++i) {
+    clock.Advance(kDecayNs);
+    std::thread([] { LargeCalls(kDecayCheckOps); }).join();
+  }
+  const PageSourceCounts pc = ReadPageSourceCounts();
+  const uint64_t mapped = pc.bytes_mapped - pc.bytes_unmapped;
+  printf("merge_race: mapped and not unmapped %llu, released %llu\n",
+         static_cast<unsigned long long>(mapped),
+         static_cast<unsigned long long>(pc.bytes_released));
+  return Verdict("merge_race", Held(), mapped,
+                 "bytes held once everything is free and decayed");
+}
+
 // Promise 1, two sizes of one bin of segregated_fit (1100 and 1200 bytes),
 // allocated and freed in pairs: central visits per kOpsPerCentralVisit calls.
 int TwoSizes() {
@@ -277,6 +364,9 @@ int main(int argc, char** argv) {
   if (!strcmp(s, "lock_at_map")) return LockAtMap();
   if (!strcmp(s, "rest_held")) return RestHeld();
   if (!strcmp(s, "two_sizes")) return TwoSizes();
+  if (!strcmp(s, "remote_ticks")) return RemoteTicks();
+  if (!strcmp(s, "spare_bursts")) return SpareBursts();
+  if (!strcmp(s, "merge_race")) return MergeRace();
   fprintf(stderr, "unknown scenario %s\n", s);
   return 2;
 }
