@@ -3,7 +3,8 @@
 // Promise 2 of lab allocator_design (task.h): idle memory goes back.
 // Fixed scenarios on the page source's fake clock (one thread, several,
 // a thread that only frees, one whose checking calls free other threads'
-// blocks, one that exits late, waves, steps, many large blocks) and the explorer's random schedules around kDecayNs.
+// blocks, one that exits late, waves, steps, many large blocks) and the
+// explorer's random schedules around kDecayNs.
 //
 // Part of the suite of task_test.cc (whose header says how it is run: in
 // fresh processes, on the page source's fake clock, never the wall clock);
@@ -304,12 +305,11 @@ TEST(DesignDecay, IdleMemoryGoesBackWhenTheCheckingCallsFreeOthersBlocks) {
       << "kDecayNs later two threads allocated " << kDecayCheckOps / 2
       << " blocks of 16 bytes each, one at a time, and this thread freed "
       << "each of those " << kDecayCheckOps << " at once, its only calls "
-      << "since; the two exited: "
-      << r->values["held_after"] << " bytes held (counted "
-      << r->values["counted_after"] << ", mapped and not given back "
-      << r->values["mapped_left_after"] << ", resident "
-      << r->values["resident_after"] << "; kIdleHeldBytes = "
-      << kIdleHeldBytes << ")";
+      << "since; the two exited: " << r->values["held_after"]
+      << " bytes held (counted " << r->values["counted_after"]
+      << ", mapped and not given back " << r->values["mapped_left_after"]
+      << ", resident " << r->values["resident_after"]
+      << "; kIdleHeldBytes = " << kIdleHeldBytes << ")";
 }
 
 // Promise 2's "at least once per kDecayCheckOps calls", in every phase: a

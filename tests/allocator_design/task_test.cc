@@ -2121,9 +2121,8 @@ TEST(ValidatorCounters, ExactWhenABlockIsFreedBesideMemoryBeingReleased) {
         "allocator): three blocks of 100 KiB, the middle one freed and idle "
         "kDecayNs; a thread's decay released it and was stopped before it "
         "took a lock again while another thread freed the first block; ",
-        when == std::string("raced")
-            ? "with every thread out of the allocator"
-            : "then every block freed and decayed",
+        when == std::string("raced") ? "with every thread out of the allocator"
+                                     : "then every block freed and decayed",
         ": bytes_returned ", static_cast<int64_t>(w("returned")),
         ", bytes_held ", static_cast<uint64_t>(w("held")),
         "; the page source unmapped and released ",
@@ -2131,8 +2130,7 @@ TEST(ValidatorCounters, ExactWhenABlockIsFreedBesideMemoryBeingReleased) {
         static_cast<int64_t>(w("released")),
         "), mapped and did not unmap or release ",
         static_cast<int64_t>(w("mapped_left")),
-        ", resident or mapped at least ",
-        static_cast<int64_t>(w("witnessed")));
+        ", resident or mapped at least ", static_cast<int64_t>(w("witnessed")));
     EXPECT_EQ(w("returned"), w("pages_returned")) << what;
     EXPECT_GE(w("held"), w("witnessed")) << what;
     EXPECT_LE(w("held"), w("mapped_left") + w("released")) << what;
