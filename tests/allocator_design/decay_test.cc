@@ -3,7 +3,8 @@
 // Promise 2 of lab allocator_design (task.h): idle memory goes back.
 // Fixed scenarios on the page source's fake clock (one thread, several,
 // a thread that only frees, one whose checking calls free other threads'
-// blocks, one that exits late, waves, steps, many large blocks) and the
+// blocks, blocks of a thread that exited before their free, one that exits
+// late, waves, steps, many large blocks) and the
 // explorer's random schedules around kDecayNs.
 //
 // Part of the suite of task_test.cc (whose header says how it is run: in
@@ -249,6 +250,49 @@ TEST(DesignDecay, IdleMemoryGoesBackWhenTheFreeingThreadsOnlyFreed) {
       << r->values["held_before"] << " bytes held then); "
       << r->values["held_after"] << " after 2 * kDecayNs and " << kDecayCheckOps
       << " malloc/free pairs (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+// Promise 2 for blocks whose thread exited before they were freed: thread A
+// allocates 16 MiB of 64-byte blocks and exits with all of them live. A
+// quarter of kDecayNs later this thread makes kDecayCheckOps calls (pairs
+// of 128 bytes: it looks at the clock after A's exit, before the frees),
+// then frees A's blocks, and kDecayNs after those frees makes
+// kDecayCheckOps allocations of 128 bytes. Idle time counts from the free:
+// not from a look at the clock after it. Records "held_before" and
+// "held_after" (held.h's judged count).
+void DecayExitedOwnerCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  std::vector<void*> wave(size_t{16} * kMiB / 64);
+  std::thread([&] {
+    for (void*& p : wave) p = Allocate(64, 1, false);
+  }).join();
+  clock.Advance(kDecayNs / 4);
+  for (uint64_t i = 0; i < kDecayCheckOps / 2; ++i) {
+    Free(Allocate(128, 1, false));
+  }
+  for (void* p : wave) Free(p);
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  clock.Advance(kDecayNs);
+  std::vector<void*> checking(kDecayCheckOps);
+  for (void*& p : checking) p = Allocate(128, 1, false);
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+  for (void* p : checking) Free(p);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_exited_owner",
+                    DecayExitedOwnerCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenItsThreadExitedBeforeTheFree) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_exited_owner");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ", idle time counting from the free: a thread "
+      << "allocated 16 MiB of 64-byte blocks and exited; kDecayNs / 4 later "
+      << "this thread made " << kDecayCheckOps << " calls, then freed the "
+      << "blocks (" << r->values["held_before"] << " bytes held then), and "
+      << "kDecayNs after those frees made " << kDecayCheckOps
+      << " allocations: " << r->values["held_after"] << " bytes held "
+      << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
 }
 
 // Promise 2 when the thread that next makes kDecayCheckOps calls only frees,
