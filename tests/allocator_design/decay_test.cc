@@ -2,8 +2,10 @@
 //
 // Promise 2 of lab allocator_design (task.h): idle memory goes back.
 // Fixed scenarios on the page source's fake clock (one thread, several,
-// a thread that only frees, one that exits late, waves, steps, many large
-// blocks) and the explorer's random schedules around kDecayNs.
+// a thread that only frees, one whose checking calls free other threads'
+// blocks, blocks of a thread that exited before their free, one that exits
+// late, waves, steps, many large blocks) and the
+// explorer's random schedules around kDecayNs.
 //
 // Part of the suite of task_test.cc (whose header says how it is run: in
 // fresh processes, on the page source's fake clock, never the wall clock);
@@ -248,6 +250,110 @@ TEST(DesignDecay, IdleMemoryGoesBackWhenTheFreeingThreadsOnlyFreed) {
       << r->values["held_before"] << " bytes held then); "
       << r->values["held_after"] << " after 2 * kDecayNs and " << kDecayCheckOps
       << " malloc/free pairs (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+// Promise 2 for blocks whose thread exited before they were freed: thread A
+// allocates 16 MiB of 64-byte blocks and exits with all of them live. A
+// quarter of kDecayNs later this thread makes kDecayCheckOps calls (pairs
+// of 128 bytes: it looks at the clock after A's exit, before the frees),
+// then frees A's blocks, and kDecayNs after those frees makes
+// kDecayCheckOps allocations of 128 bytes. Idle time counts from the free:
+// not from a look at the clock after it. Records "held_before" and
+// "held_after" (held.h's judged count).
+void DecayExitedOwnerCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  std::vector<void*> wave(size_t{16} * kMiB / 64);
+  std::thread([&] {
+    for (void*& p : wave) p = Allocate(64, 1, false);
+  }).join();
+  clock.Advance(kDecayNs / 4);
+  for (uint64_t i = 0; i < kDecayCheckOps / 2; ++i) {
+    Free(Allocate(128, 1, false));
+  }
+  for (void* p : wave) Free(p);
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  clock.Advance(kDecayNs);
+  std::vector<void*> checking(kDecayCheckOps);
+  for (void*& p : checking) p = Allocate(128, 1, false);
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+  for (void* p : checking) Free(p);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_exited_owner",
+                    DecayExitedOwnerCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenItsThreadExitedBeforeTheFree) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_exited_owner");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ", idle time counting from the free: a thread "
+      << "allocated 16 MiB of 64-byte blocks and exited; kDecayNs / 4 later "
+      << "this thread made " << kDecayCheckOps << " calls, then freed the "
+      << "blocks (" << r->values["held_before"] << " bytes held then), and "
+      << "kDecayNs after those frees made " << kDecayCheckOps
+      << " allocations: " << r->values["held_after"] << " bytes held "
+      << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+// Promise 2 when the thread that next makes kDecayCheckOps calls only frees,
+// and frees only blocks other threads allocated. Thread A allocates 16 MiB
+// of 64-byte blocks and exits; this thread, which never allocates, frees
+// them. Once kDecayNs has passed, two threads that each made a pair of
+// calls before it all (their first, when a thread may look at the clock)
+// allocate kDecayCheckOps / 2 blocks of 16 bytes each, one at a time, and
+// this thread frees each as soon as it is had: its kDecayCheckOps frees are
+// the first kDecayCheckOps calls of any thread since every block was freed
+// and kDecayNs passed ("any calls": a free into another thread's memory is
+// a call as much as one into its own). Then the two exit.
+// Records "held_before" and "held_after" (held.h's judged count).
+void DecayRemoteFreesCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  ScheduledThread first, second;
+  for (ScheduledThread* t : {&first, &second}) {
+    t->Run([] { Free(Allocate(16, 1, false)); });
+  }
+  std::vector<void*> wave(size_t{16} * kMiB / 64);
+  std::thread([&] {
+    for (void*& p : wave) p = Allocate(64, 1, false);
+  }).join();
+  for (void* p : wave) Free(p);
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  clock.Advance(kDecayNs);
+  for (uint64_t i = 0; i < kDecayCheckOps; ++i) {
+    void* p = nullptr;
+    (i < kDecayCheckOps / 2 ? first : second).Run([&] {
+      p = Allocate(16, 1, false);
+    });
+    Free(p);
+  }
+  first.Exit();
+  second.Exit();
+  const HeldNow after = ReadHeldNow();
+  call.Record("held_after", static_cast<double>(after.judged));
+  call.Record("counted_after", static_cast<double>(after.counted));
+  call.Record("mapped_left_after", static_cast<double>(after.mapped_left));
+  call.Record("resident_after",
+              static_cast<double>(after.resident.value_or(0)));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_remote_frees",
+                    DecayRemoteFreesCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenTheCheckingCallsFreeOthersBlocks) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_remote_frees");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << " (any calls), whether it only freed: a thread "
+      << "allocated 16 MiB of 64-byte blocks and exited, this thread freed "
+      << "them (" << r->values["held_before"] << " bytes held then); "
+      << "kDecayNs later two threads allocated " << kDecayCheckOps / 2
+      << " blocks of 16 bytes each, one at a time, and this thread freed "
+      << "each of those " << kDecayCheckOps << " at once, its only calls "
+      << "since; the two exited: " << r->values["held_after"]
+      << " bytes held (counted " << r->values["counted_after"]
+      << ", mapped and not given back " << r->values["mapped_left_after"]
+      << ", resident " << r->values["resident_after"]
+      << "; kIdleHeldBytes = " << kIdleHeldBytes << ")";
 }
 
 // Promise 2's "at least once per kDecayCheckOps calls", in every phase: a

@@ -1897,6 +1897,26 @@ constexpr int kMostRaceMaps = 32;
 // again ("freed_"). Records "parked" (0: A made fewer maps; "maps" says how
 // many), "parked_locks", and for each reading "returned", "pages_returned",
 // "released", "held", "mapped_left" and "witnessed".
+// RecordBesideTheOracle()
+//
+// The counters now beside the page source's counts and held.h's oracle,
+// each recorded as "<when>_<name>": "returned", "pages_returned" (unmapped
+// and released), "released", "held", "mapped_left" and "witnessed". Call it
+// with no other thread in the allocator.
+void RecordBesideTheOracle(alloclab::FreshCall& call, absl::string_view when) {
+  const Counters c = ReadCounters();
+  const PageSourceCounts p = ReadPageSourceCounts();
+  const HeldNow held = ReadHeldNow();
+  call.Record(absl::StrCat(when, "_returned"), c.bytes_returned);
+  call.Record(absl::StrCat(when, "_pages_returned"),
+              p.bytes_unmapped + p.bytes_released);
+  call.Record(absl::StrCat(when, "_released"), p.bytes_released);
+  call.Record(absl::StrCat(when, "_held"), c.bytes_held);
+  call.Record(absl::StrCat(when, "_mapped_left"),
+              static_cast<double>(held.mapped_left));
+  call.Record(absl::StrCat(when, "_witnessed"), held.witnessed);
+}
+
 void MapRaceCall(alloclab::FreshCall& call) {
   if (!absl::SimpleAtoi(call.arg(), &park_at_map_number) ||
       park_at_map_number < 0) {
@@ -1905,17 +1925,7 @@ void MapRaceCall(alloclab::FreshCall& call) {
   }
   internal::ScopedFakeClock clock;  // standing still: no decay
   auto record = [&](absl::string_view when) {
-    const Counters c = ReadCounters();
-    const PageSourceCounts p = ReadPageSourceCounts();
-    const HeldNow held = ReadHeldNow();
-    call.Record(absl::StrCat(when, "_returned"), c.bytes_returned);
-    call.Record(absl::StrCat(when, "_pages_returned"),
-                p.bytes_unmapped + p.bytes_released);
-    call.Record(absl::StrCat(when, "_released"), p.bytes_released);
-    call.Record(absl::StrCat(when, "_held"), c.bytes_held);
-    call.Record(absl::StrCat(when, "_mapped_left"),
-                static_cast<double>(held.mapped_left));
-    call.Record(absl::StrCat(when, "_witnessed"), held.witnessed);
+    RecordBesideTheOracle(call, when);
   };
   auto allocate_all = [](std::vector<void*>& blocks) {
     for (size_t size : kRaceSizes) blocks.push_back(Allocate(size, 16, false));
@@ -2003,6 +2013,128 @@ TEST(ValidatorCounters, ExactAfterTwoThreadsRacedToMapTheSameThing) {
     }
   }
   RecordProperty("races", races);
+}
+
+// ---------------------------------------------------------------------------
+// Validator: the counters when a free lands beside memory being released.
+// ---------------------------------------------------------------------------
+
+// The decaying thread of ReleaseRaceCall(): lock.h's observer parks it at
+// the second lock it waits for while holding none (a decay pass gives its
+// lock back to release pages with none held, and takes one again to file
+// them as released), until the test lets it go.
+thread_local bool release_watched = false;
+thread_local int release_watched_held = 0;
+constinit std::atomic<int> release_watched_waits{0};
+constinit std::atomic<bool> release_parked{false};
+constinit std::atomic<bool> release_let_go{false};
+
+void ParkAtSecondFreeWait(const Lock&, internal::LockEvent event) {
+  if (!release_watched) return;
+  if (event == internal::LockEvent::kAcquired) ++release_watched_held;
+  if (event == internal::LockEvent::kReleasing) --release_watched_held;
+  if (event != internal::LockEvent::kAcquiring || release_watched_held != 0 ||
+      ++release_watched_waits != 2) {
+    return;
+  }
+  release_parked.store(true);
+  while (!release_let_go.load()) sched_yield();
+}
+
+// In a fresh process, on the fake clock: a thread allocates three blocks of
+// 100 KiB (side by side in many designs), writes them, frees the middle one
+// and exits (its cache given back). Once it has been idle kDecayNs, a new
+// thread's first call (a large block: it looks at the clock) is parked at
+// its second wait for a lock with none held, as a decay pass is after it
+// released the idle memory and before it files it; meanwhile a third thread
+// frees the first block, beside the middle one, and exits. Then the
+// decaying thread goes on, the last block is freed, and three times kDecayNs
+// passes, each followed by kDecayCheckOps large calls of a fresh thread, so
+// that everything is free and has decayed. The counters beside the
+// oracle, "raced_" after the race, "decayed_" at the end; "parked": 1 when
+// the thread was parked, 0 when its call waited for fewer locks.
+void ReleaseRaceCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  constexpr size_t kBytes = 100 * kKiB;
+  void* blocks[3] = {};
+  std::thread([&] {
+    for (void*& p : blocks) {
+      p = Allocate(kBytes, 16, false);
+      if (p != nullptr) memset(p, 1, kBytes);
+    }
+    Free(blocks[1]);
+  }).join();
+  if (blocks[0] == nullptr || blocks[1] == nullptr || blocks[2] == nullptr) {
+    call.Fail(std::string(kRuleAvailable));
+    return;
+  }
+  clock.Advance(kDecayNs);
+  internal::SetLockObserver(ParkAtSecondFreeWait);
+  std::atomic<bool> done{false};
+  std::thread decaying([&] {
+    release_watched = true;
+    Free(Allocate(300 * kKiB, 16, false));
+    release_watched = false;
+    done.store(true);
+  });
+  while (!release_parked.load() && !done.load()) sched_yield();
+  call.Record("parked", release_parked.load() ? 1 : 0);
+  std::thread([&] { Free(blocks[0]); }).join();
+  release_let_go.store(true);
+  decaying.join();
+  internal::SetLockObserver(nullptr);
+  RecordBesideTheOracle(call, "raced");
+  std::thread([&] { Free(blocks[2]); }).join();
+  for (int i = 0; i < 3; ++i) {
+    clock.Advance(kDecayNs);
+    std::thread([] {
+      for (uint64_t j = 0; j < kDecayCheckOps / 2; ++j) {
+        Free(Allocate(300 * kKiB, 16, false));
+      }
+    }).join();
+  }
+  RecordBesideTheOracle(call, "decayed");
+}
+ALLOCLAB_FRESH_CALL("allocator_design_release_race", ReleaseRaceCall);
+
+// task.h, Counters: "a released range taken into use again is held again",
+// and ReadCounters() is exact when no other thread is in the allocator,
+// even when, while one thread released idle memory, another freed the
+// block beside it (ReleaseRaceCall()): a design that merges the two
+// counts the released part held again. Every byte the page source unmapped
+// or released is in bytes_returned, and bytes_held is at least what is
+// resident or mapped and not given back (held.h's oracle) and at most what
+// is mapped and not unmapped: after the race, and once everything is free
+// and has decayed.
+TEST(ValidatorCounters, ExactWhenABlockIsFreedBesideMemoryBeingReleased) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_release_race");
+  ASSERT_TRUE(r.ok()) << r.status();
+  RecordProperty("parked", static_cast<int>(r->values["parked"]));
+  for (const char* when : {"raced", "decayed"}) {
+    auto w = [&](absl::string_view key) {
+      return r->values[absl::StrCat(when, "_", key)];
+    };
+    const std::string what = absl::StrCat(
+        kRuleCounters,
+        " (task.h, ReadCounters(): exact when no other thread is in the "
+        "allocator): three blocks of 100 KiB, the middle one freed and idle "
+        "kDecayNs; a thread's decay released it and was stopped before it "
+        "took a lock again while another thread freed the first block; ",
+        when == std::string("raced") ? "with every thread out of the allocator"
+                                     : "then every block freed and decayed",
+        ": bytes_returned ", static_cast<int64_t>(w("returned")),
+        ", bytes_held ", static_cast<uint64_t>(w("held")),
+        "; the page source unmapped and released ",
+        static_cast<int64_t>(w("pages_returned")), " (released ",
+        static_cast<int64_t>(w("released")),
+        "), mapped and did not unmap or release ",
+        static_cast<int64_t>(w("mapped_left")),
+        ", resident or mapped at least ", static_cast<int64_t>(w("witnessed")));
+    EXPECT_EQ(w("returned"), w("pages_returned")) << what;
+    EXPECT_GE(w("held"), w("witnessed")) << what;
+    EXPECT_LE(w("held"), w("mapped_left") + w("released")) << what;
+  }
 }
 
 // ---------------------------------------------------------------------------
