@@ -94,7 +94,10 @@
 //      whether the thread that freed the blocks has exited or runs on (is
 //      itself the one that makes those calls), whether it only freed, and
 //      however often it looked at the clock in between: idle time counts from
-//      the free.
+//      the free. Blocks that a thread still running allocated may wait for
+//      that thread instead (a design whose pages only their owner collects
+//      cannot reach them): they go back once it, too, has made
+//      kDecayCheckOps calls after kDecayNs has passed, or has exited.
 //   3. Thread exit gives back. Threads that allocate, free and exit leave at
 //      most kThreadChurnHeldBytes held, however many there were.
 //   4. Producer and consumer stay bounded. When one thread allocates what
