@@ -9,6 +9,9 @@ times: the known-bad is then out of date, never silently right); several
 --old/--new/--count triples are one mistake made in several places. For the
 known-bads whose mistake is inside a helper the reference calls itself, which
 the include-and-rename convention (known_bad_common.h) cannot reach.
+--task may name another design (segregated_fit.cc, thread_owned_pages.cc):
+the page heap is inlined when it includes it, and --page_heap may be left
+out for one that does not.
 
 Example:
     mutate_reference.py --task=task.cc --page_heap=page_heap.h \
@@ -24,8 +27,9 @@ INCLUDE = '#include "solutions/allocator_design/internal/page_heap.h"\n'
 def main():
     """Reads the reference, applies the one mistake, writes --out."""
     parser = argparse.ArgumentParser(description=__doc__)
-    for flag in ("task", "page_heap", "what", "out"):
+    for flag in ("task", "what", "out"):
         parser.add_argument("--" + flag, required=True)
+    parser.add_argument("--page_heap")
     for flag in ("old", "new"):
         parser.add_argument("--" + flag, action="append", required=True)
     parser.add_argument("--count", type=int, action="append", required=True)
@@ -35,12 +39,14 @@ def main():
                  "triples")
     with open(args.task) as f:
         task = f.read()
-    with open(args.page_heap) as f:
-        heap = f.read()
-    if task.count(INCLUDE) != 1:
-        sys.exit("mutate_reference.py: task.cc no longer includes "
-                 "page_heap.h once")
-    source = task.replace(INCLUDE, heap + "\n")
+    source = task
+    if args.page_heap is not None:
+        with open(args.page_heap) as f:
+            heap = f.read()
+        if task.count(INCLUDE) != 1:
+            sys.exit("mutate_reference.py: {} no longer includes "
+                     "page_heap.h once".format(args.task))
+        source = task.replace(INCLUDE, heap + "\n")
     for old, new, count in zip(args.old, args.new, args.count):
         old = old.encode().decode("unicode_escape")
         new = new.encode().decode("unicode_escape")
