@@ -226,21 +226,43 @@ void UnmapStacks(const std::vector<void*>& stacks) {
   for (void* stack : stacks) munmap(stack, kStackBytes);
 }
 
-void ChurnNewStacksCall(alloclab::FreshCall& call) {
+// StackChurn
+//
+// A churn of threads on stacks of their own: `threads` of them, one at a
+// time, thread t allocating `count(t)` blocks (at most kNewStackBlocks) of
+// `bytes`, handing every one to the main thread and exiting; the main
+// thread frees at once those `keep(count, i)` does not keep live to the end.
+struct StackChurn {
+  int threads;
+  size_t bytes;
+  int (*count)(int t);
+  bool (*keep)(int count, int i);
+};
+
+// ChurnOnStacksOfTheirOwn()
+//
+// Runs `churn` in the fresh process of `call`, recording the most bytes
+// held after each thread's exit ("held", HeldWorst; the run ends once past
+// kThreadChurnHeldBytes), the threads run and the allocations that failed.
+void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
+                             const StackChurn& churn) {
   std::vector<void*> stacks;
   HeldWorst worst;
   int failed = 0;
   std::vector<void*> kept;
-  for (int t = 0; t < kNewStackThreads && worst.judged <= kThreadChurnHeldBytes;
+  for (int t = 0; t < churn.threads && worst.judged <= kThreadChurnHeldBytes;
        ++t) {
     struct Work {
+      size_t bytes;
+      int count;
       void* blocks[kNewStackBlocks];
-    } work{};
+    } work{churn.bytes, std::min(churn.count(t), kNewStackBlocks), {}};
     const std::string error = RunOnStackOfItsOwn(
         [](void* arg) -> void* {
-          for (void*& p : static_cast<Work*>(arg)->blocks) {
-            p = Allocate(kNewStackBlockBytes, 1, false);
-            if (p != nullptr) static_cast<char*>(p)[0] = 1;
+          Work& w = *static_cast<Work*>(arg);
+          for (int i = 0; i < w.count; ++i) {
+            w.blocks[i] = Allocate(w.bytes, 1, false);
+            if (w.blocks[i] != nullptr) static_cast<char*>(w.blocks[i])[0] = 1;
           }
           return nullptr;
         },
@@ -249,10 +271,10 @@ void ChurnNewStacksCall(alloclab::FreshCall& call) {
       call.Fail(error);
       return;
     }
-    for (int i = 0; i < kNewStackBlocks; ++i) {
+    for (int i = 0; i < work.count; ++i) {
       if (work.blocks[i] == nullptr) {
         ++failed;
-      } else if (i == 0 || i == kNewStackBlocks - 1) {
+      } else if (churn.keep(work.count, i)) {
         kept.push_back(work.blocks[i]);
       } else {
         Free(work.blocks[i]);
@@ -265,6 +287,13 @@ void ChurnNewStacksCall(alloclab::FreshCall& call) {
   UnmapStacks(stacks);
   call.Record("failed", failed);
   worst.Record(call);
+}
+
+void ChurnNewStacksCall(alloclab::FreshCall& call) {
+  ChurnOnStacksOfTheirOwn(
+      call, {kNewStackThreads, kNewStackBlockBytes,
+             [](int) { return kNewStackBlocks; },
+             [](int count, int i) { return i == 0 || i == count - 1; }});
 }
 ALLOCLAB_FRESH_CALL("allocator_design_churn_new_stacks", ChurnNewStacksCall);
 
@@ -300,46 +329,10 @@ constexpr int kHandOverMostBlocks = 4;
 constexpr size_t kHandOverBlockBytes = 64;
 
 void ChurnHandOverCall(alloclab::FreshCall& call) {
-  std::vector<void*> stacks;
-  HeldWorst worst;
-  int failed = 0;
-  std::vector<void*> kept;
-  for (int t = 0; t < kHandOverThreads && worst.judged <= kThreadChurnHeldBytes;
-       ++t) {
-    struct Work {
-      int count;
-      void* blocks[kHandOverMostBlocks];
-    } work{1 + t % kHandOverMostBlocks, {}};
-    const std::string error = RunOnStackOfItsOwn(
-        [](void* arg) -> void* {
-          Work& w = *static_cast<Work*>(arg);
-          for (int i = 0; i < w.count; ++i) {
-            w.blocks[i] = Allocate(kHandOverBlockBytes, 1, false);
-            if (w.blocks[i] != nullptr) static_cast<char*>(w.blocks[i])[0] = 1;
-          }
-          return nullptr;
-        },
-        &work, stacks);
-    if (!error.empty()) {
-      call.Fail(error);
-      return;
-    }
-    for (int i = 0; i < work.count; ++i) {
-      if (work.blocks[i] == nullptr) {
-        ++failed;
-      } else if (i == 0) {
-        kept.push_back(work.blocks[i]);
-      } else {
-        Free(work.blocks[i]);
-      }
-    }
-    worst.Add(ReadHeldNow());
-    call.Record("threads", t + 1);
-  }
-  for (void* p : kept) Free(p);
-  UnmapStacks(stacks);
-  call.Record("failed", failed);
-  worst.Record(call);
+  ChurnOnStacksOfTheirOwn(call,
+                          {kHandOverThreads, kHandOverBlockBytes,
+                           [](int t) { return 1 + t % kHandOverMostBlocks; },
+                           [](int, int i) { return i == 0; }});
 }
 ALLOCLAB_FRESH_CALL("allocator_design_churn_hand_over", ChurnHandOverCall);
 
@@ -390,14 +383,13 @@ constexpr MessageShape kMessageShapes[] = {
     {"small", 64, 1024, 512, 1'000'000},
     {"large", 240 * kKiB, 256 * kKiB, 1, 20'000},
     {"growing", 512 * kKiB, 704 * kKiB, 1,
-     kGrowingMessagesPerPage * (192 / 4 + 1), true},
+     kGrowingMessagesPerPage*(192 / 4 + 1), true},
 };
 constexpr int kMaxRing = 512;
 
 void PrintTo(const MessageShape& m, std::ostream* os) {
-  *os << m.name << " (" << m.min_bytes << " to " << m.max_bytes
-      << " bytes" << (m.growing ? ", rising" : "") << ", a ring of " << m.ring
-      << ")";
+  *os << m.name << " (" << m.min_bytes << " to " << m.max_bytes << " bytes"
+      << (m.growing ? ", rising" : "") << ", a ring of " << m.ring << ")";
 }
 
 const MessageShape* MessageShapeNamed(absl::string_view name) {
@@ -498,9 +490,9 @@ TEST_P(DesignMessagePassing, ProducerAndConsumerStayBounded) {
       << " to " << m.max_bytes << " bytes"
       << (m.growing ? ", each as large as the one before or a page larger,"
                     : "")
-      << " through a ring of " << m.ring
-      << " (at most " << (m.ring + 2) * m.max_bytes
-      << " bytes live at once); at most " << r->values["max_held"]
+      << " through a ring of " << m.ring << " (at most "
+      << (m.ring + 2) * m.max_bytes << " bytes live at once); at most "
+      << r->values["max_held"]
       << " bytes held (by ReadCounters() while both ran; at the end "
       << HeldCounts(*r)
       << "; kMessagePassingHeldBytes = " << kMessagePassingHeldBytes << ")";

@@ -18,15 +18,14 @@
 
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <set>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -38,18 +37,7 @@
 namespace allocator_design {
 namespace {
 
-constexpr uintptr_t kLine = 64;  // x86-64's coherency line
-
-uint64_t Held() { return ReadCounters().bytes_held; }
-
-int Verdict(const char* name, uint64_t value, uint64_t bound,
-            const char* what) {
-  const bool kept = value <= bound;
-  printf("%s: %s %llu (bound %llu): %s\n", name, what,
-         static_cast<unsigned long long>(value),
-         static_cast<unsigned long long>(bound), kept ? "kept" : "BROKEN");
-  return kept ? 0 : 1;
-}
+#include "tests/allocator_design/review_driver.h"
 
 // The lines of the blocks `blocks`, each `size` bytes, into `lines`.
 void AddLines(std::set<uintptr_t>& lines, const std::vector<void*>& blocks,
@@ -228,8 +216,9 @@ int SmallMessages() {
 // Messages that grow from 260 KiB to 1 MiB, 4 KiB at a time, one live.
 int GrowingMessages() {
   internal::ScopedFakeClock clock;
-  const uint64_t peak = MessagePassing(
-      190, 1, [](int i) { return (size_t{260} << 10) + (size_t{4} << 10) * i; });
+  const uint64_t peak = MessagePassing(190, 1, [](int i) {
+    return (size_t{260} << 10) + (size_t{4} << 10) * i;
+  });
   return Verdict("growing", peak, kMessagePassingHeldBytes,
                  "most bytes held while messages grew");
 }
@@ -246,11 +235,12 @@ int ReplayOne(const char* name) {
     fprintf(stderr, "%s\n", r.status().ToString().c_str());
     return 2;
   }
-  printf("trace %s: peak live %llu, peak held %llu: utilization %.3f "
-         "(kMinUtilization %.2f): %s\n",
-         name, static_cast<unsigned long long>(r->peak_live_bytes),
-         static_cast<unsigned long long>(r->peak_held_bytes), r->utilization,
-         kMinUtilization, r->utilization >= kMinUtilization ? "kept" : "BROKEN");
+  printf(
+      "trace %s: peak live %llu, peak held %llu: utilization %.3f "
+      "(kMinUtilization %.2f): %s\n",
+      name, static_cast<unsigned long long>(r->peak_live_bytes),
+      static_cast<unsigned long long>(r->peak_held_bytes), r->utilization,
+      kMinUtilization, r->utilization >= kMinUtilization ? "kept" : "BROKEN");
   return r->utilization >= kMinUtilization ? 0 : 1;
 }
 
@@ -307,15 +297,6 @@ int BestFit() {
   AddLines(lb, b_live, 1192);
   AddLines(lb, b_small, 1032);
   const int shared = SharedLines(la, lb, {});
-  if (getenv("RV3B_DEBUG")) {
-    std::set<uintptr_t> ra, rb;
-    for (void* p : a_live) ra.insert(reinterpret_cast<uintptr_t>(p) >> 20);
-    for (void* p : b_live) rb.insert(reinterpret_cast<uintptr_t>(p) >> 20);
-    for (uintptr_t r : ra) printf("A region %lx\n", r);
-    for (uintptr_t r : rb) printf("B region %lx\n", r);
-    for (void* p : b_small) printf("B small %p\n", p);
-    for (int i = 0; i < 4; ++i) printf("B %p\n", b_live[i]);
-  }
   step = 2;
   a.join();
   for (void* p : b_live) Free(p);
