@@ -195,50 +195,86 @@ constexpr int kNewStackThreads = 40;
 constexpr int kNewStackBlocks = 60;
 constexpr size_t kNewStackBlockBytes = 20 * kKiB;
 
-void ChurnNewStacksCall(alloclab::FreshCall& call) {
-  // A sanitizer's runtime keeps a large static TLS of its own in every
-  // thread's stack (ThreadSanitizer's is about 900 KiB).
-  constexpr size_t kStackBytes = size_t{4} << 20;
+// A sanitizer's runtime keeps a large static TLS of its own in every
+// thread's stack (ThreadSanitizer's is about 900 KiB).
+constexpr size_t kStackBytes = size_t{4} << 20;
+
+// RunOnStackOfItsOwn()
+//
+// Runs `body(arg)` on a new thread whose stack, and so its thread-local
+// state, is a mapping of the test's, added to `stacks` and kept mapped
+// until the caller unmaps it (UnmapStacks()): the next thread's is
+// elsewhere. Joins it. "" when it ran, else what failed.
+std::string RunOnStackOfItsOwn(void* (*body)(void*), void* arg,
+                               std::vector<void*>& stacks) {
+  void* stack = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (stack == MAP_FAILED) return "mmap of a thread's stack failed";
+  stacks.push_back(stack);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstack(&attr, stack, kStackBytes);
+  pthread_t thread;
+  const int started = pthread_create(&thread, &attr, body, arg);
+  pthread_attr_destroy(&attr);
+  if (started != 0) return "pthread_create failed";
+  pthread_join(thread, nullptr);
+  return "";
+}
+
+void UnmapStacks(const std::vector<void*>& stacks) {
+  for (void* stack : stacks) munmap(stack, kStackBytes);
+}
+
+// StackChurn
+//
+// A churn of threads on stacks of their own: `threads` of them, one at a
+// time, thread t allocating `count(t)` blocks (at most kNewStackBlocks) of
+// `bytes`, handing every one to the main thread and exiting; the main
+// thread frees at once those `keep(count, i)` does not keep live to the end.
+struct StackChurn {
+  int threads;
+  size_t bytes;
+  int (*count)(int t);
+  bool (*keep)(int count, int i);
+};
+
+// ChurnOnStacksOfTheirOwn()
+//
+// Runs `churn` in the fresh process of `call`, recording the most bytes
+// held after each thread's exit ("held", HeldWorst; the run ends once past
+// kThreadChurnHeldBytes), the threads run and the allocations that failed.
+void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
+                             const StackChurn& churn) {
   std::vector<void*> stacks;
   HeldWorst worst;
   int failed = 0;
   std::vector<void*> kept;
-  for (int t = 0; t < kNewStackThreads && worst.judged <= kThreadChurnHeldBytes;
+  for (int t = 0; t < churn.threads && worst.judged <= kThreadChurnHeldBytes;
        ++t) {
-    void* stack = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (stack == MAP_FAILED) {
-      call.Fail("mmap of a thread's stack failed");
-      return;
-    }
-    stacks.push_back(stack);  // kept mapped: the next one is elsewhere
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstack(&attr, stack, kStackBytes);
     struct Work {
+      size_t bytes;
+      int count;
       void* blocks[kNewStackBlocks];
-    } work{};
-    pthread_t thread;
-    const int started = pthread_create(
-        &thread, &attr,
+    } work{churn.bytes, std::min(churn.count(t), kNewStackBlocks), {}};
+    const std::string error = RunOnStackOfItsOwn(
         [](void* arg) -> void* {
-          for (void*& p : static_cast<Work*>(arg)->blocks) {
-            p = Allocate(kNewStackBlockBytes, 1, false);
-            if (p != nullptr) static_cast<char*>(p)[0] = 1;
+          Work& w = *static_cast<Work*>(arg);
+          for (int i = 0; i < w.count; ++i) {
+            w.blocks[i] = Allocate(w.bytes, 1, false);
+            if (w.blocks[i] != nullptr) static_cast<char*>(w.blocks[i])[0] = 1;
           }
           return nullptr;
         },
-        &work);
-    pthread_attr_destroy(&attr);
-    if (started != 0) {
-      call.Fail("pthread_create failed");
+        &work, stacks);
+    if (!error.empty()) {
+      call.Fail(error);
       return;
     }
-    pthread_join(thread, nullptr);
-    for (int i = 0; i < kNewStackBlocks; ++i) {
+    for (int i = 0; i < work.count; ++i) {
       if (work.blocks[i] == nullptr) {
         ++failed;
-      } else if (i == 0 || i == kNewStackBlocks - 1) {
+      } else if (churn.keep(work.count, i)) {
         kept.push_back(work.blocks[i]);
       } else {
         Free(work.blocks[i]);
@@ -248,9 +284,16 @@ void ChurnNewStacksCall(alloclab::FreshCall& call) {
     call.Record("threads", t + 1);
   }
   for (void* p : kept) Free(p);
-  for (void* stack : stacks) munmap(stack, kStackBytes);
+  UnmapStacks(stacks);
   call.Record("failed", failed);
   worst.Record(call);
+}
+
+void ChurnNewStacksCall(alloclab::FreshCall& call) {
+  ChurnOnStacksOfTheirOwn(
+      call, {kNewStackThreads, kNewStackBlockBytes,
+             [](int) { return kNewStackBlocks; },
+             [](int count, int i) { return i == 0 || i == count - 1; }});
 }
 ALLOCLAB_FRESH_CALL("allocator_design_churn_new_stacks", ChurnNewStacksCall);
 
@@ -272,6 +315,45 @@ TEST(DesignThreadChurn, ThreadsOnNewStacksLeaveLittleHeld) {
       << "become anyone's, for the next threads' blocks";
 }
 
+// Promise 3 for threads that keep nothing: each thread, on a stack of its
+// own (as above), allocates one to four blocks of kHandOverBlockBytes and
+// hands every one of them to this thread before it exits, as a producer
+// that exits while its messages live on; this thread frees all but the
+// first of each. So an exited thread leaves its cache empty as often as
+// not (a design that refills two blocks at first has handed out both),
+// and what it owned, the room beside its one block still live, must
+// become anyone's all the same: its exit has nothing of its own to give
+// back, only its claim to give up.
+constexpr int kHandOverThreads = 100;
+constexpr int kHandOverMostBlocks = 4;
+constexpr size_t kHandOverBlockBytes = 64;
+
+void ChurnHandOverCall(alloclab::FreshCall& call) {
+  ChurnOnStacksOfTheirOwn(call,
+                          {kHandOverThreads, kHandOverBlockBytes,
+                           [](int t) { return 1 + t % kHandOverMostBlocks; },
+                           [](int, int i) { return i == 0; }});
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_hand_over", ChurnHandOverCall);
+
+TEST(DesignThreadChurn, ThreadsThatHandOverEveryBlockLeaveLittleHeld) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_churn_hand_over");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in a thread";
+  ExpectResidentKnown(*r);
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurn << ": threads, one at a time, each on a stack of its own, "
+      << "each allocated 1 to " << kHandOverMostBlocks << " blocks of "
+      << kHandOverBlockBytes << " bytes, handed every one to the main thread "
+      << "and exited; the main thread freed all but the first of each "
+      << "thread's; after " << r->values["threads"] << " of them, at most "
+      << HeldCounts(*r) << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
+      << "): what an exited thread owned must become anyone's, even when it "
+      << "exits with nothing of its own left to give back";
+}
+
 // ---------------------------------------------------------------------------
 // Design, promise 4: producer and consumer stay bounded.
 // ---------------------------------------------------------------------------
@@ -283,7 +365,8 @@ TEST(DesignThreadChurn, ThreadsOnNewStacksLeaveLittleHeld) {
 // 1,024 bytes, where msgsend's are 16 to 256); large ones, of about
 // 256 KiB, two in the ring, keep the same few hundred KiB live in a handful
 // of blocks: a cache bounded in blocks and not in bytes keeps megabytes of
-// them.
+// them. (Messages that grow past 512 KiB, each a mapping of its own, are
+// past the promise: with a ring of one, over a MiB live at once.)
 struct MessageShape {
   const char* name;
   size_t min_bytes;
@@ -298,8 +381,8 @@ constexpr MessageShape kMessageShapes[] = {
 constexpr int kMaxRing = 512;
 
 void PrintTo(const MessageShape& m, std::ostream* os) {
-  *os << m.name << " (" << m.min_bytes << " to " << m.max_bytes
-      << " bytes, a ring of " << m.ring << ")";
+  *os << m.name << " (" << m.min_bytes << " to " << m.max_bytes << " bytes"
+      << ", a ring of " << m.ring << ")";
 }
 
 const MessageShape* MessageShapeNamed(absl::string_view name) {
@@ -393,9 +476,10 @@ TEST_P(DesignMessagePassing, ProducerAndConsumerStayBounded) {
   ExpectResidentKnown(*r);
   EXPECT_LE(r->values["max_held"], kMessagePassingHeldBytes)
       << kRuleMessages << ": " << m.messages << " messages of " << m.min_bytes
-      << " to " << m.max_bytes << " bytes through a ring of " << m.ring
-      << " (at most " << (m.ring + 2) * m.max_bytes
-      << " bytes live at once); at most " << r->values["max_held"]
+      << " to " << m.max_bytes << " bytes"
+      << " through a ring of " << m.ring << " (at most "
+      << (m.ring + 2) * m.max_bytes << " bytes live at once); at most "
+      << r->values["max_held"]
       << " bytes held (by ReadCounters() while both ran; at the end "
       << HeldCounts(*r)
       << "; kMessagePassingHeldBytes = " << kMessagePassingHeldBytes << ")";
@@ -406,6 +490,83 @@ INSTANTIATE_TEST_SUITE_P(Messages, DesignMessagePassing,
                          [](const testing::TestParamInfo<MessageShape>& info) {
                            return std::string(info.param.name);
                          });
+
+// Promise 4 with a consumer that lags by a few spans' worth of one size: a
+// producer allocates kWindowBatch messages of kWindowMessageBytes, then the
+// consumer frees the batch kWindowLag batches older, taking turns (one
+// thread in the allocator at a time, so the bytes held are read at each
+// turn by every count, and the lag is the same on every run and every
+// machine). At most (kWindowLag + 1) batches are live: 320 KiB. Every
+// message the producer allocates after the first few batches has a block
+// of its size freed by the consumer (task.h's promise 6: that block is the
+// producer's to reuse, or the consumer's) and not yet reused.
+constexpr int kWindowBatch = 64;
+constexpr int kWindowLag = 4;
+constexpr int kWindowBatches = 400;
+constexpr size_t kWindowMessageBytes = 1024;
+
+void MessageWindowCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;  // no decay helps
+  void* window[kWindowLag + 1][kWindowBatch] = {};
+  std::atomic<int> turn{0};  // even: the producer's; odd: the consumer's
+  std::atomic<uint64_t> failed{0};
+  HeldWorst worst;
+  auto wait_for = [&turn](int t) {
+    while (turn.load(std::memory_order_acquire) != t) sched_yield();
+  };
+  std::thread producer([&] {
+    for (int b = 0; b < kWindowBatches; ++b) {
+      wait_for(2 * b);
+      for (void*& p : window[b % (kWindowLag + 1)]) {
+        p = Allocate(kWindowMessageBytes, 1, false);
+        if (p == nullptr) {
+          failed.fetch_add(1);
+        } else {
+          static_cast<char*>(p)[0] = 1;
+        }
+      }
+      turn.store(2 * b + 1, std::memory_order_release);
+    }
+  });
+  std::thread consumer([&] {
+    for (int b = 0; b < kWindowBatches; ++b) {
+      wait_for(2 * b + 1);
+      if (b >= kWindowLag) {
+        for (void*& p : window[(b - kWindowLag) % (kWindowLag + 1)]) {
+          Free(p);
+          p = nullptr;
+        }
+      }
+      worst.Add(ReadHeldNow());  // the producer waits for its turn
+      turn.store(2 * b + 2, std::memory_order_release);
+    }
+    for (auto& batch : window) {
+      for (void* p : batch) Free(p);
+    }
+  });
+  producer.join();
+  consumer.join();
+  call.Record("failed", static_cast<double>(failed.load()));
+  worst.Record(call);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_message_window", MessageWindowCall);
+
+TEST(DesignMessagePassing, AConsumerFourBatchesBehindStaysBounded) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_message_window");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in the producer";
+  ExpectResidentKnown(*r);
+  EXPECT_LE(r->values["held"], kMessagePassingHeldBytes)
+      << kRuleMessages << ": " << kWindowBatches << " batches of "
+      << kWindowBatch << " messages of " << kWindowMessageBytes
+      << " bytes, the consumer freeing each batch " << kWindowLag
+      << " batches after the producer allocated it, taking turns (at most "
+      << (kWindowLag + 1) * kWindowBatch * kWindowMessageBytes
+      << " bytes live at once); at most " << HeldCounts(*r)
+      << " (kMessagePassingHeldBytes = " << kMessagePassingHeldBytes << ")";
+}
 
 // ---------------------------------------------------------------------------
 // Design, explored: promises 3 and 4 together. Random schedules of calls

@@ -8,10 +8,10 @@ COUNT times (the build fails when the reference no longer holds OLD that many
 times: the known-bad is then out of date, never silently right); several
 --old/--new/--count triples are one mistake made in several places. For the
 known-bads whose mistake is inside a helper the reference calls itself, which
-the include-and-rename convention (known_bad_common.h) cannot reach. With
---design, TASK is another correct design's source (segregated_fit.cc,
-thread_owned_pages.cc): a learner's allocator is not the reference, and the
-page heap, where the design includes it, is inlined the same way.
+the include-and-rename convention (known_bad_common.h) cannot reach.
+--task may name another design (segregated_fit.cc, thread_owned_pages.cc):
+the page heap is inlined when it includes it, and --page_heap may be left
+out for one that does not.
 
 Example:
     mutate_reference.py --task=task.cc --page_heap=page_heap.h \
@@ -27,27 +27,26 @@ INCLUDE = '#include "solutions/allocator_design/internal/page_heap.h"\n'
 def main():
     """Reads the reference, applies the one mistake, writes --out."""
     parser = argparse.ArgumentParser(description=__doc__)
-    for flag in ("task", "page_heap", "what", "out"):
+    for flag in ("task", "what", "out"):
         parser.add_argument("--" + flag, required=True)
+    parser.add_argument("--page_heap")
     for flag in ("old", "new"):
         parser.add_argument("--" + flag, action="append", required=True)
     parser.add_argument("--count", type=int, action="append", required=True)
-    parser.add_argument("--design", action="store_true",
-                        help="TASK is a design that may not include the "
-                        "page heap")
     args = parser.parse_args()
     if not len(args.old) == len(args.new) == len(args.count):
         sys.exit("mutate_reference.py: --old, --new and --count come in "
                  "triples")
     with open(args.task) as f:
         task = f.read()
-    with open(args.page_heap) as f:
-        heap = f.read()
-    if task.count(INCLUDE) != 1 and not (args.design and
-                                         task.count(INCLUDE) == 0):
-        sys.exit("mutate_reference.py: task.cc no longer includes "
-                 "page_heap.h once")
-    source = task.replace(INCLUDE, heap + "\n")
+    source = task
+    if args.page_heap is not None:
+        with open(args.page_heap) as f:
+            heap = f.read()
+        if task.count(INCLUDE) != 1:
+            sys.exit("mutate_reference.py: {} no longer includes "
+                     "page_heap.h once".format(args.task))
+        source = task.replace(INCLUDE, heap + "\n")
     for old, new, count in zip(args.old, args.new, args.count):
         old = old.encode().decode("unicode_escape")
         new = new.encode().decode("unicode_escape")

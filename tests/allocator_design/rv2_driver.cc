@@ -33,18 +33,7 @@
 namespace allocator_design {
 namespace {
 
-constexpr uintptr_t kLine = 64;  // x86-64's coherency line
-
-uint64_t Held() { return ReadCounters().bytes_held; }
-
-int Verdict(const char* name, uint64_t value, uint64_t bound,
-            const char* what) {
-  const bool kept = value <= bound;
-  printf("%s: %s %llu (bound %llu): %s\n", name, what,
-         static_cast<unsigned long long>(value),
-         static_cast<unsigned long long>(bound), kept ? "kept" : "BROKEN");
-  return kept ? 0 : 1;
-}
+#include "tests/allocator_design/review_driver.h"
 
 // Promise 3: a thread that churns one block of `first` bytes, then four of
 // 8 MiB live at once (32 MiB: a cache of large mappings full), exits.
