@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
-"""Writes a known-bad source: the reference with one mistake.
+"""Writes a known-bad source: a correct design with one mistake.
 
-The reference's task.cc, with its internal/page_heap.h inlined (so that a
-mistake there stays in one translation unit), and OLD replaced by NEW exactly
+A correct design's source (--task: the reference's task.cc, or another
+design of solutions/allocator_design/), with its internal/page_heap.h inlined
+when it includes it (so that a mistake there stays in one translation unit;
+--page_heap, which a design that does not include it, segregated_fit.cc,
+goes without), and OLD replaced by NEW exactly
 COUNT times (the build fails when the reference no longer holds OLD that many
 times: the known-bad is then out of date, never silently right); several
 --old/--new/--count triples are one mistake made in several places. For the
@@ -22,10 +25,11 @@ INCLUDE = '#include "solutions/allocator_design/internal/page_heap.h"\n'
 
 
 def main():
-    """Reads the reference, applies the one mistake, writes --out."""
+    """Reads the design, applies the one mistake, writes --out."""
     parser = argparse.ArgumentParser(description=__doc__)
-    for flag in ("task", "page_heap", "what", "out"):
+    for flag in ("task", "what", "out"):
         parser.add_argument("--" + flag, required=True)
+    parser.add_argument("--page_heap")
     for flag in ("old", "new"):
         parser.add_argument("--" + flag, action="append", required=True)
     parser.add_argument("--count", type=int, action="append", required=True)
@@ -35,12 +39,14 @@ def main():
                  "triples")
     with open(args.task) as f:
         task = f.read()
-    with open(args.page_heap) as f:
-        heap = f.read()
-    if task.count(INCLUDE) != 1:
-        sys.exit("mutate_reference.py: task.cc no longer includes "
-                 "page_heap.h once")
-    source = task.replace(INCLUDE, heap + "\n")
+    source = task
+    if args.page_heap is not None:
+        with open(args.page_heap) as f:
+            heap = f.read()
+        if task.count(INCLUDE) != 1:
+            sys.exit("mutate_reference.py: {} no longer includes "
+                     "page_heap.h once".format(args.task))
+        source = task.replace(INCLUDE, heap + "\n")
     for old, new, count in zip(args.old, args.new, args.count):
         old = old.encode().decode("unicode_escape")
         new = new.encode().decode("unicode_escape")

@@ -340,21 +340,40 @@ TEST(ValidatorFreeErrno, LeavesErrnoAsItFoundIt) {
   EXPECT_EQ(changed, 0) << kRuleErrno;
 }
 
+// Each impossible call in a forked copy of this process: a size that
+// wraps when rounded up (to a page, or past a head before the block as
+// large as the alignment) may give a block, or write past what was mapped
+// for it and crash; either is a failure named by its call, not the end of
+// the suite. The sizes: near SIZE_MAX, near 2^63, and just below SIZE_MAX
+// by the alignment (with a page more and less), where rounding up to the
+// alignment is what overflows.
 TEST(ValidatorImpossibleSizes, FailWithoutOverflow) {
   const size_t page = PageSize();
-  for (size_t size : {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 15,
-                      SIZE_MAX - page + 1, SIZE_MAX - 2 * page, size_t{1} << 63,
-                      (size_t{1} << 63) + 1, SIZE_MAX / 2}) {
-    for (size_t alignment : {size_t{1}, size_t{16}, size_t{4096},
-                             size_t{1} << 20, size_t{1} << 30}) {
-      void* p = Allocate(size, alignment, false);
-      EXPECT_EQ(p, nullptr) << kRuleImpossible << ": Allocate(" << size << ", "
-                            << alignment << ") gave " << p;
-      if (p != nullptr) Free(p);
-      p = Allocate(size, alignment, true);
-      EXPECT_EQ(p, nullptr) << kRuleImpossible << ": Allocate(" << size << ", "
-                            << alignment << ", true) gave " << p;
-      if (p != nullptr) Free(p);
+  for (size_t alignment : {size_t{1}, size_t{16}, size_t{4096},
+                           size_t{1} << 20, size_t{1} << 30}) {
+    for (size_t size :
+         {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 15, SIZE_MAX - page + 1,
+          SIZE_MAX - 2 * page, size_t{1} << 63, (size_t{1} << 63) + 1,
+          SIZE_MAX / 2, SIZE_MAX - alignment + 1, SIZE_MAX - alignment - page,
+          SIZE_MAX - alignment - 2 * page}) {
+      for (bool zero : {false, true}) {
+        fflush(nullptr);
+        const pid_t pid = fork();
+        if (pid == 0) {
+          void* p = Allocate(size, alignment, zero);
+          _exit(p == nullptr ? 0 : 1);
+        }
+        ASSERT_GT(pid, 0) << "fork() failed";
+        int status = 0;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            << kRuleImpossible << ": Allocate(" << size << ", " << alignment
+            << (zero ? ", true" : ", false") << ") "
+            << (WIFSIGNALED(status)
+                    ? absl::StrCat("crashed (signal ", WTERMSIG(status),
+                                   "): its size rounded up overflowed")
+                    : std::string("gave a block"));
+      }
     }
   }
   // And the allocator still works.
@@ -944,7 +963,10 @@ TEST(ValidatorCounters, AgreeWithThePageSource) {
 // held), and the allocator hands out blocks again, of that case, small and
 // large, whose bytes survive: a lock left held on the failed call's way
 // out would stop the next call, and SIGALRM then ends the copy. arg:
-// "<case index>,<maps allowed>". Records "refused" (maps the call had
+// "<case index>,<maps allowed>". Records "locks_held_after_call" (the
+// lock.h Locks the call's thread still held when it returned, by lock.h's
+// observer: the copy ends there when any, its next call would wait
+// forever) and "first_null", "refused" (maps the call had
 // refused: 0 when it made no more than `mapped`), "failed_after", "changed"
 // and the counters and page-source counts after the call
 // ("after_call_...") and after the blocks that follow ("after_more_...").
@@ -952,6 +974,15 @@ constinit std::atomic<int64_t> maps_before_refusal{0};
 alignas(internal::ScopedMapRefusal) unsigned char partial_refusal[sizeof(
     internal::ScopedMapRefusal)];
 constinit std::atomic<bool> partial_refusal_on{false};
+
+// The lock.h Locks this thread holds, as lock.h's observer saw them taken
+// and given back: after a call has returned, none (task.h: a refused map
+// leaves no lock held).
+thread_local int locks_held_by_this_thread = 0;
+void CountLocksHeld(const Lock&, internal::LockEvent event) {
+  if (event == internal::LockEvent::kAcquired) ++locks_held_by_this_thread;
+  if (event == internal::LockEvent::kReleasing) --locks_held_by_this_thread;
+}
 
 // The map observer: lets `maps_before_refusal` maps through, then refuses
 // from the next one on (until the call returns).
@@ -996,8 +1027,15 @@ void PartialRefusalCall(alloclab::FreshCall& call) {
   const RefusalCase& c = kRefusalCases[index];
   maps_before_refusal.store(mapped);
   internal::SetMapObserver(RefuseAfterSomeMaps);
+  internal::SetLockObserver(CountLocksHeld);
   void* first = Allocate(c.size, c.alignment, false);
+  internal::SetLockObserver(nullptr);
   internal::SetMapObserver(nullptr);
+  // A lock still held would stop this thread's next call (and its
+  // ReadCounters()) for good: the copy ends here, saying so.
+  call.Record("locks_held_after_call", locks_held_by_this_thread);
+  call.Record("first_null", first == nullptr ? 1 : 0);
+  if (locks_held_by_this_thread != 0) return;
   // From here on, a call that waits for a lock nobody will release (left
   // held on the failed call's way out) ends this copy.
   alarm(20);
@@ -1043,11 +1081,13 @@ ALLOCLAB_FRESH_CALL("allocator_design_partial_refusal", PartialRefusalCall);
 
 TEST(ValidatorRefusal, AnyOneMapOfACallRefusedLeavesCountersExactAndWorks) {
   // A first call of these cases makes one to three maps in the designs the
-  // suite knows; a refusal after the fourth is no refusal there.
+  // suite knows; a refusal after the fourth is no refusal there. Its first
+  // map refused (none allowed) is the commonest refusal: a call that
+  // needed memory and got none.
   constexpr int kMostMapsAllowed = 4;
   for (size_t index = 0; index < std::size(kRefusalCases); ++index) {
     const RefusalCase& c = kRefusalCases[index];
-    for (int mapped = 1; mapped <= kMostMapsAllowed; ++mapped) {
+    for (int mapped = 0; mapped <= kMostMapsAllowed; ++mapped) {
       const std::string which = absl::StrCat(
           "Allocate(", c.size, ", ", c.alignment, ") in a fresh process, ",
           "the page source mapping its first ", mapped,
@@ -1059,6 +1099,15 @@ TEST(ValidatorRefusal, AnyOneMapOfACallRefusedLeavesCountersExactAndWorks) {
           << "waiting for 20 s: a lock left held on a failed call's way out?) "
           << which << ": " << r.status();
       ASSERT_EQ(r->values.count("bad_arg"), 0u);
+      if (r->values["locks_held_after_call"] != 0) {
+        ADD_FAILURE() << kRuleRefused << ": no lock stays held: " << which
+                      << ", the call returned "
+                      << (r->values["first_null"] != 0 ? "nullptr" : "a block")
+                      << " with " << r->values["locks_held_after_call"]
+                      << " lock.h Lock(s) still held by its thread (lock.h's "
+                      << "observer), which its next call waits for forever";
+        continue;
+      }
       for (absl::string_view when : {"after_call", "after_more"}) {
         auto value = [&](absl::string_view name) {
           return static_cast<uint64_t>(
