@@ -136,12 +136,13 @@ int AtLeastSize() {
 int ImpossibleSizes() {
   int blocks = 0;
   for (size_t a = 16; a <= (size_t{1} << 20); a <<= 1) {
-    for (size_t below : {size_t{0}, size_t{1}, size_t{4096}, size_t{4097},
-                         a, a + 4096, a + 8192, 2 * a}) {
+    for (size_t below : {size_t{0}, size_t{1}, size_t{4096}, size_t{4097}, a,
+                         a + 4096, a + 8192, 2 * a}) {
       // In a child: a wrapped size may write past what it mapped.
       fflush(stdout);
       const pid_t pid = fork();
-      if (pid == 0) _exit(Allocate(SIZE_MAX - below, a, false) == nullptr ? 0 : 1);
+      if (pid == 0)
+        _exit(Allocate(SIZE_MAX - below, a, false) == nullptr ? 0 : 1);
       int status = 0;
       waitpid(pid, &status, 0);
       if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -170,9 +171,10 @@ int UsableLarge() {
       const uintptr_t page_start = start & ~(uintptr_t{PageSize()} - 1);
       const size_t usable = UsableSize(p);
       const bool ok = mapped == 0 || start + usable <= page_start + mapped;
-      printf("usable_large: %zu at %zu: usable %zu, mapped %llu, %zu past\n",
-             size, a, usable, static_cast<unsigned long long>(mapped),
-             ok ? 0 : static_cast<size_t>(start + usable - page_start - mapped));
+      printf(
+          "usable_large: %zu at %zu: usable %zu, mapped %llu, %zu past\n", size,
+          a, usable, static_cast<unsigned long long>(mapped),
+          ok ? 0 : static_cast<size_t>(start + usable - page_start - mapped));
       kept = kept && ok;
       Free(p);
     }

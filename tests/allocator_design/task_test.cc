@@ -349,8 +349,8 @@ TEST(ValidatorFreeErrno, LeavesErrnoAsItFoundIt) {
 // alignment is what overflows.
 TEST(ValidatorImpossibleSizes, FailWithoutOverflow) {
   const size_t page = PageSize();
-  for (size_t alignment : {size_t{1}, size_t{16}, size_t{4096},
-                           size_t{1} << 20, size_t{1} << 30}) {
+  for (size_t alignment : {size_t{1}, size_t{16}, size_t{4096}, size_t{1} << 20,
+                           size_t{1} << 30}) {
     for (size_t size :
          {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 15, SIZE_MAX - page + 1,
           SIZE_MAX - 2 * page, size_t{1} << 63, (size_t{1} << 63) + 1,
