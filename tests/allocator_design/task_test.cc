@@ -255,8 +255,32 @@ TEST(ValidatorZero, ZeroedRequestsReadZeroesOnRecycledMemory) {
   EXPECT_EQ(dirty, 0) << kRuleZero;
 }
 
+// In a fresh process (nothing cached that a design could serve size 0
+// from): at each alignment, every power of two to 1 MiB, four blocks of
+// size 0 live at once, each non-null, aligned and distinct, then freed.
+// Records "bad" (alignments where one was not) and "first_bad_alignment".
+void SizeZeroAlignedCall(alloclab::FreshCall& call) {
+  int bad = 0;
+  size_t first_bad = 0;
+  for (size_t alignment = 1; alignment <= (size_t{1} << 20); alignment *= 2) {
+    void* blocks[4];
+    bool ok = true;
+    for (int i = 0; i < 4; ++i) {
+      blocks[i] = Allocate(0, alignment, false);
+      ok = ok && blocks[i] != nullptr && Address(blocks[i]) % alignment == 0;
+      for (int j = 0; j < i; ++j) ok = ok && blocks[j] != blocks[i];
+    }
+    for (void* p : blocks) Free(p);
+    if (!ok && bad++ == 0) first_bad = alignment;
+  }
+  call.Record("bad", bad);
+  call.Record("first_bad_alignment", static_cast<double>(first_bad));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_size_zero_aligned", SizeZeroAlignedCall);
+
 // Size 0, fresh and recycled: 1000 live at once, every other one freed,
-// 1000 more: every live one distinct.
+// 1000 more: every live one distinct; and at every alignment to 1 MiB, in
+// a fresh process (SizeZeroAlignedCall()).
 TEST(ValidatorSizeZero, IsAUniqueBlockAndFreeable) {
   std::vector<void*> blocks;
   std::map<uintptr_t, int> live;
@@ -285,6 +309,16 @@ TEST(ValidatorSizeZero, IsAUniqueBlockAndFreeable) {
   EXPECT_EQ(twice, 0) << kRuleSizeZero;
   for (void* p : blocks) Free(p);
   Free(nullptr);  // "nullptr is ignored"
+
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_size_zero_aligned");
+  ASSERT_TRUE(r.ok()) << kRuleSizeZero << " (not a crash): " << r.status();
+  EXPECT_EQ(r->values["bad"], 0)
+      << kRuleSizeZero << ", aligned as asked: in a fresh process, four "
+      << "Allocate(0, alignment) live at once were not each a non-null, "
+      << "aligned block of its own at " << r->values["bad"]
+      << " alignments of the powers of two to 1 MiB, the first "
+      << r->values["first_bad_alignment"];
 }
 
 TEST(ValidatorUsableSize, IsAtLeastTheSizeAskedFor) {
