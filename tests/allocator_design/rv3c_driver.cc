@@ -111,6 +111,27 @@ int Refusal() {
   return Verdict("refusal", kept);
 }
 
+// A refused map: the counters stay exact. In a fresh process, every map
+// refused, a large block asked for (nullptr), then bytes_held beside what
+// the page source holds mapped.
+int RefusedCounters() {
+  void* p;
+  {
+    internal::ScopedMapRefusal refusal;
+    p = Allocate(size_t{9} << 20, 16, false);
+  }
+  const Counters c = ReadCounters();
+  const PageSourceCounts pages = ReadPageSourceCounts();
+  const uint64_t mapped =
+      pages.bytes_mapped - pages.bytes_unmapped - pages.bytes_released;
+  printf(
+      "refused_counters: Allocate(9 MiB) refused = %p; bytes_held %llu, "
+      "the page source's mapped and not returned %llu\n",
+      p, static_cast<unsigned long long>(c.bytes_held),
+      static_cast<unsigned long long>(mapped));
+  return Verdict("refused_counters", p == nullptr && c.bytes_held == mapped);
+}
+
 // A block of at least `size` bytes: a block freed and a larger one of the
 // same thread asked for after it, sizes 1 KiB and above in 16-byte steps.
 int AtLeastSize() {
@@ -322,6 +343,7 @@ int main(int argc, char** argv) {
   if (!strcmp(s, "alignment_zero")) return AlignmentZero();
   if (!strcmp(s, "zero_size")) return ZeroSize();
   if (!strcmp(s, "refusal")) return Refusal();
+  if (!strcmp(s, "refused_counters")) return RefusedCounters();
   if (!strcmp(s, "at_least_size")) return AtLeastSize();
   if (!strcmp(s, "impossible")) return ImpossibleSizes();
   if (!strcmp(s, "usable_large")) return UsableLarge();
