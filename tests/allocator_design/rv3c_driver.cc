@@ -15,9 +15,14 @@
 //
 // Example:
 //
+//   bazel run
+//   //tests/allocator_design:rv3c_zero_size_large_alignment_fails_driver --
+//   zero_size
+//   // zero_size: Allocate(0) aligned to 524288: (nil) and (nil)
+//   // zero_size: Allocate(0) aligned to 1048576: (nil) and (nil)
+//   // zero_size: BROKEN
 //   bazel run //tests/allocator_design:rv3c_reference_driver -- zero_size
-//   // zero_size: Allocate(0) aligned to 524288: 0x7f..., unique, aligned
-//   // ...: kept
+//   // zero_size: kept
 
 #include <pthread.h>
 #include <signal.h>
