@@ -454,6 +454,10 @@ void RefusalCall(alloclab::FreshCall& call) {
     }
     refused_calls = refusal.refused();
   }
+  // From here on, a call that waits for a lock nobody will release (left
+  // held on a refused call's way out) ends this copy, as in
+  // PartialRefusalCall().
+  alarm(20);
   call.Record("gave_while_refused", gave);
   call.Record("refused_calls", static_cast<double>(refused_calls));
 
@@ -498,6 +502,7 @@ void RefusalCall(alloclab::FreshCall& call) {
   } else {
     Free(p);
   }
+  alarm(0);
   call.Record("failed_after", failed_after);
   call.Record("changed", changed);
   call.Record("large_while_refused", large_while_refused);
@@ -508,7 +513,9 @@ TEST(ValidatorRefusal, NullptrWhileThePageSourceRefusesThenWorksAgain) {
   absl::StatusOr<alloclab::FreshCallResult> r =
       RunFresh("allocator_design_refusal");
   ASSERT_TRUE(r.ok()) << kRuleRefused
-                      << " (not a crash, and not an abort): " << r.status();
+                      << " (not a crash, not an abort, and no call left "
+                      << "waiting for 20 s: a lock left held on a refused "
+                      << "call's way out?): " << r.status();
   EXPECT_GE(r->values["refused_calls"], 1)
       << "the allocator never asked the page source for memory while it had "
          "none (task.h: it gets memory only from pages.h)";
