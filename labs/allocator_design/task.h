@@ -241,10 +241,11 @@ inline constexpr uint64_t kMaxThreadLocalBytes = 64 << 10;
 //
 // A block of at least `size` bytes (size 0: a unique block of its own),
 // aligned to `alignment`, a power of two, or to kMinAlignment when that is
-// larger. When `zero`, its first `size` bytes read as zeroes (memory fresh
-// from the kernel already does; recycled memory does not). nullptr when it
-// cannot be had: the page source refuses, or the size is so large that
-// rounding it up would overflow. Thread-safe.
+// larger; `alignment` 0 means kMinAlignment too (the shim's malloc(),
+// calloc() and realloc() pass 0). When `zero`, its first `size` bytes read as
+// zeroes (memory fresh from the kernel already does; recycled memory does not).
+// nullptr when it cannot be had: the page source refuses, or the size is so
+// large that rounding it up would overflow. Thread-safe.
 void* Allocate(size_t size, size_t alignment, bool zero);
 
 // Free()

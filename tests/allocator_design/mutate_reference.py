@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 # Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
-"""Writes a known-bad source: the reference with one mistake.
+"""Writes a known-bad source: a correct design with one mistake.
 
-The reference's task.cc, with its internal/page_heap.h inlined (so that a
-mistake there stays in one translation unit), and OLD replaced by NEW exactly
+A correct design's source (--task: the reference's task.cc, or another
+design of solutions/allocator_design/), with its internal/page_heap.h inlined
+when it includes it (so that a mistake there stays in one translation unit;
+--page_heap, which a design that does not include it, segregated_fit.cc,
+goes without), and OLD replaced by NEW exactly
 COUNT times (the build fails when the reference no longer holds OLD that many
 times: the known-bad is then out of date, never silently right); several
 --old/--new/--count triples are one mistake made in several places. For the
@@ -25,7 +28,7 @@ INCLUDE = '#include "solutions/allocator_design/internal/page_heap.h"\n'
 
 
 def main():
-    """Reads the reference, applies the one mistake, writes --out."""
+    """Reads the design, applies the one mistake, writes --out."""
     parser = argparse.ArgumentParser(description=__doc__)
     for flag in ("task", "what", "out"):
         parser.add_argument("--" + flag, required=True)

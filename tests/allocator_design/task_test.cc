@@ -255,8 +255,32 @@ TEST(ValidatorZero, ZeroedRequestsReadZeroesOnRecycledMemory) {
   EXPECT_EQ(dirty, 0) << kRuleZero;
 }
 
+// In a fresh process (nothing cached that a design could serve size 0
+// from): at each alignment, every power of two to 1 MiB, four blocks of
+// size 0 live at once, each non-null, aligned and distinct, then freed.
+// Records "bad" (alignments where one was not) and "first_bad_alignment".
+void SizeZeroAlignedCall(alloclab::FreshCall& call) {
+  int bad = 0;
+  size_t first_bad = 0;
+  for (size_t alignment = 1; alignment <= (size_t{1} << 20); alignment *= 2) {
+    void* blocks[4];
+    bool ok = true;
+    for (int i = 0; i < 4; ++i) {
+      blocks[i] = Allocate(0, alignment, false);
+      ok = ok && blocks[i] != nullptr && Address(blocks[i]) % alignment == 0;
+      for (int j = 0; j < i; ++j) ok = ok && blocks[j] != blocks[i];
+    }
+    for (void* p : blocks) Free(p);
+    if (!ok && bad++ == 0) first_bad = alignment;
+  }
+  call.Record("bad", bad);
+  call.Record("first_bad_alignment", static_cast<double>(first_bad));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_size_zero_aligned", SizeZeroAlignedCall);
+
 // Size 0, fresh and recycled: 1000 live at once, every other one freed,
-// 1000 more: every live one distinct.
+// 1000 more: every live one distinct; and at every alignment to 1 MiB, in
+// a fresh process (SizeZeroAlignedCall()).
 TEST(ValidatorSizeZero, IsAUniqueBlockAndFreeable) {
   std::vector<void*> blocks;
   std::map<uintptr_t, int> live;
@@ -285,6 +309,16 @@ TEST(ValidatorSizeZero, IsAUniqueBlockAndFreeable) {
   EXPECT_EQ(twice, 0) << kRuleSizeZero;
   for (void* p : blocks) Free(p);
   Free(nullptr);  // "nullptr is ignored"
+
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_size_zero_aligned");
+  ASSERT_TRUE(r.ok()) << kRuleSizeZero << " (not a crash): " << r.status();
+  EXPECT_EQ(r->values["bad"], 0)
+      << kRuleSizeZero << ", aligned as asked: in a fresh process, four "
+      << "Allocate(0, alignment) live at once were not each a non-null, "
+      << "aligned block of its own at " << r->values["bad"]
+      << " alignments of the powers of two to 1 MiB, the first "
+      << r->values["first_bad_alignment"];
 }
 
 TEST(ValidatorUsableSize, IsAtLeastTheSizeAskedFor) {
@@ -340,21 +374,40 @@ TEST(ValidatorFreeErrno, LeavesErrnoAsItFoundIt) {
   EXPECT_EQ(changed, 0) << kRuleErrno;
 }
 
+// Each impossible call in a forked copy of this process: a size that
+// wraps when rounded up (to a page, or past a head before the block as
+// large as the alignment) may give a block, or write past what was mapped
+// for it and crash; either is a failure named by its call, not the end of
+// the suite. The sizes: near SIZE_MAX, near 2^63, and just below SIZE_MAX
+// by the alignment (with a page more and less), where rounding up to the
+// alignment is what overflows.
 TEST(ValidatorImpossibleSizes, FailWithoutOverflow) {
   const size_t page = PageSize();
-  for (size_t size : {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 15,
-                      SIZE_MAX - page + 1, SIZE_MAX - 2 * page, size_t{1} << 63,
-                      (size_t{1} << 63) + 1, SIZE_MAX / 2}) {
-    for (size_t alignment : {size_t{1}, size_t{16}, size_t{4096},
-                             size_t{1} << 20, size_t{1} << 30}) {
-      void* p = Allocate(size, alignment, false);
-      EXPECT_EQ(p, nullptr) << kRuleImpossible << ": Allocate(" << size << ", "
-                            << alignment << ") gave " << p;
-      if (p != nullptr) Free(p);
-      p = Allocate(size, alignment, true);
-      EXPECT_EQ(p, nullptr) << kRuleImpossible << ": Allocate(" << size << ", "
-                            << alignment << ", true) gave " << p;
-      if (p != nullptr) Free(p);
+  for (size_t alignment : {size_t{1}, size_t{16}, size_t{4096}, size_t{1} << 20,
+                           size_t{1} << 30}) {
+    for (size_t size :
+         {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 15, SIZE_MAX - page + 1,
+          SIZE_MAX - 2 * page, size_t{1} << 63, (size_t{1} << 63) + 1,
+          SIZE_MAX / 2, SIZE_MAX - alignment + 1, SIZE_MAX - alignment - page,
+          SIZE_MAX - alignment - 2 * page}) {
+      for (bool zero : {false, true}) {
+        fflush(nullptr);
+        const pid_t pid = fork();
+        if (pid == 0) {
+          void* p = Allocate(size, alignment, zero);
+          _exit(p == nullptr ? 0 : 1);
+        }
+        ASSERT_GT(pid, 0) << "fork() failed";
+        int status = 0;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            << kRuleImpossible << ": Allocate(" << size << ", " << alignment
+            << (zero ? ", true" : ", false") << ") "
+            << (WIFSIGNALED(status)
+                    ? absl::StrCat("crashed (signal ", WTERMSIG(status),
+                                   "): its size rounded up overflowed")
+                    : std::string("gave a block"));
+      }
     }
   }
   // And the allocator still works.
@@ -401,6 +454,10 @@ void RefusalCall(alloclab::FreshCall& call) {
     }
     refused_calls = refusal.refused();
   }
+  // From here on, a call that waits for a lock nobody will release (left
+  // held on a refused call's way out) ends this copy, as in
+  // PartialRefusalCall().
+  alarm(20);
   call.Record("gave_while_refused", gave);
   call.Record("refused_calls", static_cast<double>(refused_calls));
 
@@ -445,6 +502,7 @@ void RefusalCall(alloclab::FreshCall& call) {
   } else {
     Free(p);
   }
+  alarm(0);
   call.Record("failed_after", failed_after);
   call.Record("changed", changed);
   call.Record("large_while_refused", large_while_refused);
@@ -455,7 +513,9 @@ TEST(ValidatorRefusal, NullptrWhileThePageSourceRefusesThenWorksAgain) {
   absl::StatusOr<alloclab::FreshCallResult> r =
       RunFresh("allocator_design_refusal");
   ASSERT_TRUE(r.ok()) << kRuleRefused
-                      << " (not a crash, and not an abort): " << r.status();
+                      << " (not a crash, not an abort, and no call left "
+                      << "waiting for 20 s: a lock left held on a refused "
+                      << "call's way out?): " << r.status();
   EXPECT_GE(r->values["refused_calls"], 1)
       << "the allocator never asked the page source for memory while it had "
          "none (task.h: it gets memory only from pages.h)";
@@ -944,7 +1004,10 @@ TEST(ValidatorCounters, AgreeWithThePageSource) {
 // held), and the allocator hands out blocks again, of that case, small and
 // large, whose bytes survive: a lock left held on the failed call's way
 // out would stop the next call, and SIGALRM then ends the copy. arg:
-// "<case index>,<maps allowed>". Records "refused" (maps the call had
+// "<case index>,<maps allowed>". Records "locks_held_after_call" (the
+// lock.h Locks the call's thread still held when it returned, by lock.h's
+// observer: the copy ends there when any, its next call would wait
+// forever) and "first_null", "refused" (maps the call had
 // refused: 0 when it made no more than `mapped`), "failed_after", "changed"
 // and the counters and page-source counts after the call
 // ("after_call_...") and after the blocks that follow ("after_more_...").
@@ -952,6 +1015,15 @@ constinit std::atomic<int64_t> maps_before_refusal{0};
 alignas(internal::ScopedMapRefusal) unsigned char partial_refusal[sizeof(
     internal::ScopedMapRefusal)];
 constinit std::atomic<bool> partial_refusal_on{false};
+
+// The lock.h Locks this thread holds, as lock.h's observer saw them taken
+// and given back: after a call has returned, none (task.h: a refused map
+// leaves no lock held).
+thread_local int locks_held_by_this_thread = 0;
+void CountLocksHeld(const Lock&, internal::LockEvent event) {
+  if (event == internal::LockEvent::kAcquired) ++locks_held_by_this_thread;
+  if (event == internal::LockEvent::kReleasing) --locks_held_by_this_thread;
+}
 
 // The map observer: lets `maps_before_refusal` maps through, then refuses
 // from the next one on (until the call returns).
@@ -996,8 +1068,15 @@ void PartialRefusalCall(alloclab::FreshCall& call) {
   const RefusalCase& c = kRefusalCases[index];
   maps_before_refusal.store(mapped);
   internal::SetMapObserver(RefuseAfterSomeMaps);
+  internal::SetLockObserver(CountLocksHeld);
   void* first = Allocate(c.size, c.alignment, false);
+  internal::SetLockObserver(nullptr);
   internal::SetMapObserver(nullptr);
+  // A lock still held would stop this thread's next call (and its
+  // ReadCounters()) for good: the copy ends here, saying so.
+  call.Record("locks_held_after_call", locks_held_by_this_thread);
+  call.Record("first_null", first == nullptr ? 1 : 0);
+  if (locks_held_by_this_thread != 0) return;
   // From here on, a call that waits for a lock nobody will release (left
   // held on the failed call's way out) ends this copy.
   alarm(20);
@@ -1043,11 +1122,13 @@ ALLOCLAB_FRESH_CALL("allocator_design_partial_refusal", PartialRefusalCall);
 
 TEST(ValidatorRefusal, AnyOneMapOfACallRefusedLeavesCountersExactAndWorks) {
   // A first call of these cases makes one to three maps in the designs the
-  // suite knows; a refusal after the fourth is no refusal there.
+  // suite knows; a refusal after the fourth is no refusal there. Its first
+  // map refused (none allowed) is the commonest refusal: a call that
+  // needed memory and got none.
   constexpr int kMostMapsAllowed = 4;
   for (size_t index = 0; index < std::size(kRefusalCases); ++index) {
     const RefusalCase& c = kRefusalCases[index];
-    for (int mapped = 1; mapped <= kMostMapsAllowed; ++mapped) {
+    for (int mapped = 0; mapped <= kMostMapsAllowed; ++mapped) {
       const std::string which = absl::StrCat(
           "Allocate(", c.size, ", ", c.alignment, ") in a fresh process, ",
           "the page source mapping its first ", mapped,
@@ -1059,6 +1140,15 @@ TEST(ValidatorRefusal, AnyOneMapOfACallRefusedLeavesCountersExactAndWorks) {
           << "waiting for 20 s: a lock left held on a failed call's way out?) "
           << which << ": " << r.status();
       ASSERT_EQ(r->values.count("bad_arg"), 0u);
+      if (r->values["locks_held_after_call"] != 0) {
+        ADD_FAILURE() << kRuleRefused << ": no lock stays held: " << which
+                      << ", the call returned "
+                      << (r->values["first_null"] != 0 ? "nullptr" : "a block")
+                      << " with " << r->values["locks_held_after_call"]
+                      << " lock.h Lock(s) still held by its thread (lock.h's "
+                      << "observer), which its next call waits for forever";
+        continue;
+      }
       for (absl::string_view when : {"after_call", "after_more"}) {
         auto value = [&](absl::string_view name) {
           return static_cast<uint64_t>(
@@ -1232,15 +1322,17 @@ std::string CheckNewBlock(void* p, size_t size, size_t alignment, bool zero) {
   return "";
 }
 
-// Every edge size, at every alignment up to 1 MiB (above 256 KiB at a few:
-// each is a mapping), asked for plain and then again with `zero` once the
+// Every edge size, at every alignment up to 1 MiB and 0 (task.h: the
+// default, what the shim's malloc() passes; above 256 KiB at a few: each is
+// a mapping), asked for plain and then again with `zero` once the
 // first block, written all over, is freed (a thread cache, or a cache of
 // large mappings, hands the same memory back).
 TEST(ValidatorEdges, EveryEdgeSizeAtEveryAlignmentWithAndWithoutZero) {
   Failures failures;
   for (size_t size : EdgeSizes(4 * kMiB)) {
-    for (size_t alignment = 1; alignment <= kMiB; alignment *= 2) {
-      if (size > 256 * kKiB && alignment != 1 && alignment != 4096 &&
+    for (size_t alignment = 0; alignment <= kMiB;
+         alignment = alignment == 0 ? 1 : 2 * alignment) {
+      if (size > 256 * kKiB && alignment > 1 && alignment != 4096 &&
           alignment != kMiB) {
         continue;
       }
@@ -1268,7 +1360,8 @@ TEST(ValidatorEdges, EveryEdgeSizeAtEveryAlignmentWithAndWithoutZero) {
   }
   EXPECT_EQ(failures.count(), 0)
       << "sizes at every class edge and threshold, +-1 and +-16, at every "
-         "alignment";
+         "alignment, and 0 (task.h, Allocate(): `alignment` 0 means "
+         "kMinAlignment)";
 }
 
 // Memory of one kind, written all over and freed, then asked for with
