@@ -3,13 +3,16 @@
 // The page source and its test hooks (pages.h, internal/pages_testing.h).
 // Its counters are relaxed atomics: each is touched once per system call,
 // never on an allocator's fast path, and a reader wants totals, not an
-// order between them. Its live mappings (for internal::ResidentMappedBytes())
-// sit in a fixed table of its own static storage, one atomic word a
-// mapping: nothing here calls malloc or maps for itself.
+// order between them. Its live mappings (for internal::ResidentMappedBytes()
+// and for the check of every unmap and release) sit in a fixed table of its
+// own static storage, one atomic word a mapping: nothing here calls malloc
+// or maps for itself. A call outside pages.h's contract is refused as
+// glibc refuses a bad free(): one line on stderr by write(2), and abort().
 
 #include "labs/allocator_design/pages.h"
 
 #include <sys/mman.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +20,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 
 #include "labs/allocator_design/internal/pages_testing.h"
@@ -52,12 +56,29 @@ constinit std::atomic<void (*)()> map_observer{nullptr};
 // its length in pages (the rest). A mapping that does not fit (no free
 // slot, or a number too large) sets `mappings_lost`: from then on the
 // table no longer knows every live mapping, and ResidentMappedBytes() says
-// so. The suite's worst case is a few hundred live mappings.
+// so, and an unmap or release is no longer checked against it. The suite's
+// worst case is a few hundred live mappings. Slots are taken lowest first,
+// and `slots_used` is one past the highest ever taken: readers stop there.
 constexpr int kMappingSlots = 4096;
 constexpr int kPageNumberBits = 40;
 constexpr int kPageCountBits = 64 - kPageNumberBits;
 constinit std::atomic<uint64_t> mappings[kMappingSlots] = {};
+constinit std::atomic<int> slots_used{0};
 constinit std::atomic<bool> mappings_lost{false};
+
+// The table's writers that change a live slot (RemoveMapping()) take turns:
+// `table_writer` is 0 or the process id of the one writing. A child of
+// fork() finds its parent's id there when a thread it does not have was
+// writing: it takes over, and the table, perhaps half changed, is lost.
+constinit std::atomic<pid_t> table_writer{0};
+
+// Bumped by every split of a mapping, after its right part is in a slot of
+// its own and before the old slot shrinks (RemoveMapping(), Covered()).
+constinit std::atomic<uint64_t> splits{0};
+
+// The table observer (internal::SetTableObserver()), or null.
+constinit std::atomic<void (*)(internal::TableStep, int)> table_observer{
+    nullptr};
 
 // Restores errno when it goes out of scope (pages.h: nothing here changes
 // it).
@@ -129,40 +150,215 @@ size_t MappingBytes(uint64_t word) {
          PageSize();
 }
 
-// Records a live mapping of `bytes` at `start` in a free slot.
-void AddMapping(uintptr_t start, size_t bytes) {
+// Raises `slots_used` to at least `n`.
+void UseSlots(int n) {
+  int used = slots_used.load(std::memory_order_acquire);
+  while (used < n && !slots_used.compare_exchange_weak(
+                         used, n, std::memory_order_acq_rel)) {
+  }
+}
+
+// Records a live mapping of `bytes` at `start` in a free slot: its index,
+// or -1 when it fits in none (the table is lost). `slots_used` covers the
+// slot before the mapping is in it.
+int AddMapping(uintptr_t start, size_t bytes) {
   const uint64_t word = MappingWord(start, bytes);
   if (word != 0) {
-    for (std::atomic<uint64_t>& slot : mappings) {
+    for (int i = 0; i < kMappingSlots; ++i) {
+      std::atomic<uint64_t>& slot = mappings[i];
+      if (slot.load(std::memory_order_relaxed) != 0) continue;
+      UseSlots(i + 1);
       uint64_t expected = 0;
-      if (slot.load(std::memory_order_relaxed) == 0 &&
-          slot.compare_exchange_strong(expected, word,
+      if (slot.compare_exchange_strong(expected, word,
                                        std::memory_order_acq_rel)) {
-        return;
+        return i;
       }
     }
   }
   mappings_lost.store(true, std::memory_order_release);
+  return -1;
 }
 
-// Takes [start, start + bytes), just unmapped, out of the mappings that
-// held it (munmap may span several adjacent ones): each shrinks, splits in
-// two, or goes.
+void LockTable() {
+  const pid_t me = getpid();
+  for (;;) {
+    pid_t holder = 0;
+    if (table_writer.compare_exchange_weak(holder, me,
+                                           std::memory_order_acquire)) {
+      return;
+    }
+    if (holder != 0 && holder != me) {  // a parent's writer, not in this child
+      if (table_writer.compare_exchange_strong(holder, me,
+                                               std::memory_order_acquire)) {
+        mappings_lost.store(true, std::memory_order_release);
+        return;
+      }
+      continue;
+    }
+    sched_yield();
+  }
+}
+
+void UnlockTable() { table_writer.store(0, std::memory_order_release); }
+
+// Takes [start, start + bytes), about to be unmapped, out of the mappings
+// that hold it (munmap may span several adjacent ones): each shrinks,
+// splits in two, or goes. Before the munmap, so that no other thread's map
+// can have been given these addresses yet and be taken out instead. Call
+// it with the table locked (LockTable()).
+//
+// Every page of a live mapping is in some slot at every instant, for the
+// readers, which take no lock (Covered(), ResidentMappedBytes()): a split
+// first puts the right part in a slot of its own, then bumps `splits`,
+// then shrinks the old slot to the left part (or frees it), each a release
+// that the readers' acquires pair with. In between, the right part is in
+// two slots, which a reader must bear (Covered() walks by the union). A
+// reader's pass can still miss a page that moved during it: it read the
+// new slot before the right part was added there, and the old one after
+// it shrank. Then it saw the shrink, so it sees the bump of `splits` made
+// before it, and reads a count other than the one it started with: it
+// walks again. A reader that started with that count already read every
+// slot after the right part was added, and found it. Writers take turns,
+// so that two unmaps of parts of one mapping never split the same slot at
+// once, one of them from a word the other already changed.
 void RemoveMapping(uintptr_t start, size_t bytes) {
   const uintptr_t end = start + bytes;
-  for (std::atomic<uint64_t>& slot : mappings) {
-    uint64_t word = slot.load(std::memory_order_acquire);
-    while (word != 0) {
-      const uintptr_t from = MappingStart(word);
-      const uintptr_t to = from + MappingBytes(word);
-      if (to <= start || end <= from) break;  // no overlap
-      const uint64_t left = from < start ? MappingWord(from, start - from) : 0;
-      if (slot.compare_exchange_weak(word, left, std::memory_order_acq_rel)) {
-        if (end < to) AddMapping(end, to - end);
-        break;
+  void (*observe)(internal::TableStep, int) =
+      table_observer.load(std::memory_order_acquire);
+  const int used = slots_used.load(std::memory_order_acquire);
+  for (int i = 0; i < used; ++i) {
+    std::atomic<uint64_t>& slot = mappings[i];
+    const uint64_t word = slot.load(std::memory_order_acquire);
+    if (word == 0) continue;
+    const uintptr_t from = MappingStart(word);
+    const uintptr_t to = from + MappingBytes(word);
+    if (to <= start || end <= from) continue;  // no overlap
+    const uint64_t left = from < start ? MappingWord(from, start - from) : 0;
+    if (end < to) {
+      const int right = AddMapping(end, to - end);
+      if (observe != nullptr) observe(internal::TableStep::kSplitAdded, right);
+      splits.fetch_add(1, std::memory_order_acq_rel);
+    }
+    slot.store(left, std::memory_order_release);
+  }
+}
+
+// The end of the part of [start, end) that the live mappings cover from
+// `start` on: `end` when they cover all of it, else the first page they do
+// not. See RemoveMapping() for why a split meanwhile cannot hide a page.
+uintptr_t Covered(uintptr_t start, uintptr_t end) {
+  void (*observe)(internal::TableStep, int) =
+      table_observer.load(std::memory_order_acquire);
+  for (;;) {
+    const uint64_t splits_before = splits.load(std::memory_order_acquire);
+    uintptr_t covered = start;
+    bool progress = true;
+    while (covered < end && progress) {
+      progress = false;
+      const int used = slots_used.load(std::memory_order_acquire);
+      for (int i = 0; i < used && covered < end; ++i) {
+        const uint64_t word = mappings[i].load(std::memory_order_acquire);
+        if (observe != nullptr) observe(internal::TableStep::kWalkRead, i);
+        if (word == 0) continue;
+        const uintptr_t from = MappingStart(word);
+        const uintptr_t to = from + MappingBytes(word);
+        if (from <= covered && covered < to) {
+          covered = to;
+          progress = true;
+        }
       }
     }
+    if (covered >= end) return end;
+    if (splits.load(std::memory_order_acquire) == splits_before) return covered;
   }
+}
+
+// A line for stderr, built without malloc or stdio.
+class Line {
+ public:
+  Line& operator<<(const char* text) {
+    while (*text != '\0' && used_ < sizeof(text_) - 1) text_[used_++] = *text++;
+    return *this;
+  }
+  Line& operator<<(size_t n) {
+    char digits[24];
+    int k = 0;
+    do {
+      digits[k++] = static_cast<char>('0' + n % 10);
+      n /= 10;
+    } while (n != 0);
+    while (k > 0 && used_ < sizeof(text_) - 1) text_[used_++] = digits[--k];
+    return *this;
+  }
+  Line& Hex(uintptr_t n) {
+    char digits[24];
+    int k = 0;
+    do {
+      digits[k++] = "0123456789abcdef"[n % 16];
+      n /= 16;
+    } while (n != 0);
+    *this << "0x";
+    while (k > 0 && used_ < sizeof(text_) - 1) text_[used_++] = digits[--k];
+    return *this;
+  }
+  [[noreturn]] void WriteAndAbort() {
+    text_[used_++] = '\n';
+    for (size_t done = 0; done < used_;) {
+      const ssize_t n = write(STDERR_FILENO, text_ + done, used_ - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    abort();
+  }
+
+ private:
+  char text_[400];  // the longest line is about 260 characters
+  size_t used_ = 0;
+};
+
+// Refuses `call`(pages, bytes), outside pages.h's contract: one line on
+// stderr naming the call, `why` (after the address of `page`, when
+// `has_page`) and the contract's rule, then abort().
+[[noreturn]] void Refuse(const char* call, void* pages, size_t bytes,
+                         const char* why, bool has_page = false,
+                         uintptr_t page = 0) {
+  Line line;
+  line << "allocator_design::" << call << "(";
+  line.Hex(reinterpret_cast<uintptr_t>(pages))
+      << ", " << bytes << ") refused: ";
+  if (has_page) line.Hex(page) << " ";
+  line << why
+       << "; pages.h: `pages` and `bytes` as one of the map calls "
+          "gave them, or a page-aligned part of it (PageSize() "
+       << PageSize() << ")";
+  line.WriteAndAbort();
+}
+
+// Checks `call`(pages, bytes) against pages.h's contract, and refuses it
+// (Refuse()) when it breaks it. False for an empty range, which is no call.
+bool Allowed(const char* call, void* pages, size_t bytes) {
+  const uintptr_t start = reinterpret_cast<uintptr_t>(pages);
+  const size_t page = PageSize();
+  if (start % page != 0) {
+    Refuse(call, pages, bytes, "`pages` is not page-aligned");
+  }
+  if (bytes % page != 0) {
+    Refuse(call, pages, bytes, "`bytes` is not a multiple of PageSize()");
+  }
+  if (bytes == 0) return false;
+  if (bytes > UINTPTR_MAX - start) {
+    Refuse(call, pages, bytes, "the range runs past the end of memory");
+  }
+  if (mappings_lost.load(std::memory_order_acquire)) return true;
+  const uintptr_t covered = Covered(start, start + bytes);
+  if (covered != start + bytes &&
+      !mappings_lost.load(std::memory_order_acquire)) {
+    Refuse(call, pages, bytes,
+           "is a page in no live mapping of the page source (never mapped, "
+           "or unmapped since)",
+           true, covered);
+  }
+  return true;
 }
 
 }  // namespace
@@ -206,16 +402,22 @@ void* MapAlignedPages(size_t bytes, size_t alignment) {
 
 void UnmapPages(void* pages, size_t bytes) {
   KeepErrno keep;
-  if (pages == nullptr || !IsPageMultiple(bytes)) return;
-  if (munmap(pages, bytes) != 0) return;
-  RemoveMapping(reinterpret_cast<uintptr_t>(pages), bytes);
+  if (!Allowed("UnmapPages", pages, bytes)) return;
+  const uintptr_t start = reinterpret_cast<uintptr_t>(pages);
+  LockTable();
+  RemoveMapping(start, bytes);
+  UnlockTable();
+  if (munmap(pages, bytes) != 0) {  // ENOMEM: too many mappings to split
+    AddMapping(start, bytes);
+    return;
+  }
   Add(counts.unmap_calls, 1);
   Add(counts.bytes_unmapped, bytes);
 }
 
 void ReleasePages(void* pages, size_t bytes) {
   KeepErrno keep;
-  if (pages == nullptr || !IsPageMultiple(bytes)) return;
+  if (!Allowed("ReleasePages", pages, bytes)) return;
   if (madvise(pages, bytes, MADV_DONTNEED) != 0) return;
   Add(counts.release_calls, 1);
   Add(counts.bytes_released, bytes);
@@ -278,6 +480,10 @@ void SetMapObserver(void (*observer)()) {
   map_observer.store(observer, std::memory_order_release);
 }
 
+void SetTableObserver(void (*observer)(TableStep step, int slot)) {
+  table_observer.store(observer, std::memory_order_release);
+}
+
 std::optional<uint64_t> ResidentMappedBytes() {
   KeepErrno keep;
   if (mappings_lost.load(std::memory_order_acquire)) return std::nullopt;
@@ -285,8 +491,9 @@ std::optional<uint64_t> ResidentMappedBytes() {
   constexpr size_t kPagesPerCall = 4096;
   unsigned char resident[kPagesPerCall];
   uint64_t total = 0;
-  for (const std::atomic<uint64_t>& slot : mappings) {
-    const uint64_t word = slot.load(std::memory_order_acquire);
+  const int used = slots_used.load(std::memory_order_acquire);
+  for (int i = 0; i < used; ++i) {
+    const uint64_t word = mappings[i].load(std::memory_order_acquire);
     if (word == 0) continue;
     const uintptr_t start = MappingStart(word);
     const size_t pages = MappingBytes(word) / page;

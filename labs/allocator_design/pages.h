@@ -15,6 +15,12 @@
 // changes errno: free() must leave it as it was (POSIX.1-2024), and a
 // failed map is the caller's to report (malloc sets ENOMEM itself).
 //
+// An unmap or release outside the contract below is refused, as glibc
+// refuses a bad free() ("munmap_chunk(): invalid pointer"): the call
+// writes one line to stderr naming itself, its arguments and the rule it
+// breaks, and aborts the process. A correct allocator never sees it; a
+// wrong one stops at its first bad call, not at a crash far from it.
+//
 // Example:
 //
 //   void* span = allocator_design::MapAlignedPages(1 << 20, 1 << 20);
@@ -56,13 +62,19 @@ void* MapAlignedPages(size_t bytes, size_t alignment);
 //
 // munmap: the range is gone, its addresses may be handed out again by the
 // kernel. `pages` and `bytes` as one of the calls above gave them, or a
-// page-aligned part of it.
+// page-aligned part of it: `pages` page-aligned, `bytes` a multiple of
+// PageSize(), and every page of the range in a live mapping (mapped by the
+// calls above and not unmapped since; the range may span adjacent ones).
+// Anything else is refused: a line on stderr, and abort(). An empty range
+// (`bytes` 0 at a page-aligned `pages`, nullptr too) is no call: nothing
+// happens and nothing is counted.
 void UnmapPages(void* pages, size_t bytes);
 
 // ReleasePages()
 //
 // madvise(MADV_DONTNEED): the kernel takes the pages back now, the range
 // stays mapped, and reads as zeroes on its next touch (a page fault each).
+// `pages` and `bytes` as for UnmapPages(), refused and empty alike.
 void ReleasePages(void* pages, size_t bytes);
 
 // PageSourceCounts

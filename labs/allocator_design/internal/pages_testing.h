@@ -15,7 +15,9 @@
 // which locks (lock.h) a thread holds when it asks the kernel for memory;
 // and the bytes of the page source's live mappings that are resident now,
 // so that bytes held is judged by what the kernel says too, not by the
-// allocator's word alone.
+// allocator's word alone; and an observer of the page source's table of
+// live mappings, so that a test stops a thread between two steps of an
+// unmap or of the check of a release, and drives the race between them.
 //
 // Example:
 //
@@ -95,6 +97,20 @@ class ScopedMapRefusal {
 // first calls `observer` on that thread (nullptr: none), before the gate
 // and the refusal. It runs inside the allocator: it must not call it.
 void SetMapObserver(void (*observer)());
+
+// TableStep / SetTableObserver()
+//
+// From now on, every step below of the page source's table of live
+// mappings, on any thread, calls `observer` on that thread with the step
+// and the slot it concerns (nullptr: none):
+//   kSplitAdded: an unmap that splits a mapping has put the part right of
+//     the hole in slot `slot` (-1: in none, the table is lost), and not
+//     yet shrunk the mapping's own slot: that part is in two slots.
+//   kWalkRead: the check of an UnmapPages() or ReleasePages() call has read
+//     slot `slot`, and reads the next one after.
+// It runs inside the allocator: it must not call it, nor the page source.
+enum class TableStep { kSplitAdded, kWalkRead };
+void SetTableObserver(void (*observer)(TableStep step, int slot));
 
 // ResidentMappedBytes()
 //
