@@ -560,10 +560,10 @@ TEST(DesignDecay, SmallAndLargeWavesEachGoBackKDecayNsAfterTheirOwnFree) {
 // a thread still running allocated may wait for that thread instead ...:
 // they go back once it, too, has made kDecayCheckOps calls after kDecayNs
 // has passed, or has exited". Thread A allocates and then waits, alive;
-// thread B frees every block and lives on. Exactly kDecayNs after the last
-// free, A makes its kDecayCheckOps calls (of one kind: any calls count),
-// after B's or alone, or A exits without a call and then B or a new thread
-// makes them. The exception excuses no more: blocks of a thread that had
+// thread B frees every block, and lives on or exits. Exactly kDecayNs after
+// the last free, A makes its kDecayCheckOps calls (of one kind: any calls
+// count), after B's or alone, or A exits without a call and then B or a new
+// thread makes them. The exception excuses no more: blocks of a thread that had
 // exited before their free (decay_test.cc's ...WhenItsThreadExitedBefore
 // TheFree and ...WhenTheCheckingCallsFreeOthersBlocks) and blocks the
 // checking thread allocated itself (...WhenTheFreeingThreadsOnlyFreed) go
@@ -625,48 +625,44 @@ std::string Describe(const OwnerScenario& o) {
   std::string calls;
   if (o.kind == "pairs") {
     calls = absl::StrCat(kDecayCheckOps,
-                         " calls, Allocate(64) and Free() in "
-                         "pairs");
+                         " calls, Allocate(64) and Free() in pairs");
   } else if (o.kind == "large_pairs") {
     calls = absl::StrCat(kDecayCheckOps, " calls, Allocate(", kLargeBlockBytes,
                          ") and Free() in pairs");
   } else if (o.kind == "allocations") {
-    calls = absl::StrCat(kDecayCheckOps,
-                         " calls of Allocate(64), live when "
-                         "read");
+    calls =
+        absl::StrCat(kDecayCheckOps, " calls of Allocate(64), live when read");
   } else if (o.kind == "frees") {
     calls = absl::StrCat(kDecayCheckOps,
-                         " calls of Free(), each on a 16-byte "
-                         "block a new thread had just allocated");
+                         " calls of Free(), each on a 16-byte block a new "
+                         "thread had just allocated");
   }
   std::string steps;
   if (o.then == "after_freer") {
     steps = absl::StrCat("exactly kDecayNs after the last free, B made ",
                          kDecayCheckOps,
-                         " pairs of Allocate(64) and Free(), "
-                         "then A, still running, made ",
+                         " pairs of Allocate(64) and Free(), then A, still "
+                         "running, made ",
                          calls);
   } else if (o.then == "owner_alone") {
     steps = absl::StrCat(
-        "exactly kDecayNs after the last free, A, still "
-        "running, made ",
-        calls);
+        "exactly kDecayNs after the last free, A, still running, made ", calls);
   } else if (o.then == "exit") {
     steps = absl::StrCat(
-        "exactly kDecayNs after the last free, A exited "
-        "without a call, then ",
+        "exactly kDecayNs after the last free, A exited without a call, "
+        "then ",
         o.kind == "freer" ? "B" : "a new thread", " made ", kDecayCheckOps,
         " pairs of Allocate(64) and Free()");
   } else {
     steps = absl::StrCat(
-        "kDecayNs / 2 after the last free, A exited without "
-        "a call; kDecayNs after it, B made ",
+        "kDecayNs / 2 after the last free, A exited without a call; "
+        "kDecayNs after the free, B made ",
         kDecayCheckOps, " pairs of Allocate(64) and Free()");
   }
   return absl::StrCat(
       "thread A allocated ", blocks,
-      " and waited, alive; "
-      "thread B freed them all and ",
+      " and waited, alive; thread B freed them "
+      "all and ",
       o.then == "owner_alone" || o.kind == "new_thread" ? "exited" : "ran on",
       "; ", steps);
 }
