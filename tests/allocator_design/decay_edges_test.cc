@@ -24,10 +24,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/harness/fresh_process.h"
 #include "gtest/gtest.h"
@@ -40,8 +44,10 @@
 namespace allocator_design {
 namespace {
 
+using ::allocator_design::suite::kRuleDecayOwner;
 using ::allocator_design::suite::ReadHeldNow;
 using ::allocator_design::suite::RunFresh;
+using ::allocator_design::suite::ScheduledThread;
 
 constexpr absl::string_view kRuleDecayEdge =
     "task.h, promise 2 (idle memory goes back): once every block is freed "
@@ -546,6 +552,269 @@ TEST(DesignDecay, SmallAndLargeWavesEachGoBackKDecayNsAfterTheirOwnFree) {
         << " after the second (kIdleHeldBytes = " << kIdleHeldBytes
         << "): the second wave is due kDecayNs after its own free, whether "
         << "its blocks are small or large";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Blocks that wait for their owner: promise 2's last sentence, "blocks that
+// a thread still running allocated may wait for that thread instead ...:
+// they go back once it, too, has made kDecayCheckOps calls after kDecayNs
+// has passed, or has exited". Thread A allocates and then waits, alive;
+// thread B frees every block, and lives on or exits. Exactly kDecayNs after
+// the last free, A makes its kDecayCheckOps calls (of one kind: any calls
+// count), after B's or alone, or A exits without a call and then B or a new
+// thread makes them. The exception excuses no more: blocks of a thread that had
+// exited before their free (decay_test.cc's ...WhenItsThreadExitedBefore
+// TheFree and ...WhenTheCheckingCallsFreeOthersBlocks) and blocks the
+// checking thread allocated itself (...WhenTheFreeingThreadsOnlyFreed) go
+// back at the checking thread's calls, as the tests above check.
+// ---------------------------------------------------------------------------
+
+// The blocks A allocates, 16 MiB in all (four times kIdleHeldBytes): of 64
+// bytes, or of sizes in turn from several classes, those over 8 KiB (the
+// 1 MiB spans of the reference's classes above 16 KiB) and a large one
+// (above 256 KiB: a mapping of its own) among them.
+constexpr size_t kOwnerBytes = size_t{16} << 20;
+constexpr size_t kOwnerMixedSizes[] = {
+    64,         1000,          3000,
+    9 * kKiB,   12 * kKiB + 1, 20 * kKiB + 1,
+    100 * kKiB, 200 * kKiB,    kLargeBlockBytes};
+static_assert(kOwnerBytes > 2 * kIdleHeldBytes,
+              "half of A's blocks must be more than may stay held");
+
+// OwnerScenario
+//
+// `call.arg()` split: "<sizes>,<then>", sizes "small" or "mixed"; then one
+// of "after_freer:<kind>" (B makes kDecayCheckOps pairs of Allocate(64) and
+// Free(), then A makes its calls), "owner_alone:<kind>" (B exits after its
+// frees, and only A calls: promise 2 lets a freeing thread that runs on and
+// never calls keep what it freed, in a cache of its own),
+// "exit:freer" or "exit:new_thread" (A exits, then B, or a new thread once
+// B too has exited after its frees, makes kDecayCheckOps pairs),
+// "exit_early:freer" (A exits kDecayNs / 2 after the frees, B's pairs kDecayNs
+// after them). A's kinds: "pairs" (Allocate(64) and Free()), "large_pairs" (of
+// kLargeBlockBytes), "allocations" (of 64 bytes, live when the bytes held are
+// read), "frees" (of 16-byte blocks a new thread allocates one at a time just
+// before each).
+struct OwnerScenario {
+  std::string sizes;
+  std::string then;
+  std::string kind;
+};
+
+bool ParseOwnerScenario(absl::string_view arg, OwnerScenario& out) {
+  const std::vector<std::string> parts = absl::StrSplit(arg, ',');
+  if (parts.size() != 2) return false;
+  const std::vector<std::string> then = absl::StrSplit(parts[1], ':');
+  if (then.size() != 2) return false;
+  out = {parts[0], then[0], then[1]};
+  return (out.sizes == "small" || out.sizes == "mixed") &&
+         (out.then == "after_freer" || out.then == "owner_alone" ||
+          out.then == "exit" || out.then == "exit_early");
+}
+
+// Describe()
+//
+// A scenario, for a failure's message.
+std::string Describe(const OwnerScenario& o) {
+  std::string blocks =
+      o.sizes == "small"
+          ? absl::StrCat("blocks of 64 bytes, ", kOwnerBytes, " bytes in all")
+          : absl::StrCat("blocks of ", absl::StrJoin(kOwnerMixedSizes, ", "),
+                         " bytes in turn, ", kOwnerBytes, " bytes in all");
+  std::string calls;
+  if (o.kind == "pairs") {
+    calls = absl::StrCat(kDecayCheckOps,
+                         " calls, Allocate(64) and Free() in pairs");
+  } else if (o.kind == "large_pairs") {
+    calls = absl::StrCat(kDecayCheckOps, " calls, Allocate(", kLargeBlockBytes,
+                         ") and Free() in pairs");
+  } else if (o.kind == "allocations") {
+    calls =
+        absl::StrCat(kDecayCheckOps, " calls of Allocate(64), live when read");
+  } else if (o.kind == "frees") {
+    calls = absl::StrCat(kDecayCheckOps,
+                         " calls of Free(), each on a 16-byte block a new "
+                         "thread had just allocated");
+  }
+  std::string steps;
+  if (o.then == "after_freer") {
+    steps = absl::StrCat("exactly kDecayNs after the last free, B made ",
+                         kDecayCheckOps,
+                         " pairs of Allocate(64) and Free(), then A, still "
+                         "running, made ",
+                         calls);
+  } else if (o.then == "owner_alone") {
+    steps = absl::StrCat(
+        "exactly kDecayNs after the last free, A, still running, made ", calls);
+  } else if (o.then == "exit") {
+    steps = absl::StrCat(
+        "exactly kDecayNs after the last free, A exited without a call, "
+        "then ",
+        o.kind == "freer" ? "B" : "a new thread", " made ", kDecayCheckOps,
+        " pairs of Allocate(64) and Free()");
+  } else {
+    steps = absl::StrCat(
+        "kDecayNs / 2 after the last free, A exited without a call; "
+        "kDecayNs after the free, B made ",
+        kDecayCheckOps, " pairs of Allocate(64) and Free()");
+  }
+  return absl::StrCat(
+      "thread A allocated ", blocks,
+      " and waited, alive; thread B freed them "
+      "all and ",
+      o.then == "owner_alone" || o.kind == "new_thread" ? "exited" : "ran on",
+      "; ", steps);
+}
+
+// OwnerAllocates()
+//
+// A's blocks, kOwnerBytes of `sizes`, the first byte of each written; false
+// when one could not be had.
+bool OwnerAllocates(const std::string& sizes, std::vector<void*>& blocks) {
+  bool ok = true;
+  size_t i = 0;
+  for (size_t total = 0; total < kOwnerBytes; ++i) {
+    const size_t size =
+        sizes == "small" ? 64
+                         : kOwnerMixedSizes[i % (sizeof(kOwnerMixedSizes) /
+                                                 sizeof(kOwnerMixedSizes[0]))];
+    void* p = Allocate(size, 1, false);
+    if (p == nullptr) {
+      ok = false;
+    } else {
+      static_cast<char*>(p)[0] = 1;
+      blocks.push_back(p);
+    }
+    total += size;
+  }
+  return ok;
+}
+
+// PairsOf()
+//
+// kDecayCheckOps calls, Allocate(`size`) and Free() in pairs; false when an
+// allocation failed.
+bool PairsOf(size_t size) {
+  bool ok = true;
+  for (uint64_t i = 0; i < kDecayCheckOps / 2; ++i) {
+    void* p = Allocate(size, 1, false);
+    ok = ok && p != nullptr;
+    Free(p);
+  }
+  return ok;
+}
+
+// The scenario of `call.arg()`. A and B are threads of their own, each
+// running the steps it is given to their end (ScheduledThread); this
+// thread only reads what is held, between steps. Records "held_before"
+// (every block freed), "held_after" (after the last calls) and "failed".
+void DecayWaitingForOwnerCall(alloclab::FreshCall& call) {
+  OwnerScenario o;
+  if (!ParseOwnerScenario(call.arg(), o)) {
+    call.Fail(absl::StrCat("not a scenario: '", call.arg(), "'"));
+    return;
+  }
+  internal::ScopedFakeClock clock;
+  bool ok = true;
+  std::vector<void*> blocks, checking;
+  ScheduledThread a, b;
+  a.Run([&] { ok = OwnerAllocates(o.sizes, blocks) && ok; });
+  b.Run([&] {
+    for (void* p : blocks) Free(p);
+  });
+  const bool b_exits = o.then == "owner_alone" || o.kind == "new_thread";
+  if (b_exits) b.Exit();
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  auto b_pairs = [&] { b.Run([&] { ok = PairsOf(64) && ok; }); };
+  if (o.then == "exit_early") {
+    clock.Advance(kDecayNs / 2);
+    a.Exit();
+    clock.Advance(kDecayNs - kDecayNs / 2);
+    b_pairs();
+  } else if (o.then == "exit") {
+    clock.Advance(kDecayNs);
+    a.Exit();
+    if (o.kind == "freer") {
+      b_pairs();
+    } else {
+      std::thread([&] { ok = PairsOf(64) && ok; }).join();
+    }
+  } else {
+    clock.Advance(kDecayNs);
+    if (o.then == "after_freer") b_pairs();
+    if (o.kind == "pairs") {
+      a.Run([&] { ok = PairsOf(64) && ok; });
+    } else if (o.kind == "large_pairs") {
+      a.Run([&] { ok = PairsOf(kLargeBlockBytes) && ok; });
+    } else if (o.kind == "allocations") {
+      a.Run([&] { CheckingCalls(checking); });
+      for (void* p : checking) ok = ok && p != nullptr;
+    } else {
+      ScheduledThread c;
+      for (uint64_t i = 0; i < kDecayCheckOps; ++i) {
+        void* p = nullptr;
+        c.Run([&] { p = Allocate(16, 1, false); });
+        ok = ok && p != nullptr;
+        a.Run([&] { Free(p); });
+      }
+    }
+  }
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+  call.Record("failed", ok ? 0 : 1);
+  if (!checking.empty()) a.Run([&] { FreeAll(checking); });
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_waiting_for_owner",
+                    DecayWaitingForOwnerCall);
+
+// ExpectOwnerScenarioGivesBack()
+//
+// Runs the scenario `arg` in a fresh process and expects at most
+// kIdleHeldBytes held after its last calls.
+void ExpectOwnerScenarioGivesBack(absl::string_view arg) {
+  SCOPED_TRACE(arg);
+  OwnerScenario o;
+  ASSERT_TRUE(ParseOwnerScenario(arg, o));
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_waiting_for_owner", arg);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->values["failed"], 0) << "Allocate() failed";
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecayOwner << ": " << Describe(o) << " ("
+      << static_cast<int64_t>(r->values["held_before"])
+      << " bytes held once every block was freed), and "
+      << static_cast<int64_t>(r->values["held_after"])
+      << " bytes were held, by the largest of the suite's three counts "
+      << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+TEST(DesignDecay, ARunningOwnersBlocksGoBackAtItsCallsAfterTheFreeingThreads) {
+  for (const char* arg :
+       {"small,after_freer:pairs", "mixed,after_freer:pairs"}) {
+    ExpectOwnerScenarioGivesBack(arg);
+  }
+}
+
+TEST(DesignDecay, ARunningOwnersBlocksGoBackAtItsCallsAlone) {
+  for (const char* arg :
+       {"small,owner_alone:pairs", "mixed,owner_alone:pairs"}) {
+    ExpectOwnerScenarioGivesBack(arg);
+  }
+}
+
+TEST(DesignDecay, ARunningOwnersCallsOfAnyKindGiveItsBlocksBack) {
+  for (const char* arg :
+       {"small,owner_alone:allocations", "mixed,owner_alone:allocations",
+        "small,owner_alone:frees", "mixed,after_freer:frees",
+        "mixed,owner_alone:large_pairs", "small,after_freer:allocations"}) {
+    ExpectOwnerScenarioGivesBack(arg);
+  }
+}
+
+TEST(DesignDecay, AnOwnersBlocksGoBackOnceItExits) {
+  for (const char* arg : {"small,exit:freer", "mixed,exit:freer",
+                          "small,exit:new_thread", "mixed,exit_early:freer"}) {
+    ExpectOwnerScenarioGivesBack(arg);
   }
 }
 

@@ -166,6 +166,13 @@ inline constexpr absl::string_view kRuleDecay =
     "task.h, promise 2 (idle memory goes back): once every block is freed "
     "and kDecayNs has passed on the page source's clock, the thread that "
     "next makes kDecayCheckOps calls leaves at most kIdleHeldBytes held";
+// The last sentence of promise 2, for blocks whose owner still runs.
+inline constexpr absl::string_view kRuleDecayOwner =
+    "task.h, promise 2 (idle memory goes back): blocks that a thread still "
+    "running allocated may wait for that thread instead (a design whose "
+    "pages only their owner collects cannot reach them): they go back once "
+    "it, too, has made kDecayCheckOps calls after kDecayNs has passed, or "
+    "has exited; the bytes held are then at most kIdleHeldBytes";
 inline constexpr absl::string_view kRuleChurn =
     "task.h, promise 3 (thread exit gives back): threads that allocate, "
     "free and exit leave at most kThreadChurnHeldBytes held, however many "
