@@ -137,6 +137,91 @@ int RemoteFreedThenExit() {
                  "freed exited");
 }
 
+// Promise 3, blocks freed while their thread runs: P allocates one block
+// of each size from 16 bytes to 256 KiB (16-byte steps to 128, then four
+// per doubling) and hands them to F, which frees them all while P still
+// runs; P exits, then F. The clock stands still. With "self", P frees
+// them itself.
+int HandedEachSize(bool self) {
+  internal::ScopedFakeClock clock;
+  std::vector<size_t> sizes;
+  for (size_t n = 16; n <= 128; n += 16) sizes.push_back(n);
+  for (size_t base = 128; base < (256 << 10); base *= 2) {
+    for (size_t q = 1; q <= 4; ++q) sizes.push_back(base + q * base / 4);
+  }
+  std::vector<void*> blocks(sizes.size(), nullptr);
+  std::atomic<int> step{0};
+  std::thread p([&] {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      blocks[i] = Allocate(sizes[i], 16, false);
+    }
+    if (self) {
+      for (void* b : blocks) Free(b);
+      step = 2;
+      return;
+    }
+    step = 1;
+    while (step.load() != 2) {
+    }
+  });
+  std::thread f([&] {
+    while (step.load() == 0) {
+    }
+    if (!self) {
+      for (void* b : blocks) Free(b);
+      step = 2;
+    }
+    p.join();
+  });
+  f.join();
+  return Verdict("handed_each_size", Held(), kThreadChurnHeldBytes,
+                 "bytes held once a thread whose blocks of every size "
+                 "another freed exited, and the other too");
+}
+
+// Promise 3, blocks freed while their thread runs, one size a thread: for
+// each size from 16 bytes to 16 KiB (16-byte steps to 128, then four per
+// doubling), a thread allocates 1 MiB of blocks of it and hands them to F,
+// a thread that runs throughout, which frees them all while the first
+// still runs; then it exits. F exits last. The clock stands still.
+int HandedPerSize() {
+  internal::ScopedFakeClock clock;
+  std::vector<size_t> sizes;
+  for (size_t n = 16; n <= 128; n += 16) sizes.push_back(n);
+  for (size_t base = 128; base < (16 << 10); base *= 2) {
+    for (size_t q = 1; q <= 4; ++q) sizes.push_back(base + q * base / 4);
+  }
+  std::vector<void*> blocks;
+  blocks.reserve(size_t{1} << 16);
+  std::atomic<int> step{0};  // 1: handed, 2: freed, 3: F may exit
+  std::thread f([&] {
+    for (;;) {
+      int now;
+      while ((now = step.load()) != 1 && now != 3) {
+      }
+      if (now == 3) return;
+      for (void* b : blocks) Free(b);
+      step = 2;
+    }
+  });
+  for (size_t size : sizes) {
+    std::thread([&] {
+      blocks.clear();
+      for (size_t got = 0; got < (size_t{1} << 20); got += size) {
+        blocks.push_back(Allocate(size, 16, false));
+      }
+      step = 1;
+      while (step.load() != 2) {
+      }
+    }).join();
+  }
+  step = 3;
+  f.join();
+  return Verdict("handed_per_size", Held(), kThreadChurnHeldBytes,
+                 "bytes held once threads whose blocks another freed "
+                 "while they ran exited, and the other too");
+}
+
 // Promise 4, messages of mixed sizes: a producer sends messages of every
 // size from 16 KiB to 256 KiB (each class edge of the large small classes,
 // in turn) to a consumer that frees them, at most 256 KiB live at once;
@@ -198,6 +283,8 @@ int main(int argc, char** argv) {
   if (!strcmp(s, "concurrent_churn")) {
     return ConcurrentChurn(argc == 3 ? atoi(argv[2]) : 400);
   }
+  if (!strcmp(s, "handed_each_size")) return HandedEachSize(argc == 3 && !strcmp(argv[2], "self"));
+  if (!strcmp(s, "handed_per_size")) return HandedPerSize();
   if (!strcmp(s, "mixed_sizes")) return MixedSizes();
   fprintf(stderr, "no scenario %s\n", s);
   return 2;
