@@ -228,8 +228,8 @@ int HandedPerSize() {
 // the most bytes held seen after each message.
 int MixedSizes() {
   static const size_t kSizes[] = {
-      16 << 10,  20 << 10,  24 << 10,  28 << 10,  32 << 10,  40 << 10,
-      48 << 10,  56 << 10,  64 << 10,  80 << 10,  96 << 10,  112 << 10,
+      16 << 10,  20 << 10,  24 << 10,  28 << 10,  32 << 10, 40 << 10,
+      48 << 10,  56 << 10,  64 << 10,  80 << 10,  96 << 10, 112 << 10,
       128 << 10, 160 << 10, 192 << 10, 224 << 10, 256 << 10};
   constexpr int kMessages = 20000;
   constexpr size_t kMostLive = 256 << 10;
@@ -283,7 +283,8 @@ int main(int argc, char** argv) {
   if (!strcmp(s, "concurrent_churn")) {
     return ConcurrentChurn(argc == 3 ? atoi(argv[2]) : 400);
   }
-  if (!strcmp(s, "handed_each_size")) return HandedEachSize(argc == 3 && !strcmp(argv[2], "self"));
+  if (!strcmp(s, "handed_each_size"))
+    return HandedEachSize(argc == 3 && !strcmp(argv[2], "self"));
   if (!strcmp(s, "handed_per_size")) return HandedPerSize();
   if (!strcmp(s, "mixed_sizes")) return MixedSizes();
   fprintf(stderr, "no scenario %s\n", s);
