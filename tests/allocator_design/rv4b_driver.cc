@@ -16,9 +16,11 @@
 //   // after_exit: lines holding live blocks of both B and C 0 (bound 0):
 //   //   kept
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <atomic>
 #include <cstdint>
@@ -222,6 +224,45 @@ int HandedPerSize() {
                  "while they ran exited, and the other too");
 }
 
+// Runs `body` on a thread whose stack (and so its thread-local state) is
+// at an address no earlier thread had: `stacks` keeps every stack mapped.
+void RunOnNewStack(void* (*body)(void*), void* arg,
+                   std::vector<void*>& stacks) {
+  constexpr size_t kStack = size_t{1} << 20;
+  void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  stacks.push_back(stack);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstack(&attr, stack, kStack);
+  pthread_t t;
+  pthread_create(&t, &attr, body, arg);
+  pthread_join(t, nullptr);
+  pthread_attr_destroy(&attr);
+}
+
+// Promise 3, a thread whose only calls are aligned allocations: 64 threads,
+// one after another, each on a stack of its own, allocate one block of 64
+// bytes aligned to 64, which outlives them, and exit; this thread frees
+// them all at the end. The clock stands still.
+void* OneAligned(void* arg) {
+  static_cast<std::vector<void*>*>(arg)->push_back(Allocate(64, 64, false));
+  return nullptr;
+}
+int AlignedOnlyExit() {
+  internal::ScopedFakeClock clock;
+  std::vector<void*> kept, stacks;
+  kept.reserve(1024);
+  stacks.reserve(1024);
+  for (int t = 0; t < 64; ++t) RunOnNewStack(OneAligned, &kept, stacks);
+  const uint64_t held = Held();
+  for (void* p : kept) Free(p);
+  for (void* s : stacks) munmap(s, size_t{1} << 20);
+  return Verdict("aligned_only_exit", held, kThreadChurnHeldBytes,
+                 "bytes held once 64 threads that each left one aligned "
+                 "block live exited");
+}
+
 // Promise 4, messages of mixed sizes: a producer sends messages of every
 // size from 16 KiB to 256 KiB (each class edge of the large small classes,
 // in turn) to a consumer that frees them, at most 256 KiB live at once;
@@ -286,6 +327,7 @@ int main(int argc, char** argv) {
   if (!strcmp(s, "handed_each_size"))
     return HandedEachSize(argc == 3 && !strcmp(argv[2], "self"));
   if (!strcmp(s, "handed_per_size")) return HandedPerSize();
+  if (!strcmp(s, "aligned_only_exit")) return AlignedOnlyExit();
   if (!strcmp(s, "mixed_sizes")) return MixedSizes();
   fprintf(stderr, "no scenario %s\n", s);
   return 2;
