@@ -295,6 +295,27 @@ void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
   worst.Record(call);
 }
 
+// ExpectStackChurnLeftLittleHeld()
+//
+// Runs the fresh call `name` (a ChurnOnStacksOfTheirOwn()) and judges it:
+// every block had, and at most kThreadChurnHeldBytes held after each
+// thread's exit; `what` says in words what its threads did, and `why` what
+// an exit must do.
+void ExpectStackChurnLeftLittleHeld(absl::string_view name,
+                                    const std::string& what,
+                                    absl::string_view why) {
+  absl::StatusOr<alloclab::FreshCallResult> r = RunFresh(name);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in a thread";
+  ExpectResidentKnown(*r);
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurn << ": threads, one at a time, each on a stack of its own"
+      << what << "; after " << r->values["threads"] << " of them, at most "
+      << HeldCounts(*r) << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
+      << "): " << why;
+}
+
 void ChurnNewStacksCall(alloclab::FreshCall& call) {
   ChurnOnStacksOfTheirOwn(
       call, {kNewStackThreads, kNewStackBlockBytes,
@@ -304,21 +325,15 @@ void ChurnNewStacksCall(alloclab::FreshCall& call) {
 ALLOCLAB_FRESH_CALL("allocator_design_churn_new_stacks", ChurnNewStacksCall);
 
 TEST(DesignThreadChurn, ThreadsOnNewStacksLeaveLittleHeld) {
-  absl::StatusOr<alloclab::FreshCallResult> r =
-      RunFresh("allocator_design_churn_new_stacks");
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->values["failed"], 0)
-      << kRuleAvailable << ": Allocate() failed in a thread";
-  ExpectResidentKnown(*r);
-  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
-      << kRuleChurn << ": threads, one at a time, each on a stack of its own "
-      << "(its thread-local state at a new address), each allocated "
-      << kNewStackBlocks << " blocks of " << kNewStackBlockBytes
-      << " bytes and exited; the main thread freed all but two of each "
-      << "thread's; after " << r->values["threads"] << " of them, at most "
-      << HeldCounts(*r) << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
-      << "): what an exited thread owned must "
-      << "become anyone's, for the next threads' blocks";
+  ExpectStackChurnLeftLittleHeld(
+      "allocator_design_churn_new_stacks",
+      absl::StrCat(" (its thread-local state at a new address), each "
+                   "allocated ",
+                   kNewStackBlocks, " blocks of ", kNewStackBlockBytes,
+                   " bytes and exited; the main thread freed all but two of "
+                   "each thread's"),
+      "what an exited thread owned must become anyone's, for the next "
+      "threads' blocks");
 }
 
 // Promise 3 for threads whose only calls are aligned allocations: each
@@ -342,21 +357,13 @@ ALLOCLAB_FRESH_CALL("allocator_design_churn_aligned_only",
                     ChurnAlignedOnlyCall);
 
 TEST(DesignThreadChurn, ThreadsWhoseOnlyCallsAreAlignedLeaveLittleHeld) {
-  absl::StatusOr<alloclab::FreshCallResult> r =
-      RunFresh("allocator_design_churn_aligned_only");
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->values["failed"], 0)
-      << kRuleAvailable << ": Allocate() failed in a thread";
-  ExpectResidentKnown(*r);
-  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
-      << kRuleChurn << ": threads, one at a time, each on a stack of its own, "
-      << "each allocated one block of " << kAlignedOnlyBytes
-      << " bytes aligned to " << kAlignedOnlyAlignment
-      << " (its only call) and exited, the block live to the end; after "
-      << r->values["threads"] << " of them, at most " << HeldCounts(*r)
-      << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
-      << "): a thread whose only calls are aligned allocations exits too, "
-      << "and what it owned must become anyone's";
+  ExpectStackChurnLeftLittleHeld(
+      "allocator_design_churn_aligned_only",
+      absl::StrCat(", each allocated one block of ", kAlignedOnlyBytes,
+                   " bytes aligned to ", kAlignedOnlyAlignment,
+                   " (its only call) and exited, the block live to the end"),
+      "a thread whose only calls are aligned allocations exits too, and "
+      "what it owned must become anyone's");
 }
 
 // Promise 3 for threads that keep nothing: each thread, on a stack of its
@@ -381,21 +388,15 @@ void ChurnHandOverCall(alloclab::FreshCall& call) {
 ALLOCLAB_FRESH_CALL("allocator_design_churn_hand_over", ChurnHandOverCall);
 
 TEST(DesignThreadChurn, ThreadsThatHandOverEveryBlockLeaveLittleHeld) {
-  absl::StatusOr<alloclab::FreshCallResult> r =
-      RunFresh("allocator_design_churn_hand_over");
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->values["failed"], 0)
-      << kRuleAvailable << ": Allocate() failed in a thread";
-  ExpectResidentKnown(*r);
-  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
-      << kRuleChurn << ": threads, one at a time, each on a stack of its own, "
-      << "each allocated 1 to " << kHandOverMostBlocks << " blocks of "
-      << kHandOverBlockBytes << " bytes, handed every one to the main thread "
-      << "and exited; the main thread freed all but the first of each "
-      << "thread's; after " << r->values["threads"] << " of them, at most "
-      << HeldCounts(*r) << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
-      << "): what an exited thread owned must become anyone's, even when it "
-      << "exits with nothing of its own left to give back";
+  ExpectStackChurnLeftLittleHeld(
+      "allocator_design_churn_hand_over",
+      absl::StrCat(", each allocated 1 to ", kHandOverMostBlocks, " blocks of ",
+                   kHandOverBlockBytes,
+                   " bytes, handed every one to the main thread and exited; "
+                   "the main thread freed all but the first of each "
+                   "thread's"),
+      "what an exited thread owned must become anyone's, even when it exits "
+      "with nothing of its own left to give back");
 }
 
 // ---------------------------------------------------------------------------
