@@ -10,6 +10,18 @@
 // rv4b_thread_owned_pages_driver). Each prints its figures and exits 1 when
 // the promise is broken, 0 when kept.
 //
+// The wrong allocators' scenarios: after_exit (promise 6:
+// rv4b_unowned_span_refilled_unowned,
+// rv4b_segfit_region_owned_only_when_whole), handed_per_size (promise 3:
+// rv4b_owned_pages_exit_skips_collect), aligned_only_exit (promise 3:
+// rv4b_segfit_aligned_never_arms). The others are review rv4b's evidence that
+// the correct designs themselves break a promise as task.h words it, left for
+// the lead: concurrent_churn and remote_freed_then_exit (promise 3, threads
+// live at once: the reference at 400 threads, segregated_fit from about 17),
+// handed_each_size (promise 3, one thread churning one block of every size: the
+// reference's pool keeps its 1 MiB spans with the clock standing still) and
+// mixed_sizes (promise 4, messages of 16 to 256 KiB: all three designs).
+//
 // Example:
 //
 //   bazel run //tests/allocator_design:rv4b_reference_driver -- after_exit
