@@ -567,12 +567,20 @@ constinit thread_local ThreadCache tc
 
 const void* Me() { return &tc; }
 
-void SetUp(CacheBin& bin) {
+// ArmOnce()
+//
+// Arms the thread-exit hook at the thread's first call that may own a
+// region (a refill, a drain, an aligned allocation).
+void ArmOnce() {
   if (!tc.armed) {
     tc.armed = true;
     tc.flushed_ns = NowNs();
     ArmThreadExit();  // ThreadExit() will give this cache back
   }
+}
+
+void SetUp(CacheBin& bin) {
+  ArmOnce();
   if (bin.limit == 0) {
     bin.batch = kFirstBatch;
     bin.limit = 2 * kFirstBatch;
@@ -816,9 +824,13 @@ void Decay(uint64_t now) {
 //
 // A chunk whose block is aligned to `alignment` (32 to kHeapMaxAlignment):
 // a free chunk with room to slide, its front given back as a free chunk.
+// The region it comes from becomes this thread's (TakeFree()), so the
+// thread's exit must give it up: a thread whose only calls are aligned
+// allocations arms its exit here, as a refill does (promise 3).
 [[gnu::noinline]] void* AllocateAligned(size_t size, size_t alignment,
                                         bool zero) {
   const size_t need = ChunkSize(size);
+  ArmOnce();
   heap.lock.Acquire();
   ++heap.visits;
   uintptr_t c = TakeOrMap(need + alignment + kMinChunk);

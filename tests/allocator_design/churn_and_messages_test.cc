@@ -230,13 +230,15 @@ void UnmapStacks(const std::vector<void*>& stacks) {
 //
 // A churn of threads on stacks of their own: `threads` of them, one at a
 // time, thread t allocating `count(t)` blocks (at most kNewStackBlocks) of
-// `bytes`, handing every one to the main thread and exiting; the main
-// thread frees at once those `keep(count, i)` does not keep live to the end.
+// `bytes`, aligned to `alignment`, handing every one to the main thread and
+// exiting; the main thread frees at once those `keep(count, i)` does not
+// keep live to the end.
 struct StackChurn {
   int threads;
   size_t bytes;
   int (*count)(int t);
   bool (*keep)(int count, int i);
+  size_t alignment = 1;
 };
 
 // ChurnOnStacksOfTheirOwn()
@@ -254,14 +256,18 @@ void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
        ++t) {
     struct Work {
       size_t bytes;
+      size_t alignment;
       int count;
       void* blocks[kNewStackBlocks];
-    } work{churn.bytes, std::min(churn.count(t), kNewStackBlocks), {}};
+    } work{churn.bytes,
+           churn.alignment,
+           std::min(churn.count(t), kNewStackBlocks),
+           {}};
     const std::string error = RunOnStackOfItsOwn(
         [](void* arg) -> void* {
           Work& w = *static_cast<Work*>(arg);
           for (int i = 0; i < w.count; ++i) {
-            w.blocks[i] = Allocate(w.bytes, 1, false);
+            w.blocks[i] = Allocate(w.bytes, w.alignment, false);
             if (w.blocks[i] != nullptr) static_cast<char*>(w.blocks[i])[0] = 1;
           }
           return nullptr;
@@ -289,6 +295,27 @@ void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
   worst.Record(call);
 }
 
+// ExpectStackChurnLeftLittleHeld()
+//
+// Runs the fresh call `name` (a ChurnOnStacksOfTheirOwn()) and judges it:
+// every block had, and at most kThreadChurnHeldBytes held after each
+// thread's exit; `what` says in words what its threads did, and `why` what
+// an exit must do.
+void ExpectStackChurnLeftLittleHeld(absl::string_view name,
+                                    const std::string& what,
+                                    absl::string_view why) {
+  absl::StatusOr<alloclab::FreshCallResult> r = RunFresh(name);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in a thread";
+  ExpectResidentKnown(*r);
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurn << ": threads, one at a time, each on a stack of its own"
+      << what << "; after " << r->values["threads"] << " of them, at most "
+      << HeldCounts(*r) << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
+      << "): " << why;
+}
+
 void ChurnNewStacksCall(alloclab::FreshCall& call) {
   ChurnOnStacksOfTheirOwn(
       call, {kNewStackThreads, kNewStackBlockBytes,
@@ -298,21 +325,45 @@ void ChurnNewStacksCall(alloclab::FreshCall& call) {
 ALLOCLAB_FRESH_CALL("allocator_design_churn_new_stacks", ChurnNewStacksCall);
 
 TEST(DesignThreadChurn, ThreadsOnNewStacksLeaveLittleHeld) {
-  absl::StatusOr<alloclab::FreshCallResult> r =
-      RunFresh("allocator_design_churn_new_stacks");
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->values["failed"], 0)
-      << kRuleAvailable << ": Allocate() failed in a thread";
-  ExpectResidentKnown(*r);
-  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
-      << kRuleChurn << ": threads, one at a time, each on a stack of its own "
-      << "(its thread-local state at a new address), each allocated "
-      << kNewStackBlocks << " blocks of " << kNewStackBlockBytes
-      << " bytes and exited; the main thread freed all but two of each "
-      << "thread's; after " << r->values["threads"] << " of them, at most "
-      << HeldCounts(*r) << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
-      << "): what an exited thread owned must "
-      << "become anyone's, for the next threads' blocks";
+  ExpectStackChurnLeftLittleHeld(
+      "allocator_design_churn_new_stacks",
+      absl::StrCat(" (its thread-local state at a new address), each "
+                   "allocated ",
+                   kNewStackBlocks, " blocks of ", kNewStackBlockBytes,
+                   " bytes and exited; the main thread freed all but two of "
+                   "each thread's"),
+      "what an exited thread owned must become anyone's, for the next "
+      "threads' blocks");
+}
+
+// Promise 3 for threads whose only calls are aligned allocations: each
+// thread, on a stack of its own (as above), allocates one block of
+// kAlignedOnlyBytes aligned to kAlignedOnlyAlignment, more than
+// kMinAlignment (a path of its own in many designs, past the thread's
+// cache), hands it to this thread, which keeps it live to the end, and
+// exits. A design that arms a thread's exit only at a refill of its cache
+// never runs this thread's ThreadExit(), and what the thread claimed for
+// its one block stays claimed by nobody that runs.
+constexpr int kAlignedOnlyThreads = 40;
+constexpr size_t kAlignedOnlyBytes = 64;
+constexpr size_t kAlignedOnlyAlignment = 64;
+
+void ChurnAlignedOnlyCall(alloclab::FreshCall& call) {
+  ChurnOnStacksOfTheirOwn(
+      call, {kAlignedOnlyThreads, kAlignedOnlyBytes, [](int) { return 1; },
+             [](int, int) { return true; }, kAlignedOnlyAlignment});
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_aligned_only",
+                    ChurnAlignedOnlyCall);
+
+TEST(DesignThreadChurn, ThreadsWhoseOnlyCallsAreAlignedLeaveLittleHeld) {
+  ExpectStackChurnLeftLittleHeld(
+      "allocator_design_churn_aligned_only",
+      absl::StrCat(", each allocated one block of ", kAlignedOnlyBytes,
+                   " bytes aligned to ", kAlignedOnlyAlignment,
+                   " (its only call) and exited, the block live to the end"),
+      "a thread whose only calls are aligned allocations exits too, and "
+      "what it owned must become anyone's");
 }
 
 // Promise 3 for threads that keep nothing: each thread, on a stack of its
@@ -337,21 +388,15 @@ void ChurnHandOverCall(alloclab::FreshCall& call) {
 ALLOCLAB_FRESH_CALL("allocator_design_churn_hand_over", ChurnHandOverCall);
 
 TEST(DesignThreadChurn, ThreadsThatHandOverEveryBlockLeaveLittleHeld) {
-  absl::StatusOr<alloclab::FreshCallResult> r =
-      RunFresh("allocator_design_churn_hand_over");
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->values["failed"], 0)
-      << kRuleAvailable << ": Allocate() failed in a thread";
-  ExpectResidentKnown(*r);
-  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
-      << kRuleChurn << ": threads, one at a time, each on a stack of its own, "
-      << "each allocated 1 to " << kHandOverMostBlocks << " blocks of "
-      << kHandOverBlockBytes << " bytes, handed every one to the main thread "
-      << "and exited; the main thread freed all but the first of each "
-      << "thread's; after " << r->values["threads"] << " of them, at most "
-      << HeldCounts(*r) << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
-      << "): what an exited thread owned must become anyone's, even when it "
-      << "exits with nothing of its own left to give back";
+  ExpectStackChurnLeftLittleHeld(
+      "allocator_design_churn_hand_over",
+      absl::StrCat(", each allocated 1 to ", kHandOverMostBlocks, " blocks of ",
+                   kHandOverBlockBytes,
+                   " bytes, handed every one to the main thread and exited; "
+                   "the main thread freed all but the first of each "
+                   "thread's"),
+      "what an exited thread owned must become anyone's, even when it exits "
+      "with nothing of its own left to give back");
 }
 
 // ---------------------------------------------------------------------------

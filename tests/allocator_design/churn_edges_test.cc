@@ -13,8 +13,10 @@
 // before churning large ones (an exit armed at a thread's first small call
 // must give back the large cache too), a block larger than any other
 // churned then a wave that fills a cache (the huge block, freed, is no
-// longer live, however it went back), and large blocks freed by a thread
-// other than the one that allocated them.
+// longer live, however it went back), large blocks freed by a thread
+// other than the one that allocated them, and small blocks of every size
+// to 16 KiB freed by another thread while the one that allocated them
+// still runs, before its exit.
 //
 // The bytes held are judged by the suite's oracle (held.h): the largest of
 // the allocator's own count, the page source's (mapped, less unmapped and
@@ -421,6 +423,56 @@ TEST(DesignThreadChurn,
      ThreadsThatFreeAnotherThreadsLargeBlocksLeaveLittleHeld) {
   ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_freed_by_another",
                                   kFreedByAnotherSteps);
+}
+
+// Small blocks freed by another thread while the thread that allocated them
+// runs, then that thread's exit: for each size from 16 bytes to 16 KiB
+// (16-byte steps to 128, then four per doubling), one after another, a
+// thread allocates 1 MiB of blocks of that size (all live at once) and
+// waits while another frees them all and exits; then it exits. A design
+// that gives back at the exit only what the exiting thread freed itself
+// (and leaves what others freed into its pages as still out) keeps a MiB
+// of each size, more than kThreadChurnHeldBytes in all.
+constexpr size_t kHandedBytesPerSize = 1 * kMiB;
+constexpr size_t kHandedLargestSize = 16 * kKiB;
+
+// The sizes of kFreedWhileRunningSteps, smallest first.
+std::vector<size_t> HandedSizes() {
+  std::vector<size_t> sizes;
+  for (size_t n = 16; n <= 128; n += 16) sizes.push_back(n);
+  for (size_t base = 128; base < kHandedLargestSize; base *= 2) {
+    for (size_t q = 1; q <= 4; ++q) sizes.push_back(base + q * base / 4);
+  }
+  return sizes;
+}
+
+constexpr ChurnStep kFreedWhileRunningSteps[] = {
+    {"for each size from 16 bytes to 16 KiB, a thread allocating 1 MiB of "
+     "blocks of it live at once; while it waits, another freeing them all "
+     "and exiting; then the first exiting",
+     [](int& failed) {
+       for (size_t size : HandedSizes()) {
+         std::vector<char*> blocks;
+         AroundAnotherThread(
+             [&] {
+               blocks = AllocateLive(
+                   size, static_cast<int>(kHandedBytesPerSize / size), failed);
+             },
+             [&] { FreeAll(blocks); }, [] {});
+       }
+     }},
+};
+
+void FreedWhileRunningCall(alloclab::FreshCall& call) {
+  RunChurnSteps(call, kFreedWhileRunningSteps);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_freed_while_running",
+                    FreedWhileRunningCall);
+
+TEST(DesignThreadChurn,
+     ThreadsWhoseBlocksAnotherFreedWhileTheyRanLeaveLittleHeld) {
+  ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_freed_while_running",
+                                  kFreedWhileRunningSteps);
 }
 
 }  // namespace
