@@ -69,6 +69,23 @@ int AlignmentZero() {
                  "locks taken over 1600 warm calls at alignment 0");
 }
 
+// Promise 1 for zeroed requests (calloc()): the same groups as
+// alignment_zero, each block asked for zeroed, at alignment 16.
+int Zeroed() {
+  void* blocks[50];
+  auto round = [&blocks] {
+    for (void*& p : blocks) p = Allocate(64, kMinAlignment, true);
+    for (void* p : blocks) Free(p);
+  };
+  for (int i = 0; i < 4; ++i) round();  // the warm-up
+  internal::SetLockObserver(CountLock);
+  for (int i = 0; i < 16; ++i) round();
+  internal::SetLockObserver(nullptr);
+  const uint64_t calls = 16 * 2 * 50;
+  return Verdict("zeroed", locks_taken, calls / kOpsPerCentralVisit,
+                 "locks taken over 1600 warm calls, zeroed");
+}
+
 // Promise 2, blocks a still-running thread allocated: thread A allocates
 // 16 MiB of 1 KiB blocks and runs on; this thread frees them all; kDecayNs
 // later A makes kDecayCheckOps calls (64-byte blocks), and so does this
@@ -200,11 +217,12 @@ int Utilization(const char* name) {
     return 1;
   }
   const bool kept = r->utilization >= kMinUtilization;
-  printf("trace %s: peak live %llu, peak held %llu, utilization %.3f "
-         "(at least %.2f): %s\n",
-         name, static_cast<unsigned long long>(r->peak_live_bytes),
-         static_cast<unsigned long long>(r->peak_held_bytes), r->utilization,
-         kMinUtilization, kept ? "kept" : "BROKEN");
+  printf(
+      "trace %s: peak live %llu, peak held %llu, utilization %.3f "
+      "(at least %.2f): %s\n",
+      name, static_cast<unsigned long long>(r->peak_live_bytes),
+      static_cast<unsigned long long>(r->peak_held_bytes), r->utilization,
+      kMinUtilization, kept ? "kept" : "BROKEN");
   return kept ? 0 : 1;
 }
 
@@ -219,6 +237,7 @@ int main(int argc, char** argv) {
   }
   const char* s = argv[1];
   if (!strcmp(s, "alignment_zero")) return AlignmentZero();
+  if (!strcmp(s, "zeroed")) return Zeroed();
   if (!strcmp(s, "running_owner")) return RunningOwner();
   if (!strcmp(s, "exiting_threads")) return ExitingThreads();
   if (!strcmp(s, "second_wave")) return SecondWave();
