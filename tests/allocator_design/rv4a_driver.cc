@@ -165,6 +165,28 @@ int ExitingThreads() {
                  "every kDecayNs / 4");
 }
 
+// Promise 2 with the clock exactly at the boundary: this thread allocates
+// and frees groups of 64 blocks of 16 sizes from 16 KiB to 256 KiB (its
+// cache fills), then exactly kDecayNs passes and it makes kDecayCheckOps
+// calls (pairs of 64 bytes).
+int Boundary() {
+  internal::ScopedFakeClock clock;
+  void* blocks[64];
+  for (size_t size = 16 << 10; size <= (256 << 10); size += 15 << 10) {
+    for (void*& p : blocks) p = Allocate(size, 16, false);
+    for (void* p : blocks) Free(p);
+  }
+  printf("boundary: held %llu after the frees\n",
+         static_cast<unsigned long long>(Held()));
+  clock.Advance(kDecayNs);
+  for (uint64_t i = 0; i < kDecayCheckOps / 2; ++i) {
+    Free(Allocate(64, 16, false));
+  }
+  return Verdict("boundary", Held(), kIdleHeldBytes,
+                 "bytes held exactly kDecayNs after the frees, after "
+                 "kDecayCheckOps calls");
+}
+
 // Counters: a released range taken into use again is held again. A thread
 // allocates 16 MiB of 64-byte blocks, frees them and exits; after kDecayNs
 // and kDecayCheckOps calls the decay has released them; a second wave
@@ -240,6 +262,7 @@ int main(int argc, char** argv) {
   if (!strcmp(s, "zeroed")) return Zeroed();
   if (!strcmp(s, "running_owner")) return RunningOwner();
   if (!strcmp(s, "exiting_threads")) return ExitingThreads();
+  if (!strcmp(s, "boundary")) return Boundary();
   if (!strcmp(s, "second_wave")) return SecondWave();
   if (!strncmp(s, "trace=", 6)) return Utilization(s + 6);
   fprintf(stderr, "unknown scenario %s\n", s);
