@@ -19,11 +19,15 @@
 //   bazel run //tests/allocator_design:rv4a_owned_pages_sweep_skips_full_driver
 //   -- running_owner
 //   // running_owner: bytes held after the owner's kDecayCheckOps calls
-//   // 16908288 (bound 4194304): BROKEN
+//   // 17498112 (bound 4194304): BROKEN
 //   bazel run //tests/allocator_design:rv4a_thread_owned_pages_driver --
 //   running_owner
 //   // running_owner: bytes held after the owner's kDecayCheckOps calls
-//   // 1441792 (bound 4194304): kept
+//   // 786432 (bound 4194304): kept
+//
+// The scenarios: alignment_zero and zeroed (promise 1), running_owner,
+// exiting_threads and boundary (promise 2), second_wave (Counters) and
+// trace=<name> (promise 5, a trace of traces.h).
 
 #include <stdio.h>
 #include <string.h>
