@@ -132,6 +132,52 @@ TEST(DesignDecay, IdleForExactlyKDecayNsGoesBack) {
       << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
 }
 
+// Idle exactly kDecayNs, the wave in many sizes: groups of kManySizesGroup
+// blocks of each of 16 sizes from 16 KiB to 241 KiB, allocated then freed
+// (whatever a thread keeps for itself of each size, it keeps of all 16:
+// more than kIdleHeldBytes in all where a single size stays under it),
+// the clock moved by exactly kDecayNs, then kDecayCheckOps allocations.
+// Records "held_before", "held_after" and "failed".
+constexpr int kManySizesGroup = 64;
+constexpr size_t kManySizesFirst = 16 * kKiB;
+constexpr size_t kManySizesStep = 15 * kKiB;
+constexpr int kManySizes = 16;
+
+void DecayExactlyManySizesCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  bool ok = true;
+  for (int i = 0; i < kManySizes; ++i) {
+    ok = FreeAWave(kManySizesGroup, kManySizesFirst + i * kManySizesStep) && ok;
+  }
+  call.Record("failed", ok ? 0 : 1);
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  clock.Advance(kDecayNs);
+  std::vector<void*> checking;
+  CheckingCalls(checking);
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+  FreeAll(checking);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_exactly_many_sizes",
+                    DecayExactlyManySizesCall);
+
+TEST(DesignDecay, IdleForExactlyKDecayNsGoesBackInEverySize) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_exactly_many_sizes");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->values["failed"], 0) << "Allocate() failed";
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecayEdge << " (\"once kDecayNs has passed\": when the clock "
+      << "reads the free's time plus kDecayNs, it has): a thread allocated "
+      << "and freed groups of " << kManySizesGroup << " blocks of "
+      << kManySizes << " sizes from " << kManySizesFirst << " bytes ("
+      << static_cast<int64_t>(r->values["held_before"])
+      << " bytes held then); exactly kDecayNs later it made " << kDecayCheckOps
+      << " Allocate(64) calls, and "
+      << static_cast<int64_t>(r->values["held_after"])
+      << " bytes were held, by the largest of the suite's three counts "
+      << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
 // Exactly kDecayCheckOps calls, in the phase just after a look at the
 // clock. First a wave is freed, the clock moves by kDecayNs, and this
 // thread allocates 64 bytes a call, reading what is held after each: the

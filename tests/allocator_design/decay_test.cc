@@ -295,6 +295,64 @@ TEST(DesignDecay, IdleMemoryGoesBackWhenItsThreadExitedBeforeTheFree) {
       << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
 }
 
+// Promise 2 for blocks of a thread that exited, while other threads keep
+// exiting: eight threads each allocate and free a 48-byte block and wait;
+// thread A allocates 16 MiB of 64-byte blocks and exits with them live;
+// this thread frees them, and every block is free. Then, eight times,
+// kDecayNs / 4 passes, one of the waiting threads exits (no call of its
+// own since the frees) and this thread makes kDecayCheckOps calls (pairs of
+// 128 bytes). An exit is no reason to keep what an exited thread left: a
+// design that puts its next look at that memory off at each exit never
+// looks while threads come and go. Records "held_before" and "held_after"
+// (held.h's judged count).
+constexpr int kLateExits = 8;
+
+void DecayWhileThreadsExitCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  std::atomic<int> ready{0};
+  std::atomic<int> may_exit{0};
+  std::vector<std::thread> waiting;
+  for (int t = 0; t < kLateExits; ++t) {
+    waiting.emplace_back([&, t] {
+      Free(Allocate(48, 1, false));
+      ready.fetch_add(1);
+      while (may_exit.load() <= t) sched_yield();
+    });
+  }
+  while (ready.load() != kLateExits) sched_yield();
+  std::vector<void*> wave(size_t{16} * kMiB / 64);
+  std::thread([&] {
+    for (void*& p : wave) p = Allocate(64, 1, false);
+  }).join();
+  for (void* p : wave) Free(p);
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  for (int round = 0; round < kLateExits; ++round) {
+    clock.Advance(kDecayNs / 4);
+    may_exit.store(round + 1);
+    waiting[round].join();
+    for (uint64_t i = 0; i < kDecayCheckOps / 2; ++i) {
+      Free(Allocate(128, 1, false));
+    }
+  }
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_while_threads_exit",
+                    DecayWhileThreadsExitCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhileOtherThreadsKeepExiting) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_while_threads_exit");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ", whether the thread that allocated the blocks has "
+      << "exited or runs on: a thread allocated 16 MiB of 64-byte blocks and "
+      << "exited, this thread freed them (" << r->values["held_before"]
+      << " bytes held then); every kDecayNs / 4 for 2 * kDecayNs another "
+      << "thread exited and this thread made " << kDecayCheckOps
+      << " calls: " << r->values["held_after"] << " bytes held "
+      << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
 // Promise 2 when the thread that next makes kDecayCheckOps calls only frees,
 // and frees only blocks other threads allocated. Thread A allocates 16 MiB
 // of 64-byte blocks and exits; this thread, which never allocates, frees

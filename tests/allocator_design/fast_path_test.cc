@@ -282,6 +282,60 @@ TEST(DesignFastPath, SteadyStatePairsOfBlocksTo256KiBArePrivate) {
                         LargerPairs, 20'000, 100'000);
 }
 
+// Promise 1 at every default alignment: `alignment` at most kMinAlignment,
+// 0 among them (Allocate()'s "0 means kMinAlignment": the shim's malloc(),
+// calloc() and realloc() pass it), with and without `zero` (calloc()'s
+// blocks are allocations as much as malloc()'s). For each, groups of 50
+// blocks of the kFastSizes, allocated then freed, warmed up and then
+// counted: the allocator's central_visits and the locks this thread took
+// (lock.h's observer), each held to the promise's allowance.
+constexpr size_t kDefaultAlignments[] = {0, 1, 2, 4, 8, kMinAlignment};
+
+Calls AlignedGroups(size_t alignment, bool zero, int rounds) {
+  Calls calls;
+  void* blocks[50];
+  for (int r = 0; r < rounds; ++r) {
+    for (int i = 0; i < 50; ++i) {
+      const size_t size = kFastSizes[i % kFastSizeCount];
+      blocks[i] = Allocate(size, alignment, zero);
+      static_cast<volatile char*>(blocks[i])[0] = 1;
+      calls.Add(size);
+    }
+    for (int i = 0; i < 50; ++i) {
+      Free(blocks[i]);
+      calls.Add(kFastSizes[i % kFastSizeCount]);
+    }
+  }
+  return calls;
+}
+
+TEST(DesignFastPath, EveryDefaultAlignmentWithAndWithoutZeroIsPrivate) {
+  internal::ScopedFakeClock clock;
+  for (bool zero : {false, true}) {
+    for (size_t alignment : kDefaultAlignments) {
+      AlignedGroups(alignment, zero, 40);
+      internal::SetLockObserver(CountLocksTaken);
+      const uint64_t locks_before = locks_taken;
+      const uint64_t visits_before = ReadCounters().central_visits;
+      const Calls calls = AlignedGroups(alignment, zero, 200);
+      const uint64_t visits = ReadCounters().central_visits - visits_before;
+      const uint64_t locks = locks_taken - locks_before;
+      internal::SetLockObserver(nullptr);
+      const std::string pattern = absl::StrCat(
+          "at alignment ", alignment, " (the default: at most kMinAlignment), ",
+          zero ? "zeroed" : "not zeroed", ", groups of 50 blocks");
+      EXPECT_LE(visits, calls.Allowed())
+          << kRuleFastPath << ": " << pattern << " made " << visits
+          << " central visits in " << calls.ops << " calls (at most "
+          << calls.Allowed() << " allowed)";
+      EXPECT_LE(locks, calls.Allowed())
+          << kRuleFastPath << ": " << pattern << " took " << locks
+          << " locks (lock.h) in " << calls.ops << " calls (at most "
+          << calls.Allowed() << " allowed)";
+    }
+  }
+}
+
 // Promise 1 at every size to 256 KiB, however grouped: for each size of
 // GroupedSizes() and each group of 1 to kMostGroup blocks, a
 // thread allocates a group and frees it, kWarmRounds times to warm up and
