@@ -428,12 +428,16 @@ TEST(DesignThreadChurn,
 // Small blocks freed by another thread while the thread that allocated them
 // runs, then that thread's exit: for each size from 16 bytes to 16 KiB
 // (16-byte steps to 128, then four per doubling), one after another, a
-// thread allocates 1 MiB of blocks of that size (all live at once) and
+// thread allocates 512 KiB of blocks of that size (all live at once) and
 // waits while another frees them all and exits; then it exits. A design
 // that gives back at the exit only what the exiting thread freed itself
-// (and leaves what others freed into its pages as still out) keeps a MiB
-// of each size, more than kThreadChurnHeldBytes in all.
-constexpr size_t kHandedBytesPerSize = 1 * kMiB;
+// (and leaves what others freed into its pages as still out) keeps 512 KiB
+// of each size, 18 MiB in all, more than kThreadChurnHeldBytes. Not 1 MiB
+// a size: the starter, which keeps promise 3 (task.h), keeps what was freed
+// on one list per class with no bound in total, and held 19,922,944 bytes
+// at 1 MiB a size, the open problem of the chapter's "Where the three
+// designs do not keep the promises yet".
+constexpr size_t kHandedBytesPerSize = 512 * kKiB;
 constexpr size_t kHandedLargestSize = 16 * kKiB;
 
 // The sizes of kFreedWhileRunningSteps, smallest first.
@@ -447,7 +451,7 @@ std::vector<size_t> HandedSizes() {
 }
 
 constexpr ChurnStep kFreedWhileRunningSteps[] = {
-    {"for each size from 16 bytes to 16 KiB, a thread allocating 1 MiB of "
+    {"for each size from 16 bytes to 16 KiB, a thread allocating 512 KiB of "
      "blocks of it live at once; while it waits, another freeing them all "
      "and exiting; then the first exiting",
      [](int& failed) {
