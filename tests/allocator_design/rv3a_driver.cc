@@ -34,16 +34,7 @@
 namespace allocator_design {
 namespace {
 
-uint64_t Held() { return ReadCounters().bytes_held; }
-
-int Verdict(const char* name, uint64_t value, uint64_t bound,
-            const char* what) {
-  const bool kept = value <= bound;
-  printf("%s: %s %llu (bound %llu): %s\n", name, what,
-         static_cast<unsigned long long>(value),
-         static_cast<unsigned long long>(bound), kept ? "kept" : "BROKEN");
-  return kept ? 0 : 1;
-}
+#include "tests/allocator_design/review_driver.h"
 
 // Promise 2, the freeing thread runs on: it churns bursts of 2 MiB of
 // blocks (at least 8) in each of 41 sizes from 256 bytes to 256 KiB, then,
@@ -95,7 +86,10 @@ int Abandoned() {
 // Promise 2, the owner alive and idle: thread A allocates 16 MiB of 64-byte
 // blocks and waits, alive, never calling again; this thread frees them,
 // and each kDecayNs after the frees, three times, makes kDecayCheckOps
-// calls.
+// calls. The finding that gave promise 2 its last sentence (blocks a
+// running thread allocated may wait for that thread): BROKEN here is the
+// promise as it read before, which thread_owned_pages cannot keep; the
+// sentence's own edges are decay_edges_test.cc's DesignDecay.ARunningOwners*.
 int IdleOwner() {
   internal::ScopedFakeClock clock;
   std::vector<void*> blocks(size_t{16 << 20} / 64);
