@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <barrier>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -28,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -399,6 +401,88 @@ TEST(DesignThreadChurn, ThreadsThatHandOverEveryBlockLeaveLittleHeld) {
       "with nothing of its own left to give back");
 }
 
+// Promise 3 for threads live at once: kLiveAtOnceThreads threads, all
+// started before any exits (more than a fixed table of per-thread caches,
+// or of thread slots, has room for), each allocate kLiveAtOnceBlocks blocks
+// of kLiveAtOnceBlockBytes and wait until every one has its own (all live
+// at once); then the blocks are freed, each thread's by itself ("self") or
+// all of them by one of the threads while every other still runs
+// ("another"); once all are freed, the threads exit. Twice, the bytes held
+// read after each wave, every thread exited. The clock stands still: no
+// decay (promise 2) gives back what the exits should have.
+constexpr int kLiveAtOnceThreads = 400;
+constexpr int kLiveAtOnceBlocks = 8;
+constexpr size_t kLiveAtOnceBlockBytes = 1 * kKiB;
+constexpr int kLiveAtOnceWaves = 2;
+
+void ChurnLiveAtOnceCall(alloclab::FreshCall& call) {
+  const bool by_another = call.arg() == "another";
+  if (!by_another && call.arg() != "self") {
+    call.Fail(absl::StrCat("no churn named '", call.arg(), "'"));
+    return;
+  }
+  internal::ScopedFakeClock clock;
+  std::atomic<uint64_t> failed{0};
+  HeldWorst worst;
+  for (int wave = 0; wave < kLiveAtOnceWaves; ++wave) {
+    std::vector<void*> blocks(kLiveAtOnceThreads * kLiveAtOnceBlocks, nullptr);
+    std::barrier step(kLiveAtOnceThreads);
+    RunThreadsInWaves(kLiveAtOnceThreads, kLiveAtOnceThreads, [&](int t) {
+      void** mine = &blocks[t * kLiveAtOnceBlocks];
+      for (int i = 0; i < kLiveAtOnceBlocks; ++i) {
+        mine[i] = Allocate(kLiveAtOnceBlockBytes, 1, false);
+        if (mine[i] == nullptr) {
+          failed.fetch_add(1);
+        } else {
+          static_cast<char*>(mine[i])[0] = 1;
+        }
+      }
+      step.arrive_and_wait();  // every thread's blocks live at once
+      if (!by_another) {
+        for (int i = 0; i < kLiveAtOnceBlocks; ++i) Free(mine[i]);
+      } else if (t == 0) {
+        for (void* p : blocks) Free(p);
+      }
+      step.arrive_and_wait();  // every block freed, every thread running
+    });
+    worst.Add(ReadHeldNow());
+  }
+  call.Record("failed", static_cast<double>(failed.load()));
+  worst.Record(call);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_live_at_once", ChurnLiveAtOnceCall);
+
+// Runs the churn of threads live at once whose blocks `freed_by` frees
+// ("self" or "another") and judges it; `what` says who freed them.
+void ExpectLiveAtOnceLeftLittleHeld(absl::string_view freed_by,
+                                    absl::string_view what) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_churn_live_at_once", freed_by);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in a thread";
+  ExpectResidentKnown(*r);
+  EXPECT_LE(r->values["held"], kThreadChurnHeldBytes)
+      << kRuleChurn << ": " << kLiveAtOnceWaves << " waves of "
+      << kLiveAtOnceThreads << " threads live at once, each allocating "
+      << kLiveAtOnceBlocks << " blocks of " << kLiveAtOnceBlockBytes
+      << " bytes (every thread's live at once), " << what
+      << ", then exiting; the clock standing still; after each wave, at most "
+      << HeldCounts(*r) << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
+      << ")";
+}
+
+TEST(DesignThreadChurn, ThreadsLiveAtOnceLeaveLittleHeld) {
+  ExpectLiveAtOnceLeftLittleHeld("self", "each freeing its own");
+}
+
+TEST(DesignThreadChurn,
+     ThreadsLiveAtOnceWhoseBlocksAnotherFreedLeaveLittleHeld) {
+  ExpectLiveAtOnceLeftLittleHeld(
+      "another",
+      "one of them freeing every thread's blocks while all of them still ran");
+}
+
 // ---------------------------------------------------------------------------
 // Design, promise 4: producer and consumer stay bounded.
 // ---------------------------------------------------------------------------
@@ -550,47 +634,69 @@ constexpr int kWindowLag = 4;
 constexpr int kWindowBatches = 400;
 constexpr size_t kWindowMessageBytes = 1024;
 
-void MessageWindowCall(alloclab::FreshCall& call) {
-  internal::ScopedFakeClock clock;  // no decay helps
-  void* window[kWindowLag + 1][kWindowBatch] = {};
+// TakeTurns()
+//
+// A producer and a consumer, each a thread of its own, taking turns:
+// `producer(t)`, then `consumer(t)`, for each turn t below `turns`. One
+// thread is in the allocator at a time, so a consumer's turn may read the
+// bytes held by every count (ReadHeldNow()), and the order of the calls is
+// the same on every run and every machine. Both have exited when it
+// returns.
+template <typename Producer, typename Consumer>
+void TakeTurns(int turns, Producer producer, Consumer consumer) {
   std::atomic<int> turn{0};  // even: the producer's; odd: the consumer's
-  std::atomic<uint64_t> failed{0};
-  HeldWorst worst;
   auto wait_for = [&turn](int t) {
     while (turn.load(std::memory_order_acquire) != t) sched_yield();
   };
-  std::thread producer([&] {
-    for (int b = 0; b < kWindowBatches; ++b) {
-      wait_for(2 * b);
-      for (void*& p : window[b % (kWindowLag + 1)]) {
-        p = Allocate(kWindowMessageBytes, 1, false);
-        if (p == nullptr) {
-          failed.fetch_add(1);
-        } else {
-          static_cast<char*>(p)[0] = 1;
-        }
-      }
-      turn.store(2 * b + 1, std::memory_order_release);
+  std::thread producing([&] {
+    for (int t = 0; t < turns; ++t) {
+      wait_for(2 * t);
+      producer(t);
+      turn.store(2 * t + 1, std::memory_order_release);
     }
   });
-  std::thread consumer([&] {
-    for (int b = 0; b < kWindowBatches; ++b) {
-      wait_for(2 * b + 1);
-      if (b >= kWindowLag) {
-        for (void*& p : window[(b - kWindowLag) % (kWindowLag + 1)]) {
-          Free(p);
-          p = nullptr;
-        }
-      }
-      worst.Add(ReadHeldNow());  // the producer waits for its turn
-      turn.store(2 * b + 2, std::memory_order_release);
-    }
-    for (auto& batch : window) {
-      for (void* p : batch) Free(p);
+  std::thread consuming([&] {
+    for (int t = 0; t < turns; ++t) {
+      wait_for(2 * t + 1);
+      consumer(t);
+      turn.store(2 * t + 2, std::memory_order_release);
     }
   });
-  producer.join();
-  consumer.join();
+  producing.join();
+  consuming.join();
+}
+
+void MessageWindowCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;  // no decay helps
+  void* window[kWindowLag + 1][kWindowBatch] = {};
+  std::atomic<uint64_t> failed{0};
+  HeldWorst worst;
+  TakeTurns(
+      kWindowBatches,
+      [&](int b) {
+        for (void*& p : window[b % (kWindowLag + 1)]) {
+          p = Allocate(kWindowMessageBytes, 1, false);
+          if (p == nullptr) {
+            failed.fetch_add(1);
+          } else {
+            static_cast<char*>(p)[0] = 1;
+          }
+        }
+      },
+      [&](int b) {
+        if (b >= kWindowLag) {
+          for (void*& p : window[(b - kWindowLag) % (kWindowLag + 1)]) {
+            Free(p);
+            p = nullptr;
+          }
+        }
+        worst.Add(ReadHeldNow());  // the producer waits for its turn
+        if (b == kWindowBatches - 1) {
+          for (auto& batch : window) {
+            for (void* p : batch) Free(p);
+          }
+        }
+      });
   call.Record("failed", static_cast<double>(failed.load()));
   worst.Record(call);
 }
@@ -610,6 +716,96 @@ TEST(DesignMessagePassing, AConsumerFourBatchesBehindStaysBounded) {
       << " batches after the producer allocated it, taking turns (at most "
       << (kWindowLag + 1) * kWindowBatch * kWindowMessageBytes
       << " bytes live at once); at most " << HeldCounts(*r)
+      << " (kMessagePassingHeldBytes = " << kMessagePassingHeldBytes << ")";
+}
+
+// Promise 4 with messages of every size of the large small classes: a
+// producer sends kMixedMessages messages, the class edges from 16 KiB to
+// 256 KiB (kMixedSizes) in a turn that strides through them (message i of
+// size kMixedSizes[i * kMixedStride % 17]), one a turn, to a consumer that
+// frees the oldest ones at its turn until the next fits within
+// kMixedMostLive live. Taking turns (TakeTurns()), so that the bytes held
+// are read by every count and the same calls are made on every run. A
+// cache bounded per size and not in all keeps some of every size; one that
+// reuses a freed block only at its own size keeps growing.
+constexpr size_t kMixedSizes[] = {
+    16 * kKiB,  20 * kKiB,  24 * kKiB,  28 * kKiB,  32 * kKiB, 40 * kKiB,
+    48 * kKiB,  56 * kKiB,  64 * kKiB,  80 * kKiB,  96 * kKiB, 112 * kKiB,
+    128 * kKiB, 160 * kKiB, 192 * kKiB, 224 * kKiB, 256 * kKiB};
+constexpr int kMixedSizeCount = std::size(kMixedSizes);
+constexpr int kMixedStride = 7;  // coprime with 17: every size in turn
+constexpr int kMixedMessages = 20'000;
+constexpr size_t kMixedMostLive = 256 * kKiB;
+// The bytes held are read at every this many turns, and at the end.
+constexpr int kMixedCheckEvery = 16;
+
+size_t MixedMessageBytes(int i) {
+  return kMixedSizes[static_cast<size_t>(i) * kMixedStride % kMixedSizeCount];
+}
+
+void MixedMessagesCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;  // no decay helps
+  struct Message {
+    char* p;
+    size_t size;
+  };
+  std::deque<Message> live;  // oldest first; touched by one thread a turn
+  size_t live_bytes = 0;
+  size_t most_live = 0;
+  std::atomic<uint64_t> failed{0}, changed{0};
+  HeldWorst worst;
+  TakeTurns(
+      kMixedMessages,
+      [&](int i) {
+        const size_t size = MixedMessageBytes(i);
+        char* p = static_cast<char*>(Allocate(size, 1, false));
+        if (p == nullptr) {
+          failed.fetch_add(1);
+          return;
+        }
+        p[0] = static_cast<char>(i);
+        p[size - 1] = static_cast<char>(i);
+        live.push_back({p, size});
+        live_bytes += size;
+        most_live = std::max(most_live, live_bytes);
+      },
+      [&](int i) {
+        const size_t next =
+            i + 1 < kMixedMessages ? MixedMessageBytes(i + 1) : kMixedMostLive;
+        while (!live.empty() && live_bytes + next > kMixedMostLive) {
+          const Message m = live.front();
+          live.pop_front();
+          if (m.p[0] != m.p[m.size - 1]) changed.fetch_add(1);
+          Free(m.p);
+          live_bytes -= m.size;
+        }
+        if (i % kMixedCheckEvery == 0 || i + 1 == kMixedMessages) {
+          worst.Add(ReadHeldNow());  // the producer waits for its turn
+        }
+      });
+  call.Record("failed", static_cast<double>(failed.load()));
+  call.Record("changed", static_cast<double>(changed.load()));
+  call.Record("most_live", static_cast<double>(most_live));
+  worst.Record(call);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_mixed_messages", MixedMessagesCall);
+
+TEST(DesignMessagePassing, MessagesOfEverySizeFrom16To256KiBStayBounded) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_mixed_messages");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in the producer";
+  EXPECT_EQ(r->values["changed"], 0)
+      << kRuleSurvive << " (a message changed between its threads)";
+  ExpectResidentKnown(*r);
+  EXPECT_LE(r->values["held"], kMessagePassingHeldBytes)
+      << kRuleMessages << ": " << kMixedMessages << " messages of each size "
+      << "from " << kMixedSizes[0] << " to " << kMixedSizes[kMixedSizeCount - 1]
+      << " bytes in turn (the class edges of the large small sizes), the "
+      << "consumer freeing the oldest until the next fits, taking turns (at "
+      << "most " << r->values["most_live"] << " bytes live at once); at most "
+      << HeldCounts(*r)
       << " (kMessagePassingHeldBytes = " << kMessagePassingHeldBytes << ")";
 }
 

@@ -440,11 +440,12 @@ TEST(DesignThreadChurn,
 constexpr size_t kHandedBytesPerSize = 512 * kKiB;
 constexpr size_t kHandedLargestSize = 16 * kKiB;
 
-// The sizes of kFreedWhileRunningSteps, smallest first.
-std::vector<size_t> HandedSizes() {
+// The class edge sizes from 16 bytes to `largest` (a power of two at least
+// 256), smallest first: 16-byte steps to 128, then four per doubling.
+std::vector<size_t> HandedSizes(size_t largest) {
   std::vector<size_t> sizes;
   for (size_t n = 16; n <= 128; n += 16) sizes.push_back(n);
-  for (size_t base = 128; base < kHandedLargestSize; base *= 2) {
+  for (size_t base = 128; base < largest; base *= 2) {
     for (size_t q = 1; q <= 4; ++q) sizes.push_back(base + q * base / 4);
   }
   return sizes;
@@ -455,7 +456,7 @@ constexpr ChurnStep kFreedWhileRunningSteps[] = {
      "blocks of it live at once; while it waits, another freeing them all "
      "and exiting; then the first exiting",
      [](int& failed) {
-       for (size_t size : HandedSizes()) {
+       for (size_t size : HandedSizes(kHandedLargestSize)) {
          std::vector<char*> blocks;
          AroundAnotherThread(
              [&] {
@@ -477,6 +478,63 @@ TEST(DesignThreadChurn,
      ThreadsWhoseBlocksAnotherFreedWhileTheyRanLeaveLittleHeld) {
   ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_freed_while_running",
                                   kFreedWhileRunningSteps);
+}
+
+// A thread that churns one block of every size: one block of each class edge
+// size from 16 bytes to 256 KiB (HandedSizes(), up to the largest size
+// promise 1 keeps private), all live at once, freed by the thread itself
+// before it exits, or by another while it runs (then the other exits, then
+// it). A design that keeps, per class, a span or a run of pages for the
+// next blocks of that size (a few dozen classes, each with its own) must
+// give every one of them back at the exit: the clock stands still.
+std::vector<char*> AllocateOneOfEachSize(int& failed) {
+  std::vector<char*> blocks;
+  for (size_t size : HandedSizes(kLargestPrivate)) {
+    for (char* p : AllocateLive(size, 1, failed)) blocks.push_back(p);
+  }
+  return blocks;
+}
+
+constexpr ChurnStep kEverySizeSelfSteps[] = {
+    {"a thread allocating one block of each class edge size from 16 bytes to "
+     "256 KiB, all live at once, freeing them and exiting",
+     [](int& failed) {
+       OnAThread([&] { FreeAll(AllocateOneOfEachSize(failed)); });
+     }},
+};
+
+void EverySizeSelfCall(alloclab::FreshCall& call) {
+  RunChurnSteps(call, kEverySizeSelfSteps);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_every_size_self",
+                    EverySizeSelfCall);
+
+TEST(DesignThreadChurn, AThreadThatChurnedOneBlockOfEverySizeLeavesLittleHeld) {
+  ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_every_size_self",
+                                  kEverySizeSelfSteps);
+}
+
+constexpr ChurnStep kEverySizeHandedSteps[] = {
+    {"a thread allocating one block of each class edge size from 16 bytes to "
+     "256 KiB, all live at once; while it waits, another freeing them all "
+     "and exiting; then the first exiting",
+     [](int& failed) {
+       std::vector<char*> blocks;
+       AroundAnotherThread([&] { blocks = AllocateOneOfEachSize(failed); },
+                           [&] { FreeAll(blocks); }, [] {});
+     }},
+};
+
+void EverySizeHandedCall(alloclab::FreshCall& call) {
+  RunChurnSteps(call, kEverySizeHandedSteps);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_every_size_handed",
+                    EverySizeHandedCall);
+
+TEST(DesignThreadChurn,
+     AThreadWhoseBlockOfEverySizeAnotherFreedLeavesLittleHeld) {
+  ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_every_size_handed",
+                                  kEverySizeHandedSteps);
 }
 
 }  // namespace
