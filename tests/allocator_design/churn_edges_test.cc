@@ -16,7 +16,8 @@
 // longer live, however it went back), large blocks freed by a thread
 // other than the one that allocated them, and small blocks of every size
 // to 16 KiB freed by another thread while the one that allocated them
-// still runs, before its exit.
+// still runs, before its exit; and a thread that churns one block of every
+// class edge size to 256 KiB, freed by itself or by another while it runs.
 //
 // The bytes held are judged by the suite's oracle (held.h): the largest of
 // the allocator's own count, the page source's (mapped, less unmapped and
