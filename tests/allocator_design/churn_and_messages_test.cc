@@ -726,8 +726,8 @@ TEST(DesignMessagePassing, AConsumerFourBatchesBehindStaysBounded) {
 // frees the oldest ones at its turn until the next fits within
 // kMixedMostLive live. Taking turns (TakeTurns()), so that the bytes held
 // are read by every count and the same calls are made on every run. A
-// cache bounded per size and not in all keeps some of every size; one that
-// reuses a freed block only at its own size keeps growing.
+// design bounded per class and not in all (a thread's cache, a pool, spans
+// of a few blocks each) keeps its bound of each of the seventeen.
 constexpr size_t kMixedSizes[] = {
     16 * kKiB,  20 * kKiB,  24 * kKiB,  28 * kKiB,  32 * kKiB, 40 * kKiB,
     48 * kKiB,  56 * kKiB,  64 * kKiB,  80 * kKiB,  96 * kKiB, 112 * kKiB,
@@ -800,9 +800,9 @@ TEST(DesignMessagePassing, MessagesOfEverySizeFrom16To256KiBStayBounded) {
       << kRuleSurvive << " (a message changed between its threads)";
   ExpectResidentKnown(*r);
   EXPECT_LE(r->values["held"], kMessagePassingHeldBytes)
-      << kRuleMessages << ": " << kMixedMessages << " messages of each size "
-      << "from " << kMixedSizes[0] << " to " << kMixedSizes[kMixedSizeCount - 1]
-      << " bytes in turn (the class edges of the large small sizes), the "
+      << kRuleMessages << ": " << kMixedMessages << " messages, their sizes "
+      << "the class edges from " << kMixedSizes[0] << " to "
+      << kMixedSizes[kMixedSizeCount - 1] << " bytes in turn, the "
       << "consumer freeing the oldest until the next fits, taking turns (at "
       << "most " << r->values["most_live"] << " bytes live at once); at most "
       << HeldCounts(*r)
