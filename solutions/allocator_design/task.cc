@@ -288,12 +288,12 @@ struct ThreadCache {
   ClassCache classes[kNumClasses];
   uint64_t cached_bytes;  // of the blocks on every class's list and run
   uint64_t cache_limit;   // Scavenge() when cached_bytes passes it
-  uint64_t flushed_ns;  // the clock when this cache was last flushed (or set
-                        // up): every block in it was freed since
-  uint32_t ticks_left;  // calls to the next tick (0: tick at the next)
-  bool armed;           // ArmThreadExit() done, flushed_ns set
-  bool freed_large;     // ArmThreadExit() done: a large block freed, the
-                        // large cache to trim at its exit
+  uint64_t flushed_ns;    // the clock when this cache was last flushed (or set
+                          // up): every block in it was freed since
+  uint32_t ticks_left;    // calls to the next tick (0: tick at the next)
+  bool armed;             // ArmThreadExit() done, flushed_ns set
+  bool freed_large;       // ArmThreadExit() done: a large block freed, the
+                          // large cache to trim at its exit
 };
 
 constinit thread_local ThreadCache tc
