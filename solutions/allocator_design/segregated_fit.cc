@@ -165,18 +165,34 @@ constexpr bool BinsAreRight() {
 static_assert(BinsAreRight(), "the bin table is inconsistent");
 
 // A thread cache's batch: it starts at two chunks and doubles with use up
-// to 32, or to kMaxBatchBytes of the bin's smallest chunks; a bin holds at
-// most two batches.
+// to MaxBatchOf(b); a bin holds at most two batches and a drain keeps one,
+// so that a bin visits the heap at most once every batch - 1 of its calls.
+// For chunks up to kBytesPerCentralVisit / kOpsPerCentralVisit (8 KiB) the
+// most is 2 * kOpsPerCentralVisit (promise 1: a visit per 16 calls). Above,
+// promise 1 allows a visit per kBytesPerCentralVisit of the sizes asked
+// for, and a call on a chunk of bin b asks for at least BinFloor(b) - 31
+// bytes (its header, and the rounding to 16): a batch of
+// ceil(kBytesPerCentralVisit / (BinFloor(b) - 32)) + 1 chunks is enough,
+// and no more is kept (promise 4: a consumer that only frees keeps up to
+// two batches of every bin it was sent, for good). So a bin of chunks of
+// 16 KiB moves 10 to a visit, one of 256 KiB 2.
 constexpr uint32_t kFirstBatch = 2;
 constexpr uint32_t kMaxBatch = 2 * kOpsPerCentralVisit;
-constexpr size_t kMaxBatchBytes = size_t{512} << 10;
 constexpr uint32_t MaxBatchOf(int b) {
   const size_t floor = BinFloor(b) < kMinChunk ? kMinChunk : BinFloor(b);
-  const size_t by_bytes = kMaxBatchBytes / floor;
-  return by_bytes >= kMaxBatch    ? kMaxBatch
-         : by_bytes < kFirstBatch ? kFirstBatch
-                                  : static_cast<uint32_t>(by_bytes);
+  if (floor * kOpsPerCentralVisit <= kBytesPerCentralVisit) return kMaxBatch;
+  const size_t asked = floor - 32;  // the least a call on it asks for, less 1
+  const size_t by_bytes = (kBytesPerCentralVisit + asked - 1) / asked + 1;
+  return by_bytes >= kMaxBatch ? kMaxBatch : static_cast<uint32_t>(by_bytes);
 }
+
+// A thread's exit leaves at most this many idle regions held whole (a
+// slack, as the reference's pool keeps 1 MiB of whole free spans), and at
+// most kReleasedRegionsKept idle regions released (held: their first and
+// last pages, 8 KiB each; their address range reused with no map); past
+// those, the oldest released ones are unmapped.
+constexpr uint32_t kExitSlackRegions = 1;
+constexpr uint32_t kReleasedRegionsKept = 32;
 
 // How many chunks of its own list an allocation looks at for the best fit
 // before it takes the next list's first.
@@ -697,6 +713,40 @@ void FlushCache(uint64_t since) {
 // The decay: ticks on the threads' own calls.
 // -----------------------------------------------------------------------------
 
+// Unmap()
+//
+// Takes the idle region `r` off the heap's lists, to be unmapped with no
+// lock held (linked through `next` onto `*gone`): held no more, returned.
+void Unmap(Region* r, Region** gone) {
+  RemoveIdle(r);
+  Unlink(reinterpret_cast<uintptr_t>(r) + kFirstChunk);  // held whole again
+  (r->all_prev != nullptr ? r->all_prev->all_next : heap.all) = r->all_next;
+  if (r->all_next != nullptr) r->all_next->all_prev = r->all_prev;
+  heap.held -= kRegionBytes;
+  heap.returned += kRegionBytes;
+  r->next = *gone;
+  *gone = r;
+}
+
+// Busy()
+//
+// Takes the free chunk `c` out of the heap to have its inner pages
+// released with no lock held (linked through NextFree() onto
+// `*releasing`): marked in use meanwhile, so that no thread takes or
+// merges it, and counted released now.
+void Busy(uintptr_t c, uintptr_t* releasing) {
+  const size_t size = SizeOf(c);
+  const size_t bytes = ReleasableBytes(c, size);
+  if (IsWholeRegion(c, size)) RemoveIdle(RegionOf(c));
+  Unlink(c);
+  SetHeader(c, size | kInUse | kPrevInUse);
+  SetBits(c + size, kPrevInUse);
+  heap.held -= bytes;
+  heap.returned += bytes;
+  NextFree(c) = *releasing;
+  *releasing = c;
+}
+
 // Decay()
 //
 // Gives back what has been idle for kDecayNs: regions that are one free
@@ -706,6 +756,8 @@ void FlushCache(uint64_t since) {
 // being released is marked in use meanwhile, so that no other thread takes
 // it or merges it, and is filed again after. The next pass is due exactly
 // when the oldest region or chunk left has been idle kDecayNs.
+void GiveBack(Region* gone, uintptr_t releasing);
+
 void Decay(uint64_t now) {
   heap.lock.Acquire();
   if (now < next_decay_ns.load(std::memory_order_relaxed)) {
@@ -718,14 +770,7 @@ void Decay(uint64_t now) {
   for (Region* r = heap.idle; r != nullptr;) {
     Region* next = r->next;
     if (r->idle_since + kDecayNs <= now) {
-      RemoveIdle(r);
-      Unlink(reinterpret_cast<uintptr_t>(r) + kFirstChunk);
-      (r->all_prev != nullptr ? r->all_prev->all_next : heap.all) = r->all_next;
-      if (r->all_next != nullptr) r->all_next->all_prev = r->all_prev;
-      heap.held -= kRegionBytes;
-      heap.returned += kRegionBytes;
-      r->next = gone;
-      gone = r;
+      Unmap(r, &gone);
     } else if (r->idle_since < oldest) {
       oldest = r->idle_since;
     }
@@ -741,13 +786,7 @@ void Decay(uint64_t now) {
           IsWholeRegion(c, size)) {
         // Released already, no inner page, or an idle region's.
       } else if (StampOf(c) + kDecayNs <= now) {
-        Unlink(c);
-        SetHeader(c, size | kInUse | kPrevInUse);  // busy: not to be merged
-        SetBits(c + size, kPrevInUse);
-        heap.held -= bytes;
-        heap.returned += bytes;
-        NextFree(c) = releasing;
-        releasing = c;
+        Busy(c, &releasing);
       } else if (StampOf(c) < oldest) {
         oldest = StampOf(c);
       }
@@ -759,7 +798,17 @@ void Decay(uint64_t now) {
   const uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
   next_decay_ns.store(due, std::memory_order_relaxed);
   heap.lock.Release();
+  GiveBack(gone, releasing);
+}
 
+// GiveBack()
+//
+// With no lock held: unmaps the regions `gone` (taken off every list) and
+// releases the inner pages of the chunks `releasing` (linked through
+// NextFree(), marked in use meanwhile, held and returned already counted),
+// then files those again as released free chunks; a whole region back on
+// the idle list, as idle as it was.
+void GiveBack(Region* gone, uintptr_t releasing) {
   while (gone != nullptr) {
     Region* r = gone;
     gone = r->next;
@@ -783,6 +832,10 @@ void Decay(uint64_t now) {
       MarkFree(c, size);
       SetBits(c, kReleased);
       Insert(c);
+      if (IsWholeRegion(c, size)) {  // only a thread's exit releases these
+        AddIdle(RegionOf(c), StampOf(c));
+        NoteIdle(StampOf(c));  // to be unmapped by the decay
+      }
     } else {
       // A neighbour was freed meanwhile: merge, and the merged chunk is
       // held again (its own stamp, to be released at a later pass).
@@ -792,6 +845,47 @@ void Decay(uint64_t now) {
     }
   }
   heap.lock.Release();
+}
+
+// TrimAtExit()
+//
+// A thread's exit, once its regions are nobody's: what no running thread
+// owns goes back now, not at the decay (promise 3: with the clock standing
+// still, threads live at once each left a region of 1 MiB idle). The idle
+// regions past the newest kExitSlackRegions are released (reused with no
+// system call: promise 1 for the threads that run on), past
+// kReleasedRegionsKept released ones the oldest are unmapped, and the free
+// chunks of regions nobody owns (an exited thread's blocks still live in
+// them) are released.
+void TrimAtExit() {
+  Region* gone = nullptr;
+  uintptr_t releasing = 0;
+  heap.lock.Acquire();
+  ++heap.visits;
+  uint32_t whole = 0, released = 0;
+  for (Region* r = heap.idle; r != nullptr;) {
+    Region* next = r->next;
+    const uintptr_t c = reinterpret_cast<uintptr_t>(r) + kFirstChunk;
+    if ((HeaderOf(c) & kReleased) != 0) {
+      if (++released > kReleasedRegionsKept) Unmap(r, &gone);
+    } else if (++whole > kExitSlackRegions) {
+      Busy(c, &releasing);
+    }
+    r = next;
+  }
+  for (int b = BinOf(PageSize()); b < kNumBins; ++b) {
+    for (uintptr_t c = heap.bins[b]; c != 0;) {
+      const uintptr_t next = NextFree(c);
+      const size_t size = SizeOf(c);
+      if ((HeaderOf(c) & kReleased) == 0 && !IsWholeRegion(c, size) &&
+          RegionOf(c)->owner == nullptr && ReleasableBytes(c, size) != 0) {
+        Busy(c, &releasing);
+      }
+      c = next;
+    }
+  }
+  heap.lock.Release();
+  GiveBack(gone, releasing);
 }
 
 // DecayTick()
@@ -967,6 +1061,7 @@ void ThreadExit() {
   heap.lock.Acquire();
   Disown(Me(), /*keep=*/false);
   heap.lock.Release();
+  TrimAtExit();
   for (CacheBin& bin : tc.bins) bin = CacheBin{};
   tc.armed = false;  // a later call on this thread sets up and arms again
 }
