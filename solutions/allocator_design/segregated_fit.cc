@@ -164,27 +164,40 @@ constexpr bool BinsAreRight() {
 }
 static_assert(BinsAreRight(), "the bin table is inconsistent");
 
-// A thread cache's batch: it starts at two chunks and doubles with use up
-// to MaxBatchOf(b); a bin holds at most two batches and a drain keeps one,
-// so that a bin visits the heap at most once every batch - 1 of its calls.
-// For chunks up to kBytesPerCentralVisit / kOpsPerCentralVisit (8 KiB) the
-// most is 2 * kOpsPerCentralVisit (promise 1: a visit per 16 calls). Above,
-// promise 1 allows a visit per kBytesPerCentralVisit of the sizes asked
-// for, and a call on a chunk of bin b asks for at least BinFloor(b) - 31
-// bytes (its header, and the rounding to 16): a batch of
-// ceil(kBytesPerCentralVisit / (BinFloor(b) - 32)) + 1 chunks is enough,
-// and no more is kept (promise 4: a consumer that only frees keeps up to
-// two batches of every bin it was sent, for good). So a bin of chunks of
-// 16 KiB moves 10 to a visit, one of 256 KiB 2.
+// A thread cache's batch: it starts at two chunks (or one, below) and
+// doubles with use up to MaxBatchOf(b); a bin holds at most two batches and
+// a drain keeps one, so that a bin's visits to the heap are at least a
+// batch of its calls apart (a refill hands out one chunk and caches
+// batch - 1; a drain leaves batch + 1). For chunks up to
+// kBytesPerCentralVisit / kOpsPerCentralVisit (8 KiB) the most is
+// 2 * kOpsPerCentralVisit (promise 1: a visit per 16 calls). Above, promise
+// 1 allows a visit per kBytesPerCentralVisit of the sizes asked for, and a
+// call on a chunk of bin b asks for more than BinFloor(b) - 32 bytes (its
+// header, and the rounding to 16): a batch of
+// ceil(kBytesPerCentralVisit / (BinFloor(b) - 32)) chunks is enough, and no
+// more is kept (promise 4: a consumer that only frees keeps one to two
+// batches of every bin it was sent, for good). So a bin of chunks of
+// 16 KiB moves 9 to a visit, one of 160 KiB and up 1.
 constexpr uint32_t kFirstBatch = 2;
 constexpr uint32_t kMaxBatch = 2 * kOpsPerCentralVisit;
 constexpr uint32_t MaxBatchOf(int b) {
   const size_t floor = BinFloor(b) < kMinChunk ? kMinChunk : BinFloor(b);
   if (floor * kOpsPerCentralVisit <= kBytesPerCentralVisit) return kMaxBatch;
-  const size_t asked = floor - 32;  // the least a call on it asks for, less 1
-  const size_t by_bytes = (kBytesPerCentralVisit + asked - 1) / asked + 1;
+  const size_t asked = floor - 32;  // less than any call on it asks for
+  const size_t by_bytes = (kBytesPerCentralVisit + asked - 1) / asked;
   return by_bytes >= kMaxBatch ? kMaxBatch : static_cast<uint32_t>(by_bytes);
 }
+
+// The bins of chunks over kBytesPerCentralVisit / kOpsPerCentralVisit
+// (8 KiB): together, a thread's cache keeps at most kLargeCacheBytes of
+// their chunks past a free (promise 4: a consumer sent messages of every
+// size would keep a batch of each, 20 bins of them). A free that would pass
+// it gives all of them back in one visit. The most one such bin holds is
+// 640 KiB (two batches of two chunks under 160 KiB, in the bin of 128 KiB),
+// so a thread that churns any three sizes over 8 KiB never reaches it
+// (promise 1 as the bins alone keep it).
+constexpr int kFirstBudgetBin = BinOf(kBytesPerCentralVisit / kOpsPerCentralVisit) + 1;
+constexpr size_t kLargeCacheBytes = size_t{2} << 20;
 
 // A thread's exit leaves at most this many idle regions held whole (a
 // slack, as the reference's pool keeps 1 MiB of whole free spans), and at
@@ -572,6 +585,7 @@ struct CacheBin {
 
 struct ThreadCache {
   CacheBin bins[kNumBins];
+  uint64_t large_bytes;  // of the chunks cached in bins from kFirstBudgetBin
   uint64_t flushed_ns;  // when this cache was last flushed (or set up):
                         // every chunk in it was freed since
   uint32_t ticks_left;  // calls to the next tick (0: tick at the next)
@@ -595,11 +609,12 @@ void ArmOnce() {
   }
 }
 
-void SetUp(CacheBin& bin) {
+void SetUp(CacheBin& bin, int b) {
   ArmOnce();
   if (bin.limit == 0) {
-    bin.batch = kFirstBatch;
-    bin.limit = 2 * kFirstBatch;
+    const uint32_t first = MaxBatchOf(b) < kFirstBatch ? 1 : kFirstBatch;
+    bin.batch = static_cast<uint16_t>(first);
+    bin.limit = static_cast<uint16_t>(2 * first);
   }
 }
 
@@ -614,13 +629,17 @@ void GrowBatch(CacheBin& bin, int b) {
 
 // ReturnList()
 //
-// Gives a list of cached chunks back to the heap (heap.lock held).
-void ReturnList(void* list, uint64_t* since) {
+// Gives a list of cached chunks back to the heap (heap.lock held); the
+// bytes of their chunks.
+uint64_t ReturnList(void* list, uint64_t* since) {
+  uint64_t bytes = 0;
   while (list != nullptr) {
     void* block = list;
     list = NextCached(block);
+    bytes += SizeOf(ChunkOf(block));
     FreeChunk(ChunkOf(block), since);
   }
+  return bytes;
 }
 
 // Refill()
@@ -631,11 +650,12 @@ void ReturnList(void* list, uint64_t* since) {
 // the kernel refuses.
 [[gnu::noinline]] void* Refill(int b, size_t need) {
   CacheBin& bin = tc.bins[b];
-  SetUp(bin);
+  SetUp(bin, b);
   const uint32_t want = bin.batch;
   GrowBatch(bin, b);
   void* first = nullptr;
   uint32_t got = 0;
+  uint64_t cached = 0;  // the bytes of the chunks it caches
   heap.lock.Acquire();
   ++heap.visits;
   while (got < want) {
@@ -657,6 +677,7 @@ void ReturnList(void* list, uint64_t* since) {
         NextCached(BlockOf(c)) = bin.list;
         bin.list = BlockOf(c);
         ++bin.count;
+        cached += SizeOf(c);
       }
       c += need;
       have -= need;
@@ -664,6 +685,7 @@ void ReturnList(void* list, uint64_t* since) {
     got += n;
   }
   heap.lock.Release();
+  if (b >= kFirstBudgetBin) tc.large_bytes += cached;
   return first;
 }
 
@@ -674,10 +696,10 @@ void ReturnList(void* list, uint64_t* since) {
 [[gnu::noinline]] void Drain(int b) {
   CacheBin& bin = tc.bins[b];
   if (bin.limit == 0) {  // the thread's first free of this bin
-    SetUp(bin);
+    SetUp(bin, b);
     return;
   }
-  const uint32_t keep = bin.batch;  // less than `limit`, at least 2
+  const uint32_t keep = bin.batch;  // less than `limit`, at least 1
   void* last = bin.list;
   for (uint32_t i = 1; i < keep; ++i) last = NextCached(last);
   void* old = NextCached(last);
@@ -687,8 +709,28 @@ void ReturnList(void* list, uint64_t* since) {
   uint64_t since = 0;
   heap.lock.Acquire();
   ++heap.visits;
-  ReturnList(old, &since);
+  const uint64_t bytes = ReturnList(old, &since);
   heap.lock.Release();
+  if (b >= kFirstBudgetBin) tc.large_bytes -= bytes;
+}
+
+// DrainLarge()
+//
+// A free of a chunk of `size` bytes finds the bins from kFirstBudgetBin
+// holding kLargeCacheBytes or nearly: all of them go back to the heap, in
+// one visit. Each bin keeps its batch size: a bin in use refills as before.
+[[gnu::noinline]] void DrainLarge() {
+  uint64_t since = 0;
+  heap.lock.Acquire();
+  ++heap.visits;
+  for (int b = kFirstBudgetBin; b < kNumBins; ++b) {
+    CacheBin& bin = tc.bins[b];
+    ReturnList(bin.list, &since);
+    bin.list = nullptr;
+    bin.count = 0;
+  }
+  heap.lock.Release();
+  tc.large_bytes = 0;
 }
 
 // FlushCache()
@@ -707,6 +749,7 @@ void FlushCache(uint64_t since) {
     bin.count = 0;
   }
   heap.lock.Release();
+  tc.large_bytes = 0;
 }
 
 // -----------------------------------------------------------------------------
@@ -1021,6 +1064,9 @@ void* Allocate(size_t size, size_t alignment, bool zero) {
   if (block != nullptr) {
     bin->list = NextCached(block);
     --bin->count;
+    if (bin >= &tc.bins[kFirstBudgetBin]) [[unlikely]] {
+      tc.large_bytes -= SizeOf(ChunkOf(block));
+    }
   } else {
     block = Refill(b, need);
     if (block == nullptr) return nullptr;
@@ -1036,10 +1082,15 @@ void Free(void* block) {
   if ((HeaderOf(c) & kMapped) != 0) [[unlikely]] {
     return FreeLarge(c);
   }
-  const int b = BinOf(SizeOf(c));
+  const size_t size = SizeOf(c);
+  const int b = BinOf(size);
   CacheBin& bin = tc.bins[b];
   if (bin.count >= bin.limit) [[unlikely]] {
     Drain(b);  // makes room (or sets the bin up)
+  }
+  if (b >= kFirstBudgetBin) [[unlikely]] {
+    if (tc.large_bytes + size > kLargeCacheBytes) DrainLarge();
+    tc.large_bytes += size;
   }
   NextCached(block) = bin.list;
   bin.list = block;
