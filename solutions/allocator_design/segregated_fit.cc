@@ -207,6 +207,12 @@ constexpr size_t kLargeCacheBytes = size_t{2} << 20;
 constexpr uint32_t kExitSlackRegions = 1;
 constexpr uint32_t kReleasedRegionsKept = 32;
 
+// A thread's exit releases the free chunks of regions nobody owns (blocks
+// of exited threads still live in them) that have this much to release:
+// the rest of a region past a few live blocks. Smaller ones wait for the
+// decay (under a quarter of a region each).
+constexpr size_t kExitReleaseBytes = kRegionBytes / 4;
+
 // How many chunks of its own list an allocation looks at for the best fit
 // before it takes the next list's first.
 constexpr int kBestFitLooks = 16;
@@ -741,6 +747,7 @@ void FlushCache(uint64_t since) {
   bool any = false;
   for (const CacheBin& bin : tc.bins) any = any || bin.list != nullptr;
   if (!any) return;
+  tc.large_bytes = 0;  // all of it goes back below
   heap.lock.Acquire();
   ++heap.visits;
   for (CacheBin& bin : tc.bins) {
@@ -749,7 +756,6 @@ void FlushCache(uint64_t since) {
     bin.count = 0;
   }
   heap.lock.Release();
-  tc.large_bytes = 0;
 }
 
 // -----------------------------------------------------------------------------
@@ -899,7 +905,8 @@ void GiveBack(Region* gone, uintptr_t releasing) {
 // system call: promise 1 for the threads that run on), past
 // kReleasedRegionsKept released ones the oldest are unmapped, and the free
 // chunks of regions nobody owns (an exited thread's blocks still live in
-// them) are released.
+// them) with kExitReleaseBytes or more to release are released. Smaller
+// ones wait for the decay.
 void TrimAtExit() {
   Region* gone = nullptr;
   uintptr_t releasing = 0;
@@ -921,7 +928,8 @@ void TrimAtExit() {
       const uintptr_t next = NextFree(c);
       const size_t size = SizeOf(c);
       if ((HeaderOf(c) & kReleased) == 0 && !IsWholeRegion(c, size) &&
-          RegionOf(c)->owner == nullptr && ReleasableBytes(c, size) != 0) {
+          RegionOf(c)->owner == nullptr &&
+          ReleasableBytes(c, size) >= kExitReleaseBytes) {
         Busy(c, &releasing);
       }
       c = next;
