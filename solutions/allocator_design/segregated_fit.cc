@@ -41,10 +41,25 @@
 //                   lower bound; an allocation takes the first one if it is
 //                   large enough, or the first of the next bin. Refilled and
 //                   drained a batch at a time, under the heap's lock: a batch
-//                   starts at two chunks and doubles to 32, or to 512 KiB of
-//                   chunks for the larger bins (bounded in bytes, promise 4),
-//                   and a bin holds at most two batches (promise 1: at most
-//                   one visit per batch).
+//                   starts at two chunks and doubles to 32 for chunks up to
+//                   8 KiB (promise 1: a visit per 16 calls); above, to just
+//                   what promise 1 asks, ceil(128 KiB / the bin's smallest
+//                   request) chunks (a visit per kBytesPerCentralVisit of the
+//                   sizes asked for: 9 chunks of 16 KiB, 1 of 256 KiB). A bin
+//                   holds at most two batches, and a drain keeps one (at
+//                   most one visit per batch of its calls).
+//   large budget    the bins of chunks over 8 KiB keep at most
+//                   kLargeCacheBytes (2 MiB) together past a free: the free
+//                   that would pass it gives them all back in one visit
+//                   (promise 4: a consumer sent messages of 17 sizes from
+//                   16 KiB to 256 KiB would keep one to two batches of
+//                   each, up to 6 MiB). One such bin holds at most 640 KiB:
+//                   a thread churning any three sizes over 8 KiB never
+//                   reaches it, and keeps promise 1 as the bins alone do.
+//                   One churning more sizes at once than the budget holds
+//                   makes a visit per 2 MiB freed, and then a refill in
+//                   each bin it emptied: with many bins in use, more often
+//                   than promise 1 allows (the price of the bound).
 //   own regions     a region's free chunks go to one thread only, its
 //                   owner, from the first chunk it takes there until the
 //                   region is one free chunk again or its owner exits: a
@@ -55,6 +70,26 @@
 //                   mapping of their own with the same header (its offset
 //                   and its length, marked "mapped"), given back whole on
 //                   free. No cache of them: promise 1 ends at 256 KiB.
+//   exit trim       a thread's exit gives its cache back, its regions become
+//                   nobody's, and what no running thread owns goes back at
+//                   once, not at the decay (promise 3: threads live at once
+//                   each left a region idle, 400 MiB for 400 threads with
+//                   the clock standing still): idle regions past the newest
+//                   one are released (their range kept: a thread that runs
+//                   on takes one again with no system call, promise 1),
+//                   released ones past the newest 32 are unmapped, and the
+//                   free chunks of 256 KiB or more in regions nobody owns
+//                   (an exited thread's blocks still live there) are
+//                   released. So once threads have come and gone, what is
+//                   held and idle is at most 1 MiB (the newest idle region)
+//                   plus 256 KiB (the first and last pages of 32 released
+//                   regions), plus, in each region that still holds a live
+//                   block, its free chunks under 256 KiB and 8 KiB of each
+//                   released one, plus the caches of the threads still
+//                   running (each at most 64 chunks a bin to 8 KiB, 5.4 MiB
+//                   if it used every one of those 75 bins, and
+//                   kLargeCacheBytes above, with what refills brought since
+//                   the last free: under 160 KiB a bin).
 //   decay           a free chunk of a page or more is stamped with when it
 //                   was freed; a region that is one free chunk again is
 //                   idle. Each thread reads the clock every kDecayCheckOps
@@ -196,7 +231,8 @@ constexpr uint32_t MaxBatchOf(int b) {
 // 640 KiB (two batches of two chunks under 160 KiB, in the bin of 128 KiB),
 // so a thread that churns any three sizes over 8 KiB never reaches it
 // (promise 1 as the bins alone keep it).
-constexpr int kFirstBudgetBin = BinOf(kBytesPerCentralVisit / kOpsPerCentralVisit) + 1;
+constexpr int kFirstBudgetBin =
+    BinOf(kBytesPerCentralVisit / kOpsPerCentralVisit) + 1;
 constexpr size_t kLargeCacheBytes = size_t{2} << 20;
 
 // A thread's exit leaves at most this many idle regions held whole (a
@@ -592,10 +628,10 @@ struct CacheBin {
 struct ThreadCache {
   CacheBin bins[kNumBins];
   uint64_t large_bytes;  // of the chunks cached in bins from kFirstBudgetBin
-  uint64_t flushed_ns;  // when this cache was last flushed (or set up):
-                        // every chunk in it was freed since
-  uint32_t ticks_left;  // calls to the next tick (0: tick at the next)
-  bool armed;           // ArmThreadExit() done, flushed_ns set
+  uint64_t flushed_ns;   // when this cache was last flushed (or set up):
+                         // every chunk in it was freed since
+  uint32_t ticks_left;   // calls to the next tick (0: tick at the next)
+  bool armed;            // ArmThreadExit() done, flushed_ns set
 };
 
 constinit thread_local ThreadCache tc
