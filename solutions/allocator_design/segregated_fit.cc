@@ -41,10 +41,25 @@
 //                   lower bound; an allocation takes the first one if it is
 //                   large enough, or the first of the next bin. Refilled and
 //                   drained a batch at a time, under the heap's lock: a batch
-//                   starts at two chunks and doubles to 32, or to 512 KiB of
-//                   chunks for the larger bins (bounded in bytes, promise 4),
-//                   and a bin holds at most two batches (promise 1: at most
-//                   one visit per batch).
+//                   starts at two chunks and doubles to 32 for chunks up to
+//                   8 KiB (promise 1: a visit per 16 calls); above, to just
+//                   what promise 1 asks, ceil(128 KiB / the bin's smallest
+//                   request) chunks (a visit per kBytesPerCentralVisit of the
+//                   sizes asked for: 9 chunks of 16 KiB, 1 of 256 KiB). A bin
+//                   holds at most two batches, and a drain keeps one (at
+//                   most one visit per batch of its calls).
+//   large budget    the bins of chunks over 8 KiB keep at most
+//                   kLargeCacheBytes (2 MiB) together past a free: the free
+//                   that would pass it gives them all back in one visit
+//                   (promise 4: a consumer sent messages of 17 sizes from
+//                   16 KiB to 256 KiB would keep one to two batches of
+//                   each, up to 6 MiB). One such bin holds at most 640 KiB:
+//                   a thread churning any three sizes over 8 KiB never
+//                   reaches it, and keeps promise 1 as the bins alone do.
+//                   One churning more sizes at once than the budget holds
+//                   makes a visit per 2 MiB freed, and then a refill in
+//                   each bin it emptied: with many bins in use, more often
+//                   than promise 1 allows (the price of the bound).
 //   own regions     a region's free chunks go to one thread only, its
 //                   owner, from the first chunk it takes there until the
 //                   region is one free chunk again or its owner exits: a
@@ -55,6 +70,26 @@
 //                   mapping of their own with the same header (its offset
 //                   and its length, marked "mapped"), given back whole on
 //                   free. No cache of them: promise 1 ends at 256 KiB.
+//   exit trim       a thread's exit gives its cache back, its regions become
+//                   nobody's, and what no running thread owns goes back at
+//                   once, not at the decay (promise 3: threads live at once
+//                   each left a region idle, 400 MiB for 400 threads with
+//                   the clock standing still): idle regions past the newest
+//                   one are released (their range kept: a thread that runs
+//                   on takes one again with no system call, promise 1),
+//                   released ones past the newest 32 are unmapped, and the
+//                   free chunks of 256 KiB or more in regions nobody owns
+//                   (an exited thread's blocks still live there) are
+//                   released. So once threads have come and gone, what is
+//                   held and idle is at most 1 MiB (the newest idle region)
+//                   plus 256 KiB (the first and last pages of 32 released
+//                   regions), plus, in each region that still holds a live
+//                   block, its free chunks under 256 KiB and 8 KiB of each
+//                   released one, plus the caches of the threads still
+//                   running (each at most 64 chunks a bin to 8 KiB, 5.4 MiB
+//                   if it used every one of those 75 bins, and
+//                   kLargeCacheBytes above, with what refills brought since
+//                   the last free: under 160 KiB a bin).
 //   decay           a free chunk of a page or more is stamped with when it
 //                   was freed; a region that is one free chunk again is
 //                   idle. Each thread reads the clock every kDecayCheckOps
@@ -164,19 +199,55 @@ constexpr bool BinsAreRight() {
 }
 static_assert(BinsAreRight(), "the bin table is inconsistent");
 
-// A thread cache's batch: it starts at two chunks and doubles with use up
-// to 32, or to kMaxBatchBytes of the bin's smallest chunks; a bin holds at
-// most two batches.
+// A thread cache's batch: it starts at two chunks (or one, below) and
+// doubles with use up to MaxBatchOf(b); a bin holds at most two batches and
+// a drain keeps one, so that a bin's visits to the heap are at least a
+// batch of its calls apart (a refill hands out one chunk and caches
+// batch - 1; a drain leaves batch + 1). For chunks up to
+// kBytesPerCentralVisit / kOpsPerCentralVisit (8 KiB) the most is
+// 2 * kOpsPerCentralVisit (promise 1: a visit per 16 calls). Above, promise
+// 1 allows a visit per kBytesPerCentralVisit of the sizes asked for, and a
+// call on a chunk of bin b asks for more than BinFloor(b) - 32 bytes (its
+// header, and the rounding to 16): a batch of
+// ceil(kBytesPerCentralVisit / (BinFloor(b) - 32)) chunks is enough, and no
+// more is kept (promise 4: a consumer that only frees keeps one to two
+// batches of every bin it was sent, for good). So a bin of chunks of
+// 16 KiB moves 9 to a visit, one of 160 KiB and up 1.
 constexpr uint32_t kFirstBatch = 2;
 constexpr uint32_t kMaxBatch = 2 * kOpsPerCentralVisit;
-constexpr size_t kMaxBatchBytes = size_t{512} << 10;
 constexpr uint32_t MaxBatchOf(int b) {
   const size_t floor = BinFloor(b) < kMinChunk ? kMinChunk : BinFloor(b);
-  const size_t by_bytes = kMaxBatchBytes / floor;
-  return by_bytes >= kMaxBatch    ? kMaxBatch
-         : by_bytes < kFirstBatch ? kFirstBatch
-                                  : static_cast<uint32_t>(by_bytes);
+  if (floor * kOpsPerCentralVisit <= kBytesPerCentralVisit) return kMaxBatch;
+  const size_t asked = floor - 32;  // less than any call on it asks for
+  const size_t by_bytes = (kBytesPerCentralVisit + asked - 1) / asked;
+  return by_bytes >= kMaxBatch ? kMaxBatch : static_cast<uint32_t>(by_bytes);
 }
+
+// The bins of chunks over kBytesPerCentralVisit / kOpsPerCentralVisit
+// (8 KiB): together, a thread's cache keeps at most kLargeCacheBytes of
+// their chunks past a free (promise 4: a consumer sent messages of every
+// size would keep a batch of each, 20 bins of them). A free that would pass
+// it gives all of them back in one visit. The most one such bin holds is
+// 640 KiB (two batches of two chunks under 160 KiB, in the bin of 128 KiB),
+// so a thread that churns any three sizes over 8 KiB never reaches it
+// (promise 1 as the bins alone keep it).
+constexpr int kFirstBudgetBin =
+    BinOf(kBytesPerCentralVisit / kOpsPerCentralVisit) + 1;
+constexpr size_t kLargeCacheBytes = size_t{2} << 20;
+
+// A thread's exit leaves at most this many idle regions held whole (a
+// slack, as the reference's pool keeps 1 MiB of whole free spans), and at
+// most kReleasedRegionsKept idle regions released (held: their first and
+// last pages, 8 KiB each; their address range reused with no map); past
+// those, the oldest released ones are unmapped.
+constexpr uint32_t kExitSlackRegions = 1;
+constexpr uint32_t kReleasedRegionsKept = 32;
+
+// A thread's exit releases the free chunks of regions nobody owns (blocks
+// of exited threads still live in them) that have this much to release:
+// the rest of a region past a few live blocks. Smaller ones wait for the
+// decay (under a quarter of a region each).
+constexpr size_t kExitReleaseBytes = kRegionBytes / 4;
 
 // How many chunks of its own list an allocation looks at for the best fit
 // before it takes the next list's first.
@@ -556,10 +627,11 @@ struct CacheBin {
 
 struct ThreadCache {
   CacheBin bins[kNumBins];
-  uint64_t flushed_ns;  // when this cache was last flushed (or set up):
-                        // every chunk in it was freed since
-  uint32_t ticks_left;  // calls to the next tick (0: tick at the next)
-  bool armed;           // ArmThreadExit() done, flushed_ns set
+  uint64_t large_bytes;  // of the chunks cached in bins from kFirstBudgetBin
+  uint64_t flushed_ns;   // when this cache was last flushed (or set up):
+                         // every chunk in it was freed since
+  uint32_t ticks_left;   // calls to the next tick (0: tick at the next)
+  bool armed;            // ArmThreadExit() done, flushed_ns set
 };
 
 constinit thread_local ThreadCache tc
@@ -579,11 +651,12 @@ void ArmOnce() {
   }
 }
 
-void SetUp(CacheBin& bin) {
+void SetUp(CacheBin& bin, int b) {
   ArmOnce();
   if (bin.limit == 0) {
-    bin.batch = kFirstBatch;
-    bin.limit = 2 * kFirstBatch;
+    const uint32_t first = MaxBatchOf(b) < kFirstBatch ? 1 : kFirstBatch;
+    bin.batch = static_cast<uint16_t>(first);
+    bin.limit = static_cast<uint16_t>(2 * first);
   }
 }
 
@@ -598,13 +671,17 @@ void GrowBatch(CacheBin& bin, int b) {
 
 // ReturnList()
 //
-// Gives a list of cached chunks back to the heap (heap.lock held).
-void ReturnList(void* list, uint64_t* since) {
+// Gives a list of cached chunks back to the heap (heap.lock held); the
+// bytes of their chunks.
+uint64_t ReturnList(void* list, uint64_t* since) {
+  uint64_t bytes = 0;
   while (list != nullptr) {
     void* block = list;
     list = NextCached(block);
+    bytes += SizeOf(ChunkOf(block));
     FreeChunk(ChunkOf(block), since);
   }
+  return bytes;
 }
 
 // Refill()
@@ -615,11 +692,12 @@ void ReturnList(void* list, uint64_t* since) {
 // the kernel refuses.
 [[gnu::noinline]] void* Refill(int b, size_t need) {
   CacheBin& bin = tc.bins[b];
-  SetUp(bin);
+  SetUp(bin, b);
   const uint32_t want = bin.batch;
   GrowBatch(bin, b);
   void* first = nullptr;
   uint32_t got = 0;
+  uint64_t cached = 0;  // the bytes of the chunks it caches
   heap.lock.Acquire();
   ++heap.visits;
   while (got < want) {
@@ -641,6 +719,7 @@ void ReturnList(void* list, uint64_t* since) {
         NextCached(BlockOf(c)) = bin.list;
         bin.list = BlockOf(c);
         ++bin.count;
+        cached += SizeOf(c);
       }
       c += need;
       have -= need;
@@ -648,6 +727,7 @@ void ReturnList(void* list, uint64_t* since) {
     got += n;
   }
   heap.lock.Release();
+  if (b >= kFirstBudgetBin) tc.large_bytes += cached;
   return first;
 }
 
@@ -658,10 +738,10 @@ void ReturnList(void* list, uint64_t* since) {
 [[gnu::noinline]] void Drain(int b) {
   CacheBin& bin = tc.bins[b];
   if (bin.limit == 0) {  // the thread's first free of this bin
-    SetUp(bin);
+    SetUp(bin, b);
     return;
   }
-  const uint32_t keep = bin.batch;  // less than `limit`, at least 2
+  const uint32_t keep = bin.batch;  // less than `limit`, at least 1
   void* last = bin.list;
   for (uint32_t i = 1; i < keep; ++i) last = NextCached(last);
   void* old = NextCached(last);
@@ -671,8 +751,28 @@ void ReturnList(void* list, uint64_t* since) {
   uint64_t since = 0;
   heap.lock.Acquire();
   ++heap.visits;
-  ReturnList(old, &since);
+  const uint64_t bytes = ReturnList(old, &since);
   heap.lock.Release();
+  if (b >= kFirstBudgetBin) tc.large_bytes -= bytes;
+}
+
+// DrainLarge()
+//
+// A free of a chunk of `size` bytes finds the bins from kFirstBudgetBin
+// holding kLargeCacheBytes or nearly: all of them go back to the heap, in
+// one visit. Each bin keeps its batch size: a bin in use refills as before.
+[[gnu::noinline]] void DrainLarge() {
+  uint64_t since = 0;
+  heap.lock.Acquire();
+  ++heap.visits;
+  for (int b = kFirstBudgetBin; b < kNumBins; ++b) {
+    CacheBin& bin = tc.bins[b];
+    ReturnList(bin.list, &since);
+    bin.list = nullptr;
+    bin.count = 0;
+  }
+  heap.lock.Release();
+  tc.large_bytes = 0;
 }
 
 // FlushCache()
@@ -683,6 +783,7 @@ void FlushCache(uint64_t since) {
   bool any = false;
   for (const CacheBin& bin : tc.bins) any = any || bin.list != nullptr;
   if (!any) return;
+  tc.large_bytes = 0;  // all of it goes back below
   heap.lock.Acquire();
   ++heap.visits;
   for (CacheBin& bin : tc.bins) {
@@ -697,6 +798,40 @@ void FlushCache(uint64_t since) {
 // The decay: ticks on the threads' own calls.
 // -----------------------------------------------------------------------------
 
+// Unmap()
+//
+// Takes the idle region `r` off the heap's lists, to be unmapped with no
+// lock held (linked through `next` onto `*gone`): held no more, returned.
+void Unmap(Region* r, Region** gone) {
+  RemoveIdle(r);
+  Unlink(reinterpret_cast<uintptr_t>(r) + kFirstChunk);  // held whole again
+  (r->all_prev != nullptr ? r->all_prev->all_next : heap.all) = r->all_next;
+  if (r->all_next != nullptr) r->all_next->all_prev = r->all_prev;
+  heap.held -= kRegionBytes;
+  heap.returned += kRegionBytes;
+  r->next = *gone;
+  *gone = r;
+}
+
+// Busy()
+//
+// Takes the free chunk `c` out of the heap to have its inner pages
+// released with no lock held (linked through NextFree() onto
+// `*releasing`): marked in use meanwhile, so that no thread takes or
+// merges it, and counted released now.
+void Busy(uintptr_t c, uintptr_t* releasing) {
+  const size_t size = SizeOf(c);
+  const size_t bytes = ReleasableBytes(c, size);
+  if (IsWholeRegion(c, size)) RemoveIdle(RegionOf(c));
+  Unlink(c);
+  SetHeader(c, size | kInUse | kPrevInUse);
+  SetBits(c + size, kPrevInUse);
+  heap.held -= bytes;
+  heap.returned += bytes;
+  NextFree(c) = *releasing;
+  *releasing = c;
+}
+
 // Decay()
 //
 // Gives back what has been idle for kDecayNs: regions that are one free
@@ -706,6 +841,8 @@ void FlushCache(uint64_t since) {
 // being released is marked in use meanwhile, so that no other thread takes
 // it or merges it, and is filed again after. The next pass is due exactly
 // when the oldest region or chunk left has been idle kDecayNs.
+void GiveBack(Region* gone, uintptr_t releasing);
+
 void Decay(uint64_t now) {
   heap.lock.Acquire();
   if (now < next_decay_ns.load(std::memory_order_relaxed)) {
@@ -718,14 +855,7 @@ void Decay(uint64_t now) {
   for (Region* r = heap.idle; r != nullptr;) {
     Region* next = r->next;
     if (r->idle_since + kDecayNs <= now) {
-      RemoveIdle(r);
-      Unlink(reinterpret_cast<uintptr_t>(r) + kFirstChunk);
-      (r->all_prev != nullptr ? r->all_prev->all_next : heap.all) = r->all_next;
-      if (r->all_next != nullptr) r->all_next->all_prev = r->all_prev;
-      heap.held -= kRegionBytes;
-      heap.returned += kRegionBytes;
-      r->next = gone;
-      gone = r;
+      Unmap(r, &gone);
     } else if (r->idle_since < oldest) {
       oldest = r->idle_since;
     }
@@ -741,13 +871,7 @@ void Decay(uint64_t now) {
           IsWholeRegion(c, size)) {
         // Released already, no inner page, or an idle region's.
       } else if (StampOf(c) + kDecayNs <= now) {
-        Unlink(c);
-        SetHeader(c, size | kInUse | kPrevInUse);  // busy: not to be merged
-        SetBits(c + size, kPrevInUse);
-        heap.held -= bytes;
-        heap.returned += bytes;
-        NextFree(c) = releasing;
-        releasing = c;
+        Busy(c, &releasing);
       } else if (StampOf(c) < oldest) {
         oldest = StampOf(c);
       }
@@ -759,7 +883,17 @@ void Decay(uint64_t now) {
   const uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
   next_decay_ns.store(due, std::memory_order_relaxed);
   heap.lock.Release();
+  GiveBack(gone, releasing);
+}
 
+// GiveBack()
+//
+// With no lock held: unmaps the regions `gone` (taken off every list) and
+// releases the inner pages of the chunks `releasing` (linked through
+// NextFree(), marked in use meanwhile, held and returned already counted),
+// then files those again as released free chunks; a whole region back on
+// the idle list, as idle as it was.
+void GiveBack(Region* gone, uintptr_t releasing) {
   while (gone != nullptr) {
     Region* r = gone;
     gone = r->next;
@@ -783,6 +917,10 @@ void Decay(uint64_t now) {
       MarkFree(c, size);
       SetBits(c, kReleased);
       Insert(c);
+      if (IsWholeRegion(c, size)) {  // only a thread's exit releases these
+        AddIdle(RegionOf(c), StampOf(c));
+        NoteIdle(StampOf(c));  // to be unmapped by the decay
+      }
     } else {
       // A neighbour was freed meanwhile: merge, and the merged chunk is
       // held again (its own stamp, to be released at a later pass).
@@ -792,6 +930,49 @@ void Decay(uint64_t now) {
     }
   }
   heap.lock.Release();
+}
+
+// TrimAtExit()
+//
+// A thread's exit, once its regions are nobody's: what no running thread
+// owns goes back now, not at the decay (promise 3: with the clock standing
+// still, threads live at once each left a region of 1 MiB idle). The idle
+// regions past the newest kExitSlackRegions are released (reused with no
+// system call: promise 1 for the threads that run on), past
+// kReleasedRegionsKept released ones the oldest are unmapped, and the free
+// chunks of regions nobody owns (an exited thread's blocks still live in
+// them) with kExitReleaseBytes or more to release are released. Smaller
+// ones wait for the decay.
+void TrimAtExit() {
+  Region* gone = nullptr;
+  uintptr_t releasing = 0;
+  heap.lock.Acquire();
+  ++heap.visits;
+  uint32_t whole = 0, released = 0;
+  for (Region* r = heap.idle; r != nullptr;) {
+    Region* next = r->next;
+    const uintptr_t c = reinterpret_cast<uintptr_t>(r) + kFirstChunk;
+    if ((HeaderOf(c) & kReleased) != 0) {
+      if (++released > kReleasedRegionsKept) Unmap(r, &gone);
+    } else if (++whole > kExitSlackRegions) {
+      Busy(c, &releasing);
+    }
+    r = next;
+  }
+  for (int b = BinOf(PageSize()); b < kNumBins; ++b) {
+    for (uintptr_t c = heap.bins[b]; c != 0;) {
+      const uintptr_t next = NextFree(c);
+      const size_t size = SizeOf(c);
+      if ((HeaderOf(c) & kReleased) == 0 && !IsWholeRegion(c, size) &&
+          RegionOf(c)->owner == nullptr &&
+          ReleasableBytes(c, size) >= kExitReleaseBytes) {
+        Busy(c, &releasing);
+      }
+      c = next;
+    }
+  }
+  heap.lock.Release();
+  GiveBack(gone, releasing);
 }
 
 // DecayTick()
@@ -927,6 +1108,9 @@ void* Allocate(size_t size, size_t alignment, bool zero) {
   if (block != nullptr) {
     bin->list = NextCached(block);
     --bin->count;
+    if (bin >= &tc.bins[kFirstBudgetBin]) [[unlikely]] {
+      tc.large_bytes -= SizeOf(ChunkOf(block));
+    }
   } else {
     block = Refill(b, need);
     if (block == nullptr) return nullptr;
@@ -942,10 +1126,15 @@ void Free(void* block) {
   if ((HeaderOf(c) & kMapped) != 0) [[unlikely]] {
     return FreeLarge(c);
   }
-  const int b = BinOf(SizeOf(c));
+  const size_t size = SizeOf(c);
+  const int b = BinOf(size);
   CacheBin& bin = tc.bins[b];
   if (bin.count >= bin.limit) [[unlikely]] {
     Drain(b);  // makes room (or sets the bin up)
+  }
+  if (b >= kFirstBudgetBin) [[unlikely]] {
+    if (tc.large_bytes + size > kLargeCacheBytes) DrainLarge();
+    tc.large_bytes += size;
   }
   NextCached(block) = bin.list;
   bin.list = block;
@@ -967,6 +1156,7 @@ void ThreadExit() {
   heap.lock.Acquire();
   Disown(Me(), /*keep=*/false);
   heap.lock.Release();
+  TrimAtExit();
   for (CacheBin& bin : tc.bins) bin = CacheBin{};
   tc.armed = false;  // a later call on this thread sets up and arms again
 }

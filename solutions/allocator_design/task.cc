@@ -17,9 +17,12 @@
 //                   written when it is first handed out: lab first_call's
 //                   first-touch faults are paid by the caller that uses the
 //                   memory, not by a refill that may not), 64 KiB for classes
-//                   to 16 KiB and 1 MiB above, from chunks of at most a
-//                   quarter of what is held, so that a chunk's unused spans
-//                   stay a small share.
+//                   to 16 KiB and above the smallest power of two that holds
+//                   two blocks (128 KiB to 512 KiB: a span of a large class
+//                   is pinned by one block in a cache, so it is no larger
+//                   than it needs to be), from chunks of at most a quarter
+//                   of what is held, so that a chunk's unused spans stay a
+//                   small share.
 //   page map        a two-level table from any address to its span and
 //                   class: Free() needs no header before the block, a block
 //                   of any alignment is found the same way, and the fast
@@ -31,7 +34,10 @@
 //                   another thread writes on the fast path (lab
 //                   counter_contention: a shared line costs more than the
 //                   whole allocation), and at most one central visit per
-//                   batch (task.h's promise 1).
+//                   batch (task.h's promise 1). The whole cache is bounded
+//                   in bytes too, as tcmalloc's thread caches are: past
+//                   kThreadCacheBytes, the classes the thread has stopped
+//                   allocating from go back (Scavenge()).
 //   own spans       a span refills one thread only, its owner, from the
 //                   refill that first takes it until it is whole free again
 //                   or its owner exits: a line never holds blocks live in two
@@ -43,13 +49,18 @@
 //   cross-thread    a block freed by another thread goes into the freeing
 //   frees           thread's cache, which drains to the block's span when
 //                   over its bound: lab jemalloc_adoption's msgsend moves
-//                   blocks from producers to consumers a batch at a time and
-//                   what it holds stays bounded (promise 4).
+//                   blocks from producers to consumers a batch at a time,
+//                   and a consumer that only frees keeps none of a class
+//                   past the next scavenge: what the two hold stays bounded
+//                   with messages of every size from 16 bytes to 256 KiB
+//                   (promise 4).
 //   span pool       a span whose blocks are all free goes back to a pool
 //                   that every class of its span size draws from, and idle
-//                   spans are released when new memory is mapped: 64-byte
-//                   blocks freed come back as 4 KiB blocks, or make room for
-//                   100 KiB ones (the 'phases' trace, promise 5).
+//                   spans are released when new memory is mapped, and at a
+//                   thread's exit past kPoolSlackBytes (promise 3: 400
+//                   threads live at once left a span each): 64-byte blocks
+//                   freed come back as 4 KiB blocks, or make room for 100
+//                   KiB ones (the 'phases' trace, promise 5).
 //   large blocks    over 256 KiB, a mapping of their own (lab
 //                   mmap_threshold: large blocks in the heap pin it; mapped
 //                   ones go back whole), and a cache of recently freed
@@ -115,22 +126,40 @@ namespace {
 // ClassOf() (internal/size_classes.h, which thread_owned_pages.cc shares).
 #include "solutions/allocator_design/internal/size_classes.h"
 
-// A batch: what a refill brings and a drain takes. It starts at two blocks
-// and doubles with use up to the class's most, so that a class a thread
-// uses once costs a couple of blocks, not a batch. The most is twice
-// kOpsPerCentralVisit (a cache of at most 2 * batch blocks that drains to
-// `batch` moves a batch at most every batch - 1 calls: promise 1), and at
-// most 512 KiB of blocks for the large classes (promise 1's sizes are the
-// small ones; a batch of 32 blocks of 256 KiB would be 8 MiB a thread).
+// A batch: what a refill brings and a drain takes. It starts at two
+// blocks and doubles with use up to the class's most, so that a class a
+// thread uses once costs a couple of blocks, not a batch. A cache holds at
+// most 2 * batch - 1 freed blocks and a drain keeps batch - 1 of them, so
+// that the thread meets the central pool at most once every `batch` calls
+// (a refill's batch is `batch` allocations; from a drain, `batch`
+// allocations empty the cache and `batch` frees fill it). Promise 1 counts
+// locks, and a visit may take three (a refill that needs spans: its
+// class's, the page heap's, its class's again; a drain that empties one:
+// its class's and the page heap's). The most is twice kOpsPerCentralVisit
+// for the small classes (kMaxBatch), and for the large ones the blocks of
+// the least size the class holds that make 3 * kBytesPerCentralVisit, and
+// one more (a class rounded up moves fewer bytes asked for than its size
+// says; batches of 2 * kBytesPerCentralVisit made 120 locks where 117 were
+// allowed, blocks of 24,577 bytes in groups of 39), and no more: a cache is
+// pinned spans and idle memory (3 blocks of 256 KiB, not 32).
 constexpr uint32_t kFirstBatch = 2;
 constexpr uint32_t kMaxBatch = 2 * kOpsPerCentralVisit;
-constexpr size_t kMaxBatchBytes = size_t{512} << 10;
 constexpr uint32_t MaxBatchOf(int c) {
-  const size_t by_bytes = kMaxBatchBytes / ClassSize(c);
-  return by_bytes >= kMaxBatch    ? kMaxBatch
-         : by_bytes < kFirstBatch ? kFirstBatch
-                                  : static_cast<uint32_t>(by_bytes);
+  const size_t least = c == 0 ? 1 : ClassSize(c - 1) + 1;  // asked for
+  const size_t by_bytes = (3 * kBytesPerCentralVisit + least - 1) / least + 1;
+  return by_bytes >= kMaxBatch ? kMaxBatch : static_cast<uint32_t>(by_bytes);
 }
+
+// kThreadCacheBytes
+//
+// When a thread's cache, over all its classes, holds more than this, the
+// classes it has not allocated from since the last time go back
+// (Scavenge()). A consumer of messages of every size from 16 KiB to 256 KiB
+// otherwise kept batch - 1 blocks of each, and their spans (36 MB held in
+// all by the reference before it, against promise 4's 16 MiB). A thread that
+// cycles through many classes allocates from each, and keeps them: its cache
+// may pass this (promise 1).
+constexpr size_t kThreadCacheBytes = size_t{1} << 20;
 
 struct ClassInfo {
   uint32_t size[kNumClasses];
@@ -252,16 +281,19 @@ struct ClassCache {
   uint16_t run_left;  // ... this many of them
   uint16_t batch;     // blocks per refill or drain, now
   bool run_zeroed;    // the run's blocks read as zeroes
+  bool used;          // allocated from since the last Scavenge()
 };
 
 struct ThreadCache {
   ClassCache classes[kNumClasses];
-  uint64_t flushed_ns;  // the clock when this cache was last flushed (or set
-                        // up): every block in it was freed since
-  uint32_t ticks_left;  // calls to the next tick (0: tick at the next)
-  bool armed;           // ArmThreadExit() done, flushed_ns set
-  bool freed_large;     // ArmThreadExit() done: a large block freed, the
-                        // large cache to trim at its exit
+  uint64_t cached_bytes;  // of the blocks on every class's list and run
+  uint64_t cache_limit;   // Scavenge() when cached_bytes passes it
+  uint64_t flushed_ns;    // the clock when this cache was last flushed (or set
+                          // up): every block in it was freed since
+  uint32_t ticks_left;    // calls to the next tick (0: tick at the next)
+  bool armed;             // ArmThreadExit() done, flushed_ns set
+  bool freed_large;       // ArmThreadExit() done: a large block freed, the
+                          // large cache to trim at its exit
 };
 
 constinit thread_local ThreadCache tc
@@ -272,20 +304,6 @@ void*& NextOf(void* block) { return *static_cast<void**>(block); }
 // -----------------------------------------------------------------------------
 // Spans for the classes.
 // -----------------------------------------------------------------------------
-
-// TakeFromPool()
-//
-// A whole-free span of `kind` from the pool (the heap's lock held): a
-// recently freed one first, then a released one; nullptr when it has none.
-Span* TakeFromPool(int kind) {
-  Span* s = heap.cached[kind].PopFront();
-  if (s != nullptr) {
-    heap.cached_bytes -= s->bytes;
-  } else if ((s = heap.released[kind].PopFront()) != nullptr) {
-    heap.held += s->bytes;  // taken into use again: held once more
-  }
-  return s;
-}
 
 // SetUpSpan()
 //
@@ -394,11 +412,12 @@ void SetUp(ClassCache& cc) {
   if (!tc.armed) {
     tc.armed = true;
     tc.flushed_ns = NowNs();
+    tc.cache_limit = kThreadCacheBytes;
     if (!tc.freed_large) ArmThreadExit();  // ThreadExit() gives this back
   }
   if (cc.limit == 0) {  // and so `list` is empty
     cc.batch = kFirstBatch;
-    cc.limit = 2 * kFirstBatch;
+    cc.limit = 2u * cc.batch - 1;
     cc.room = cc.limit;
   }
 }
@@ -408,8 +427,8 @@ void GrowBatch(ClassCache& cc, int c) {
   if (cc.batch < most) {
     cc.batch =
         static_cast<uint16_t>(cc.batch * 2u < most ? cc.batch * 2u : most);
-    cc.room += 2u * cc.batch - cc.limit;
-    cc.limit = 2u * cc.batch;
+    cc.room += 2u * cc.batch - 1 - cc.limit;
+    cc.limit = 2u * cc.batch - 1;
   }
 }
 
@@ -464,6 +483,50 @@ void ReturnBlocks(int c, void* list, char* run, uint32_t run_left,
   }
   cl.lock.Release();
   if (emptied != nullptr) PutSpans(emptied, since == 0 ? NowNs() : since);
+}
+
+// FlushClass(), FlushCache()
+//
+// Everything this thread's cache holds of class c, or of every class, back
+// to the central pool; spans left whole free count as idle since `since`
+// (0: now).
+void FlushClass(int c, uint64_t since) {
+  ClassCache& cc = tc.classes[c];
+  if (cc.list == nullptr && cc.run_left == 0) return;
+  tc.cached_bytes -=
+      (uint64_t{cc.limit - cc.room} + cc.run_left) * kClass.size[c];
+  ReturnBlocks(c, cc.list, cc.run, cc.run_left, since);
+  cc.list = nullptr;
+  cc.room = cc.limit;
+  cc.run = nullptr;
+  cc.run_left = 0;
+}
+
+void FlushCache(uint64_t since) {
+  for (int c = 0; c < kNumClasses; ++c) FlushClass(c, since);
+}
+
+// Scavenge()
+//
+// A free or a refill of class `c` finds the cache past its limit: the
+// classes this thread has not allocated from since the last scavenge give
+// their blocks back (a consumer that only frees them, a thread that has
+// moved on to other sizes, promise 4), and the next scavenge is due when
+// what is left has doubled, or at kThreadCacheBytes. A thread that cycles
+// through many classes keeps them all (promise 1): with the next one due
+// when half as much again was cached, a thread cycling through the 33
+// classes from 4 KiB to 256 KiB met one every few pairs of calls, before it
+// came back to most of its classes, and gave them back each time. Their
+// blocks were freed since the last flush: idle since then, as DecayTick()
+// files them.
+[[gnu::noinline]] void Scavenge(int c) {
+  for (int k = 0; k < kNumClasses; ++k) {
+    ClassCache& cc = tc.classes[k];
+    if (k != c && !cc.used) FlushClass(k, tc.flushed_ns);
+    cc.used = false;
+  }
+  const uint64_t next = 2 * tc.cached_bytes;
+  tc.cache_limit = next > kThreadCacheBytes ? next : kThreadCacheBytes;
 }
 
 // OwnedSpan()
@@ -551,6 +614,8 @@ Span* OwnedSpan(Central& cl, const void* me) {
   }
   cl.lock.Release();
   if (got == 0) return nullptr;
+  tc.cached_bytes += uint64_t{got - 1} * size;  // one is handed out
+  if (tc.cached_bytes > tc.cache_limit) Scavenge(c);
   cc.list = list;
   cc.room = cc.limit - (got - cc.run_left);  // limit >= batch >= got
   if (list != nullptr) {
@@ -568,38 +633,28 @@ Span* OwnedSpan(Central& cl, const void* me) {
 
 // Drain()
 //
-// A free finds the cache of class c full (no room): keep the `batch` most
-// recently freed blocks (warm), give the older ones back.
+// A free finds the cache of class c full (no room): keep the `batch` - 1
+// most recently freed blocks (warm), give the older ones back.
 [[gnu::noinline]] void Drain(int c) {
   ClassCache& cc = tc.classes[c];
   if (cc.limit == 0) {  // the thread's first free of this class
     SetUp(cc);
     return;
   }
-  const uint32_t keep = cc.batch;  // 2 or more, and less than `limit`
-  void* last = cc.list;
-  for (uint32_t i = 1; i < keep; ++i) last = NextOf(last);
-  void* old = NextOf(last);
-  NextOf(last) = nullptr;
+  const uint32_t keep = cc.batch - 1u;  // less than `limit`
+  void* old = cc.list;
+  if (keep != 0) {
+    void* last = cc.list;
+    for (uint32_t i = 1; i < keep; ++i) last = NextOf(last);
+    old = NextOf(last);
+    NextOf(last) = nullptr;
+  } else {
+    cc.list = nullptr;
+  }
+  tc.cached_bytes -= uint64_t{cc.limit - keep} * kClass.size[c];
   cc.room = cc.limit - keep;
   GrowBatch(cc, c);
   ReturnBlocks(c, old, nullptr, 0, 0);
-}
-
-// FlushCache()
-//
-// Everything this thread's cache holds, back to the central pool; spans
-// left whole free count as idle since `since` (0: now).
-void FlushCache(uint64_t since) {
-  for (int c = 0; c < kNumClasses; ++c) {
-    ClassCache& cc = tc.classes[c];
-    if (cc.list == nullptr && cc.run_left == 0) continue;
-    ReturnBlocks(c, cc.list, cc.run, cc.run_left, since);
-    cc.list = nullptr;
-    cc.room = cc.limit;
-    cc.run = nullptr;
-    cc.run_left = 0;
-  }
 }
 
 // DisownSpans()
@@ -738,16 +793,19 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
                                                   bool zero) {
   CountCall();
   ClassCache& cc = tc.classes[c];
+  cc.used = true;
   void* block = cc.list;
   if (block != nullptr) [[likely]] {
     cc.list = NextOf(block);
     ++cc.room;
+    tc.cached_bytes -= kClass.size[c];
     if (zero) memset(block, 0, size);  // recycled
     return block;
   }
   bool fresh = false;  // from a run that reads as zeroes
   if (cc.run_left != 0) {
     --cc.run_left;
+    tc.cached_bytes -= kClass.size[c];
     block = cc.run;
     cc.run += kClass.size[c];
     fresh = cc.run_zeroed;
@@ -794,6 +852,8 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   NextOf(block) = cc.list;
   cc.list = block;
   --cc.room;
+  tc.cached_bytes += kClass.size[c];
+  if (tc.cached_bytes > tc.cache_limit) Scavenge(c);
 }
 
 }  // namespace
@@ -804,11 +864,14 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
 void* Allocate(size_t size, size_t alignment, bool zero) {
   if (size <= kLookupMax && alignment <= kMinAlignment && !zero) [[likely]] {
     ThreadCache& t = tc;
-    ClassCache& cc = t.classes[kSmallClass.of[(size + 15) / 16]];
+    const int c = kSmallClass.of[(size + 15) / 16];
+    ClassCache& cc = t.classes[c];
     void* block = cc.list;
     if (block != nullptr && --t.ticks_left != 0) [[likely]] {
       cc.list = NextOf(block);
       ++cc.room;
+      cc.used = true;
+      t.cached_bytes -= kClass.size[c];
       return block;
     }
   }
@@ -821,10 +884,13 @@ void Free(void* block) {
   if (code != 0) [[likely]] {
     ThreadCache& t = tc;
     ClassCache& cc = t.classes[code - 1];
-    if (cc.room != 0 && --t.ticks_left != 0) [[likely]] {
+    const uint64_t cached = t.cached_bytes + kClass.size[code - 1];
+    if (cc.room != 0 && cached <= t.cache_limit && --t.ticks_left != 0)
+        [[likely]] {
       NextOf(block) = cc.list;
       cc.list = block;
       --cc.room;
+      t.cached_bytes = cached;
       return;
     }
   }
@@ -852,6 +918,7 @@ void ThreadExit() {
   }
   for (ClassCache& cc : tc.classes) cc = ClassCache{};
   tc.armed = false;  // a later call on this thread sets up and arms again
+  TrimPool();
   if (tc.freed_large) {
     tc.freed_large = false;
     TrimLargeCache();

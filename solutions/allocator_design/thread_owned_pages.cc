@@ -10,8 +10,8 @@
 // from per-class central lists. This one, after mimalloc's free-list
 // sharding, gives each thread pages of its own instead:
 //
-//   owned pages     a page (a span of the reference's sizes, 64 KiB or
-//                   1 MiB) holds blocks of one class and belongs to one
+//   owned pages     a page (a span of the reference's sizes, 64 KiB to
+//                   512 KiB) holds blocks of one class and belongs to one
 //                   thread, which alone allocates from it, with no lock and
 //                   no atomic operation: a pop off the page's free list.
 //   local frees     a block freed by its page's owner goes straight back
@@ -84,9 +84,9 @@ namespace {
 // batch holds 2 * kOpsPerCentralVisit blocks (promise 1 for bursts: a
 // thread that frees a thousand 16 KiB blocks and allocates them again visits
 // the pool once per batch, not once per four blocks), at most kMaxSpareBytes
-// a class, and at least one span (one 1 MiB span for the largest classes,
-// whose bursts visit the pool every few blocks, as the reference's batches
-// of two 256 KiB blocks do).
+// a class, and at least one span (one span of two blocks for the largest
+// classes, whose bursts visit the pool every few blocks, as the
+// reference's batches of three 256 KiB blocks do).
 constexpr size_t kMaxSpareBytes = size_t{512} << 10;
 constexpr uint32_t SparesOf(int c) {
   const size_t blocks = SpanBytesOf(c) / ClassSize(c);
@@ -268,20 +268,6 @@ void SetUpSpan(Span* s, int c) {
   s->carve = s->start;
   s->used = 0;
   s->thread_free.store(nullptr, std::memory_order_relaxed);
-}
-
-// TakeFromPool()
-//
-// A whole-free span of `kind` from the pool (recently freed first, then
-// released ones), or nullptr.
-Span* TakeFromPool(int kind) {
-  Span* s = heap.cached[kind].PopFront();
-  if (s != nullptr) {
-    heap.cached_bytes -= s->bytes;
-  } else if ((s = heap.released[kind].PopFront()) != nullptr) {
-    heap.held += s->bytes;  // taken into use again: held once more
-  }
-  return s;
 }
 
 // GetSpans()

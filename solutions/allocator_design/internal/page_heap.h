@@ -17,7 +17,8 @@
 //                   metadata from the page source (EnsureMeta(), NewSpan(),
 //                   DeleteSpan()) and the byte counters
 //   idle release    TakeOldestCached(), ReleaseSpans(): the pool's oldest
-//                   spans past kPoolSlackBytes, released with no lock held
+//                   spans past kPoolSlackBytes, released with no lock held;
+//                   TrimPool() at a thread's exit
 //   large mappings  ForgetLarge(), and FreeLarge() into the cache of recent
 //                   ones; TrimLargeCache() at a thread's exit
 //   decay           Decay(): the pool's spans and the cache's mappings idle
@@ -184,18 +185,11 @@ static_assert(kMetaNeed <= kMetaChunk, "a metadata piece fits an install");
 // and the byte counters.
 // -----------------------------------------------------------------------------
 
-// The two sizes of span, as the pool keeps them apart.
-constexpr int kSmallSpan = 0;
-constexpr int kBigSpan = 1;
-constexpr int KindOf(size_t span_bytes) {
-  return span_bytes == kSpanBytes ? kSmallSpan : kBigSpan;
-}
-
 struct PageHeap {
   Lock lock;
-  SpanList cached[2];  // whole-free spans, held, by kind
+  SpanList cached[kSpanKinds];  // whole-free spans, held, by size
   size_t cached_bytes = 0;
-  SpanList released[2];  // whole-free spans, released: read as zeroes
+  SpanList released[kSpanKinds];  // whole-free spans, released: zeroes
   SpanList large_cache;
   size_t large_cache_bytes = 0;
   size_t large_live_bytes = 0;  // the mappings of live large blocks
@@ -284,6 +278,22 @@ void SetPageMap(uintptr_t start, size_t bytes, uintptr_t entry) {
   }
 }
 
+// TakeFromPool()
+//
+// A whole-free span of `kind` from the pool: a recently freed one first,
+// then a released one; nullptr when it has none. Spans of one size never
+// serve another (no split, so no merge): a chunk's spans go back to the
+// pool as they came.
+Span* TakeFromPool(int kind) {
+  Span* s = heap.cached[kind].PopFront();
+  if (s != nullptr) {
+    heap.cached_bytes -= s->bytes;
+  } else if ((s = heap.released[kind].PopFront()) != nullptr) {
+    heap.held += s->bytes;  // taken into use again: held once more
+  }
+  return s;
+}
+
 void NoteIdle(uint64_t since) {
   const uint64_t due = since + kDecayNs;
   if (due < next_decay_ns.load(std::memory_order_relaxed)) {
@@ -300,12 +310,13 @@ Span* TakeOldestCached(size_t bytes) {
   Span* taken = nullptr;
   size_t got = 0;
   while (got < bytes && heap.cached_bytes > kPoolSlackBytes) {
-    Span* small = heap.cached[kSmallSpan].tail;
-    Span* big = heap.cached[kBigSpan].tail;
-    Span* s = small == nullptr                       ? big
-              : big == nullptr                       ? small
-              : small->idle_since <= big->idle_since ? small
-                                                     : big;
+    Span* s = nullptr;
+    for (SpanList& list : heap.cached) {
+      if (list.tail != nullptr &&
+          (s == nullptr || list.tail->idle_since < s->idle_since)) {
+        s = list.tail;
+      }
+    }
     heap.cached[KindOf(s->bytes)].Remove(s);
     heap.cached_bytes -= s->bytes;
     s->state = SpanState::kBusy;
@@ -342,6 +353,22 @@ void FileReleased(Span* list) {
     heap.returned += s->bytes;
     heap.released[KindOf(s->bytes)].PushFront(s);
   }
+}
+
+// TrimPool()
+//
+// At a thread's exit: the pool's oldest whole-free spans past
+// kPoolSlackBytes released, so that what the thread's spans held goes back
+// now, not at the decay or the next map (promise 3: with the clock standing
+// still, a thread that used a span of every class left them all in the
+// pool, and 400 threads live at once a span each). No lock held on entry
+// or exit.
+void TrimPool() {
+  heap.lock.Acquire();
+  ++heap.visits;
+  Span* excess = TakeOldestCached(SIZE_MAX);
+  heap.lock.Release();
+  ReleaseSpans(excess);
 }
 
 // Large mappings leave in two steps too: out of the page map and the

@@ -7,7 +7,8 @@
 // The size classes of the reference allocator (../task.cc), which
 // thread_owned_pages.cc uses unchanged: 52 sizes from 16 bytes to 256 KiB
 // (16-byte steps to 128, then four per doubling), the size of the spans
-// that hold each class (64 KiB to a class of 16 KiB, 1 MiB above), the
+// that hold each class (64 KiB to a class of 16 KiB, above the smallest
+// power of two that holds two blocks), the
 // fast path's class of a size (ClassOf(), a table look-up to 1 KiB) and the
 // alignment each class's blocks have, all checked at compile time. They
 // are written once here so that the two allocators cannot drift apart in
@@ -60,14 +61,30 @@ constexpr int SizeToClass(size_t size) {
   return 8 + (lg - 7) * 4 + step;
 }
 
-// Spans come in two sizes, each aligned to its size: 64 KiB for classes
-// up to 16 KiB, 1 MiB for the larger ones (at least four blocks a span).
+// Spans come in powers of two from 64 KiB, each aligned to its size (the
+// pool keeps each size apart, KindOf()): 64 KiB for classes up to 16 KiB,
+// and above, the smallest that holds kBlocksPerBigSpan blocks, 128 KiB to
+// 512 KiB. A span of a large class is pinned while any of its blocks is
+// live or in a cache: with spans of 1 MiB for every class above 16 KiB, a
+// producer and a consumer of messages of every size from 16 KiB to 256 KiB
+// held a MiB or more for each class (promise 4). kBigSpanBytes bounds
+// them, and is the largest chunk.
 constexpr size_t kSpanBytes = size_t{64} << 10;
 constexpr size_t kBigSpanBytes = size_t{1} << 20;
 constexpr size_t kSmallSpanMaxClass = size_t{16} << 10;
+constexpr size_t kBlocksPerBigSpan = 2;
 constexpr size_t SpanBytesOf(int c) {
-  return ClassSize(c) <= kSmallSpanMaxClass ? kSpanBytes : kBigSpanBytes;
+  if (ClassSize(c) <= kSmallSpanMaxClass) return kSpanBytes;
+  size_t bytes = kSpanBytes;
+  while (bytes < kBlocksPerBigSpan * ClassSize(c)) bytes *= 2;
+  return bytes;
 }
+constexpr int KindOf(size_t span_bytes) {  // 0: 64 KiB, 1: 128 KiB, ...
+  int kind = 0;
+  while ((kSpanBytes << kind) < span_bytes) ++kind;
+  return kind;
+}
+constexpr int kSpanKinds = KindOf(SpanBytesOf(kNumClasses - 1)) + 1;
 
 // The fast path's class of a size up to kLookupMax: one load, no branch.
 constexpr size_t kLookupMax = 1024;
@@ -113,7 +130,8 @@ constexpr bool ClassTableIsRight() {
       return false;
     }
     if (ClassSize(c) % kMinAlignment != 0) return false;
-    if (SpanBytesOf(c) / ClassSize(c) < 4) return false;
+    if (SpanBytesOf(c) / ClassSize(c) < kBlocksPerBigSpan) return false;
+    if (SpanBytesOf(c) > kBigSpanBytes) return false;
   }
   return ClassSize(kNumClasses - 1) == kSmallMax;
 }
