@@ -4,8 +4,8 @@
 // Fixed scenarios on the page source's fake clock (one thread, several,
 // a thread that only frees, one whose checking calls free other threads'
 // blocks, blocks of a thread that exited before their free, one that exits
-// late, waves, steps, many large blocks) and the
-// explorer's random schedules around kDecayNs.
+// late, waves, steps, a thread's own cache at its fullest, many large
+// blocks) and the explorer's random schedules around kDecayNs.
 //
 // Part of the suite of task_test.cc (whose header says how it is run: in
 // fresh processes, on the page source's fake clock, never the wall clock);
@@ -174,6 +174,92 @@ TEST(DesignDecay, IdleMemoryGoesBackWhileTheClockMovesInSteps) {
       << " malloc/free pairs of 64 bytes; " << r->values["held_after"]
       << " bytes were held after 2 * kDecayNs (kIdleHeldBytes = "
       << kIdleHeldBytes << ")";
+}
+
+// Promise 2 for a thread's own cache at its fullest, the thread running on
+// and looking at the clock often. The thread keeps using every class from
+// 4 KiB to 256 KiB, in kOwnCacheRounds rounds: in each, for every class in
+// turn (EdgeSizes()' class edges there, the quarter steps), it allocates a
+// group of kOwnCacheGroupBytes of blocks of that size and frees it, and
+// then it makes a pair of 64 bytes, the size of its checking calls. A
+// design whose thread cache keeps the classes its thread allocates from
+// keeps them all, more than kIdleHeldBytes of them (what the allocator may
+// keep for a thread that cycles through many sizes, promise 1). Then the
+// clock moves in kOwnCacheSteps steps of kDecayNs / 8, to past kDecayNs
+// after the frees, the thread making kDecayCheckOps calls (pairs of 64
+// bytes) after each: its looks at the clock come kDecayNs / 8 apart. Idle
+// time counts from the free: a design that re-stamps the cache at each look
+// never gives it back. Records "held_before" (the cache full) and
+// "held_after" (held.h's judged count).
+constexpr int kOwnCacheRounds = 4;
+constexpr size_t kOwnCacheGroupBytes = 2 * kMiB;
+constexpr int kOwnCacheSteps = 9;
+static_assert(kOwnCacheSteps * (kDecayNs / 8) > kDecayNs,
+              "the last checking calls come past kDecayNs after the frees");
+
+// OwnCacheSizes()
+//
+// The class edges from 4 KiB to 256 KiB: EdgeSizes()' multiples of 1 KiB
+// there.
+std::vector<size_t> OwnCacheSizes() {
+  std::vector<size_t> sizes;
+  for (size_t size : EdgeSizes(256 * kKiB)) {
+    if (size >= 4 * kKiB && size % kKiB == 0) sizes.push_back(size);
+  }
+  return sizes;
+}
+
+void DecayOwnCacheInStepsCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  int failed = 0;
+  for (int round = 0; round < kOwnCacheRounds; ++round) {
+    for (size_t size : OwnCacheSizes()) {
+      std::vector<void*> group((kOwnCacheGroupBytes + size - 1) / size);
+      for (void*& p : group) {
+        p = Allocate(size, 1, false);
+        if (p == nullptr) ++failed;
+      }
+      for (void* p : group) Free(p);
+    }
+    Free(Allocate(64, 1, false));
+  }
+  call.Record("failed", failed);
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  for (int step = 0; step < kOwnCacheSteps; ++step) {
+    clock.Advance(kDecayNs / 8);
+    for (uint64_t i = 0; i < kDecayCheckOps / 2; ++i) {
+      Free(Allocate(64, 1, false));
+    }
+  }
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_own_cache_in_steps",
+                    DecayOwnCacheInStepsCall);
+
+TEST(DesignDecay, AThreadsOwnCacheGoesBackWhileItKeepsLookingAtTheClock) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_own_cache_in_steps");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ", whether the thread that freed the blocks runs on "
+      << "(is itself the one that makes those calls), however often it "
+      << "looked at the clock in between: idle time counts from the free. "
+      << "A thread used every class from 4 KiB to 256 KiB, " << kOwnCacheRounds
+      << " times in turn a group of " << kOwnCacheGroupBytes
+      << " bytes of blocks of each size allocated "
+      << "and freed (" << static_cast<int64_t>(r->values["held_before"])
+      << " bytes held then), and ran on: " << kOwnCacheSteps
+      << " times kDecayNs / 8 passed and it made " << kDecayCheckOps
+      << " calls after each, Allocate(64) and Free() in pairs; "
+      << static_cast<int64_t>(r->values["held_after"])
+      << " bytes were held after the last, " << kOwnCacheSteps
+      << " x kDecayNs / 8 after the frees, by the largest of the suite's "
+      << "three counts (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+  for (const char* count : {"held_before", "held_after"}) {
+    ::testing::Test::RecordProperty(count,
+                                    static_cast<int64_t>(r->values[count]));
+  }
 }
 
 // Promise 2 with the frees in two waves, kDecayNs / 2 apart: a decay that
