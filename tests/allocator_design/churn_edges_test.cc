@@ -436,8 +436,8 @@ TEST(DesignThreadChurn,
 // of each size, 18 MiB in all, more than kThreadChurnHeldBytes. Not 1 MiB
 // a size: the starter, which keeps promise 3 (task.h), keeps what was freed
 // on one list per class with no bound in total, and held 19,922,944 bytes
-// at 1 MiB a size, the open problem of the chapter's "Where the three
-// designs do not keep the promises yet".
+// at 1 MiB a size: the starter is the learner's to start from, and its
+// per-class lists bound nothing in total.
 constexpr size_t kHandedBytesPerSize = 512 * kKiB;
 constexpr size_t kHandedLargestSize = 16 * kKiB;
 
