@@ -282,6 +282,68 @@ TEST(DesignFastPath, SteadyStatePairsOfBlocksTo256KiBArePrivate) {
                         LargerPairs, 20'000, 100'000);
 }
 
+// Promise 1 once the clock has moved. The decay runs on a thread's own
+// calls (promise 2), and a thread that keeps allocating from every class
+// it holds has nothing idle: after the clock has moved by kDecayNs in four
+// steps of a quarter during the warm-up, and stands still, its pairs are
+// private again. The sizes are every one from 16 bytes to
+// kBytesPerCentralVisit / kOpsPerCentralVisit, eight a doubling above 128
+// bytes (more than any design's classes there), in turn: a decay that
+// empties the caches of all of them at every tick makes a visit (or more)
+// per class at each, more than kDecayCheckOps / kOpsPerCentralVisit.
+std::vector<size_t> EverySmallSize() {
+  std::vector<size_t> sizes;
+  for (size_t size = 16; size <= kBytesPerCentralVisit / kOpsPerCentralVisit;
+       size += std::max<size_t>(16, size / 8)) {
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+Calls PairsOfEverySmallSize(int pairs) {
+  static const std::vector<size_t>& sizes = *new auto(EverySmallSize());
+  Calls calls;
+  for (int i = 0; i < pairs; ++i) {
+    const size_t size = sizes[i % sizes.size()];
+    void* p = Allocate(size, 1, false);
+    static_cast<volatile char*>(p)[0] = 1;
+    Free(p);
+    calls.Add(size);
+    calls.Add(size);
+  }
+  return calls;
+}
+
+TEST(DesignFastPath, SteadyStatePairsAfterTheClockMovedArePrivate) {
+  internal::ScopedFakeClock clock;
+  PairsOfEverySmallSize(20'000);
+  for (int step = 0; step < 4; ++step) {
+    clock.Advance(kDecayNs / 4);
+    PairsOfEverySmallSize(10'000);  // 20,000 calls: the steps' ticks
+  }
+  PairsOfEverySmallSize(20'000);
+  internal::SetLockObserver(CountLocksTaken);
+  const uint64_t locks_before = locks_taken;
+  const uint64_t visits_before = ReadCounters().central_visits;
+  const Calls calls = PairsOfEverySmallSize(100'000);
+  const uint64_t visits = ReadCounters().central_visits - visits_before;
+  const uint64_t locks = locks_taken - locks_before;
+  internal::SetLockObserver(nullptr);
+  const std::string pattern = absl::StrCat(
+      "malloc/free pairs of every size from 16 bytes to ",
+      kBytesPerCentralVisit / kOpsPerCentralVisit,
+      " in turn, after the clock moved by kDecayNs in the warm-up (then "
+      "stood still)");
+  EXPECT_LE(visits, calls.Allowed())
+      << kRuleFastPath << ": " << pattern << " made " << visits
+      << " central visits in " << calls.ops << " calls (at most "
+      << calls.Allowed() << " allowed)";
+  EXPECT_LE(locks, calls.Allowed())
+      << kRuleFastPath << ": " << pattern << " took " << locks
+      << " locks (lock.h) in " << calls.ops << " calls (at most "
+      << calls.Allowed() << " allowed)";
+}
+
 // Promise 1 at every default alignment: `alignment` at most kMinAlignment,
 // 0 among them (Allocate()'s "0 means kMinAlignment": the shim's malloc(),
 // calloc() and realloc() pass it), with and without `zero` (calloc()'s
@@ -458,8 +520,6 @@ TEST(DesignFastPath, EveryEdgeSizeTo256KiBInEveryGroupingIsPrivate) {
   }
 }
 
-// Promise 2, with the clock moving in steps of kDecayNs / 4 while the thread
-// that freed everything runs on, making its kDecayCheckOps calls each step:
 // ---------------------------------------------------------------------------
 // Design, explored: promise 1. Random schedules of one measured thread's
 // allocations and frees, in random groupings, between the work of other
