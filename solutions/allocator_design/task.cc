@@ -18,7 +18,7 @@
 //                   first-touch faults are paid by the caller that uses the
 //                   memory, not by a refill that may not), 64 KiB for classes
 //                   to 16 KiB and above the smallest power of two that holds
-//                   two blocks (128 KiB to 512 KiB: a span of a large class
+//                   two blocks (64 KiB to 512 KiB: a span of a large class
 //                   is pinned by one block in a cache, so it is no larger
 //                   than it needs to be), from chunks of at most a quarter
 //                   of what is held, so that a chunk's unused spans stay a
@@ -52,8 +52,7 @@
 //                   blocks from producers to consumers a batch at a time,
 //                   and a consumer that only frees keeps none of a class
 //                   past the next scavenge: what the two hold stays bounded
-//                   with messages of every size from 16 bytes to 256 KiB
-//                   (promise 4).
+//                   with messages of every size to 256 KiB (promise 4).
 //   span pool       a span whose blocks are all free goes back to a pool
 //                   that every class of its span size draws from, and idle
 //                   spans are released when new memory is mapped, and at a
@@ -143,6 +142,7 @@ namespace {
 // allowed, blocks of 24,577 bytes in groups of 39), and no more: a cache is
 // pinned spans and idle memory (3 blocks of 256 KiB, not 32).
 constexpr uint32_t kFirstBatch = 2;
+static_assert(kFirstBatch >= 2, "Drain() keeps batch - 1 blocks: one or more");
 constexpr uint32_t kMaxBatch = 2 * kOpsPerCentralVisit;
 constexpr uint32_t MaxBatchOf(int c) {
   const size_t least = c == 0 ? 1 : ClassSize(c - 1) + 1;  // asked for
@@ -153,12 +153,12 @@ constexpr uint32_t MaxBatchOf(int c) {
 // kThreadCacheBytes
 //
 // When a thread's cache, over all its classes, holds more than this, the
-// classes it has not allocated from since the last time go back
-// (Scavenge()). A consumer of messages of every size from 16 KiB to 256 KiB
-// otherwise kept batch - 1 blocks of each, and their spans (36 MB held in
-// all by the reference before it, against promise 4's 16 MiB). A thread that
-// cycles through many classes allocates from each, and keeps them: its cache
-// may pass this (promise 1).
+// classes it has not allocated from for a whole tick (kDecayCheckOps calls)
+// go back (Scavenge()). A consumer of messages of every size from 16 KiB to
+// 256 KiB otherwise kept batch - 1 blocks of each, and their spans (36 MB
+// held in all by the reference before it, against promise 4's 16 MiB). A
+// thread that cycles through many classes allocates from each, and keeps
+// them: its cache may pass this (promise 1).
 constexpr size_t kThreadCacheBytes = size_t{1} << 20;
 
 struct ClassInfo {
@@ -645,16 +645,12 @@ Span* OwnedSpan(Central& cl, const void* me) {
     SetUp(cc);
     return;
   }
-  const uint32_t keep = cc.batch - 1u;  // less than `limit`
-  void* old = cc.list;
-  if (keep != 0) {
-    void* last = cc.list;
-    for (uint32_t i = 1; i < keep; ++i) last = NextOf(last);
-    old = NextOf(last);
-    NextOf(last) = nullptr;
-  } else {
-    cc.list = nullptr;
-  }
+  // Less than `limit`, and at least 1: a batch is never below kFirstBatch.
+  const uint32_t keep = cc.batch - 1u;
+  void* last = cc.list;
+  for (uint32_t i = 1; i < keep; ++i) last = NextOf(last);
+  void* old = NextOf(last);
+  NextOf(last) = nullptr;
   tc.cached_bytes -= uint64_t{cc.limit - keep} * kClass.size[c];
   cc.room = cc.limit - keep;
   GrowBatch(cc, c);
