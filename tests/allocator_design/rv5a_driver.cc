@@ -169,9 +169,9 @@ int Messages(const char* mode, int phase, bool down) {
   uint64_t locks = my_locks;
   uint64_t visits = VisitsUncounted();
   for (int i = 0; i < count; ++i) {
-    const size_t size = phases ? sizes[down ? n - 1 - (i / phase) % n
-                                            : (i / phase) % n]
-                               : sizes[(i * 7) % n];
+    const size_t size =
+        phases ? sizes[down ? n - 1 - (i / phase) % n : (i / phase) % n]
+               : sizes[(i * 7) % n];
     if (live + size > kMostLive || in_window == kSlots) {
       const bool measured = measuring.load();
       if (measured) {
@@ -357,7 +357,8 @@ int main(int argc, char** argv) {
   }
   if (!strcmp(s, "groups") && argc >= 4) {
     std::vector<size_t> sizes;
-    for (int i = 3; i < argc; ++i) sizes.push_back(strtoul(argv[i], nullptr, 10));
+    for (int i = 3; i < argc; ++i)
+      sizes.push_back(strtoul(argv[i], nullptr, 10));
     return Groups(atoi(argv[2]), sizes, 400);
   }
   fprintf(stderr, "no scenario %s\n", s);
