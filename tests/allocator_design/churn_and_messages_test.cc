@@ -634,38 +634,6 @@ constexpr int kWindowLag = 4;
 constexpr int kWindowBatches = 400;
 constexpr size_t kWindowMessageBytes = 1024;
 
-// TakeTurns()
-//
-// A producer and a consumer, each a thread of its own, taking turns:
-// `producer(t)`, then `consumer(t)`, for each turn t below `turns`. One
-// thread is in the allocator at a time, so a consumer's turn may read the
-// bytes held by every count (ReadHeldNow()), and the order of the calls is
-// the same on every run and every machine. Both have exited when it
-// returns.
-template <typename Producer, typename Consumer>
-void TakeTurns(int turns, Producer producer, Consumer consumer) {
-  std::atomic<int> turn{0};  // even: the producer's; odd: the consumer's
-  auto wait_for = [&turn](int t) {
-    while (turn.load(std::memory_order_acquire) != t) sched_yield();
-  };
-  std::thread producing([&] {
-    for (int t = 0; t < turns; ++t) {
-      wait_for(2 * t);
-      producer(t);
-      turn.store(2 * t + 1, std::memory_order_release);
-    }
-  });
-  std::thread consuming([&] {
-    for (int t = 0; t < turns; ++t) {
-      wait_for(2 * t + 1);
-      consumer(t);
-      turn.store(2 * t + 2, std::memory_order_release);
-    }
-  });
-  producing.join();
-  consuming.join();
-}
-
 void MessageWindowCall(alloclab::FreshCall& call) {
   internal::ScopedFakeClock clock;  // no decay helps
   void* window[kWindowLag + 1][kWindowBatch] = {};
@@ -743,7 +711,17 @@ size_t MixedMessageBytes(int i) {
   return kMixedSizes[static_cast<size_t>(i) * kMixedStride % kMixedSizeCount];
 }
 
-void MixedMessagesCall(alloclab::FreshCall& call) {
+// PassMessages()
+//
+// `messages` messages, message i of `bytes(i)` bytes, one a turn
+// (TakeTurns()), to a consumer that frees the oldest at its turn until the
+// next fits within kMixedMostLive live (`all_at_once`: then every one, so
+// that the producer next sends up to kMixedMostLive in a row, and the bytes
+// held are read before each such turn too); records the bytes held at
+// every kMixedCheckEvery turns and at the end by every count ("held",
+// HeldWorst), the most live, and the messages that failed or changed.
+void PassMessages(alloclab::FreshCall& call, int messages, size_t (*bytes)(int),
+                  bool all_at_once) {
   internal::ScopedFakeClock clock;  // no decay helps
   struct Message {
     char* p;
@@ -755,9 +733,9 @@ void MixedMessagesCall(alloclab::FreshCall& call) {
   std::atomic<uint64_t> failed{0}, changed{0};
   HeldWorst worst;
   TakeTurns(
-      kMixedMessages,
+      messages,
       [&](int i) {
-        const size_t size = MixedMessageBytes(i);
+        const size_t size = bytes(i);
         char* p = static_cast<char*>(Allocate(size, 1, false));
         if (p == nullptr) {
           failed.fetch_add(1);
@@ -770,16 +748,19 @@ void MixedMessagesCall(alloclab::FreshCall& call) {
         most_live = std::max(most_live, live_bytes);
       },
       [&](int i) {
-        const size_t next =
-            i + 1 < kMixedMessages ? MixedMessageBytes(i + 1) : kMixedMostLive;
-        while (!live.empty() && live_bytes + next > kMixedMostLive) {
+        const size_t next = i + 1 < messages ? bytes(i + 1) : kMixedMostLive;
+        const bool full = live_bytes + next > kMixedMostLive;
+        // The producer's whole run of messages live: read before any goes.
+        if (full && all_at_once) worst.Add(ReadHeldNow());
+        while (!live.empty() &&
+               (live_bytes + next > kMixedMostLive || (full && all_at_once))) {
           const Message m = live.front();
           live.pop_front();
           if (m.p[0] != m.p[m.size - 1]) changed.fetch_add(1);
           Free(m.p);
           live_bytes -= m.size;
         }
-        if (i % kMixedCheckEvery == 0 || i + 1 == kMixedMessages) {
+        if (i % kMixedCheckEvery == 0 || i + 1 == messages) {
           worst.Add(ReadHeldNow());  // the producer waits for its turn
         }
       });
@@ -787,6 +768,9 @@ void MixedMessagesCall(alloclab::FreshCall& call) {
   call.Record("changed", static_cast<double>(changed.load()));
   call.Record("most_live", static_cast<double>(most_live));
   worst.Record(call);
+}
+void MixedMessagesCall(alloclab::FreshCall& call) {
+  PassMessages(call, kMixedMessages, MixedMessageBytes, false);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_mixed_messages", MixedMessagesCall);
 
@@ -806,6 +790,56 @@ TEST(DesignMessagePassing, MessagesOfEverySizeFrom16To256KiBStayBounded) {
       << "consumer freeing the oldest until the next fits, taking turns (at "
       << "most " << r->values["most_live"] << " bytes live at once); at most "
       << HeldCounts(*r)
+      << " (kMessagePassingHeldBytes = " << kMessagePassingHeldBytes << ")";
+}
+
+// Promise 4 with a producer that moves from size to size: kPhasedRun
+// messages of one size, then kPhasedRun of the next, through the least
+// size of every class above 8 KiB (LeastSizesOfTheLargerClasses()), the
+// largest first, kPhasedRounds times, to a consumer that frees all of them
+// once the next would not fit within kMixedMostLive live (PassMessages()). The
+// producer only allocates: what it keeps of the sizes it has moved on from (the
+// rest of a refill, which it never frees) must stay bounded as well as what the
+// consumer keeps. A design that bounds a thread's cache only when the
+// thread frees keeps a batch of every size the producer has left.
+constexpr int kPhasedRun = 1600;
+constexpr int kPhasedRounds = 2;
+
+size_t PhasedMessageBytes(int i) {
+  static const std::vector<size_t> sizes = LeastSizesOfTheLargerClasses();
+  const size_t n = sizes.size();
+  return sizes[n - 1 - static_cast<size_t>(i) / kPhasedRun % n];
+}
+
+int PhasedMessages() {
+  return kPhasedRounds * kPhasedRun *
+         static_cast<int>(LeastSizesOfTheLargerClasses().size());
+}
+
+void PhasedMessagesCall(alloclab::FreshCall& call) {
+  PassMessages(call, PhasedMessages(), PhasedMessageBytes, true);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_phased_messages", PhasedMessagesCall);
+
+TEST(DesignMessagePassing, AProducerMovingFromSizeToSizeStaysBounded) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_phased_messages");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in the producer";
+  EXPECT_EQ(r->values["changed"], 0)
+      << kRuleSurvive << " (a message changed between its threads)";
+  ExpectResidentKnown(*r);
+  EXPECT_LE(r->values["held"], kMessagePassingHeldBytes)
+      << kRuleMessages << ": " << PhasedMessages() << " messages, "
+      << kPhasedRun << " of each size then the next, the least size of "
+      << "every class above 8 KiB from the largest down ("
+      << PhasedMessageBytes(0) << " to "
+      << PhasedMessageBytes(PhasedMessages() - 1) << " bytes), "
+      << kPhasedRounds << " times, the consumer freeing all of them once the "
+      << "next would not fit, taking turns "
+      << "(at most " << r->values["most_live"] << " bytes live at once); at "
+      << "most " << HeldCounts(*r)
       << " (kMessagePassingHeldBytes = " << kMessagePassingHeldBytes << ")";
 }
 

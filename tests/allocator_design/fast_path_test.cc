@@ -412,7 +412,6 @@ TEST(DesignFastPath, EveryDefaultAlignmentWithAndWithoutZeroIsPrivate) {
 constexpr int kMostGroup = 72;
 constexpr int kWarmRounds = 3;
 constexpr int kCountedRounds = 8;
-constexpr size_t kPromiseOneMax = 256 * kKiB;
 
 // GroupedSizes()
 //
@@ -518,6 +517,133 @@ TEST(DesignFastPath, EveryEdgeSizeTo256KiBInEveryGroupingIsPrivate) {
   for (const char* key : {"most_permille", "most_size", "most_group"}) {
     ::testing::Test::RecordProperty(key, static_cast<int>(r->values[key]));
   }
+}
+
+// Promise 1 for a producer (promise 4's; lab jemalloc_adoption's msgsend):
+// a thread that allocates messages another thread frees allocates blocks
+// of sizes it has used before, all its calls grouped as allocations. The
+// two take turns (TakeTurns()): the producer allocates messages until the
+// next would pass kProducerMostLive live, or kProducerMostInTurn of them,
+// then the consumer frees them all. So the producer's central visits are
+// read around its own turns (ReadCounters(), while the consumer waits),
+// and its locks by lock.h's observer on its thread. The first half of
+// kProducerMessages is the warm-up, the second half counted. Two shapes:
+// messages of kProducerSmallBytes, and messages of every class above
+// 8 KiB in turn, each of the least size it holds
+// (LeastSizesOfTheLargerClasses()), kProducerStride apart. A design whose
+// batches grow only when it drains (a producer never does), or that takes
+// the consumer's frees back at every allocation, meets the consumer at
+// nearly every call, which no single-thread pattern shows. The consumer's
+// calls are not counted: it frees blocks it did not allocate.
+constexpr int kProducerMessages = 40'000;
+constexpr size_t kProducerMostLive = 256 * kKiB;
+constexpr size_t kProducerMostInTurn = 64;
+constexpr size_t kProducerSmallBytes = 64;
+constexpr size_t kProducerStride = 7;  // coprime with the 20 larger classes
+
+void ProducerVisitsCall(alloclab::FreshCall& call) {
+  const bool larger = call.arg() == "larger";
+  if (!larger && call.arg() != "small") {
+    call.Fail(absl::StrCat("no producer shape named '", call.arg(), "'"));
+    return;
+  }
+  const std::vector<size_t> larger_sizes = LeastSizesOfTheLargerClasses();
+  auto bytes_of = [&](int i) {
+    return larger ? larger_sizes[static_cast<size_t>(i) * kProducerStride %
+                                 larger_sizes.size()]
+                  : kProducerSmallBytes;
+  };
+  // Each turn's first message: the producer's turn t allocates messages
+  // first[t] to first[t + 1] - 1.
+  std::vector<int> first = {0};
+  size_t live = 0;
+  for (int i = 0; i < kProducerMessages; ++i) {
+    if (live + bytes_of(i) > kProducerMostLive ||
+        static_cast<size_t>(i - first.back()) == kProducerMostInTurn) {
+      first.push_back(i);
+      live = 0;
+    }
+    live += bytes_of(i);
+  }
+  first.push_back(kProducerMessages);
+  internal::ScopedFakeClock clock;  // "sizes it has used before" stay so
+  internal::SetLockObserver(CountLocksTaken);
+  std::vector<void*> messages;
+  messages.reserve(kProducerMostInTurn);
+  Calls counted;
+  uint64_t visits = 0, locks = 0, failed = 0;
+  TakeTurns(
+      static_cast<int>(first.size()) - 1,
+      [&](int t) {
+        const bool count = first[t] >= kProducerMessages / 2;
+        const uint64_t visits_before = ReadCounters().central_visits;
+        const uint64_t locks_before = locks_taken;
+        for (int i = first[t]; i < first[t + 1]; ++i) {
+          void* p = Allocate(bytes_of(i), 1, false);
+          if (p == nullptr) {
+            ++failed;
+            continue;
+          }
+          static_cast<volatile char*>(p)[0] = 1;
+          messages.push_back(p);
+          if (count) counted.Add(bytes_of(i));
+        }
+        if (count) {
+          locks += locks_taken - locks_before;
+          visits += ReadCounters().central_visits - visits_before;
+        }
+      },
+      [&](int) {
+        for (void* p : messages) Free(p);
+        messages.clear();
+      });
+  internal::SetLockObserver(nullptr);
+  call.Record("failed", static_cast<double>(failed));
+  call.Record("ops", static_cast<double>(counted.ops));
+  call.Record("allowed", static_cast<double>(counted.Allowed()));
+  call.Record("visits", static_cast<double>(visits));
+  call.Record("locks", static_cast<double>(locks));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_producer_visits", ProducerVisitsCall);
+
+// ExpectPrivateProducer()
+//
+// Runs ProducerVisitsCall's `shape` and judges the producer's counted half:
+// its central visits and its locks each within what its calls allow.
+void ExpectPrivateProducer(absl::string_view shape, absl::string_view what) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_producer_visits", shape);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in the producer";
+  const std::string pattern =
+      absl::StrCat("a producer of ", what,
+                   " (taking turns with a consumer that frees "
+                   "every one: at most ",
+                   kProducerMostInTurn, " messages or ", kProducerMostLive,
+                   " bytes live at once) ");
+  EXPECT_LE(r->values["visits"], r->values["allowed"])
+      << kRuleFastPath << ": " << pattern << "made " << r->values["visits"]
+      << " central visits in its " << r->values["ops"]
+      << " counted allocations (at most " << r->values["allowed"]
+      << " allowed)";
+  EXPECT_LE(r->values["locks"], r->values["allowed"])
+      << kRuleFastPath << ": " << pattern << "took " << r->values["locks"]
+      << " locks (lock.h) in its " << r->values["ops"]
+      << " counted allocations (at most " << r->values["allowed"]
+      << " allowed)";
+}
+
+TEST(DesignFastPath, AProducerOfSmallMessagesIsPrivate) {
+  ExpectPrivateProducer(
+      "small", absl::StrCat("messages of ", kProducerSmallBytes, " bytes"));
+}
+
+TEST(DesignFastPath, AProducerOfMessagesOfEveryLargerClassIsPrivate) {
+  ExpectPrivateProducer(
+      "larger",
+      "messages of every class above 8 KiB in turn, each of the least size "
+      "it holds");
 }
 
 // ---------------------------------------------------------------------------

@@ -322,6 +322,28 @@ inline uint64_t VisitCredit(size_t size) {
   return std::max<uint64_t>(size, kBytesPerCentralVisit / kOpsPerCentralVisit);
 }
 
+// The largest block promise 1 covers ("of any size up to 256 KiB").
+inline constexpr size_t kPromiseOneMax = 256 * kKiB;
+
+// LeastSizesOfTheLargerClasses()
+//
+// For each quarter step above 8 KiB (kBytesPerCentralVisit /
+// kOpsPerCentralVisit) to 256 KiB, the least size a class ending there
+// holds: 8 KiB + 1, 10 KiB + 1, ..., 224 KiB + 1. The fewest bytes per
+// call, so the fewest visits allowed, at each of the classes of designs
+// with quarter steps (EdgeSizes()).
+inline std::vector<size_t> LeastSizesOfTheLargerClasses() {
+  std::vector<size_t> sizes;
+  size_t below = kBytesPerCentralVisit / kOpsPerCentralVisit;
+  for (size_t base = below; base < kPromiseOneMax; base *= 2) {
+    for (size_t q = 1; q <= 4; ++q) {
+      sizes.push_back(below + 1);
+      below = base + q * base / 4;
+    }
+  }
+  return sizes;
+}
+
 // The sizes of the fast-path tests: several size classes, all small.
 inline constexpr size_t kFastSizes[] = {16, 48, 64, 200, 1000, 3000};
 
@@ -530,6 +552,38 @@ std::vector<T> TakeShare(Rng& rng, std::vector<T>& from, bool all, Take take) {
   }
   from = std::move(kept);
   return chosen;
+}
+
+// TakeTurns()
+//
+// A producer and a consumer, each a thread of its own, taking turns:
+// `producer(t)`, then `consumer(t)`, for each turn t below `turns`. One
+// thread is in the allocator at a time, so a consumer's turn may read the
+// bytes held by every count (ReadHeldNow()), and the order of the calls is
+// the same on every run and every machine. Both have exited when it
+// returns.
+template <typename Producer, typename Consumer>
+void TakeTurns(int turns, Producer producer, Consumer consumer) {
+  std::atomic<int> turn{0};  // even: the producer's; odd: the consumer's
+  auto wait_for = [&turn](int t) {
+    while (turn.load(std::memory_order_acquire) != t) sched_yield();
+  };
+  std::thread producing([&] {
+    for (int t = 0; t < turns; ++t) {
+      wait_for(2 * t);
+      producer(t);
+      turn.store(2 * t + 1, std::memory_order_release);
+    }
+  });
+  std::thread consuming([&] {
+    for (int t = 0; t < turns; ++t) {
+      wait_for(2 * t + 1);
+      consumer(t);
+      turn.store(2 * t + 2, std::memory_order_release);
+    }
+  });
+  producing.join();
+  consuming.join();
 }
 
 }  // namespace suite
