@@ -504,11 +504,10 @@ class GroupedCases {
     call.Record("most_group", most_group_);
     call.Record("page_calls", page_calls_);
     if (broken_ != 0) {
-      call.Fail(absl::StrCat(kRuleFastPath, ": ", broken_, " of ", cases_,
-                             " cases; the first: ", first_,
-                             " (kOpsPerCentralVisit = ", kOpsPerCentralVisit,
-                             ", kBytesPerCentralVisit = ",
-                             kBytesPerCentralVisit, ")"));
+      call.Fail(absl::StrCat(
+          kRuleFastPath, ": ", broken_, " of ", cases_, " cases; the first: ",
+          first_, " (kOpsPerCentralVisit = ", kOpsPerCentralVisit,
+          ", kBytesPerCentralVisit = ", kBytesPerCentralVisit, ")"));
     }
   }
 
