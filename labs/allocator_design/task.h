@@ -73,8 +73,9 @@
 //      and frees blocks of sizes it has used before, of any size up to
 //      256 KiB (above, a block may be a mapping of its own, under a shared
 //      lock) at the default alignment (`alignment` at most kMinAlignment;
-//      a larger alignment may cost a lock), makes no system call, and
-//      rarely meets another thread,
+//      a larger alignment may cost a lock), and frees only blocks it
+//      allocated (or leaves them to another thread: promise 4's producer),
+//      makes no system call, and rarely meets another thread,
 //      however its allocations and frees are grouped: it takes a lock
 //      (lock.h), or touches a list that other threads write (each a
 //      central visit, Counters below), at most once every
@@ -82,10 +83,14 @@
 //      kBytesPerCentralVisit / kOpsPerCentralVisit (8 KiB), at most once
 //      per kBytesPerCentralVisit bytes of the blocks it allocates and frees
 //      (the sizes asked for). So 80 calls on blocks of 64 bytes may make 5
-//      visits, and 80 on blocks of 64 KiB may make 40. Another thread
-//      stopped inside the allocator never stops it: no lock is held while
-//      the page source maps (a thread that waits there for the kernel
-//      would stop every thread that needs its lock).
+//      visits, and 80 on blocks of 64 KiB may make 40. A thread that frees
+//      blocks other threads allocated (promise 4's consumer) is not held to
+//      this count: it can reuse what it frees only by allocating it, and
+//      every byte it does not reuse must go back to where it came from,
+//      how many at a time being bounded by what it may keep (promise 4).
+//      Another thread stopped inside the allocator never stops it: no lock
+//      is held while the page source maps (a thread that waits there for
+//      the kernel would stop every thread that needs its lock).
 //   2. Idle memory goes back. Once every block is freed and kDecayNs has
 //      passed on the page source's clock (NowNs()), the thread that next
 //      makes kDecayCheckOps calls (any calls: Allocate() and Free() of

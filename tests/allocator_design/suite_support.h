@@ -153,8 +153,9 @@ inline constexpr absl::string_view kRuleImpossible =
 inline constexpr absl::string_view kRuleFastPath =
     "task.h, promise 1 (the fast path is private): after a warm-up, a "
     "thread that allocates and frees blocks of sizes it has used before, "
-    "of any size up to 256 KiB at the default alignment, makes no system "
-    "call, and takes a lock or "
+    "of any size up to 256 KiB at the default alignment, and frees only "
+    "blocks it allocated (or leaves them to another thread), makes no "
+    "system call, and takes a lock or "
     "touches a list other threads write (a central visit) at most once "
     "every kOpsPerCentralVisit calls, or, for blocks larger than 8 KiB, "
     "once per kBytesPerCentralVisit bytes allocated and freed, however its "
