@@ -85,7 +85,8 @@ int ScavengeLate() {
     void* big[8];
     for (void*& p : big) p = Allocate(256 << 10, 16, false);
     for (void* p : big) Free(p);
-    for (uint64_t i = 16; i < kDecayCheckOps; i += 2) Free(Allocate(16, 16, false));
+    for (uint64_t i = 16; i < kDecayCheckOps; i += 2)
+      Free(Allocate(16, 16, false));
     held = Held();
     step = 3;
     while (step.load() != 4) {
@@ -130,7 +131,8 @@ int AtOnce(const char* name, int kThreads, const std::vector<size_t>& sizes) {
 // Every size from 16 bytes to 256 KiB, a quarter apart above 64.
 std::vector<size_t> EverySize() {
   std::vector<size_t> sizes;
-  for (size_t s = 16; s <= (256 << 10); s += s <= 64 ? 16 : (s / 4 + 15) & ~size_t{15}) {
+  for (size_t s = 16; s <= (256 << 10);
+       s += s <= 64 ? 16 : (s / 4 + 15) & ~size_t{15}) {
     sizes.push_back(s);
   }
   return sizes;
@@ -143,7 +145,8 @@ int LastOfRegions() {
   internal::ScopedFakeClock clock;
   std::thread([] {
     std::vector<void*> blocks;
-    for (int i = 0; i < 66 * 131; ++i) blocks.push_back(Allocate(8000, 16, false));
+    for (int i = 0; i < 66 * 131; ++i)
+      blocks.push_back(Allocate(8000, 16, false));
     FreeLastOfEachUnit(blocks, 1 << 20);
   }).join();
   return Verdict("last_of_regions", Held(), kThreadChurnHeldBytes,
