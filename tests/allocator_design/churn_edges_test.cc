@@ -23,7 +23,8 @@
 // together, not a slice of it, and spans of every size); and a thread
 // whose last frees each emptied a different piece of memory (the highest
 // block of each 64 KiB or 1 MiB freed last), which its exit must give back
-// too, whatever it does first.
+// too, whatever it does first; and producers that exit with their blocks
+// out, whose blocks other threads then free before exiting.
 //
 // The bytes held are judged by the suite's oracle (held.h): the largest of
 // the allocator's own count, the page source's (mapped, less unmapped and
@@ -637,6 +638,61 @@ TEST(DesignThreadChurn,
      ThreadsLiveAtOnceThatEachUsedOneLargeSizeLeaveLittleHeld) {
   ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_at_once_one_size",
                                   kAtOnceOneSizeSteps);
+}
+
+// Producers that exit with their blocks out, and consumers that free them:
+// kOneSizeAtOnceThreads threads live at once each allocate one block of
+// 256 KiB and exit with it live; then as many threads each free one and
+// exit, or one thread frees them all and exits. Every thread allocated,
+// freed or both, and exited: what their blocks held must go back as the
+// last of them exits, though no thread that allocated them is left.
+constexpr size_t kHandedOnBytes = 256 * kKiB;
+
+// kOneSizeAtOnceThreads producers live at once, each allocating one block
+// of kHandedOnBytes and exiting with it live; their blocks.
+std::vector<char*> ProducersExitWithTheirBlocks(int& failed) {
+  std::vector<char*> blocks(kOneSizeAtOnceThreads, nullptr);
+  std::vector<int> failures(kOneSizeAtOnceThreads, 0);
+  std::barrier live(kOneSizeAtOnceThreads);
+  std::vector<std::thread> producers;
+  for (int t = 0; t < kOneSizeAtOnceThreads; ++t) {
+    producers.emplace_back([&, t] {
+      std::vector<char*> mine = AllocateLive(kHandedOnBytes, 1, failures[t]);
+      if (!mine.empty()) blocks[t] = mine[0];
+      live.arrive_and_wait();  // every producer's block live at once
+    });
+  }
+  for (std::thread& thread : producers) thread.join();
+  for (int f : failures) failed += f;
+  return blocks;
+}
+
+constexpr ChurnStep kHandedOnSteps[] = {
+    {"64 threads live at once, each allocating one block of 256 KiB and "
+     "exiting with it live; then 64 threads, each freeing one of them and "
+     "exiting",
+     [](int& failed) {
+       const std::vector<char*> blocks = ProducersExitWithTheirBlocks(failed);
+       std::vector<std::thread> consumers;
+       for (char* p : blocks) consumers.emplace_back([p] { Free(p); });
+       for (std::thread& thread : consumers) thread.join();
+     }},
+    {"the same, the blocks freed by one thread that then exits",
+     [](int& failed) {
+       const std::vector<char*> blocks = ProducersExitWithTheirBlocks(failed);
+       OnAThread([&] { FreeAll(blocks); });
+     }},
+};
+
+void HandedOnCall(alloclab::FreshCall& call) {
+  RunChurnSteps(call, kHandedOnSteps);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_handed_on", HandedOnCall);
+
+TEST(DesignThreadChurn,
+     ThreadsThatExitedWithTheirBlocksOutThenThoseThatFreedThemLeaveLittleHeld) {
+  ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_handed_on",
+                                  kHandedOnSteps);
 }
 
 // Frees each of `blocks` but the highest of each `piece`-aligned piece of
