@@ -14,9 +14,12 @@
 // The scenarios: scavenge_late (promise 2: rv5b_scavenge_stamps_now),
 // big_spans_at_once (promise 3: rv5b_pool_trim_skips_largest_kind),
 // every_size_at_once (promise 3: rv5b_owned_pages_exit_trims_one_slack),
-// last_of_regions (promise 3: rv5b_segfit_trim_before_flush) and
-// handed_then_freed (promise 3, the correct designs: producers that exit
-// with their blocks out, consumers that free them and exit).
+// last_of_regions (promise 3: rv5b_segfit_trim_before_flush),
+// last_of_spans (promise 3: rv5b_trim_before_flush) and handed_then_freed
+// (promise 3: producers that exit with their blocks out, consumers that
+// free them and exit; thread_owned_pages as it was before review rv5b
+// broke it, and the suite now tries it: DesignThreadChurn.
+// ThreadsThatExitedWithTheirBlocksOutThenThoseThatFreedThemLeaveLittleHeld).
 //
 // Example:
 //
