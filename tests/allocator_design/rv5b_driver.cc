@@ -20,6 +20,11 @@
 // free them and exit; thread_owned_pages as it was before review rv5b
 // broke it, and the suite now tries it: DesignThreadChurn.
 // ThreadsThatExitedWithTheirBlocksOutThenThoseThatFreedThemLeaveLittleHeld).
+// And forked_mid_release (promise 2 in a forked child, a fork around an
+// exit: a thread's exit stopped inside its first release, the child forked
+// then): every design breaks it, as review rv5b's report says (the spans,
+// regions or chunks a release had taken out of the heap stay out of it in
+// the child, held for good), and the suite does not try it.
 //
 // Example:
 //
@@ -30,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
@@ -217,6 +224,64 @@ int HandedThenFreed() {
                  "bytes held once producers and consumers exited");
 }
 
+// Parks the first ReleasePages() call's thread (the table observer runs
+// inside it) until ForkedMidRelease() lets it go.
+std::atomic<int> release_parked{0};
+std::atomic<bool> release_go{false};
+void ParkFirstRelease(internal::TableStep step, int) {
+  if (step != internal::TableStep::kWalkRead) return;
+  int expected = 0;
+  if (!release_parked.compare_exchange_strong(expected, 1)) return;
+  while (!release_go.load()) {
+  }
+}
+
+// Promise 2 in a forked child, a fork around an exit: thread T allocates
+// 40 MiB of blocks of 8,000 bytes, frees them and exits; its exit gives
+// back what it emptied, and is stopped inside its first release. This
+// thread forks then (ForkPrepare(), fork(), ForkChild()). In the child,
+// every block freed, the clock moves by kDecayNs and the child makes
+// kDecayCheckOps calls (pairs of 64 bytes): at most kIdleHeldBytes may
+// stay held, by the allocator's count and the resident bytes.
+int ForkedMidRelease() {
+  internal::ScopedFakeClock clock;
+  internal::SetTableObserver(ParkFirstRelease);
+  std::thread t([] {
+    std::vector<void*> blocks;
+    for (int i = 0; i < 40 * 131; ++i) {
+      blocks.push_back(Allocate(8000, 16, false));
+    }
+    for (void* p : blocks) Free(p);
+  });
+  while (release_parked.load() == 0) {
+  }
+  ForkPrepare();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ForkChild();
+    internal::SetTableObserver(nullptr);
+    clock.Advance(kDecayNs);
+    for (uint64_t i = 0; i < kDecayCheckOps; i += 2) {
+      Free(Allocate(64, 16, false));
+    }
+    const uint64_t counted = Held();
+    const uint64_t resident = internal::ResidentMappedBytes().value_or(0);
+    const int a = Verdict("forked_mid_release (child)", counted, kIdleHeldBytes,
+                          "bytes_held after the checking calls");
+    const int b =
+        Verdict("forked_mid_release (child)", resident, kIdleHeldBytes,
+                "resident bytes after the checking calls");
+    fflush(stdout);
+    _exit(a | b);
+  }
+  ForkParent();
+  release_go = true;
+  t.join();
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+}
+
 }  // namespace
 }  // namespace allocator_design
 
@@ -238,6 +303,7 @@ int main(int argc, char** argv) {
   if (!strcmp(s, "last_of_regions")) return LastOfRegions();
   if (!strcmp(s, "last_of_spans")) return LastOfSpans();
   if (!strcmp(s, "handed_then_freed")) return HandedThenFreed();
+  if (!strcmp(s, "forked_mid_release")) return ForkedMidRelease();
   fprintf(stderr, "no scenario %s\n", s);
   return 2;
 }
