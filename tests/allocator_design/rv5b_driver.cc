@@ -24,7 +24,9 @@
 // exit: a thread's exit stopped inside its first release, the child forked
 // then): every design breaks it, as review rv5b's report says (the spans,
 // regions or chunks a release had taken out of the heap stay out of it in
-// the child, held for good), and the suite does not try it.
+// the child, held for good), and the suite does not try it. And
+// counters_while_exiting (the Counters read while 64 threads exit and trim
+// at once): every design keeps it.
 //
 // Example:
 //
@@ -224,6 +226,59 @@ int HandedThenFreed() {
                  "bytes held once producers and consumers exited");
 }
 
+// The Counters while threads exit and trim at once: 64 threads live at once
+// each churn a block of every size to 256 KiB and one of 1 MiB, then exit
+// together, while this thread reads ReadCounters() again and again:
+// bytes_returned and central_visits never go down, and once every thread
+// has exited, bytes_returned is what the page source unmapped and released.
+int CountersWhileExiting() {
+  internal::ScopedFakeClock clock;
+  constexpr int kThreads = 64;
+  std::atomic<int> ready{0};
+  std::atomic<bool> done{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      std::vector<void*> mine;
+      for (size_t size : EverySize()) mine.push_back(Allocate(size, 16, false));
+      mine.push_back(Allocate(1 << 20, 16, false));
+      ready.fetch_add(1);
+      while (ready.load() != kThreads) {
+      }
+      for (void* p : mine) Free(p);
+    });
+  }
+  uint64_t downs = 0, reads = 0;
+  Counters last = ReadCounters();
+  std::thread joiner([&] {
+    for (std::thread& t : threads) t.join();
+    done = true;
+  });
+  while (!done.load()) {
+    const Counters now = ReadCounters();
+    downs += now.bytes_returned < last.bytes_returned ||
+             now.central_visits < last.central_visits;
+    ++reads;
+    last = now;
+  }
+  joiner.join();
+  const Counters end = ReadCounters();
+  const PageSourceCounts pages = ReadPageSourceCounts();
+  const uint64_t given = pages.bytes_unmapped + pages.bytes_released;
+  printf(
+      "counters_while_exiting: %llu reads, returned %llu, page source "
+      "unmapped + released %llu\n",
+      static_cast<unsigned long long>(reads),
+      static_cast<unsigned long long>(end.bytes_returned),
+      static_cast<unsigned long long>(given));
+  return Verdict("counters_while_exiting", downs, 0,
+                 "reads where a counter went down") |
+         Verdict("counters_while_exiting",
+                 end.bytes_returned > given ? end.bytes_returned - given
+                                            : given - end.bytes_returned,
+                 0, "bytes between bytes_returned and the page source's");
+}
+
 // Parks the first ReleasePages() call's thread (the table observer runs
 // inside it) until ForkedMidRelease() lets it go.
 std::atomic<int> release_parked{0};
@@ -304,6 +359,7 @@ int main(int argc, char** argv) {
   if (!strcmp(s, "last_of_spans")) return LastOfSpans();
   if (!strcmp(s, "handed_then_freed")) return HandedThenFreed();
   if (!strcmp(s, "forked_mid_release")) return ForkedMidRelease();
+  if (!strcmp(s, "counters_while_exiting")) return CountersWhileExiting();
   fprintf(stderr, "no scenario %s\n", s);
   return 2;
 }
