@@ -16,8 +16,15 @@
 // longer live, however it went back), large blocks freed by a thread
 // other than the one that allocated them, and small blocks of every size
 // to 16 KiB freed by another thread while the one that allocated them
-// still runs, before its exit; and a thread that churns one block of every
-// class edge size to 256 KiB, freed by itself or by another while it runs.
+// still runs, before its exit; a thread that churns one block of every
+// class edge size to 256 KiB, freed by itself or by another while it runs;
+// threads live at once that each used every size, or one size from 16 to
+// 256 KiB, then all exit (each exit must give back what they left
+// together, not a slice of it, and spans of every size); and a thread
+// whose last frees each emptied a different piece of memory (the highest
+// block of each 64 KiB or 1 MiB freed last), which its exit must give back
+// too, whatever it does first; and producers that exit with their blocks
+// out, whose blocks other threads then free before exiting.
 //
 // The bytes held are judged by the suite's oracle (held.h): the largest of
 // the allocator's own count, the page source's (mapped, less unmapped and
@@ -25,10 +32,12 @@
 // page source's clock stands still, so that no decay (promise 2) gives back
 // what the exits should have.
 
+#include <atomic>
 #include <barrier>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <map>
 #include <span>
 #include <string>
 #include <thread>
@@ -536,6 +545,230 @@ TEST(DesignThreadChurn,
      AThreadWhoseBlockOfEverySizeAnotherFreedLeavesLittleHeld) {
   ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_every_size_handed",
                                   kEverySizeHandedSteps);
+}
+
+// -----------------------------------------------------------------------------
+// Threads live at once, each with its own blocks, then all exiting: what each
+// exit gives back must not be only a slice of what they left together, nor
+// leave out the spans of any size. And a thread whose last frees each leave
+// a different piece of memory in use until then: its exit must give back
+// what those last frees emptied, whatever it does first.
+// -----------------------------------------------------------------------------
+
+// Threads live at once in these steps: 8 that each use every size (a few
+// MiB each, tens together), and 64 that each use one large size (64 blocks
+// of 256 KiB are 16 MiB, kThreadChurnHeldBytes, alone).
+constexpr int kEverySizeAtOnceThreads = 8;
+constexpr int kOneSizeAtOnceThreads = 64;
+
+// The sizes each of kOneSizeAtOnceThreads threads churns one block of, one
+// wave a size: from the largest size promise 1 keeps private down by
+// halves to 16 KiB.
+constexpr size_t kOneSizeAtOnceSizes[] = {256 * kKiB, 128 * kKiB, 64 * kKiB,
+                                          32 * kKiB, 16 * kKiB};
+
+// `threads` threads live at once, each allocating `blocks()` (all its
+// blocks live), waiting until every thread has its own, then freeing them
+// and exiting; all have exited when it returns.
+template <typename Blocks>
+void AtOnce(int threads, Blocks blocks) {
+  std::barrier live(threads);
+  std::vector<std::thread> running;
+  for (int t = 0; t < threads; ++t) {
+    running.emplace_back([&] {
+      std::vector<char*> mine = blocks();
+      live.arrive_and_wait();  // every thread's blocks live at once
+      FreeAll(mine);
+    });
+  }
+  for (std::thread& thread : running) thread.join();
+}
+
+constexpr ChurnStep kAtOnceEverySizeSteps[] = {
+    {"8 threads live at once, each allocating one block of each class edge "
+     "size from 16 bytes to 256 KiB (all live at once), then, once every "
+     "thread has its blocks, freeing them and exiting",
+     [](int& failed) {
+       std::vector<int> failures(kEverySizeAtOnceThreads, 0);
+       std::atomic<int> next{0};
+       AtOnce(kEverySizeAtOnceThreads,
+              [&] { return AllocateOneOfEachSize(failures[next++]); });
+       for (int f : failures) failed += f;
+     }},
+};
+
+void AtOnceEverySizeCall(alloclab::FreshCall& call) {
+  RunChurnSteps(call, kAtOnceEverySizeSteps);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_at_once_every_size",
+                    AtOnceEverySizeCall);
+
+TEST(DesignThreadChurn, ThreadsLiveAtOnceThatEachUsedEverySizeLeaveLittleHeld) {
+  ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_at_once_every_size",
+                                  kAtOnceEverySizeSteps);
+}
+
+// One step per size of kOneSizeAtOnceSizes.
+template <size_t kSize>
+void OneSizeAtOnce(int& failed) {
+  std::vector<int> failures(kOneSizeAtOnceThreads, 0);
+  std::atomic<int> next{0};
+  AtOnce(kOneSizeAtOnceThreads,
+         [&] { return AllocateLive(kSize, 1, failures[next++]); });
+  for (int f : failures) failed += f;
+}
+
+constexpr ChurnStep kAtOnceOneSizeSteps[] = {
+    {"64 threads live at once, each allocating one block of 256 KiB, then, "
+     "once every thread has its block, freeing it and exiting",
+     OneSizeAtOnce<kOneSizeAtOnceSizes[0]>},
+    {"the same with 128 KiB", OneSizeAtOnce<kOneSizeAtOnceSizes[1]>},
+    {"the same with 64 KiB", OneSizeAtOnce<kOneSizeAtOnceSizes[2]>},
+    {"the same with 32 KiB", OneSizeAtOnce<kOneSizeAtOnceSizes[3]>},
+    {"the same with 16 KiB", OneSizeAtOnce<kOneSizeAtOnceSizes[4]>},
+};
+
+void AtOnceOneSizeCall(alloclab::FreshCall& call) {
+  RunChurnSteps(call, kAtOnceOneSizeSteps);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_at_once_one_size",
+                    AtOnceOneSizeCall);
+
+TEST(DesignThreadChurn,
+     ThreadsLiveAtOnceThatEachUsedOneLargeSizeLeaveLittleHeld) {
+  ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_at_once_one_size",
+                                  kAtOnceOneSizeSteps);
+}
+
+// Producers that exit with their blocks out, and consumers that free them:
+// kOneSizeAtOnceThreads threads live at once each allocate one block of
+// 256 KiB and exit with it live; then as many threads each free one and
+// exit, or one thread frees them all and exits. Every thread allocated,
+// freed or both, and exited: what their blocks held must go back as the
+// last of them exits, though no thread that allocated them is left.
+constexpr size_t kHandedOnBytes = 256 * kKiB;
+
+// kOneSizeAtOnceThreads producers live at once, each allocating one block
+// of kHandedOnBytes and exiting with it live; their blocks.
+std::vector<char*> ProducersExitWithTheirBlocks(int& failed) {
+  std::vector<char*> blocks(kOneSizeAtOnceThreads, nullptr);
+  std::vector<int> failures(kOneSizeAtOnceThreads, 0);
+  std::barrier live(kOneSizeAtOnceThreads);
+  std::vector<std::thread> producers;
+  for (int t = 0; t < kOneSizeAtOnceThreads; ++t) {
+    producers.emplace_back([&, t] {
+      std::vector<char*> mine = AllocateLive(kHandedOnBytes, 1, failures[t]);
+      if (!mine.empty()) blocks[t] = mine[0];
+      live.arrive_and_wait();  // every producer's block live at once
+    });
+  }
+  for (std::thread& thread : producers) thread.join();
+  for (int f : failures) failed += f;
+  return blocks;
+}
+
+constexpr ChurnStep kHandedOnSteps[] = {
+    {"64 threads live at once, each allocating one block of 256 KiB and "
+     "exiting with it live; then 64 threads, each freeing one of them and "
+     "exiting",
+     [](int& failed) {
+       const std::vector<char*> blocks = ProducersExitWithTheirBlocks(failed);
+       std::vector<std::thread> consumers;
+       for (char* p : blocks) consumers.emplace_back([p] { Free(p); });
+       for (std::thread& thread : consumers) thread.join();
+     }},
+    {"the same, the blocks freed by one thread that then exits",
+     [](int& failed) {
+       const std::vector<char*> blocks = ProducersExitWithTheirBlocks(failed);
+       OnAThread([&] { FreeAll(blocks); });
+     }},
+};
+
+void HandedOnCall(alloclab::FreshCall& call) {
+  RunChurnSteps(call, kHandedOnSteps);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_handed_on", HandedOnCall);
+
+TEST(DesignThreadChurn,
+     ThreadsThatExitedWithTheirBlocksOutThenThoseThatFreedThemLeaveLittleHeld) {
+  ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_handed_on",
+                                  kHandedOnSteps);
+}
+
+// Frees each of `blocks` but the highest of each `piece`-aligned piece of
+// memory they occupy, in order, and returns those highest ones, lowest
+// piece first. Freed last, they each leave a different piece in use until
+// they come, and a cache that keeps the most recently freed blocks keeps
+// one of each of many pieces.
+std::vector<char*> FreeAllButTheHighestOfEachPiece(
+    const std::vector<char*>& blocks, uintptr_t piece) {
+  std::map<uintptr_t, char*> highest;
+  for (char* p : blocks) {
+    char*& top = highest[reinterpret_cast<uintptr_t>(p) / piece];
+    if (top == nullptr || p > top) top = p;
+  }
+  for (char* p : blocks) {
+    if (highest[reinterpret_cast<uintptr_t>(p) / piece] != p) Free(p);
+  }
+  std::vector<char*> left;
+  for (const auto& [index, p] : highest) left.push_back(p);
+  return left;
+}
+
+// The last frees' pieces: 64 KiB (small blocks' spans or pages) and 1 MiB
+// (a region), 64 of them each (4 MiB, 64 MiB).
+constexpr uintptr_t kSmallPiece = 64 * kKiB;
+constexpr uintptr_t kLargePiece = 1 * kMiB;
+constexpr size_t kPiecesFilled = 64;
+
+constexpr ChurnStep kLastFreesSteps[] = {
+    {"a thread allocating 4 MiB of blocks of each size from 64 bytes to "
+     "16 KiB (doubling), freeing all but the highest block of each 64 KiB, "
+     "allocating and freeing one block of each size again, then freeing "
+     "those highest blocks and exiting",
+     [](int& failed) {
+       OnAThread([&] {
+         std::vector<char*> highest;
+         for (size_t size = 64; size <= 16 * kKiB; size *= 2) {
+           for (char* p : FreeAllButTheHighestOfEachPiece(
+                    AllocateLive(
+                        size,
+                        static_cast<int>(kPiecesFilled * kSmallPiece / size),
+                        failed),
+                    kSmallPiece)) {
+             highest.push_back(p);
+           }
+         }
+         for (size_t size = 64; size <= 16 * kKiB; size *= 2) {
+           ChurnLive(size, 1, failed);  // every size in use again
+         }
+         FreeAll(highest);
+       });
+     }},
+    {"a thread allocating 66 MiB of blocks of 8,000 bytes, freeing "
+     "them so that the last freed of each 1 MiB is its highest, and exiting",
+     [](int& failed) {
+       OnAThread([&] {
+         constexpr size_t kSize = 8000;
+         FreeAll(FreeAllButTheHighestOfEachPiece(
+             AllocateLive(
+                 kSize,
+                 static_cast<int>((kPiecesFilled + 2) * kLargePiece / kSize),
+                 failed),
+             kLargePiece));
+       });
+     }},
+};
+
+void LastFreesCall(alloclab::FreshCall& call) {
+  RunChurnSteps(call, kLastFreesSteps);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_last_frees", LastFreesCall);
+
+TEST(DesignThreadChurn,
+     AThreadWhoseLastFreesEachEmptiedAPieceLeavesLittleHeld) {
+  ExpectChurnStepsLeaveLittleHeld("allocator_design_churn_last_frees",
+                                  kLastFreesSteps);
 }
 
 }  // namespace

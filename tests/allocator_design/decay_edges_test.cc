@@ -16,7 +16,10 @@
 //     kDecayCheckOps + 1 calls misses it;
 //   - two waves of frees, the second kDecayNs / 32 after the first, around
 //     a decay pass that gives the first back: the second goes back
-//     kDecayNs after its own free, not a while after that pass.
+//     kDecayNs after its own free, not a while after that pass;
+//   - a thread that only freed, whose checking calls fill its cache past
+//     any bound it keeps in bytes: what it then gives back of what it kept
+//     is idle since its free, not since the checking calls.
 //
 // The bytes held are judged by the suite's oracle (held.h). Each check
 // runs in a fresh process on the fake clock (internal/pages_testing.h),
@@ -24,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -862,6 +866,89 @@ TEST(DesignDecay, AnOwnersBlocksGoBackOnceItExits) {
                           "small,exit:new_thread", "mixed,exit_early:freer"}) {
     ExpectOwnerScenarioGivesBack(arg);
   }
+}
+
+// A thread that only freed, whose checking calls fill its cache: a thread
+// allocates 64 pieces of 64 KiB of blocks of each of 2, 4 and 8 KiB and
+// exits; thread X frees them all, the highest block of each 64 KiB last
+// (so that whatever X keeps of its most recent frees holds a block of each
+// of many pieces, and those pieces in use). The clock moves by kDecayNs.
+// X's kDecayCheckOps calls: it allocates kScavengeBigBlocks blocks of
+// 256 KiB (the largest size promise 1 keeps private) and frees them, then
+// allocates and frees 64 bytes until kDecayCheckOps calls. Every block
+// was freed kDecayNs before those calls began, and whatever X did with
+// what it kept, idle time counts from the free.
+constexpr size_t kScavengePiece = 64 * kKiB;
+constexpr size_t kScavengePieces = 64;
+constexpr size_t kScavengeSizes[] = {2 * kKiB, 4 * kKiB, 8 * kKiB};
+constexpr int kScavengeBigBlocks = 8;
+constexpr size_t kScavengeBigBytes = 256 * kKiB;
+
+void DecayAfterTheCacheFilledCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  std::vector<void*> blocks;
+  bool ok = true;
+  std::thread([&] {
+    for (size_t size : kScavengeSizes) {
+      for (size_t i = 0; i < kScavengePieces * kScavengePiece / size; ++i) {
+        void* p = Allocate(size, 1, false);
+        ok = ok && p != nullptr;
+        if (p != nullptr) blocks.push_back(p);
+      }
+    }
+  }).join();
+  ScheduledThread x;
+  x.Run([&] {
+    std::map<uintptr_t, void*> highest;
+    for (void* p : blocks) {
+      void*& top = highest[reinterpret_cast<uintptr_t>(p) / kScavengePiece];
+      if (top == nullptr || p > top) top = p;
+    }
+    for (void* p : blocks) {
+      if (highest[reinterpret_cast<uintptr_t>(p) / kScavengePiece] != p) {
+        Free(p);
+      }
+    }
+    for (const auto& [index, p] : highest) Free(p);
+  });
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  clock.Advance(kDecayNs);
+  x.Run([&] {
+    void* big[kScavengeBigBlocks];
+    for (void*& p : big) {
+      p = Allocate(kScavengeBigBytes, 1, false);
+      ok = ok && p != nullptr;
+    }
+    for (void* p : big) Free(p);
+    for (uint64_t i = 2 * kScavengeBigBlocks; i < kDecayCheckOps; i += 2) {
+      Free(Allocate(64, 1, false));
+    }
+  });
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+  call.Record("failed", ok ? 0 : 1);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_after_the_cache_filled",
+                    DecayAfterTheCacheFilledCall);
+
+TEST(DesignDecay, IdleTimeCountsFromTheFreeWhenTheCheckingCallsFillTheCache) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_after_the_cache_filled");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->values["failed"], 0) << "Allocate() failed";
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecayEdge << ", whether the thread that freed the blocks "
+      << "only freed, and however often it looked at the clock: idle time "
+      << "counts from the free. A thread allocated 4 MiB of blocks of each "
+      << "of 2, 4 and 8 KiB and exited; another freed them all, the highest "
+      << "of each 64 KiB last ("
+      << static_cast<int64_t>(r->values["held_before"])
+      << " bytes held then); kDecayNs later that thread made " << kDecayCheckOps
+      << " calls (" << kScavengeBigBlocks << " allocations of "
+      << kScavengeBigBytes
+      << " bytes and their frees, then Allocate(64) and Free() pairs), and "
+      << static_cast<int64_t>(r->values["held_after"])
+      << " bytes were held, by the largest of the suite's three counts "
+      << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
 }
 
 }  // namespace
