@@ -31,7 +31,10 @@
 //   messages phases R [down]  R messages of a size, then the next, up (or
 //                          down), twice: rv5a_refill_never_scavenges at R =
 //                          1600 down (promise 4); the reference itself at R
-//                          = 50 up (promise 4, review rv5a's finding);
+//                          = 50 up (promise 4, review rv5a's finding: 19.9
+//                          MB held, 13.4 MB since its pool gives back as
+//                          much as it takes back into use, which the
+//                          known-bad pool_kept_past_reuse undoes);
 //   messages size N        every message N bytes:
 //                          rv5a_segfit_batch_grows_on_drain_only at 64
 //                          (promise 1); the reference at 4096 and
