@@ -800,27 +800,40 @@ TEST(DesignMessagePassing, MessagesOfEverySizeFrom16To256KiBStayBounded) {
 
 // Promise 4 with a producer that moves from size to size: a run of
 // messages of one size, then a run of the next, through the least size of
-// every class above 8 KiB (LeastSizesOfTheLargerClasses()), kPhasedRounds
-// times, to a consumer that frees all of them once the next would not fit
-// within kMixedMostLive live (PassMessages()): in both orders, the largest
-// first and the least first, and in runs of kPhasedRun and of half that.
-// The producer only allocates: what it keeps of the sizes it has moved on
-// from (the rest of a refill, which it never frees) must stay bounded as
-// well as what the consumer keeps. A design that bounds a thread's cache
-// only when the thread frees keeps a batch of every size the producer has
-// left. One that keeps the memory freed at each size until a size needs
-// new memory of the same kind keeps, moving up, what every size needed at
-// its most (the reference before its pool gave back as much as it took
-// back into use: 17.4 MB in runs of 800, up, where 16.1 MB down).
+// every class above kPhasedLeast (PhasedSizes()), kPhasedRounds times, to
+// a consumer that frees all of them once the next would not fit within
+// kMixedMostLive live (PassMessages()): in both orders, the largest first
+// and the least first, and in runs of kPhasedRun and of half that. The
+// producer only allocates: what it keeps of the sizes it has moved on from
+// (the rest of a refill, which it never frees) must stay bounded as well as
+// what the consumer keeps. A design that bounds a thread's cache only when
+// the thread frees keeps a batch of every size the producer has left. One
+// that keeps the memory freed at each size until a size needs new memory of
+// the same kind keeps, moving up, what every size needed at its most (the
+// reference before its pool gave back as much as it took back into use:
+// 18.0 MB in runs of 800, up, where 16.1 MB down).
 constexpr int kPhasedRun = 1600;
 constexpr int kPhasedRounds = 2;
+// The sizes start above this, so that a producer that keeps the rest of a
+// refill of every size it has left keeps one of 28 classes: 18.7 MB held
+// by the reference so changed, moving up in runs of 1,600, where 8.3 MB;
+// from 8 KiB, 20 classes, 15.4 MB.
+constexpr size_t kPhasedLeast = 2 * kKiB;
+
+// PhasedSizes()
+//
+// The sizes the producer moves through: LeastSizesOfTheClassesAbove()
+// kPhasedLeast, 2 KiB + 1 to 224 KiB + 1.
+std::vector<size_t> PhasedSizes() {
+  return LeastSizesOfTheClassesAbove(kPhasedLeast);
+}
 
 // PhasedMessageBytes()
 //
 // Message i's size, in runs of `run` messages: the largest first, or the
 // least first when `up`.
 size_t PhasedMessageBytes(int i, bool up, int run) {
-  static const std::vector<size_t> sizes = LeastSizesOfTheLargerClasses();
+  static const std::vector<size_t> sizes = PhasedSizes();
   const size_t n = sizes.size();
   const size_t step = static_cast<size_t>(i / run) % n;
   return sizes[up ? step : n - 1 - step];
@@ -830,8 +843,7 @@ size_t PhasedMessageBytes(int i, bool up, int run) {
 //
 // How many messages a phased call sends in runs of `run`.
 int PhasedMessages(int run) {
-  return kPhasedRounds * run *
-         static_cast<int>(LeastSizesOfTheLargerClasses().size());
+  return kPhasedRounds * run * static_cast<int>(PhasedSizes().size());
 }
 
 // The order and run of this process's phased call (PhasedMessagesCall()).
@@ -867,8 +879,9 @@ TEST(DesignMessagePassing, AProducerMovingFromSizeToSizeStaysBounded) {
       EXPECT_LE(r->values["held"], kMessagePassingHeldBytes)
           << kRuleMessages << ": " << messages << " messages, " << run
           << " of each size then the next, the least size of every class "
-          << "above 8 KiB from the " << (up ? "least up" : "largest down")
-          << " (" << PhasedMessageBytes(0, up, run) << " to "
+          << "above " << kPhasedLeast << " bytes from the "
+          << (up ? "least up" : "largest down") << " ("
+          << PhasedMessageBytes(0, up, run) << " to "
           << PhasedMessageBytes(messages - 1, up, run) << " bytes), "
           << kPhasedRounds << " times, the consumer freeing all of them "
           << "once the next would not fit, taking turns (at most "
