@@ -326,16 +326,14 @@ inline uint64_t VisitCredit(size_t size) {
 // The largest block promise 1 covers ("of any size up to 256 KiB").
 inline constexpr size_t kPromiseOneMax = 256 * kKiB;
 
-// LeastSizesOfTheLargerClasses()
+// LeastSizesOfTheClassesAbove()
 //
-// For each quarter step above 8 KiB (kBytesPerCentralVisit /
-// kOpsPerCentralVisit) to 256 KiB, the least size a class ending there
-// holds: 8 KiB + 1, 10 KiB + 1, ..., 224 KiB + 1. The fewest bytes per
-// call, so the fewest visits allowed, at each of the classes of designs
+// For each quarter step above `below` (a power of two) to 256 KiB, the
+// least size a class ending there holds: below + 1, below * 5 / 4 + 1, ...,
+// 224 KiB + 1. The fewest bytes per call at each of the classes of designs
 // with quarter steps (EdgeSizes()).
-inline std::vector<size_t> LeastSizesOfTheLargerClasses() {
+inline std::vector<size_t> LeastSizesOfTheClassesAbove(size_t below) {
   std::vector<size_t> sizes;
-  size_t below = kBytesPerCentralVisit / kOpsPerCentralVisit;
   for (size_t base = below; base < kPromiseOneMax; base *= 2) {
     for (size_t q = 1; q <= 4; ++q) {
       sizes.push_back(below + 1);
@@ -343,6 +341,16 @@ inline std::vector<size_t> LeastSizesOfTheLargerClasses() {
     }
   }
   return sizes;
+}
+
+// LeastSizesOfTheLargerClasses()
+//
+// LeastSizesOfTheClassesAbove() kBytesPerCentralVisit / kOpsPerCentralVisit
+// (8 KiB): 8 KiB + 1, 10 KiB + 1, ..., 224 KiB + 1, the fewest visits
+// allowed at each.
+inline std::vector<size_t> LeastSizesOfTheLargerClasses() {
+  return LeastSizesOfTheClassesAbove(kBytesPerCentralVisit /
+                                     kOpsPerCentralVisit);
 }
 
 // The sizes of the fast-path tests: several size classes, all small.
