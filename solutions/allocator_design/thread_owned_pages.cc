@@ -10,17 +10,19 @@
 // from per-class central lists. This one, after mimalloc's free-list
 // sharding, gives each thread pages of its own instead:
 //
-//   owned pages     a page (a span of the reference's sizes, 64 KiB to
-//                   512 KiB) holds blocks of one class and belongs to one
-//                   thread, which alone allocates from it, with no lock and
-//                   no atomic operation: a pop off the page's free list.
+//   owned pages     a page (a span of 64 KiB to 512 KiB, of this design's
+//                   sizes: OwnedSpanBytesOf()) holds blocks of one class
+//                   and belongs to one thread, which alone allocates from
+//                   it, with no lock and no atomic operation: a pop off the
+//                   page's free list.
 //   local frees     a block freed by its page's owner goes straight back
 //                   onto that page's free list: no cache in between, no
 //                   batch, no central visit.
 //   thread frees    a block freed by any other thread is pushed onto the
 //                   page's thread-free list, a lock-free stack with its own
 //                   cache line (one compare-and-swap); the owner takes the
-//                   whole stack with one exchange when the page runs out,
+//                   whole stack with one exchange when the page runs out
+//                   and a visit's worth of blocks waits on it (WorthOf()),
 //                   and counts that as a central visit (a shared list
 //                   touched), as each push is.
 //   empty pages     a page whose last block comes back stays with its
@@ -41,12 +43,13 @@
 //                   since its last sweep (each was emptied after it).
 //
 // What it shares with the reference is the reference's code, which both
-// include: internal/size_classes.h (the size classes and the spans' two
-// sizes) and internal/page_heap.h (the page map, the span pool with its
+// include: internal/size_classes.h (the size classes, and the pool's kinds
+// of span) and internal/page_heap.h (the page map, the span pool with its
 // chunks and idle release, metadata from the page source, the freeing of
 // large mappings into their cache, the decay of the pool and the byte
-// counters). Its own are the span descriptor, GetSpans(), and a smaller
-// cache of large mappings that serves only requests close to their size.
+// counters). Its own are the spans' sizes, the span descriptor,
+// GetSpans(), and a smaller cache of large mappings that serves only
+// requests close to their size.
 // The difference is where a freed block waits (on its page, not in a
 // cache) and who may take it (only the page's owner).
 //
@@ -76,8 +79,9 @@
 namespace allocator_design {
 namespace {
 
-// The size classes, their spans' two sizes and the fast path's look-up,
-// ClassOf() (internal/size_classes.h: the reference's).
+// The size classes, the pool's kinds of span and the fast path's look-up,
+// ClassOf() (internal/size_classes.h: the reference's; its spans' sizes,
+// SpanBytesOf(), are only this design's least, OwnedSpanBytesOf()).
 #include "solutions/allocator_design/internal/size_classes.h"
 
 // The least size class c holds: the fewest bytes per call, so the fewest
@@ -105,19 +109,29 @@ constexpr uint32_t WorthOf(int c) {
 
 // OwnedSpanBytesOf()
 //
-// This design's spans: the smallest power of two from 64 KiB that holds
-// kWorthMargin times WorthOf(c) blocks of class c, at most the pool's
-// largest kind (512 KiB, internal/size_classes.h). Not the reference's
-// SpanBytesOf(): there a span is filled and drained a batch at a time
-// through a cache, here its owner takes back other threads' frees a span's
-// thread-free list at a time, a central visit each (Collect()), so a span
-// that holds fewer blocks than a visit must bring back breaks promise 1
-// for a producer whose consumer frees its blocks. With the reference's
-// spans of 64 KiB, 6 blocks of 10 KiB or 16 of 4 KiB: 3,870 visits in
-// 20,000 messages of 8193 bytes, where 1,250 are allowed. The margin lets
-// a span be taken back with a visit's worth while up to half its blocks
-// are still out, so that the spans a producer keeps waiting hold at least
-// half their bytes in live blocks (promise 4).
+// This design's spans: the smallest power of two from 64 KiB (and from the
+// reference's SpanBytesOf(), so that a span holds two blocks of the
+// largest classes) that holds kWorthMargin times WorthOf(c) blocks of class
+// c, at most the pool's largest kind (512 KiB, kSpanKinds of
+// internal/size_classes.h). Not the reference's sizes: there a span is
+// filled and drained a batch at a time through a cache, here its owner
+// takes back other threads' frees a span's thread-free list at a time, a
+// central visit each (Collect()), so a span that holds fewer blocks than a
+// visit must bring back breaks promise 1 for a producer whose consumer
+// frees its blocks. With the reference's spans of 64 KiB (6 blocks of
+// 10 KiB, 16 of 4 KiB), a producer of 20,000 messages of 8193 bytes made
+// 3,870 visits where 1,250 are allowed, and 79 of the 121 edge sizes from
+// 4 KiB to 256 KiB broke it; with these (51 blocks of 10 KiB in 512 KiB,
+// 51 of 5 KiB in 256 KiB) it makes 644, and the messages of 4097 bytes
+// 476 (1,902 before). The margin lets a span be taken back with a visit's
+// worth waiting while up to half its blocks are still out, so that the
+// spans a producer leaves waiting hold more than half their blocks live
+// (promise 4). The cost is bytes held where many classes are used at once,
+// a span of each: a producer of messages of every class above 8 KiB held
+// at most 11.0 MiB (7.0 MiB with the reference's spans), one of messages
+// of 16 bytes to 256 KiB 9.3 MiB (6.2 MiB), within kMessagePassingHeldBytes
+// (16 MiB); threads that churn and exit leave no more than before (the
+// spans go back at exit).
 constexpr size_t kWorthMargin = 2;
 constexpr size_t OwnedSpanBytesOf(int c) {
   size_t bytes = kSpanBytes;
@@ -130,13 +144,15 @@ constexpr size_t OwnedSpanBytesOf(int c) {
 
 constexpr bool OwnedSpansAreWorthAVisit() {
   for (int c = 0; c < kNumClasses; ++c) {
-    if (OwnedSpanBytesOf(c) / ClassSize(c) < WorthOf(c) + 1) return false;
+    if (OwnedSpanBytesOf(c) / ClassSize(c) < kWorthMargin * WorthOf(c)) {
+      return false;
+    }
     if (KindOf(OwnedSpanBytesOf(c)) >= kSpanKinds) return false;
   }
   return true;
 }
 static_assert(OwnedSpansAreWorthAVisit(),
-              "a span must hold more blocks than a visit must bring back");
+              "a span must hold kWorthMargin visits' worth of blocks");
 
 // Whole-free spans a thread keeps per class (its spares), and so moves to
 // or from the pool a batch of about half that many at a time: enough that a
@@ -243,8 +259,8 @@ struct alignas(64) Span {
   uint32_t used;  // blocks out: handed out and not back on free_list (a
                   // block on thread_free is still out)
   Place place;
-  bool zeroed;          // the blocks from `carve` on read as zeroes
-  uint32_t taken;       // blocks taken off thread_free since set-up
+  bool zeroed;     // the blocks from `carve` on read as zeroes
+  uint32_t taken;  // blocks taken off thread_free since set-up (Waiting())
   // Line 3: other threads' frees, a lock-free stack (push: compare-and-swap;
   // the owner takes it whole: exchange).
   alignas(64) std::atomic<void*> thread_free;
@@ -587,11 +603,13 @@ Span* Adopt(int c, size_t size) {
 
 // NextSpan()
 //
-// The current span of class c has no free block: a span of this thread's
-// that has one (one with free blocks, a spare, or one whose thread-free
-// list has some), else an abandoned one, else a batch from the page heap
-// (one central visit; it may map, with no lock held): one to use, the rest
-// spares. nullptr when the kernel refuses.
+// The current span of class c has no free block: itself, when a visit's
+// worth of other threads' frees waits on it (CollectIfWorth()), else a span
+// of this thread's that has one (one with free blocks, a spare, or a full
+// one on whose thread-free list a visit's worth waits), else an abandoned
+// one, else a batch from the page heap (one central visit; it may map,
+// with no lock held): one to use, the rest spares. nullptr when the kernel
+// refuses.
 [[gnu::noinline]] Span* NextSpan(int c) {
   SetUp();
   const size_t size = kClass.size[c];
