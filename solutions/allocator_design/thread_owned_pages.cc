@@ -10,17 +10,19 @@
 // from per-class central lists. This one, after mimalloc's free-list
 // sharding, gives each thread pages of its own instead:
 //
-//   owned pages     a page (a span of the reference's sizes, 64 KiB to
-//                   512 KiB) holds blocks of one class and belongs to one
-//                   thread, which alone allocates from it, with no lock and
-//                   no atomic operation: a pop off the page's free list.
+//   owned pages     a page (a span of 64 KiB to 512 KiB, of this design's
+//                   sizes: OwnedSpanBytesOf()) holds blocks of one class
+//                   and belongs to one thread, which alone allocates from
+//                   it, with no lock and no atomic operation: a pop off the
+//                   page's free list.
 //   local frees     a block freed by its page's owner goes straight back
 //                   onto that page's free list: no cache in between, no
 //                   batch, no central visit.
 //   thread frees    a block freed by any other thread is pushed onto the
 //                   page's thread-free list, a lock-free stack with its own
 //                   cache line (one compare-and-swap); the owner takes the
-//                   whole stack with one exchange when the page runs out,
+//                   whole stack with one exchange when the page runs out
+//                   and a visit's worth of blocks waits on it (WorthOf()),
 //                   and counts that as a central visit (a shared list
 //                   touched), as each push is.
 //   empty pages     a page whose last block comes back stays with its
@@ -41,12 +43,13 @@
 //                   since its last sweep (each was emptied after it).
 //
 // What it shares with the reference is the reference's code, which both
-// include: internal/size_classes.h (the size classes and the spans' two
-// sizes) and internal/page_heap.h (the page map, the span pool with its
+// include: internal/size_classes.h (the size classes, and the pool's kinds
+// of span) and internal/page_heap.h (the page map, the span pool with its
 // chunks and idle release, metadata from the page source, the freeing of
 // large mappings into their cache, the decay of the pool and the byte
-// counters). Its own are the span descriptor, GetSpans(), and a smaller
-// cache of large mappings that serves only requests close to their size.
+// counters). Its own are the spans' sizes, the span descriptor,
+// GetSpans(), and a smaller cache of large mappings that serves only
+// requests close to their size.
 // The difference is where a freed block waits (on its page, not in a
 // cache) and who may take it (only the page's owner).
 //
@@ -76,9 +79,80 @@
 namespace allocator_design {
 namespace {
 
-// The size classes, their spans' two sizes and the fast path's look-up,
-// ClassOf() (internal/size_classes.h: the reference's).
+// The size classes, the pool's kinds of span and the fast path's look-up,
+// ClassOf() (internal/size_classes.h: the reference's; its spans' sizes,
+// SpanBytesOf(), are only this design's least, OwnedSpanBytesOf()).
 #include "solutions/allocator_design/internal/size_classes.h"
+
+// The least size class c holds: the fewest bytes per call, so the fewest
+// visits its calls allow (promise 1).
+constexpr size_t LeastSizeOf(int c) {
+  return c == 0 ? 1 : ClassSize(c - 1) + 1;
+}
+
+// WorthOf()
+//
+// The blocks of class c that one central visit must bring back to be worth
+// it (promise 1): kOpsPerCentralVisit calls, or kBytesPerCentralVisit
+// bytes of the least size the class holds when that takes fewer (its calls
+// each allow 8 KiB or their size, whichever is more). 16 blocks to a class
+// of 10 KiB (8 KiB + 1 is 16 * 8193 >= 128 KiB), 8 to one of 20 KiB, 1 to
+// the classes above 128 KiB.
+constexpr uint32_t WorthOf(int c) {
+  const size_t per_call =
+      LeastSizeOf(c) > kBytesPerCentralVisit / kOpsPerCentralVisit
+          ? LeastSizeOf(c)
+          : kBytesPerCentralVisit / kOpsPerCentralVisit;
+  return static_cast<uint32_t>((kBytesPerCentralVisit + per_call - 1) /
+                               per_call);
+}
+
+// OwnedSpanBytesOf()
+//
+// This design's spans: the smallest power of two from 64 KiB (and from the
+// reference's SpanBytesOf(), so that a span holds two blocks of the
+// largest classes) that holds kWorthMargin times WorthOf(c) blocks of class
+// c, at most the pool's largest kind (512 KiB, kSpanKinds of
+// internal/size_classes.h). Not the reference's sizes: there a span is
+// filled and drained a batch at a time through a cache, here its owner
+// takes back other threads' frees a span's thread-free list at a time, a
+// central visit each (Collect()), so a span that holds fewer blocks than a
+// visit must bring back breaks promise 1 for a producer whose consumer
+// frees its blocks. With the reference's spans of 64 KiB (6 blocks of
+// 10 KiB, 16 of 4 KiB), a producer of 20,000 messages of 8193 bytes made
+// 3,870 visits where 1,250 are allowed, and 79 of the 121 edge sizes from
+// 4 KiB to 256 KiB broke it; with these (51 blocks of 10 KiB in 512 KiB,
+// 51 of 5 KiB in 256 KiB) it makes 644, and the messages of 4097 bytes
+// 476 (1,902 before). The margin lets a span be taken back with a visit's
+// worth waiting while up to half its blocks are still out, so that the
+// spans a producer leaves waiting hold more than half their blocks live
+// (promise 4). The cost is bytes held where many classes are used at once,
+// a span of each: a producer of messages of every class above 8 KiB held
+// at most 11.0 MiB (7.0 MiB with the reference's spans), one of messages
+// of 16 bytes to 256 KiB 9.3 MiB (6.2 MiB), within kMessagePassingHeldBytes
+// (16 MiB); threads that churn and exit leave no more than before (the
+// spans go back at exit).
+constexpr size_t kWorthMargin = 2;
+constexpr size_t OwnedSpanBytesOf(int c) {
+  size_t bytes = kSpanBytes;
+  while (bytes < kWorthMargin * WorthOf(c) * ClassSize(c) &&
+         bytes < (kSpanBytes << (kSpanKinds - 1))) {
+    bytes *= 2;
+  }
+  return bytes < SpanBytesOf(c) ? SpanBytesOf(c) : bytes;
+}
+
+constexpr bool OwnedSpansAreWorthAVisit() {
+  for (int c = 0; c < kNumClasses; ++c) {
+    if (OwnedSpanBytesOf(c) / ClassSize(c) < kWorthMargin * WorthOf(c)) {
+      return false;
+    }
+    if (KindOf(OwnedSpanBytesOf(c)) >= kSpanKinds) return false;
+  }
+  return true;
+}
+static_assert(OwnedSpansAreWorthAVisit(),
+              "a span must hold kWorthMargin visits' worth of blocks");
 
 // Whole-free spans a thread keeps per class (its spares), and so moves to
 // or from the pool a batch of about half that many at a time: enough that a
@@ -90,10 +164,10 @@ namespace {
 // reference's batches of three 256 KiB blocks do).
 constexpr size_t kMaxSpareBytes = size_t{512} << 10;
 constexpr uint32_t SparesOf(int c) {
-  const size_t blocks = SpanBytesOf(c) / ClassSize(c);
+  const size_t blocks = OwnedSpanBytesOf(c) / ClassSize(c);
   const size_t batch = (2 * kOpsPerCentralVisit + blocks - 1) / blocks;
   size_t n = 2 * batch;
-  const size_t most = kMaxSpareBytes / SpanBytesOf(c);
+  const size_t most = kMaxSpareBytes / OwnedSpanBytesOf(c);
   if (n > most) n = most;
   return n < 1 ? 1 : static_cast<uint32_t>(n);
 }
@@ -102,6 +176,7 @@ struct ClassInfo {
   uint32_t size[kNumClasses];
   uint32_t alignment[kNumClasses];
   uint32_t spares[kNumClasses];
+  uint32_t worth[kNumClasses];
 };
 constexpr ClassInfo MakeClassInfo() {
   ClassInfo info{};
@@ -109,6 +184,7 @@ constexpr ClassInfo MakeClassInfo() {
     info.size[c] = static_cast<uint32_t>(ClassSize(c));
     info.alignment[c] = static_cast<uint32_t>(ClassAlignment(c));
     info.spares[c] = SparesOf(c);
+    info.worth[c] = WorthOf(c);
   }
   return info;
 }
@@ -183,10 +259,12 @@ struct alignas(64) Span {
   uint32_t used;  // blocks out: handed out and not back on free_list (a
                   // block on thread_free is still out)
   Place place;
-  bool zeroed;  // the blocks from `carve` on read as zeroes
+  bool zeroed;     // the blocks from `carve` on read as zeroes
+  uint32_t taken;  // blocks taken off thread_free since set-up (Waiting())
   // Line 3: other threads' frees, a lock-free stack (push: compare-and-swap;
   // the owner takes it whole: exchange).
   alignas(64) std::atomic<void*> thread_free;
+  std::atomic<uint32_t> thread_freed;  // blocks pushed (or being) since set-up
 };
 static_assert(sizeof(Span) == 192, "a descriptor is three cache lines");
 
@@ -271,6 +349,8 @@ void SetUpSpan(Span* s, int c) {
   s->carve = s->start;
   s->used = 0;
   s->thread_free.store(nullptr, std::memory_order_relaxed);
+  s->thread_freed.store(0, std::memory_order_relaxed);
+  s->taken = 0;
 }
 
 // GetSpans()
@@ -282,7 +362,7 @@ void SetUpSpan(Span* s, int c) {
 // Before mapping, idle spans past kPoolSlackBytes give back as much as the
 // chunk takes. nullptr when the kernel refuses.
 Span* GetSpans(int c, uint32_t more_wanted, Span** more) {
-  const size_t span_bytes = SpanBytesOf(c);
+  const size_t span_bytes = OwnedSpanBytesOf(c);
   const int kind = KindOf(span_bytes);
   heap.lock.Acquire();
   ++heap.visits;
@@ -396,7 +476,29 @@ uint32_t Collect(Span* s) {
   NextOf(tail) = s->free_list;
   s->free_list = list;
   s->used -= n;
+  s->taken += n;
   return n;
+}
+
+// Waiting()
+//
+// How many blocks other threads have freed onto the span's thread-free list
+// (or are freeing) that its owner has not taken back: one load of a line the
+// owner does not write, as Collect()'s look at an empty list.
+uint32_t Waiting(const Span* s) {
+  return s->thread_freed.load(std::memory_order_relaxed) - s->taken;
+}
+
+// CollectIfWorth()
+//
+// Collect(), for the owner of a span of class c that has run out, only
+// when a visit's worth of blocks waits (WorthOf()): a visit that brought
+// back fewer would make a producer, whose consumer frees as it allocates,
+// meet the consumer more often than its calls allow (promise 1). Until
+// then the span waits on the full list, and the spans it shares the
+// class with, or the pool, serve.
+uint32_t CollectIfWorth(Span* s, int c) {
+  return Waiting(s) < kClass.worth[c] ? 0 : Collect(s);
 }
 
 // Disown()
@@ -501,18 +603,20 @@ Span* Adopt(int c, size_t size) {
 
 // NextSpan()
 //
-// The current span of class c has no free block: a span of this thread's
-// that has one (one with free blocks, a spare, or one whose thread-free
-// list has some), else an abandoned one, else a batch from the page heap
-// (one central visit; it may map, with no lock held): one to use, the rest
-// spares. nullptr when the kernel refuses.
+// The current span of class c has no free block: itself, when a visit's
+// worth of other threads' frees waits on it (CollectIfWorth()), else a span
+// of this thread's that has one (one with free blocks, a spare, or a full
+// one on whose thread-free list a visit's worth waits), else an abandoned
+// one, else a batch from the page heap (one central visit; it may map,
+// with no lock held): one to use, the rest spares. nullptr when the kernel
+// refuses.
 [[gnu::noinline]] Span* NextSpan(int c) {
   SetUp();
   const size_t size = kClass.size[c];
   ClassPages& cp = th.classes[c];
   Span* s = cp.current;
   if (s != nullptr) {
-    if (Collect(s) != 0) return s;
+    if (CollectIfWorth(s, c) != 0) return s;
     s->place = Place::kFull;
     cp.full.PushFront(s);
     cp.current = nullptr;
@@ -520,23 +624,15 @@ Span* Adopt(int c, size_t size) {
   s = cp.avail.PopFront();
   if (s == nullptr && (s = cp.spares.PopFront()) != nullptr) --cp.spare_count;
   if (s == nullptr) {
-    // Other threads' frees wait on the full spans' thread-free lists.
-    Span* give = nullptr;
-    for (Span* f = cp.full.head; f != nullptr;) {
-      Span* next = f->next;
-      if (Collect(f) != 0) {
+    // Other threads' frees wait on the full spans' thread-free lists: the
+    // first that holds a visit's worth is taken back, one visit.
+    for (Span* f = cp.full.head; f != nullptr; f = f->next) {
+      if (CollectIfWorth(f, c) != 0) {
         cp.full.Remove(f);
-        f->place = Place::kAvail;
-        cp.avail.PushBack(f);
-        if (s == nullptr) {
-          s = cp.avail.PopFront();  // f: the list was empty
-        } else if (f->used == 0) {
-          Retire(c, f, &give);
-        }
+        s = f;
+        break;
       }
-      f = next;
     }
-    if (give != nullptr) PutSpans(give, NowNs());
   }
   if (s == nullptr) s = Adopt(c, size);
   if (s == nullptr) {
@@ -755,6 +851,9 @@ void SweepAbandoned(uint64_t now) {
 // A block of a span this thread does not own: onto the span's thread-free
 // list, whoever owns it (an abandoned span's too). A central visit.
 void RemoteFree(Span* s, void* block) {
+  // Counted before the push: Waiting() never counts a block not yet freed
+  // as taken back.
+  s->thread_freed.fetch_add(1, std::memory_order_relaxed);
   void* head = s->thread_free.load(std::memory_order_relaxed);
   do {
     NextOf(block) = head;

@@ -584,20 +584,139 @@ TEST(DesignFastPath, BurstsOfEveryEdgeSizeTo256KiBArePrivate) {
 // next would pass kProducerMostLive live, or kProducerMostInTurn of them,
 // then the consumer frees them all. So the producer's central visits are
 // read around its own turns (ReadCounters(), while the consumer waits),
-// and its locks by lock.h's observer on its thread. The first half of
-// kProducerMessages is the warm-up, the second half counted. Two shapes:
-// messages of kProducerSmallBytes, and messages of every class above
-// 8 KiB in turn, each of the least size it holds
-// (LeastSizesOfTheLargerClasses()), kProducerStride apart. A design whose
-// batches grow only when it drains (a producer never does), or that takes
-// the consumer's frees back at every allocation, meets the consumer at
-// nearly every call, which no single-thread pattern shows. The consumer's
-// calls are not counted: it frees blocks it did not allocate.
+// and its locks by lock.h's observer on its thread. Three shapes: messages
+// of kProducerSmallBytes, and messages of every class above 8 KiB in turn,
+// each of the least size it holds (LeastSizesOfTheLargerClasses()),
+// kProducerStride apart, each kProducerMessages long, the first half the
+// warm-up and the second half counted; and messages of each edge size from
+// kProducerEdgeLeast to 256 KiB (ProducerEdgeSizes()), one size after
+// another, kProducerEdgeWarmTurns turns of a size to warm up and
+// kProducerEdgeCountedTurns counted, each size held to its own allowance
+// (and one turn's more: a batch fetched at the end serves the next turn).
+// A design whose batches grow only when it drains (a producer never does),
+// or that takes the consumer's frees back at every allocation, or a span
+// at a time (a span of 64 KiB holds 6 blocks of 10 KiB: a visit per 6
+// messages of 8 KiB + 1, where one per 16 is allowed), meets the consumer
+// more often than its calls allow, which no single-thread pattern shows.
+// The consumer's calls are not counted: it frees blocks it did not
+// allocate.
 constexpr int kProducerMessages = 40'000;
 constexpr size_t kProducerMostLive = 256 * kKiB;
 constexpr size_t kProducerMostInTurn = 64;
 constexpr size_t kProducerSmallBytes = 64;
 constexpr size_t kProducerStride = 7;  // coprime with the 20 larger classes
+constexpr size_t kProducerEdgeLeast = 4 * kKiB;
+constexpr int kProducerEdgeWarmTurns = 16;
+constexpr int kProducerEdgeCountedTurns = 64;
+constexpr uint64_t kProducerEdgeBreaksShown = 10;  // in a failure message
+
+// ProducerEdgeSizes()
+//
+// The edge sizes (EdgeSizes()) from kProducerEdgeLeast to kPromiseOneMax:
+// the classes whose spans hold few blocks.
+std::vector<size_t> ProducerEdgeSizes() {
+  std::vector<size_t> sizes;
+  for (size_t size : EdgeSizes(kPromiseOneMax)) {
+    if (size >= kProducerEdgeLeast && size <= kPromiseOneMax) {
+      sizes.push_back(size);
+    }
+  }
+  return sizes;
+}
+
+// ProducerTurn
+//
+// One of the producer's turns: messages `first` to `end` - 1, counted in
+// case `counted_as` (-1: a warm-up turn, not counted).
+struct ProducerTurn {
+  int first;
+  int end;
+  int counted_as;
+};
+
+// ProducerCase
+//
+// What the producer did in the counted turns of one case: its calls (and
+// the visits they allow), its central visits and its locks.
+struct ProducerCase {
+  Calls calls;
+  uint64_t visits = 0;
+  uint64_t locks = 0;
+};
+
+// RunProducer()
+//
+// The producer allocates message i of `sizes[i]` bytes, turn by turn
+// (`turns`), the consumer frees each turn's messages at its own; each
+// counted turn's calls, visits and locks go to its case. Allocations that
+// failed are counted in `*failed`.
+std::vector<ProducerCase> RunProducer(const std::vector<size_t>& sizes,
+                                      const std::vector<ProducerTurn>& turns,
+                                      int cases, uint64_t* failed) {
+  internal::ScopedFakeClock clock;  // "sizes it has used before" stay so
+  internal::SetLockObserver(CountLocksTaken);
+  std::vector<void*> messages;
+  messages.reserve(kProducerMostInTurn);
+  std::vector<ProducerCase> counted(static_cast<size_t>(cases));
+  TakeTurns(
+      static_cast<int>(turns.size()),
+      [&](int t) {
+        const ProducerTurn& turn = turns[static_cast<size_t>(t)];
+        const uint64_t visits_before = ReadCounters().central_visits;
+        const uint64_t locks_before = locks_taken;
+        Calls calls;
+        for (int i = turn.first; i < turn.end; ++i) {
+          const size_t size = sizes[static_cast<size_t>(i)];
+          void* p = Allocate(size, 1, false);
+          if (p == nullptr) {
+            ++*failed;
+            continue;
+          }
+          static_cast<volatile char*>(p)[0] = 1;
+          messages.push_back(p);
+          calls.Add(size);
+        }
+        if (turn.counted_as < 0) return;
+        ProducerCase& c = counted[static_cast<size_t>(turn.counted_as)];
+        c.locks += locks_taken - locks_before;
+        c.visits += ReadCounters().central_visits - visits_before;
+        c.calls.ops += calls.ops;
+        c.calls.credit += calls.credit;
+      },
+      [&](int) {
+        for (void* p : messages) Free(p);
+        messages.clear();
+      });
+  internal::SetLockObserver(nullptr);
+  return counted;
+}
+
+// AddTurns()
+//
+// Cuts messages `first` to `end` - 1 of `sizes` into turns (at most
+// kProducerMostLive bytes or kProducerMostInTurn messages each), counted in
+// case `counted_as` from message `counted_from` on.
+void AddTurns(const std::vector<size_t>& sizes, int first, int end,
+              int counted_from, int counted_as,
+              std::vector<ProducerTurn>* turns) {
+  size_t live = 0;
+  int turn_first = first;
+  auto cut = [&](int i) {
+    turns->push_back(
+        {turn_first, i, turn_first >= counted_from ? counted_as : -1});
+    turn_first = i;
+    live = 0;
+  };
+  for (int i = first; i < end; ++i) {
+    const size_t bytes = sizes[static_cast<size_t>(i)];
+    if (live + bytes > kProducerMostLive ||
+        static_cast<size_t>(i - turn_first) == kProducerMostInTurn) {
+      cut(i);
+    }
+    live += bytes;
+  }
+  cut(end);
+}
 
 void ProducerVisitsCall(alloclab::FreshCall& call) {
   const bool larger = call.arg() == "larger";
@@ -606,63 +725,97 @@ void ProducerVisitsCall(alloclab::FreshCall& call) {
     return;
   }
   const std::vector<size_t> larger_sizes = LeastSizesOfTheLargerClasses();
-  auto bytes_of = [&](int i) {
-    return larger ? larger_sizes[static_cast<size_t>(i) * kProducerStride %
-                                 larger_sizes.size()]
-                  : kProducerSmallBytes;
-  };
-  // Each turn's first message: the producer's turn t allocates messages
-  // first[t] to first[t + 1] - 1.
-  std::vector<int> first = {0};
-  size_t live = 0;
+  std::vector<size_t> sizes;
   for (int i = 0; i < kProducerMessages; ++i) {
-    if (live + bytes_of(i) > kProducerMostLive ||
-        static_cast<size_t>(i - first.back()) == kProducerMostInTurn) {
-      first.push_back(i);
-      live = 0;
-    }
-    live += bytes_of(i);
+    sizes.push_back(larger ? larger_sizes[static_cast<size_t>(i) *
+                                          kProducerStride % larger_sizes.size()]
+                           : kProducerSmallBytes);
   }
-  first.push_back(kProducerMessages);
-  internal::ScopedFakeClock clock;  // "sizes it has used before" stay so
-  internal::SetLockObserver(CountLocksTaken);
-  std::vector<void*> messages;
-  messages.reserve(kProducerMostInTurn);
-  Calls counted;
-  uint64_t visits = 0, locks = 0, failed = 0;
-  TakeTurns(
-      static_cast<int>(first.size()) - 1,
-      [&](int t) {
-        const bool count = first[t] >= kProducerMessages / 2;
-        const uint64_t visits_before = ReadCounters().central_visits;
-        const uint64_t locks_before = locks_taken;
-        for (int i = first[t]; i < first[t + 1]; ++i) {
-          void* p = Allocate(bytes_of(i), 1, false);
-          if (p == nullptr) {
-            ++failed;
-            continue;
-          }
-          static_cast<volatile char*>(p)[0] = 1;
-          messages.push_back(p);
-          if (count) counted.Add(bytes_of(i));
-        }
-        if (count) {
-          locks += locks_taken - locks_before;
-          visits += ReadCounters().central_visits - visits_before;
-        }
-      },
-      [&](int) {
-        for (void* p : messages) Free(p);
-        messages.clear();
-      });
-  internal::SetLockObserver(nullptr);
+  std::vector<ProducerTurn> turns;
+  AddTurns(sizes, 0, kProducerMessages, kProducerMessages / 2, 0, &turns);
+  uint64_t failed = 0;
+  const ProducerCase counted = RunProducer(sizes, turns, 1, &failed)[0];
   call.Record("failed", static_cast<double>(failed));
-  call.Record("ops", static_cast<double>(counted.ops));
-  call.Record("allowed", static_cast<double>(counted.Allowed()));
-  call.Record("visits", static_cast<double>(visits));
-  call.Record("locks", static_cast<double>(locks));
+  call.Record("ops", static_cast<double>(counted.calls.ops));
+  call.Record("allowed", static_cast<double>(counted.calls.Allowed()));
+  call.Record("visits", static_cast<double>(counted.visits));
+  call.Record("locks", static_cast<double>(counted.locks));
 }
 ALLOCLAB_FRESH_CALL("allocator_design_producer_visits", ProducerVisitsCall);
+
+// ProducerTurnsMessage()
+//
+// How the producer and its consumer take turns, for a failure message.
+std::string ProducerTurnsMessage() {
+  return absl::StrCat(
+      " (taking turns with a consumer that frees every one: at most ",
+      kProducerMostInTurn, " messages or ", kProducerMostLive,
+      " bytes live at once) ");
+}
+
+// PerTurn()
+//
+// The messages of `size` bytes the producer allocates in a turn.
+size_t PerTurn(size_t size) {
+  return std::min(kProducerMostInTurn, kProducerMostLive / size);
+}
+
+void ProducerEdgeVisitsCall(alloclab::FreshCall& call) {
+  const std::vector<size_t> edges = ProducerEdgeSizes();
+  std::vector<size_t> sizes;
+  std::vector<ProducerTurn> turns;
+  for (size_t e = 0; e < edges.size(); ++e) {
+    const size_t per_turn = PerTurn(edges[e]);
+    const int first = static_cast<int>(sizes.size());
+    const int counted_from =
+        first + static_cast<int>(per_turn) * kProducerEdgeWarmTurns;
+    sizes.insert(
+        sizes.end(),
+        per_turn * (kProducerEdgeWarmTurns + kProducerEdgeCountedTurns),
+        edges[e]);
+    AddTurns(sizes, first, static_cast<int>(sizes.size()), counted_from,
+             static_cast<int>(e), &turns);
+  }
+  uint64_t failed = 0;
+  const std::vector<ProducerCase> counted =
+      RunProducer(sizes, turns, static_cast<int>(edges.size()), &failed);
+  uint64_t broken = 0;
+  std::string first_break, every_break;
+  for (size_t e = 0; e < edges.size(); ++e) {
+    const ProducerCase& c = counted[e];
+    // A batch fetched near the end of the counted turns serves the turn
+    // after them: one turn's calls more are allowed.
+    Calls with_next = c.calls;
+    for (size_t i = 0; i < PerTurn(edges[e]); ++i) with_next.Add(edges[e]);
+    const uint64_t allowed = with_next.Allowed();
+    if (c.visits <= allowed && c.locks <= allowed) continue;
+    if (++broken <= kProducerEdgeBreaksShown) {
+      absl::StrAppend(&every_break, every_break.empty() ? "" : ", ", edges[e],
+                      " bytes: ", c.visits, " visits, ", c.locks, " locks, ",
+                      allowed, " allowed");
+    }
+    if (broken == 1) {
+      first_break = absl::StrCat(
+          "a producer of messages of ", edges[e], " bytes",
+          ProducerTurnsMessage(), "made ", c.visits,
+          " central visits and took ", c.locks, " locks (lock.h) in its ",
+          c.calls.ops, " counted allocations, at most ", allowed, " allowed");
+    }
+  }
+  call.Record("failed", static_cast<double>(failed));
+  call.Record("cases", static_cast<double>(edges.size()));
+  call.Record("broken", static_cast<double>(broken));
+  if (broken != 0) {
+    call.Fail(absl::StrCat(kRuleFastPath, ": ", broken, " of ", edges.size(),
+                           " sizes; the first: ", first_break, "; the first ",
+                           kProducerEdgeBreaksShown, ": ", every_break,
+                           " (kOpsPerCentralVisit = ", kOpsPerCentralVisit,
+                           ", kBytesPerCentralVisit = ", kBytesPerCentralVisit,
+                           ")"));
+  }
+}
+ALLOCLAB_FRESH_CALL("allocator_design_producer_edge_visits",
+                    ProducerEdgeVisitsCall);
 
 // ExpectPrivateProducer()
 //
@@ -675,11 +828,7 @@ void ExpectPrivateProducer(absl::string_view shape, absl::string_view what) {
   EXPECT_EQ(r->values["failed"], 0)
       << kRuleAvailable << ": Allocate() failed in the producer";
   const std::string pattern =
-      absl::StrCat("a producer of ", what,
-                   " (taking turns with a consumer that frees "
-                   "every one: at most ",
-                   kProducerMostInTurn, " messages or ", kProducerMostLive,
-                   " bytes live at once) ");
+      absl::StrCat("a producer of ", what, ProducerTurnsMessage());
   EXPECT_LE(r->values["visits"], r->values["allowed"])
       << kRuleFastPath << ": " << pattern << "made " << r->values["visits"]
       << " central visits in its " << r->values["ops"]
@@ -702,6 +851,19 @@ TEST(DesignFastPath, AProducerOfMessagesOfEveryLargerClassIsPrivate) {
       "larger",
       "messages of every class above 8 KiB in turn, each of the least size "
       "it holds");
+}
+
+// Each edge size from kProducerEdgeLeast on, each held to its own
+// allowance (ProducerEdgeVisitsCall()).
+TEST(DesignFastPath, AProducerOfMessagesOfEachEdgeSizeOver4KiBIsPrivate) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_producer_edge_visits");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in the producer";
+  EXPECT_EQ(r->values["broken"], 0);
+  EXPECT_EQ(r->values["cases"], static_cast<double>(ProducerEdgeSizes().size()))
+      << "the producer did not run for every size";
 }
 
 // ---------------------------------------------------------------------------

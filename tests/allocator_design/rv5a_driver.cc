@@ -41,7 +41,9 @@
 //                          rv5a_segfit_batch_grows_on_drain_only at 64
 //                          (promise 1); the reference at 4096 and
 //                          thread_owned_pages at 8193 (promise 1, the
-//                          producer: review rv5a's findings);
+//                          producer: review rv5a's findings; since its
+//                          spans hold a visit's worth, thread_owned_pages
+//                          keeps it: 644 visits, 1,250 allowed);
 // and burst N R (R rounds of 1000 blocks of N bytes allocated, then all
 // freed; promise 1): rv5a_refill_one_span_per_heap_visit at 16384; the
 // reference itself at 4096 to 9000 (review rv5a's finding).
