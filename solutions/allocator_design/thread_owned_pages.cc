@@ -275,6 +275,10 @@ static_assert(sizeof(Span) == 192, "a descriptor is three cache lines");
 #include "solutions/allocator_design/internal/page_heap.h"
 static_assert(alignof(Span) == 64, "an entry's low six bits are free");
 
+// The reference's trim at a thread's exit, unused here: an exit trims the
+// pool in PutSpans(), under the page heap's lock it takes there anyway.
+[[maybe_unused]] void TrimPool();
+
 // -----------------------------------------------------------------------------
 // The abandoned list: spans whose owner exited while blocks of theirs were
 // out, by class, under their own lock.
