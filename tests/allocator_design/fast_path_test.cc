@@ -302,16 +302,7 @@ std::vector<size_t> EverySmallSize() {
 
 Calls PairsOfEverySmallSize(int pairs) {
   static const std::vector<size_t>& sizes = *new auto(EverySmallSize());
-  Calls calls;
-  for (int i = 0; i < pairs; ++i) {
-    const size_t size = sizes[i % sizes.size()];
-    void* p = Allocate(size, 1, false);
-    static_cast<volatile char*>(p)[0] = 1;
-    Free(p);
-    calls.Add(size);
-    calls.Add(size);
-  }
-  return calls;
+  return PairsOver(sizes, pairs);
 }
 
 TEST(DesignFastPath, SteadyStatePairsAfterTheClockMovedArePrivate) {

@@ -374,12 +374,13 @@ struct Calls {
   uint64_t Allowed() const { return credit / kBytesPerCentralVisit; }
 };
 
-// `pairs` Allocate()/Free() pairs, their sizes `sizes` in turn.
-template <size_t kCount>
-Calls PairsOver(const size_t (&sizes)[kCount], int pairs) {
+// `pairs` Allocate()/Free() pairs, their sizes `sizes` (an array or a
+// vector of size_t) in turn.
+template <typename Sizes>
+Calls PairsOver(const Sizes& sizes, int pairs) {
   Calls calls;
   for (int i = 0; i < pairs; ++i) {
-    const size_t size = sizes[i % kCount];
+    const size_t size = sizes[i % std::size(sizes)];
     void* p = Allocate(size, 1, false);
     static_cast<volatile char*>(p)[0] = 1;
     Free(p);
