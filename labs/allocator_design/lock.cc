@@ -38,5 +38,11 @@ void SetLockObserver(LockObserver o) {
   observer.store(o, std::memory_order_release);
 }
 
+int HolderTid(const Lock& lock) {
+  // Relaxed enough for its one use: a thread about to wait reads who holds
+  // the lock it waits for; a holder that changes meanwhile was alive.
+  return __atomic_load_n(&lock.mutex_.__data.__owner, __ATOMIC_RELAXED);
+}
+
 }  // namespace internal
 }  // namespace allocator_design

@@ -29,6 +29,11 @@
 
 namespace allocator_design {
 
+class Lock;
+namespace internal {
+int HolderTid(const Lock& lock);
+}  // namespace internal
+
 // Lock
 //
 // Not recursive: a thread that holds it and takes it again waits forever.
@@ -52,6 +57,8 @@ class Lock {
   void Release();
 
  private:
+  friend int internal::HolderTid(const Lock& lock);
+
   // glibc's adaptive mutex: a thread that finds it taken spins a while
   // before it sleeps in the kernel. An allocator holds its locks for a few
   // hundred nanoseconds, and a sleep and a wake-up cost several

@@ -55,6 +55,7 @@
 #include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/task.h"
+#include "tests/allocator_design/forked_child.h"
 #include "tests/allocator_design/run_fresh.h"
 
 namespace allocator_design {
@@ -381,8 +382,11 @@ void ObserveLockForFork(const Lock& lock, internal::LockEvent event) {
     return;
   }
   if (child_report != nullptr) {
-    child_report->waiting.store(
-        event == internal::LockEvent::kAcquiring ? OrdinalOf(&lock) : -1);
+    const bool waits = event == internal::LockEvent::kAcquiring;
+    child_report->waiting.store(waits ? OrdinalOf(&lock) : -1);
+    if (waits && suite::HeldByNoThreadOfOurs(lock)) {
+      _exit(suite::kChildWaitedForever);
+    }
     return;
   }
   if (forking && event == internal::LockEvent::kAcquiring) {
@@ -463,6 +467,12 @@ std::string DescribeChild(int code, int op, int waiting) {
           "made no progress for ", kChildStallSeconds, " s", where,
           waiting >= 0 ? absl::StrCat(", waiting for lock #", waiting)
                        : std::string());
+    case suite::kChildWaitedForever:
+      return absl::StrCat(
+          "was about to wait", where, " for ",
+          waiting >= 0 ? absl::StrCat("lock #", waiting) : "a lock",
+          ", which a thread of the parent's held at the fork and no thread "
+          "of the child holds: it would have waited forever");
     case kSignalled:
       return absl::StrCat("was killed by a signal", where);
     case kForkFailed:
@@ -931,6 +941,7 @@ void ForkInheritsCall(alloclab::FreshCall& call) {
   ForkPrepare();
   const pid_t pid = fork();
   if (pid == 0) {
+    internal::SetLockObserver(suite::ExitWhenWaitingForever);
     ForkChild();
     auto child = [&]() -> int {
       if (WentDown(ReadCounters(), parent, report)) return kCountersWentDown;

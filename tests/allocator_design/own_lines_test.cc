@@ -63,6 +63,7 @@
 #include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/task.h"
 #include "labs/allocator_design/traces.h"
+#include "tests/allocator_design/forked_child.h"
 #include "tests/allocator_design/run_fresh.h"
 #include "tests/allocator_design/suite_support.h"
 
@@ -323,6 +324,7 @@ void ForkOwnLinesCall(alloclab::FreshCall& call) {
   ForkPrepare();
   const pid_t pid = fork();
   if (pid == 0) {
+    internal::SetLockObserver(suite::ExitWhenWaitingForever);
     ForkChild();
     std::thread b([&] {
       Rng rng_b(72 + 2 * seed);
@@ -342,14 +344,23 @@ void ForkOwnLinesCall(alloclab::FreshCall& call) {
   ForkParent();
   // A bound on a child stopped by a lock it inherited held, far past what
   // its turns take: no verdict depends on how long they took.
-  for (int i = 0; pid > 0 && i < 60 * 100; ++i) {
-    if (waitpid(pid, nullptr, WNOHANG) == pid) break;
-    usleep(10'000);
+  // A child about to wait for a lock no thread of its own holds exits at
+  // once (forked_child.h).
+  int status = 0;
+  bool exited = false;
+  for (int i = 0; pid > 0 && i < 60 * 100 && !exited; ++i) {
+    exited = waitpid(pid, &status, WNOHANG) == pid;
+    if (!exited) usleep(10'000);
   }
-  if (pid > 0 && tally->done.load() == 0) {
+  if (pid > 0 && !exited) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
   }
+  call.Record("child_waited_forever",
+              exited && WIFEXITED(status) &&
+                      WEXITSTATUS(status) == suite::kChildWaitedForever
+                  ? 1
+                  : 0);
   turns.FreeAll();
   turns.failed = tally->failed.load();
   turns.sharing_turns = tally->sharing_turns.load();
@@ -380,7 +391,11 @@ TEST(DesignOwnLines, AForkedChildsThreadsKeepToTheirOwnLines) {
     ASSERT_TRUE(r.ok()) << r.status();
     ASSERT_EQ(r->values["child_done"], 1)
         << "task.h: a forked child may allocate; the child of seed " << seed
-        << " did not finish its turns";
+        << " did not finish its turns"
+        << (r->values["child_waited_forever"] != 0
+                ? ": it was about to wait for a lock that a thread of the "
+                  "parent's held at the fork and no thread of the child holds"
+                : "");
     EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
     EXPECT_EQ(r->values["sharing_turns"], 0)
         << kRuleOwnLines << "; task.h, ForkChild(): a child starts with one "

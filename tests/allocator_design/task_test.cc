@@ -87,6 +87,7 @@
 #include "labs/allocator_design/lock.h"
 #include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/traces.h"
+#include "tests/allocator_design/forked_child.h"
 #include "tests/allocator_design/run_fresh.h"
 #include "tests/allocator_design/suite_support.h"
 
@@ -641,6 +642,11 @@ TEST(ValidatorCrossThread, AnyThreadMayFreeAnyBlock) {
   EXPECT_EQ(changed.load(), 0) << kRuleSurvive << ", whichever thread frees it";
 }
 
+// What a child that exited kChildWaitedForever did (forked_child.h).
+constexpr absl::string_view kChildWaitsForever =
+    "was about to wait for a lock that a thread of the parent's held at the "
+    "fork and no thread of the child holds: it would have waited forever";
+
 // Waits for `pid` for at most `seconds`; kills it after that. Returns the
 // wait status, or -1 when it had to be killed.
 int WaitOrKill(pid_t pid, int seconds) {
@@ -700,6 +706,7 @@ TEST(ValidatorFork, ChildOfAThreadedProcessAllocates) {
     ForkPrepare();
     const pid_t pid = fork();
     if (pid == 0) {
+      internal::SetLockObserver(suite::ExitWhenWaitingForever);
       ForkChild();
       Rng rng(i);
       AllocateCheckAndExit(kChildBlocks,
@@ -716,6 +723,9 @@ TEST(ValidatorFork, ChildOfAThreadedProcessAllocates) {
                        "not have); child "
                     << i << ": "
                     << (status == -1 ? std::string("still blocked after 10 s")
+                        : WIFEXITED(status) && WEXITSTATUS(status) ==
+                                                   suite::kChildWaitedForever
+                            ? std::string(kChildWaitsForever)
                         : WIFEXITED(status)
                             ? absl::StrCat("exited ", WEXITSTATUS(status),
                                            " (3: Allocate failed, 4: a "
@@ -782,6 +792,7 @@ void ForkWhileParkedCall(alloclab::FreshCall& call) {
   const pid_t pid = fork();
   if (pid == 0) {
     internal::OpenMapGate();  // the child's copy of the gate is closed
+    internal::SetLockObserver(suite::ExitWhenWaitingForever);
     ForkChild();
     // Small blocks, and large ones that map.
     AllocateCheckAndExit(64, [](int k) {
@@ -823,7 +834,9 @@ TEST(ValidatorFork, ChildForkedWhileAThreadWaitsInsideAllocates) {
          "(no lock left held by a thread it does not have); forked while "
          "another thread waited inside Allocate() for the page source, the "
          "child "
-      << (r->values["child"] == 5   ? "was still blocked after 10 s"
+      << (r->values["child"] == 5 ? "was still blocked after 10 s"
+          : r->values["child"] == suite::kChildWaitedForever
+              ? std::string(kChildWaitsForever)
           : r->values["child"] == 6 ? "was killed by a signal"
           : r->values["child"] == 7
               ? "could not be forked"

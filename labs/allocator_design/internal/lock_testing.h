@@ -48,6 +48,15 @@ using LockObserver = void (*)(const Lock& lock, LockEvent event);
 // with, so that its events come in pairs.
 void SetLockObserver(LockObserver observer);
 
+// HolderTid()
+//
+// The thread id (gettid(2)) of the thread that holds `lock` now, or 0 when
+// none does: glibc's mutex records its owner. In a forked child, a lock
+// whose holder is no thread of the child is held for good: a thread that
+// waits for it waits forever, and the suite says so at once instead of
+// waiting out a bound.
+int HolderTid(const Lock& lock);
+
 }  // namespace internal
 }  // namespace allocator_design
 
