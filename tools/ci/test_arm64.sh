@@ -36,14 +36,21 @@
 #   (2026-12-03, on the course's 2-core machine, --jobs=2).
 #   Of the 151 known-bads, 15 are tagged no_qemu_user like their lab's
 #   solution_test: their named tests fail on the reference there too
-#   (measured by running every known-bad under qemu-user, 2026-12-03).
+#   (measured by running every known-bad under qemu-user, 2026-12-03);
+# - the other correct designs' tests (design_<design>_test, tag
+#   correct_design): they judge the grader too, from the other side (does
+#   the suite pass every correct allocator, not the reference's alone),
+#   on the same code the x86-64 legs judge. Built here, so that each
+#   design compiles for arm64; not run: under qemu-user they took 191 s of
+#   the leg's 430 s of test time (allocator_design's two 165 s,
+#   jemalloc_adoption's 27 s; CI of 2026-12-06, load 2).
 # The leg prints how many ran and how many were left out, by group.
 #
 # Usage: bash tools/ci/test_arm64.sh [--all] [BAZEL FLAG...]
 #   default: build all of //... for arm64, then test all of it under
-#            qemu-user but the three groups above;
-#   --all:   the known-bads and order tests too (about 25 minutes more on
-#            the course's 2-core machine: not in CI's budget).
+#            qemu-user but the groups above;
+#   --all:   the known-bads, order tests and designs too (about 25 minutes
+#            more on the course's 2-core machine: not in CI's budget).
 # Needs root (apt-get, mount) on Debian 12 or later.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -98,6 +105,7 @@ reasons=(
 )
 mapfile -t all_tests < <(bazel query 'tests(//...) except attr(tags, "\bmanual\b", tests(//...))' 2>/dev/null)
 mapfile -t left_out < <(bazel query 'attr(tags, "\bno_qemu_user\b", tests(//...)) except attr(tags, "\bmanual\b", tests(//...))' 2>/dev/null)
+mapfile -t designs < <(bazel query 'attr(tags, "\bcorrect_design\b", tests(//...)) except attr(tags, "\b(manual|no_qemu_user)\b", tests(//...))' 2>/dev/null)
 # Every left-out test names at least one reason (a test may have two).
 reason_tags="$(for reason in "${reasons[@]}"; do printf '%s|' "${reason%%:*}"; done)"
 mapfile -t reasoned < <(bazel query "attr(tags, '\b(${reason_tags%|})\b', tests(//...)) except attr(tags, '\bmanual\b', tests(//...))" 2>/dev/null)
@@ -119,22 +127,29 @@ status=0
 # order test is course_integrity's): //... leaves them out, --all names them.
 mapfile -t grader < <(bazel query 'attr(tags, "\b(known_bad|order)\b", tests(//...)) except attr(tags, "\b(course_integrity|no_qemu_user)\b", tests(//...))' 2>/dev/null)
 targets=(//...)
-cross+=(--test_tag_filters=-no_qemu_user,-browser)
 if [[ "${1:-}" == "--all" ]]; then
   shift
   targets+=("${grader[@]}")
   grader=()
+  designs=()
+  cross+=(--test_tag_filters=-no_qemu_user,-browser)
+else
+  cross+=(--test_tag_filters=-no_qemu_user,-browser,-correct_design)
 fi
 echo "== arm64: bazel test //... (cross-built; tests under qemu-user)"
 PATH="${shim}:${PATH}" bazel test "${cross[@]}" "$@" "${targets[@]}" || status=$?
 echo "== arm64: bazel took $((SECONDS - build_start)) s, exit ${status}"
 
-echo "== arm64: $((${#all_tests[@]} - ${#left_out[@]})) of" \
+echo "== arm64: $((${#all_tests[@]} - ${#left_out[@]} - ${#designs[@]})) of" \
   "${#all_tests[@]} tests of //... ran under qemu-user; left out:"
 for reason in "${reasons[@]}"; do
   n=$(bazel query "attr(tags, '\b${reason%%:*}\b', tests(//...)) except attr(tags, '\bmanual\b', tests(//...))" 2>/dev/null | wc -l)
   echo "   ${n} ${reason} (built, not run)"
 done
+if ((${#designs[@]})); then
+  echo "   ${#designs[@]} correct_design: the other correct designs, which judge" \
+    "the grader; built here, run by the x86-64 legs"
+fi
 if ((${#grader[@]})); then
   echo "   ${#grader[@]} known_bad, order: the grader's own checks, judged by the" \
     "x86-64 legs (bash tools/ci/test_arm64.sh --all runs them here too)"

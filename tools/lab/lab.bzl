@@ -517,7 +517,12 @@ def lab_tests(
             name = "design_" + design + "_test",
             size = size,
             copts = ALLOCLAB_TEST_COPTS,
-            tags = tags + test_tags.get("design_" + design + "_test", []),
+            # correct_design: it judges the grader (does the suite pass every
+            # correct allocator?), as the known-bads do from the other side;
+            # tools/ci/test_arm64.sh builds it and leaves its run to the
+            # x86-64 legs.
+            tags = tags + ["correct_design"] +
+                   test_tags.get("design_" + design + "_test", []),
             data = (implementation_data.get("design_" + design, []) +
                     objects.get("design_" + design, [])),
             deps = [
