@@ -351,7 +351,8 @@ def lab_tests(
         experiment_tags = [],
         tags = [],
         test_tags = {},
-        order_seeds = "1,2,random"):
+        order_seeds = "1,2,random",
+        suite_shards = 1):
     """Declares a lab's checks (tests/<name>/).
 
     Args:
@@ -436,6 +437,11 @@ def lab_tests(
         drawn anew each run and printed). Fewer for a suite whose tests
         each run in a fresh process, where a shuffle can change little and
         each costs a whole run of the suite.
+      suite_shards: the shard_count of :solution_test and each
+        :design_<design>_test (not :starter_test, whose one verdict the
+        learner reads): a suite of a minute or more under a sanitizer
+        otherwise runs alone at the end of a phase on one core while the
+        other waits.
     """
     _all_files()
     starter = _pkg("labs", name)
@@ -503,6 +509,7 @@ def lab_tests(
     cc_test(
         name = "solution_test",
         size = size,
+        shard_count = suite_shards,
         copts = ALLOCLAB_TEST_COPTS,
         tags = tags + test_tags.get("solution_test", []),
         data = implementation_data.get("solution", []) + objects.get("solution", []),
@@ -516,6 +523,7 @@ def lab_tests(
         cc_test(
             name = "design_" + design + "_test",
             size = size,
+            shard_count = suite_shards,
             copts = ALLOCLAB_TEST_COPTS,
             # correct_design: it judges the grader (does the suite pass every
             # correct allocator?), as the known-bads do from the other side;
