@@ -906,7 +906,7 @@ TEST(DesignMessagePassing, AProducerMovingFromSizeToSizeStaysBounded) {
 // every class edge and past the large threshold.
 // ---------------------------------------------------------------------------
 
-constexpr int kChurnSchedules = 32;
+constexpr int kChurnSchedules = SchedulesToRun(32);
 constexpr int kChurnScheduleSteps = 60;
 constexpr int kChurnThreads = 4;
 // "At most a few hundred KiB of messages live at once" (promise 4): the

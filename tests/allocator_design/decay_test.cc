@@ -618,7 +618,7 @@ TEST(DesignDecay, IdleTimeCountsFromTheFreeNotTheExit) {
 // just under kDecayNs after its free, only large blocks.
 // ---------------------------------------------------------------------------
 
-constexpr int kDecaySchedules = 24;
+constexpr int kDecaySchedules = SchedulesToRun(24);
 constexpr int kDecayScheduleSteps = 80;
 constexpr int kDecayThreads = 4;
 constexpr size_t kDecayMostLive = 48 * kMiB;

@@ -871,7 +871,7 @@ TEST(DesignFastPath, AProducerOfMessagesOfEachEdgeSizeOver4KiBIsPrivate) {
 // releases) beside the allocator's central_visits.
 // ---------------------------------------------------------------------------
 
-constexpr int kFastSchedules = 24;
+constexpr int kFastSchedules = SchedulesToRun(24);
 constexpr int kFastScheduleSteps = 60;
 constexpr int kFastQuietPasses = 2;
 constexpr int kFastMostWarmPasses = 8;

@@ -427,7 +427,7 @@ TEST(DesignOwnLines, AForkedChildsThreadsKeepToTheirOwnLines) {
 // that take their place.
 // ---------------------------------------------------------------------------
 
-constexpr int kOwnLineSchedules = 64;
+constexpr int kOwnLineSchedules = SchedulesToRun(64);
 constexpr int kOwnLineScheduleSteps = 160;
 constexpr int kOwnLineThreads = 3;
 // The most blocks a thread keeps live: its cache fills, drains and refills.

@@ -134,11 +134,7 @@ INSTANTIATE_TEST_SUITE_P(Traces, DesignUtilization,
 // sees (a race, an access out of bounds), which one replay at new
 // addresses shows as well; three took 57 s of the reference's 166 s under
 // ThreadSanitizer in CI.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr int kTraceReplays = 1;
-#else
-constexpr int kTraceReplays = 3;
-#endif
+constexpr int kTraceReplays = kSanitized ? 1 : 3;
 
 TEST(DesignUtilizationExplorer, FixedTracesAtAnyAddressesUseTheMemoryTheyHold) {
   double least = 1;
