@@ -109,7 +109,9 @@
 
 #include "labs/allocator_design/task.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <atomic>
 #include <cstddef>
@@ -766,7 +768,7 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   // No cached mapping holds it: the program's large blocks have outgrown
   // the cached ones, which go back now rather than at the decay (a block
   // grown by realloc would otherwise keep each earlier copy for kDecayNs).
-  Unmapping outgrown[kLargeCacheEntries];
+  Span* outgrown[kLargeCacheEntries];
   int outgrown_count = 0;
   for (Span* s = heap.large_cache.head; s != nullptr;) {
     Span* next = s->next;
@@ -781,9 +783,7 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   // Idle small spans make room for the new mapping (kPoolSlackBytes).
   Span* to_release = TakeOldestCached(bytes);
   heap.lock.Release();
-  for (int i = 0; i < outgrown_count; ++i) {
-    UnmapPages(reinterpret_cast<void*>(outgrown[i].start), outgrown[i].bytes);
-  }
+  UnmapForgotten(outgrown, outgrown_count);
   ReleaseSpans(to_release);
   // On a 64 KiB unit of its own, for the page map.
   void* p =
@@ -960,9 +960,12 @@ void ForkParent() {
   for (int c = kNumClasses - 1; c >= 0; --c) central[c].lock.Release();
 }
 
-// The child's one thread: spans of the parent's other threads are nobody's.
+// The child's one thread: spans of the parent's other threads are nobody's,
+// and what they were releasing or unmapping at the fork comes back to the
+// heap (RecoverInFlight()): no thread of the child would finish it.
 void ForkChild() {
   for (Central& cl : central) DisownSpans(cl, &tc, /*keep=*/true);
+  RecoverInFlight();
   ForkParent();
 }
 

@@ -64,7 +64,9 @@
 //   // freed by another thread: pushed onto the page's thread-free list,
 //   // which this thread collects when the page runs out
 
+#include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <atomic>
 #include <cstddef>
@@ -1059,7 +1061,10 @@ void ThreadExit() {
 // Every lock, in one order; the child's only thread is the one that took
 // them all, so it may release them as the parent does. Spans owned by
 // threads the child does not have stay theirs: the child's frees into them
-// go onto their thread-free lists, as to any span it does not own.
+// go onto their thread-free lists, as to any span it does not own. What
+// the parent's other threads were releasing or unmapping at the fork comes
+// back to the child's heap (RecoverInFlight()): no thread of the child
+// would finish it.
 void ForkPrepare() {
   abandoned.lock.Acquire();
   heap.lock.Acquire();
@@ -1070,7 +1075,10 @@ void ForkParent() {
   abandoned.lock.Release();
 }
 
-void ForkChild() { ForkParent(); }
+void ForkChild() {
+  RecoverInFlight();
+  ForkParent();
+}
 
 Counters ReadCounters() {
   Counters out;
