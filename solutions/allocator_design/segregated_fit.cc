@@ -1257,8 +1257,7 @@ void RecoverInFlight() {
   while (InFlight* rec = heap.in_flight) {
     heap.in_flight = rec->next;
     if (rec->unmapping != 0 && StillMapped(rec->unmapping)) {
-      UnmapPages(reinterpret_cast<void*>(rec->unmapping),
-                 rec->unmapping_bytes);
+      UnmapPages(reinterpret_cast<void*>(rec->unmapping), rec->unmapping_bytes);
     }
     for (Region* r = rec->gone; r != nullptr;) {
       Region* next = r->next;
