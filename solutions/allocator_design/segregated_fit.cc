@@ -121,9 +121,7 @@
 //   // a mapping of its own: fresh, so zeroes already
 //   allocator_design::Free(q);  // unmapped
 
-#include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <atomic>
 #include <cstddef>
@@ -357,13 +355,15 @@ static_assert(sizeof(Region) <= kFirstChunk - kHeader, "fits before a chunk");
 // that the heap links (heap.in_flight) from the moment the memory leaves
 // the heap's lists under the lock until it is filed again: a forked child,
 // which has none of the parent's other threads, finds it there and
-// finishes it (RecoverInFlight()). `unmapping` is the one mapping whose
-// unmap is under way (its munmap may be done or not), `gone` the regions
-// still to unmap (linked through their `next`), `releasing` the chunks to
+// finishes it (RecoverInFlight()). `pending` is a large mapping still to
+// unmap, `gone` the regions still to unmap (linked through their `next`),
+// `unmapping` the one mapping whose unmap has started (the child cannot
+// tell whether it is done, and leaves it), `releasing` the chunks to
 // release and file again (linked through NextFree()).
 struct InFlight {
+  uintptr_t pending = 0;
+  size_t pending_bytes = 0;
   uintptr_t unmapping = 0;
-  size_t unmapping_bytes = 0;
   struct Region* gone = nullptr;
   uintptr_t releasing = 0;
   InFlight* prev = nullptr;
@@ -977,7 +977,6 @@ void FileReleased(uintptr_t releasing) {
 void GiveBack(InFlight* rec) {
   while (rec->gone != nullptr) {
     Region* r = rec->gone;
-    rec->unmapping_bytes = kRegionBytes;
     rec->unmapping = reinterpret_cast<uintptr_t>(r);
     rec->gone = r->next;  // read before the unmap: r's memory goes with it
     UnmapPages(r, kRegionBytes);
@@ -1128,14 +1127,16 @@ uint64_t& MappedOffsetOf(uintptr_t c) {
   const size_t bytes = SizeOf(c);
   void* mem = reinterpret_cast<void*>(c + kHeader - MappedOffsetOf(c));
   InFlight rec;
-  rec.unmapping = reinterpret_cast<uintptr_t>(mem);
-  rec.unmapping_bytes = bytes;
+  rec.pending = reinterpret_cast<uintptr_t>(mem);
+  rec.pending_bytes = bytes;
   heap.lock.Acquire();
   ++heap.visits;
   heap.held -= bytes;
   heap.returned += bytes;
   RecordInFlight(&rec);
   heap.lock.Release();
+  rec.unmapping = rec.pending;  // for a child forked from now: started
+  rec.pending = 0;
   UnmapPages(mem, bytes);
   heap.lock.Acquire();
   ForgetInFlight(&rec);
@@ -1226,38 +1227,25 @@ void ThreadExit() {
   tc.armed = false;  // a later call on this thread sets up and arms again
 }
 
-// StillMapped()
-//
-// Whether the kernel still maps the page at `start` (mincore(2), which
-// fails with ENOMEM on an unmapped page; errno kept). Only a forked child
-// asks, of a mapping the parent's thread was unmapping at the fork: its
-// munmap may have been done or not.
-bool StillMapped(uintptr_t start) {
-  const int saved = errno;
-  unsigned char resident;
-  const bool mapped =
-      mincore(reinterpret_cast<void*>(start), PageSize(), &resident) == 0 ||
-      errno != ENOMEM;
-  errno = saved;
-  return mapped;
-}
-
 // RecoverInFlight()
 //
 // In a forked child, the lock held by its one thread: what the parent's
 // other threads were giving back with no lock held at the fork (their
 // InFlight records), finished here, as no thread of the child would: the
-// regions and the large mapping unmapped (the one under way only when its
-// munmap was not done yet), the chunks released and filed. Their bytes were
-// counted returned when they left the heap's lists, so this keeps
-// bytes_held what the page source holds; without it the chunks stay in use
-// for good, counted released but resident (review rv5b: 21 MB resident in
-// the child after the decay, 1.4 MB counted).
+// regions and the large mapping still to unmap unmapped, the chunks
+// released and filed. Their bytes were counted returned when they left the
+// heap's lists, so this keeps bytes_held what the page source holds;
+// without it the chunks stay in use for good, counted released but
+// resident (review rv5b: 21 MB resident in the child after the decay,
+// 1.4 MB counted). Not the one mapping whose unmap had started
+// (`unmapping`): the page source may have taken it out of its table, or the
+// kernel unmapped it and handed its addresses to another mapping, and the
+// child cannot tell, so it leaves it as it is.
 void RecoverInFlight() {
   while (InFlight* rec = heap.in_flight) {
     heap.in_flight = rec->next;
-    if (rec->unmapping != 0 && StillMapped(rec->unmapping)) {
-      UnmapPages(reinterpret_cast<void*>(rec->unmapping), rec->unmapping_bytes);
+    if (rec->pending != 0) {
+      UnmapPages(reinterpret_cast<void*>(rec->pending), rec->pending_bytes);
     }
     for (Region* r = rec->gone; r != nullptr;) {
       Region* next = r->next;

@@ -109,9 +109,7 @@
 
 #include "labs/allocator_design/task.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <atomic>
 #include <cstddef>
@@ -221,12 +219,13 @@ constexpr size_t kLargeCacheIdleBytes = size_t{4} << 20;
 // -----------------------------------------------------------------------------
 
 enum class SpanState : uint8_t {
-  kPartial,   // on its class's partial list: a free block or room to carve
-  kFull,      // small, every block handed out: on its class's full list
-  kCached,    // whole free, held, in the pool
-  kReleased,  // whole free, released, in the pool
-  kBusy,      // between lists, being released by one thread
-  kLarge,     // a live large block
+  kPartial,    // on its class's partial list: a free block or room to carve
+  kFull,       // small, every block handed out: on its class's full list
+  kCached,     // whole free, held, in the pool
+  kReleased,   // whole free, released, in the pool
+  kBusy,       // between lists: being released, or a large mapping to unmap
+  kUnmapping,  // a large mapping out of the heap, its unmap under way
+  kLarge,      // a live large block
   kLargeCached,
 };
 

@@ -64,9 +64,7 @@
 //   // freed by another thread: pushed onto the page's thread-free list,
 //   // which this thread collects when the page runs out
 
-#include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <atomic>
 #include <cstddef>
@@ -216,7 +214,8 @@ enum class SpanState : uint8_t {
   kAbandoned,  // its owner exited with blocks of it out: on the abandoned list
   kCached,     // whole free, held, in the pool
   kReleased,   // whole free, released, in the pool
-  kBusy,       // between lists, being released or given back by one thread
+  kBusy,       // between lists: being released or given back, or to unmap
+  kUnmapping,  // a large mapping out of the heap, its unmap under way
   kLarge,      // a live large block
   kLargeCached,
 };

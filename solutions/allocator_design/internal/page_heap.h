@@ -43,10 +43,9 @@
 // include:
 //
 //   - internal/size_classes.h (and through it task.h, whose kDecayNs the
-//     decay reads), <atomic>, <errno.h>, <string.h>, <sys/mman.h>, lock.h
-//     and pages.h;
-//   - enum class SpanState with at least kCached, kReleased, kBusy and
-//     kLargeCached;
+//     decay reads), <atomic>, <string.h>, lock.h and pages.h;
+//   - enum class SpanState with at least kCached, kReleased, kBusy,
+//     kUnmapping and kLargeCached;
 //   - struct Span, 64-byte aligned, with at least `next`, `prev`, `start`,
 //     `bytes`, `idle_since`, `state` and `zeroed`;
 //   - the large cache's bounds: kLargeCacheEntries, kLargeCacheMaxBlock,
@@ -406,8 +405,9 @@ void TrimPool() {
 // Large mappings leave in two steps too: out of the page map and the
 // counters under the lock (before the kernel may hand the addresses to
 // another thread's mapping), then unmapped with no lock held
-// (UnmapForgotten()). The descriptor waits in heap.unmapping meanwhile, so
-// that a child forked then unmaps what the parent's thread would have
+// (UnmapForgotten()). The descriptor waits in heap.unmapping meanwhile
+// (kBusy until its unmap starts, kUnmapping after), so that a child forked
+// then unmaps what the parent's thread had not yet begun to
 // (RecoverInFlight()).
 Span* ForgetLarge(Span* s) {
   SetPageMap(s->start, kSpanBytes, 0);
@@ -421,11 +421,12 @@ Span* ForgetLarge(Span* s) {
 // UnmapForgotten()
 //
 // Unmaps the mappings of `n` descriptors from ForgetLarge() with no lock
-// held, then takes the lock once to delete the descriptors. No lock held on
-// entry or exit.
+// held, each marked kUnmapping as its unmap starts, then takes the lock
+// once to delete the descriptors. No lock held on entry or exit.
 void UnmapForgotten(Span* const* spans, int n) {
   if (n == 0) return;
   for (int i = 0; i < n; ++i) {
+    spans[i]->state = SpanState::kUnmapping;  // for a child forked from now
     UnmapPages(reinterpret_cast<void*>(spans[i]->start), spans[i]->bytes);
   }
   heap.lock.Acquire();
@@ -550,22 +551,6 @@ void Decay(uint64_t now) {
   ReleaseSpans(to_release);
 }
 
-// StillMapped()
-//
-// Whether the kernel still maps the page at `start` (mincore(2), which
-// fails with ENOMEM on an unmapped page; errno kept). Only a forked child
-// asks, of a mapping the parent's thread was unmapping at the fork: its
-// munmap may have been done or not.
-bool StillMapped(uintptr_t start) {
-  const int saved = errno;
-  unsigned char resident;
-  const bool mapped =
-      mincore(reinterpret_cast<void*>(start), PageSize(), &resident) == 0 ||
-      errno != ENOMEM;
-  errno = saved;
-  return mapped;
-}
-
 // RecoverInFlight()
 //
 // In a forked child, every lock held by its one thread (ForkChild()): what
@@ -575,9 +560,13 @@ bool StillMapped(uintptr_t start) {
 // rv5b: 43 MB held in the child after the decay). Spans being released go
 // back into the pool, whole free and held (some of their pages may be
 // released already: held over-counts them until the decay releases them
-// again), idle from now, so the decay gives them back kDecayNs later;
-// mappings being unmapped, already out of the counters, are unmapped here
-// when the parent's thread had not yet done it.
+// again), idle from now, so the decay gives them back kDecayNs later.
+// Mappings waiting to be unmapped, already out of the counters, are
+// unmapped here; but not one whose unmap had started (kUnmapping): the page
+// source may have taken it out of its table, or the kernel unmapped it and
+// handed its addresses to another mapping, and the child cannot tell, so
+// it leaves it as it is, at most one mapping per thread that was unmapping
+// (held by the page source's count, not by the child's).
 void RecoverInFlight() {
   const uint64_t now = NowNs();
   while (Span* chain = heap.releasing) {
@@ -593,7 +582,7 @@ void RecoverInFlight() {
     NoteIdle(now);
   }
   while (Span* s = heap.unmapping.PopFront()) {
-    if (StillMapped(s->start)) {
+    if (s->state != SpanState::kUnmapping) {
       UnmapPages(reinterpret_cast<void*>(s->start), s->bytes);
     }
     DeleteSpan(s);
