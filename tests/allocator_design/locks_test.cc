@@ -1160,7 +1160,7 @@ TEST(ValidatorCounters, EveryCallThatTookALockIsAVisitWhileOthersVisitAtOnce) {
 // thread's exit; then, kDecayNs later, a second thread's decay pass).
 
 constexpr size_t kGiveBackBlockSize = 100 * kKiB;
-constexpr int kGiveBackBlocks = 240;
+constexpr int kGiveBackBlocks = 120;
 constexpr size_t kGiveBackLargeSizes[] = {2 * kMiB, 2 * kMiB, 2 * kMiB,
                                           48 * kMiB};
 // Blocks the forking thread keeps live across the fork, for the child to
