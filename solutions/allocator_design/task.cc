@@ -219,12 +219,13 @@ constexpr size_t kLargeCacheIdleBytes = size_t{4} << 20;
 // -----------------------------------------------------------------------------
 
 enum class SpanState : uint8_t {
-  kPartial,   // on its class's partial list: a free block or room to carve
-  kFull,      // small, every block handed out: on its class's full list
-  kCached,    // whole free, held, in the pool
-  kReleased,  // whole free, released, in the pool
-  kBusy,      // between lists, being released by one thread
-  kLarge,     // a live large block
+  kPartial,    // on its class's partial list: a free block or room to carve
+  kFull,       // small, every block handed out: on its class's full list
+  kCached,     // whole free, held, in the pool
+  kReleased,   // whole free, released, in the pool
+  kBusy,       // between lists: being released, or a large mapping to unmap
+  kUnmapping,  // a large mapping out of the heap, its unmap under way
+  kLarge,      // a live large block
   kLargeCached,
 };
 
@@ -766,7 +767,7 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   // No cached mapping holds it: the program's large blocks have outgrown
   // the cached ones, which go back now rather than at the decay (a block
   // grown by realloc would otherwise keep each earlier copy for kDecayNs).
-  Unmapping outgrown[kLargeCacheEntries];
+  Span* outgrown[kLargeCacheEntries];
   int outgrown_count = 0;
   for (Span* s = heap.large_cache.head; s != nullptr;) {
     Span* next = s->next;
@@ -781,9 +782,7 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   // Idle small spans make room for the new mapping (kPoolSlackBytes).
   Span* to_release = TakeOldestCached(bytes);
   heap.lock.Release();
-  for (int i = 0; i < outgrown_count; ++i) {
-    UnmapPages(reinterpret_cast<void*>(outgrown[i].start), outgrown[i].bytes);
-  }
+  UnmapForgotten(outgrown, outgrown_count);
   ReleaseSpans(to_release);
   // On a 64 KiB unit of its own, for the page map.
   void* p =
@@ -960,9 +959,12 @@ void ForkParent() {
   for (int c = kNumClasses - 1; c >= 0; --c) central[c].lock.Release();
 }
 
-// The child's one thread: spans of the parent's other threads are nobody's.
+// The child's one thread: spans of the parent's other threads are nobody's,
+// and what they were releasing or unmapping at the fork comes back to the
+// heap (RecoverInFlight()): no thread of the child would finish it.
 void ForkChild() {
   for (Central& cl : central) DisownSpans(cl, &tc, /*keep=*/true);
+  RecoverInFlight();
   ForkParent();
 }
 

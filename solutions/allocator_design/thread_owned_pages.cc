@@ -214,7 +214,8 @@ enum class SpanState : uint8_t {
   kAbandoned,  // its owner exited with blocks of it out: on the abandoned list
   kCached,     // whole free, held, in the pool
   kReleased,   // whole free, released, in the pool
-  kBusy,       // between lists, being released or given back by one thread
+  kBusy,       // between lists: being released or given back, or to unmap
+  kUnmapping,  // a large mapping out of the heap, its unmap under way
   kLarge,      // a live large block
   kLargeCached,
 };
@@ -1059,7 +1060,10 @@ void ThreadExit() {
 // Every lock, in one order; the child's only thread is the one that took
 // them all, so it may release them as the parent does. Spans owned by
 // threads the child does not have stay theirs: the child's frees into them
-// go onto their thread-free lists, as to any span it does not own.
+// go onto their thread-free lists, as to any span it does not own. What
+// the parent's other threads were releasing or unmapping at the fork comes
+// back to the child's heap (RecoverInFlight()): no thread of the child
+// would finish it.
 void ForkPrepare() {
   abandoned.lock.Acquire();
   heap.lock.Acquire();
@@ -1070,7 +1074,10 @@ void ForkParent() {
   abandoned.lock.Release();
 }
 
-void ForkChild() { ForkParent(); }
+void ForkChild() {
+  RecoverInFlight();
+  ForkParent();
+}
 
 Counters ReadCounters() {
   Counters out;

@@ -7,7 +7,9 @@
 // calls, a decay pass or its exit; the child keeps what it inherited) and
 // Counters' central_visits while two threads visit at once (every call that
 // took a lock is a visit), Validator tests; and promise 1's "no lock is held
-// while the page source maps", a Design test.
+// while the page source maps" and promise 2 in a child forked while a thread
+// gives memory back (the page source's table observer parks it at each of
+// its release and unmap steps), Design tests.
 //
 // Through lock.h's observer (internal/lock_testing.h) the suite sees every
 // lock a round of calls takes, whichever locks a design has, and parks a
@@ -36,6 +38,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <string>
@@ -56,7 +59,9 @@
 #include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/task.h"
 #include "tests/allocator_design/forked_child.h"
+#include "tests/allocator_design/held.h"
 #include "tests/allocator_design/run_fresh.h"
+#include "tests/allocator_design/suite_support.h"
 
 namespace allocator_design {
 namespace {
@@ -345,6 +350,13 @@ struct ChildReport {
   // (ValidatorFork.ChildKeepsWhatItInherited), else zero.
   std::atomic<uint64_t> visits;
   std::atomic<uint64_t> returned;
+  // The bytes held after its checking calls, by held.h's three counts
+  // (DesignDecay.AChildForkedWhileAThreadGivesMemoryBackGivesItBackToo).
+  std::atomic<uint64_t> held_counted;
+  std::atomic<int64_t> held_mapped_left;
+  std::atomic<uint64_t> held_resident;
+  std::atomic<int> resident_known;
+  std::atomic<uint64_t> held_bound;
 };
 
 // The report of the child this process is, when it is one (the fork
@@ -433,6 +445,7 @@ constexpr int kNotZeroed = 6;
 constexpr int kCountersDisagree = 7;
 constexpr int kOverlaps = 8;
 constexpr int kCountersWentDown = 9;
+constexpr int kHeldTooMuch = 10;
 constexpr int kBlocked = 100;
 constexpr int kSignalled = 101;
 constexpr int kForkFailed = 102;
@@ -462,6 +475,9 @@ std::string DescribeChild(int code, int op, int waiting) {
           "bytes_returned went down: a forked child's go on from the "
           "parent's)",
           where);
+    case kHeldTooMuch:
+      return "held more than kIdleHeldBytes, with the block whose Free() "
+             "was under way at the fork, after its checking calls";
     case kBlocked:
       return absl::StrCat(
           "made no progress for ", kChildStallSeconds, " s", where,
@@ -1135,6 +1151,297 @@ TEST(ValidatorCounters, EveryCallThatTookALockIsAVisitWhileOthersVisitAtOnce) {
       << "central_visits rose by only " << visits << " once both had "
       << "exited: visits made at once by threads of different classes were "
          "lost";
+}
+
+// -----------------------------------------------------------------------------
+// Promise 2 in a child forked while a thread gives memory back.
+// -----------------------------------------------------------------------------
+
+// A thread gives memory back in steps: it takes spans, regions or chunks
+// out of the shared heap under a lock, releases or unmaps them with no lock
+// held, and files them as released after. A child forked in between has
+// none of the parent's other threads, but is a copy of the parent (task.h,
+// ForkChild()): what that thread was giving back is the child's, and
+// promise 2 holds for it there too. The page source's table observer parks
+// the giving-back thread at its k-th step: each time the check of one of
+// its UnmapPages() or ReleasePages() calls reads the table's first slot
+// (once a call, or again when the call's range spans mappings out of
+// order), for every k of a fixed workload (kGiveBackBlocks blocks of
+// kGiveBackBlockSize, large blocks of kGiveBackLargeSizes, all freed, the
+// thread's exit; then, kDecayNs later, a second thread's decay pass).
+
+constexpr size_t kGiveBackBlockSize = 100 * kKiB;
+constexpr int kGiveBackBlocks = 120;
+constexpr size_t kGiveBackLargeSizes[] = {2 * kMiB, 2 * kMiB, 2 * kMiB,
+                                          48 * kMiB};
+// Blocks the forking thread keeps live across the fork, for the child to
+// check and free.
+constexpr size_t kGiveBackLiveSize = 64 * kKiB;
+constexpr int kGiveBackLive = 8;
+// A bound on the steps tried, far above what the workload makes in any
+// design (the test fails when it makes more: it would not try them all).
+constexpr int kMostGiveBackSteps = 400;
+
+thread_local bool giving_back = false;
+thread_local int give_back_locks_held = 0;
+constinit std::atomic<int> give_back_steps{0};
+constinit int give_back_park_at = 0;  // 0: no park, count the steps
+// 0: not parked yet; 1: parked; 2: let go.
+constinit std::atomic<int> give_back_state{0};
+constinit std::atomic<bool> give_back_parked_holding{false};
+
+void ObserveGiveBackLocks(const Lock&, internal::LockEvent event) {
+  if (!giving_back) return;
+  if (event == internal::LockEvent::kAcquired) ++give_back_locks_held;
+  if (event == internal::LockEvent::kReleasing) --give_back_locks_held;
+}
+
+void ParkGiveBack(internal::TableStep step, int slot) {
+  if (!giving_back || step != internal::TableStep::kWalkRead || slot != 0) {
+    return;
+  }
+  if (give_back_steps.fetch_add(1) + 1 != give_back_park_at) return;
+  give_back_parked_holding.store(give_back_locks_held > 0);
+  give_back_state.store(1);
+  // Bounded: the test lets it go once the fork is done.
+  while (give_back_state.load() != 2) sched_yield();
+}
+
+// Whether the giving-back thread calls ThreadExit() itself, as its last
+// call, rather than in its exit: under ThreadSanitizer a thread parked in
+// its thread-specific destructors counts as finished, and a child forked
+// then reports it leaked (see kParentLeavesBlockLive).
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kGiveBackExitsByHand = true;
+#else
+constexpr bool kGiveBackExitsByHand = false;
+#endif
+
+// The workload's first thread's blocks, and how far it is with them, for
+// a child forked while it allocates or frees them: blocks[0, allocated)
+// were allocated, blocks[0, freed) freed, and the Free() of
+// blocks[freeing] is under way (-1: none). The child frees those still
+// live, and may hold the one whose Free() was under way.
+constexpr int kGiveBackAll =
+    kGiveBackBlocks + static_cast<int>(std::size(kGiveBackLargeSizes));
+constinit void* give_back_blocks[kGiveBackAll] = {};
+constinit std::atomic<int> give_back_allocated{0};
+constinit std::atomic<int> give_back_freed{0};
+constinit std::atomic<int> give_back_freeing{-1};
+
+size_t GiveBackSize(int i) {
+  return i < kGiveBackBlocks ? kGiveBackBlockSize
+                             : kGiveBackLargeSizes[i - kGiveBackBlocks];
+}
+
+// The workload's first thread: the blocks and the large ones allocated
+// (each marked at both ends), all freed, and its exit.
+void GiveBackAndExit() {
+  giving_back = true;
+  for (int i = 0; i < kGiveBackAll; ++i) {
+    give_back_blocks[i] = Allocate(GiveBackSize(i), 16, false);
+    if (give_back_blocks[i] != nullptr) {
+      Mark(give_back_blocks[i], GiveBackSize(i), i);
+    }
+    give_back_allocated.store(i + 1);
+  }
+  for (int i = 0; i < kGiveBackAll; ++i) {
+    give_back_freeing.store(i);
+    Free(give_back_blocks[i]);
+    give_back_freed.store(i + 1);
+    give_back_freeing.store(-1);
+  }
+  if (kGiveBackExitsByHand) ThreadExit();
+}
+
+// In the forked child, after ForkChild(): the blocks live at the fork
+// (this thread's, and the workload's not yet freed) checked and freed, a
+// block of each of the workload's sizes allocated, checked and freed (the
+// child allocates and frees normally), then kDecayNs on the clock and
+// kDecayCheckOps Allocate(64)/Free() calls, and the bytes held by held.h's
+// three counts, against kIdleHeldBytes and the block whose Free() was under
+// way at the fork, which the child cannot free (the decay pass's thread's
+// blocks of 64 bytes are within kIdleHeldBytes). Returns 0 or a code above.
+int GiveBackChild(ChildReport* report, internal::ScopedFakeClock& clock,
+                  void* const* live) {
+  report->op.store(kBeforeRound);
+  for (int i = 0; i < kGiveBackLive; ++i) {
+    if (!MarkHolds(live[i], kGiveBackLiveSize, 2000 + i)) {
+      return kBytesChanged;
+    }
+    Free(live[i]);
+  }
+  uint64_t bound = kIdleHeldBytes;
+  for (int i = give_back_freed.load(); i < give_back_allocated.load(); ++i) {
+    if (i == give_back_freeing.load()) {
+      bound += (GiveBackSize(i) + PageSize() - 1) & ~(PageSize() - 1);
+      continue;
+    }
+    if (give_back_blocks[i] == nullptr) continue;
+    if (!MarkHolds(give_back_blocks[i], GiveBackSize(i), i)) {
+      return kBytesChanged;
+    }
+    Free(give_back_blocks[i]);
+  }
+  report->held_bound.store(bound);
+  std::vector<size_t> sizes = {64, kGiveBackBlockSize};
+  for (size_t size : kGiveBackLargeSizes) sizes.push_back(size);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    void* p = Allocate(sizes[i], 16, false);
+    if (p == nullptr) return kAllocateFailed;
+    if (reinterpret_cast<uintptr_t>(p) % kMinAlignment != 0) {
+      return kMisaligned;
+    }
+    Mark(p, sizes[i], 3000 + i);
+    if (!MarkHolds(p, sizes[i], 3000 + i)) return kBytesChanged;
+    Free(p);
+  }
+  report->op.store(kDecayPairs);
+  clock.Advance(kDecayNs);
+  for (uint64_t i = 0; i < kDecayCheckOps; i += 2) {
+    Free(Allocate(64, 16, false));
+  }
+  const suite::HeldNow h = suite::ReadHeldNow();
+  report->held_counted.store(h.counted);
+  report->held_mapped_left.store(h.mapped_left);
+  report->held_resident.store(h.resident.value_or(0));
+  report->resident_known.store(h.resident.has_value() ? 1 : 0);
+  return h.judged > bound ? kHeldTooMuch : 0;
+}
+
+// In a fresh process: this thread allocates kGiveBackLive blocks and
+// keeps them; a thread runs GiveBackAndExit(); kDecayNs later another
+// makes kDecayCheckOps Allocate(64)/Free() pairs (a decay pass). Both are
+// the giving-back threads: the one at its k-th step (the argument) parks,
+// and this thread forks then; the child runs GiveBackChild(). Argument 0
+// parks none and counts the steps. Records "steps" (the steps made up to
+// the park, or in all), "parked", "parked_holding" (it held a lock there:
+// no fork, as ForkPrepare() would wait for it), "child" (0 or a code
+// above), "child_op" and the child's held.h counts.
+void ForkGivingBackCall(alloclab::FreshCall& call) {
+  int k = -1;
+  if (!absl::SimpleAtoi(call.arg(), &k) || k < 0) {
+    call.Fail(absl::StrCat("not a step number: ", call.arg()));
+    return;
+  }
+  ChildReport* report = SharedReport();
+  if (report == nullptr) {
+    call.Fail("could not map a shared page");
+    return;
+  }
+  internal::ScopedFakeClock clock;
+  void* live[kGiveBackLive];
+  for (int i = 0; i < kGiveBackLive; ++i) {
+    live[i] = Allocate(kGiveBackLiveSize, 16, false);
+    if (live[i] == nullptr) {
+      call.Fail("Allocate() of a live block failed before the workload");
+      return;
+    }
+    Mark(live[i], kGiveBackLiveSize, 2000 + i);
+  }
+  give_back_park_at = k;
+  internal::SetLockObserver(ObserveGiveBackLocks);
+  internal::SetTableObserver(ParkGiveBack);
+  std::atomic<bool> done{false};
+  std::thread workload([&] {
+    std::thread(GiveBackAndExit).join();
+    clock.Advance(kDecayNs);
+    std::thread([] {
+      giving_back = true;
+      for (uint64_t i = 0; i < kDecayCheckOps; i += 2) {
+        Free(Allocate(64, 16, false));
+      }
+    }).join();
+    done.store(true);
+  });
+  while (give_back_state.load() != 1 && !done.load()) sched_yield();
+  const bool parked = give_back_state.load() == 1;
+  call.Record("parked", parked ? 1 : 0);
+  if (parked && !give_back_parked_holding.load()) {
+    ForkPrepare();
+    const pid_t pid = fork();
+    if (pid == 0) {
+      ForkChild();
+      internal::SetTableObserver(nullptr);
+      internal::SetLockObserver(nullptr);
+      report->code.store(GiveBackChild(report, clock, live));
+      _exit(0);
+    }
+    ForkParent();
+    give_back_state.store(2);
+    call.Record("child", ChildVerdict(pid, report));
+    call.Record("child_op", report->op.load());
+    call.Record("held_counted", report->held_counted.load());
+    call.Record("held_mapped_left", report->held_mapped_left.load());
+    call.Record("held_resident", report->held_resident.load());
+    call.Record("resident_known", report->resident_known.load());
+    call.Record("held_bound", report->held_bound.load());
+  }
+  call.Record("parked_holding", give_back_parked_holding.load() ? 1 : 0);
+  give_back_state.store(2);
+  workload.join();
+  internal::SetTableObserver(nullptr);
+  internal::SetLockObserver(nullptr);
+  call.Record("steps", give_back_steps.load());
+  for (void* p : live) Free(p);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_fork_giving_back", ForkGivingBackCall);
+
+// Every step of the workload is tried: a design whose child loses what a
+// release, an unmap or a trim had in hand at the fork holds it for good
+// (review rv5b: 43 MB after the decay in the reference's child).
+TEST(DesignDecay, AChildForkedWhileAThreadGivesMemoryBackGivesItBackToo) {
+  absl::StatusOr<alloclab::FreshCallResult> counted =
+      RunFresh("allocator_design_fork_giving_back", "0");
+  ASSERT_TRUE(counted.ok()) << counted.status();
+  const int steps = static_cast<int>(counted->values["steps"]);
+  ASSERT_GT(steps, 0) << suite::kRuleDecay
+                      << ": the workload (blocks and large blocks freed, a "
+                         "thread's exit, a decay pass) gave nothing back "
+                         "through the page source";
+  ASSERT_LE(steps, kMostGiveBackSteps)
+      << "the workload made " << steps << " release and unmap steps, more "
+      << "than the test tries (kMostGiveBackSteps)";
+  int forked = 0;
+  for (int k = 1; k <= steps; ++k) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_fork_giving_back", absl::StrCat(k));
+    ASSERT_TRUE(r.ok()) << "step " << k << ": " << r.status();
+    if (r->values["parked"] == 0 || r->values["parked_holding"] != 0) {
+      continue;  // fewer steps this run, or a lock held at it: no fork
+    }
+    ++forked;
+    const int child = static_cast<int>(r->values["child"]);
+    if (child == 0) continue;
+    ADD_FAILURE()
+        << suite::kRuleDecay
+        << ", in a forked child too (task.h, ForkChild(): the child is a copy "
+           "of the parent): in a fresh process, a thread allocated "
+        << kGiveBackBlocks << " blocks of " << kGiveBackBlockSize
+        << " bytes and large ones, freed them and exited, then kDecayNs "
+           "later another made a decay pass; parked inside the page source "
+           "at its release or unmap step "
+        << k << " of " << steps << ", it was forked, and the child "
+        << DescribeChild(child, static_cast<int>(r->values["child_op"]), -1)
+        << " (freeing the blocks live at the fork, a block of each size, "
+           "then kDecayNs on the clock and kDecayCheckOps calls): "
+        << "ReadCounters() " << static_cast<int64_t>(r->values["held_counted"])
+        << " bytes held, the resident bytes of the page source's live "
+           "mappings "
+        << (r->values["resident_known"] != 0
+                ? absl::StrCat(
+                      static_cast<uint64_t>(r->values["held_resident"]))
+                : std::string("unknown"))
+        << ", the page source's mapped, less unmapped and released "
+        << static_cast<int64_t>(r->values["held_mapped_left"]) << "; bound "
+        << static_cast<int64_t>(r->values["held_bound"]) << " (kIdleHeldBytes "
+        << kIdleHeldBytes << ", and the block whose Free() was under way)";
+    return;  // the first step that breaks it says enough
+  }
+  ::testing::Test::RecordProperty("steps", steps);
+  ::testing::Test::RecordProperty("forked", forked);
+  EXPECT_GT(forked, 0) << "no step of " << steps
+                       << " could be forked at (each held a lock)";
 }
 
 }  // namespace

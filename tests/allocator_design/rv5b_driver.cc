@@ -27,9 +27,12 @@
 // the suite does not try them.
 // And forked_mid_release (promise 2 in a forked child, a fork around an
 // exit: a thread's exit stopped inside its first release, the child forked
-// then): every design breaks it, as review rv5b's report says (the spans,
-// regions or chunks a release had taken out of the heap stay out of it in
-// the child, held for good), and the suite does not try it. And
+// then): every design broke it, as review rv5b's report says (the spans,
+// regions or chunks a release had taken out of the heap stayed out of it in
+// the child, held for good); each now keeps what is in flight where its
+// ForkChild() finds it (issue 34), and the suite tries it at every release
+// and unmap step (DesignDecay.
+// AChildForkedWhileAThreadGivesMemoryBackGivesItBackToo). And
 // counters_while_exiting (the Counters read while 64 threads exit and trim
 // at once): every design keeps it.
 //

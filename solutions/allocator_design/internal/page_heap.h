@@ -19,11 +19,15 @@
 //   idle release    TakeOldestCached(), ReleaseSpans(): the pool's oldest
 //                   spans past kPoolSlackBytes, released with no lock held;
 //                   TrimPool() at a thread's exit
-//   large mappings  ForgetLarge(), and FreeLarge() into the cache of recent
-//                   ones; TrimLargeCache() at a thread's exit
+//   large mappings  ForgetLarge(), UnmapForgotten(), and FreeLarge() into
+//                   the cache of recent ones; TrimLargeCache() at a
+//                   thread's exit
 //   decay           Decay(): the pool's spans and the cache's mappings idle
 //                   for kDecayNs given back, the next pass due when the
 //                   oldest left is
+//   fork            RecoverInFlight(): in a forked child, what the parent's
+//                   other threads were releasing or unmapping back in the
+//                   heap's hands
 //
 // It is written once here so that the reference and the design that claims
 // to share its plumbing share it in fact: a fix or a mutant of the page
@@ -40,7 +44,8 @@
 //
 //   - internal/size_classes.h (and through it task.h, whose kDecayNs the
 //     decay reads), <atomic>, <string.h>, lock.h and pages.h;
-//   - enum class SpanState with at least kReleased, kBusy and kLargeCached;
+//   - enum class SpanState with at least kCached, kReleased, kBusy,
+//     kUnmapping and kLargeCached;
 //   - struct Span, 64-byte aligned, with at least `next`, `prev`, `start`,
 //     `bytes`, `idle_since`, `state` and `zeroed`;
 //   - the large cache's bounds: kLargeCacheEntries, kLargeCacheMaxBlock,
@@ -195,6 +200,14 @@ struct PageHeap {
   size_t large_live_bytes = 0;  // the mappings of live large blocks
   int large_cache_entries = 0;
   Span* free_descriptors = nullptr;  // linked through `next`
+  // Spans out of the heap while a thread gives their memory back with no
+  // lock held, so that a forked child, which has none of the parent's
+  // other threads, finds them (RecoverInFlight()): the heads of the chains
+  // being released (each linked through its spans' `next`, which only its
+  // releasing thread reads; the heads through their `prev`), and the large
+  // mappings being unmapped.
+  Span* releasing = nullptr;
+  SpanList unmapping;
   char* meta_next = nullptr;
   char* meta_end = nullptr;
   uint64_t held = 0;
@@ -301,11 +314,22 @@ void NoteIdle(uint64_t since) {
   }
 }
 
+// RecordReleasing()
+//
+// A chain of spans about to be released with no lock held (linked through
+// `next`, state kBusy) entered in heap.releasing, where a forked child
+// finds it; FileReleased() takes it out.
+void RecordReleasing(Span* chain) {
+  if (chain == nullptr) return;
+  chain->prev = heap.releasing;
+  heap.releasing = chain;
+}
+
 // TakeOldestCached()
 //
 // The pool's oldest whole-free spans, about `bytes` of them, while it holds
-// more than kPoolSlackBytes: detached (linked through `next`), for
-// ReleaseSpans() to release with no lock held.
+// more than kPoolSlackBytes: detached (linked through `next`, recorded in
+// heap.releasing), for ReleaseSpans() to release with no lock held.
 Span* TakeOldestCached(size_t bytes) {
   Span* taken = nullptr;
   size_t got = 0;
@@ -324,6 +348,7 @@ Span* TakeOldestCached(size_t bytes) {
     taken = s;
     got += s->bytes;
   }
+  RecordReleasing(taken);
   return taken;
 }
 
@@ -344,6 +369,12 @@ void ReleaseSpans(Span* list) {
 }
 
 void FileReleased(Span* list) {
+  for (Span** p = &heap.releasing; *p != nullptr; p = &(*p)->prev) {
+    if (*p == list) {
+      *p = list->prev;  // a few chains at most: one per releasing thread
+      break;
+    }
+  }
   while (list != nullptr) {
     Span* s = list;
     list = s->next;
@@ -373,19 +404,37 @@ void TrimPool() {
 
 // Large mappings leave in two steps too: out of the page map and the
 // counters under the lock (before the kernel may hand the addresses to
-// another thread's mapping), then unmapped with no lock held.
-struct Unmapping {
-  uintptr_t start;
-  size_t bytes;
-};
-
-Unmapping ForgetLarge(Span* s) {
+// another thread's mapping), then unmapped with no lock held
+// (UnmapForgotten()). The descriptor waits in heap.unmapping meanwhile
+// (kBusy until its unmap starts, kUnmapping after), so that a child forked
+// then unmaps what the parent's thread had not yet begun to
+// (RecoverInFlight()).
+Span* ForgetLarge(Span* s) {
   SetPageMap(s->start, kSpanBytes, 0);
   heap.held -= s->bytes;
   heap.returned += s->bytes;
-  const Unmapping u{s->start, s->bytes};
-  DeleteSpan(s);
-  return u;
+  s->state = SpanState::kBusy;
+  heap.unmapping.PushFront(s);
+  return s;
+}
+
+// UnmapForgotten()
+//
+// Unmaps the mappings of `n` descriptors from ForgetLarge() with no lock
+// held, each marked kUnmapping as its unmap starts, then takes the lock
+// once to delete the descriptors. No lock held on entry or exit.
+void UnmapForgotten(Span* const* spans, int n) {
+  if (n == 0) return;
+  for (int i = 0; i < n; ++i) {
+    spans[i]->state = SpanState::kUnmapping;  // for a child forked from now
+    UnmapPages(reinterpret_cast<void*>(spans[i]->start), spans[i]->bytes);
+  }
+  heap.lock.Acquire();
+  for (int i = 0; i < n; ++i) {
+    heap.unmapping.Remove(spans[i]);
+    DeleteSpan(spans[i]);
+  }
+  heap.lock.Release();
 }
 
 // FreeLarge()
@@ -394,7 +443,7 @@ Unmapping ForgetLarge(Span* s) {
 // enough, the oldest ones unmapped while the cache is past its bounds;
 // otherwise unmapped at once. No lock held on entry or exit.
 [[gnu::noinline]] void FreeLarge(Span* s) {
-  Unmapping unmap[kLargeCacheEntries + 1];
+  Span* unmap[kLargeCacheEntries + 1];
   int unmaps = 0;
   heap.lock.Acquire();
   ++heap.visits;
@@ -419,9 +468,7 @@ Unmapping ForgetLarge(Span* s) {
     unmap[unmaps++] = ForgetLarge(s);
   }
   heap.lock.Release();
-  for (int i = 0; i < unmaps; ++i) {
-    UnmapPages(reinterpret_cast<void*>(unmap[i].start), unmap[i].bytes);
-  }
+  UnmapForgotten(unmap, unmaps);
 }
 
 // TrimLargeCache()
@@ -433,7 +480,7 @@ Unmapping ForgetLarge(Span* s) {
 // program whose threads run on keeps its whole cache (kLargeCacheBytes)
 // for the next blocks of their sizes. No lock held on entry or exit.
 void TrimLargeCache() {
-  Unmapping unmap[kLargeCacheEntries];
+  Span* unmap[kLargeCacheEntries];
   int unmaps = 0;
   heap.lock.Acquire();
   ++heap.visits;
@@ -447,9 +494,7 @@ void TrimLargeCache() {
     unmap[unmaps++] = ForgetLarge(old);
   }
   heap.lock.Release();
-  for (int i = 0; i < unmaps; ++i) {
-    UnmapPages(reinterpret_cast<void*>(unmap[i].start), unmap[i].bytes);
-  }
+  UnmapForgotten(unmap, unmaps);
 }
 
 // Decay()
@@ -482,7 +527,7 @@ void Decay(uint64_t now) {
       s = next;
     }
   }
-  Unmapping unmap[kLargeCacheEntries];
+  Span* unmap[kLargeCacheEntries];
   int unmaps = 0;
   for (Span* s = heap.large_cache.head; s != nullptr;) {
     Span* next = s->next;
@@ -500,11 +545,48 @@ void Decay(uint64_t now) {
   // gave back goes kDecayNs after its own free, not a while after this pass.
   const uint64_t due = oldest == UINT64_MAX ? UINT64_MAX : oldest + kDecayNs;
   next_decay_ns.store(due, std::memory_order_relaxed);
+  RecordReleasing(to_release);
   heap.lock.Release();
-  for (int i = 0; i < unmaps; ++i) {
-    UnmapPages(reinterpret_cast<void*>(unmap[i].start), unmap[i].bytes);
-  }
+  UnmapForgotten(unmap, unmaps);
   ReleaseSpans(to_release);
+}
+
+// RecoverInFlight()
+//
+// In a forked child, every lock held by its one thread (ForkChild()): what
+// the parent's other threads had taken out of the heap to give back with
+// no lock held, and the child has no thread to finish. Without it those
+// spans stay out of the pool for good, held and never decayed (review
+// rv5b: 43 MB held in the child after the decay). Spans being released go
+// back into the pool, whole free and held (some of their pages may be
+// released already: held over-counts them until the decay releases them
+// again), idle from now, so the decay gives them back kDecayNs later.
+// Mappings waiting to be unmapped, already out of the counters, are
+// unmapped here; but not one whose unmap had started (kUnmapping): the page
+// source may have taken it out of its table, or the kernel unmapped it and
+// handed its addresses to another mapping, and the child cannot tell, so
+// it leaves it as it is, at most one mapping per thread that was unmapping
+// (held by the page source's count, not by the child's).
+void RecoverInFlight() {
+  const uint64_t now = NowNs();
+  while (Span* chain = heap.releasing) {
+    heap.releasing = chain->prev;
+    for (Span* s = chain; s != nullptr;) {
+      Span* next = s->next;
+      s->state = SpanState::kCached;
+      s->idle_since = now;
+      heap.cached[KindOf(s->bytes)].PushFront(s);
+      heap.cached_bytes += s->bytes;
+      s = next;
+    }
+    NoteIdle(now);
+  }
+  while (Span* s = heap.unmapping.PopFront()) {
+    if (s->state != SpanState::kUnmapping) {
+      UnmapPages(reinterpret_cast<void*>(s->start), s->bytes);
+    }
+    DeleteSpan(s);
+  }
 }
 
 #endif  // SOLUTIONS_ALLOCATOR_DESIGN_INTERNAL_PAGE_HEAP_H_
