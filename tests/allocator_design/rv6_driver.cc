@@ -1,0 +1,283 @@
+// Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
+//
+// -----------------------------------------------------------------------------
+// File: rv6_driver.cc
+// -----------------------------------------------------------------------------
+//
+// Review rv6's drivers: one small scenario per promise a wrong allocator of
+// RV6_MUTATIONS and RV6_THREAD_OWNED_PAGES_MUTATIONS (BUILD) breaks, run
+// against that allocator or against the correct designs (rv6_reference_driver,
+// rv6_segregated_fit_driver, rv6_thread_owned_pages_driver). Each prints its
+// figures and exits 1 when the promise is broken, 0 when kept.
+//
+// The scenarios: traces (promise 5: every trace of traces.h replayed in a
+// fresh fork of a process that never used the allocator, its utilization
+// printed; rv6_chunks_grow_at_half_held, rv6_map_releases_one_span,
+// rv6_owned_pages_map_releases_one_span,
+// rv6_owned_pages_spares_capped_by_blocks) and size_to_size (promise 4: a
+// producer and a consumer of messages of each class above 2 KiB in turn,
+// least size first; rv6_reuse_trim_counts_first_span).
+//
+// Example:
+//
+//   bazel run //tests/allocator_design:rv6_reference_driver -- traces
+//   // traces: small_live utilization 0.xxx ... least 0.xxx (bound 0.5): kept
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <new>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "labs/allocator_design/internal/pages_testing.h"
+#include "labs/allocator_design/pages.h"
+#include "labs/allocator_design/task.h"
+#include "labs/allocator_design/thread_exit.h"
+#include "labs/allocator_design/traces.h"
+
+namespace allocator_design {
+namespace {
+
+#include "tests/allocator_design/review_driver.h"
+
+// Promise 5: each trace replayed in a child of its own (this process never
+// used the allocator), its utilization printed; broken when any is below
+// kMinUtilization.
+int AllTraces() {
+  const char* names[] = {"small_live", "phases", "mixed", "large", "python"};
+  int verdict = 0;
+  for (const char* name : names) {
+    fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      std::optional<Trace> trace = BuildTrace(name);
+      if (!trace.has_value()) _exit(2);
+      absl::StatusOr<TraceResult> r = ReplayTrace(*trace);
+      if (!r.ok()) {
+        printf("traces: %s failed: %s\n", name,
+               std::string(r.status().message()).c_str());
+        _exit(2);
+      }
+      const bool kept = r->utilization >= kMinUtilization;
+      printf(
+          "traces: %s live peak %llu held peak %llu utilization %.3f "
+          "(bound %.2f): %s\n",
+          name, static_cast<unsigned long long>(r->peak_live_bytes),
+          static_cast<unsigned long long>(r->peak_held_bytes), r->utilization,
+          kMinUtilization, kept ? "kept" : "BROKEN");
+      fflush(stdout);
+      _exit(kept ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) verdict = 1;
+  }
+  return verdict;
+}
+
+// The class sizes of internal/size_classes.h above 2 KiB, each one's least
+// size (the class below's + 1): 16 bytes apart to 128, then four a doubling.
+std::vector<size_t> LeastSizesAbove2KiB() {
+  std::vector<size_t> sizes;
+  size_t below = 2048;
+  for (size_t base = 2048; base < (size_t{256} << 10); base *= 2) {
+    for (size_t k = 1; k <= 4; ++k) {
+      sizes.push_back(below + 1);
+      below = base + k * (base / 4);
+    }
+  }
+  return sizes;
+}
+
+// Promise 4: a producer allocates `kPerSize` messages of each size in turn
+// (least first), a consumer frees them, at most kWindowBytes live at once;
+// the most bytes held, read by the producer after each message.
+int SizeToSize(bool down, bool class_size, size_t window_kib) {
+  constexpr size_t kPerSize = 800;
+  const size_t kWindowBytes = window_kib << 10;
+  constexpr size_t kRing = 1024;
+  std::vector<void*> ring(kRing, nullptr);
+  std::atomic<size_t> head{0};  // produced
+  std::atomic<size_t> tail{0};  // consumed
+  std::atomic<size_t> live_bytes{0};
+  std::atomic<bool> done{false};
+  std::vector<size_t> sizes = LeastSizesAbove2KiB();
+  if (class_size) {
+    for (size_t i = 0; i + 1 < sizes.size(); ++i) sizes[i] = sizes[i + 1] - 1;
+    sizes.back() = size_t{256} << 10;
+  }
+  if (down) std::reverse(sizes.begin(), sizes.end());
+  std::vector<size_t> size_of(kRing, 0);
+  uint64_t most = 0;
+  std::thread consumer([&] {
+    for (;;) {
+      const size_t t = tail.load();
+      if (t == head.load()) {
+        if (done.load() && t == head.load()) break;
+        continue;
+      }
+      Free(ring[t % kRing]);
+      live_bytes.fetch_sub(size_of[t % kRing]);
+      tail.store(t + 1);
+    }
+  });
+  std::thread producer([&] {
+    for (size_t size : sizes) {
+      for (size_t i = 0; i < kPerSize; ++i) {
+        while (live_bytes.load() + size > kWindowBytes ||
+               head.load() - tail.load() >= kRing) {
+        }
+        const size_t h = head.load();
+        ring[h % kRing] = Allocate(size, 16, false);
+        size_of[h % kRing] = size;
+        live_bytes.fetch_add(size);
+        head.store(h + 1);
+        const uint64_t held = Held();
+        if (held > most) most = held;
+      }
+      if (getenv("RV6_VERBOSE") != nullptr) {
+        fprintf(stderr, "size %zu: held %llu, most %llu\n", size,
+                static_cast<unsigned long long>(Held()),
+                static_cast<unsigned long long>(most));
+      }
+    }
+    done.store(true);
+  });
+  producer.join();
+  consumer.join();
+  return Verdict("size_to_size", most, kMessagePassingHeldBytes,
+                 "most bytes held");
+}
+
+// Resident pages of this executable's .bss (the allocator is linked in), by
+// mincore(2): static storage touched.
+extern "C" char __bss_start;
+extern "C" char _end;
+uint64_t ResidentStaticPages() {
+  const uintptr_t page = PageSize();
+  const uintptr_t start =
+      reinterpret_cast<uintptr_t>(&__bss_start) & ~(page - 1);
+  const uintptr_t end =
+      (reinterpret_cast<uintptr_t>(&_end) + page - 1) & ~(page - 1);
+  std::vector<unsigned char> vec((end - start) / page);
+  if (mincore(reinterpret_cast<void*>(start), end - start, vec.data()) != 0) {
+    return 0;
+  }
+  uint64_t n = 0;
+  for (unsigned char v : vec) n += v & 1;
+  return n;
+}
+
+// The rules (memory only from pages.h, metadata that grows with use too):
+// 16,384 blocks of 16 KiB (4,096 spans of 64 KiB, 256 MiB of addresses, never
+// written) allocated and freed; the pages of static storage touched meanwhile
+// must not grow with them (a page-map root touches a page per 512 GiB).
+int StaticGrowth() {
+  constexpr size_t kBlocks = 16384;
+  std::vector<void*> blocks(kBlocks);
+  Free(Allocate(16 << 10, 16, false));  // set up: the first span and leaf
+  const uint64_t before = ResidentStaticPages();
+  for (void*& p : blocks) p = Allocate(16 << 10, 16, false);
+  const uint64_t after = ResidentStaticPages();
+  for (void* p : blocks) Free(p);
+  printf("static_growth: resident .bss pages %llu before, %llu after\n",
+         static_cast<unsigned long long>(before),
+         static_cast<unsigned long long>(after));
+  return Verdict("static_growth", after - before, 4,
+                 "pages of static storage touched by 4,096 more spans");
+}
+
+// A refused map after another of the same call succeeded: the first large
+// block's mapping succeeds, its metadata piece (the second map of the call,
+// in a process that has mapped none) is refused. The counters must still say
+// what the page source counted: returned == unmapped + released, held ==
+// mapped - returned.
+alignas(internal::ScopedMapRefusal) unsigned char refusal_room[sizeof(
+    internal::ScopedMapRefusal)];
+std::atomic<int> maps_seen{0};
+void RefuseFromTheSecond() {
+  if (maps_seen.fetch_add(1) == 1)
+    new (refusal_room) internal::ScopedMapRefusal();
+}
+int LargeRefusal() {
+  internal::SetMapObserver(&RefuseFromTheSecond);
+  void* p = Allocate(300 << 10, 16, false);
+  internal::SetMapObserver(nullptr);
+  if (maps_seen.load() >= 2) {
+    reinterpret_cast<internal::ScopedMapRefusal*>(refusal_room)
+        ->~ScopedMapRefusal();
+  }
+  if (p != nullptr) Free(p);
+  const PageSourceCounts pc = ReadPageSourceCounts();
+  const Counters c = ReadCounters();
+  const uint64_t given_back = pc.bytes_unmapped + pc.bytes_released;
+  const uint64_t off = c.bytes_returned > given_back
+                           ? c.bytes_returned - given_back
+                           : given_back - c.bytes_returned;
+  printf(
+      "large_refusal: %d maps, block %s, returned %llu, page source "
+      "unmapped + released %llu, held %llu, mapped %llu\n",
+      maps_seen.load(), p == nullptr ? "refused" : "given",
+      static_cast<unsigned long long>(c.bytes_returned),
+      static_cast<unsigned long long>(given_back),
+      static_cast<unsigned long long>(c.bytes_held),
+      static_cast<unsigned long long>(pc.bytes_mapped));
+  return Verdict("large_refusal", off, 0,
+                 "bytes between bytes_returned and the page source's count");
+}
+
+// Promise 3: 64 producers each allocate a block of 256 KiB and exit with it
+// out (their spans abandoned); then 64 consumers, which allocate nothing,
+// each free one and exit. The clock stands still.
+int HandedThenFreed() {
+  internal::ScopedFakeClock clock;
+  constexpr int kThreads = 64;
+  std::vector<void*> blocks(kThreads, nullptr);
+  for (int t = 0; t < kThreads; ++t) {
+    std::thread([&, t] { blocks[t] = Allocate(256 << 10, 16, false); }).join();
+  }
+  for (int t = 0; t < kThreads; ++t) {
+    std::thread([&, t] { Free(blocks[t]); }).join();
+  }
+  return Verdict("handed_then_freed", Held(), kThreadChurnHeldBytes,
+                 "bytes held once every thread exited");
+}
+
+}  // namespace
+}  // namespace allocator_design
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(
+        stderr,
+        "usage: %s "
+        "traces|size_to_size|static_growth|large_refusal|handed_then_freed\n",
+        argv[0]);
+    return 2;
+  }
+  const char* s = argv[1];
+  if (strcmp(s, "traces") == 0) return allocator_design::AllTraces();
+  if (strcmp(s, "size_to_size") == 0) {
+    return allocator_design::SizeToSize(
+        argc > 2 && strcmp(argv[2], "down") == 0,
+        argc > 3 && strcmp(argv[3], "class") == 0,
+        argc > 4 ? static_cast<size_t>(atoi(argv[4])) : 256);
+  }
+  if (strcmp(s, "handed_then_freed") == 0) {
+    return allocator_design::HandedThenFreed();
+  }
+  if (strcmp(s, "static_growth") == 0) return allocator_design::StaticGrowth();
+  if (strcmp(s, "large_refusal") == 0) return allocator_design::LargeRefusal();
+  fprintf(stderr, "no scenario %s\n", s);
+  return 2;
+}
