@@ -18,7 +18,8 @@
 // messages of each class above 2 KiB in turn, 800 of each, at most the
 // window live; rv6_owned_pages_spares_capped_by_blocks, and thread_owned_pages
 // itself with a window of 300 KiB or more), handed_then_freed (promise 3:
-// rv6_owned_pages_abandoned_free_not_armed), shared_lines (promise 6:
+// rv6_owned_pages_abandoned_free_not_armed), allocate_as_they_exit (promise
+// 3: rv6_owned_pages_exit_resets_lists_only), shared_lines (promise 6:
 // rv6_segfit_exact_bin_ignores_owner), static_growth (the rules, metadata
 // that grows with use from pages.h: rv6_descriptors_from_static_pool) and
 // large_refusal (a refused map, the counters exact:
@@ -33,6 +34,7 @@
 //   // traces: phases live peak 16860221 held peak 30932992 utilization
 //   //   0.545 (bound 0.50): kept
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +309,31 @@ int SharedLines() {
                  "lines of B's blocks holding bytes of A's live ones");
 }
 
+// Promise 3, a thread that allocates again after its ThreadExit() (another
+// pthread key's destructor, run after the allocator's): 16 threads each
+// allocate once, and as they exit, in that destructor, allocate and free a
+// block of each of five sizes (64 bytes to 256 KiB). The clock stands still.
+pthread_key_t late_key;
+void AllocateAsExiting(void*) {
+  for (size_t size : {size_t{64}, size_t{1} << 10, size_t{8} << 10,
+                      size_t{64} << 10, size_t{256} << 10}) {
+    Free(Allocate(size, 0, false));
+  }
+}
+int AllocateAsTheyExit() {
+  internal::ScopedFakeClock clock;
+  Free(Allocate(64, 0, false));  // the allocator's key first: its hook runs
+  pthread_key_create(&late_key, &AllocateAsExiting);  // before this one
+  for (int t = 0; t < 16; ++t) {
+    std::thread([] {
+      Free(Allocate(64, 0, false));
+      pthread_setspecific(late_key, &late_key);
+    }).join();
+  }
+  return Verdict("allocate_as_they_exit", Held(), kThreadChurnHeldBytes,
+                 "bytes held once every thread exited");
+}
+
 }  // namespace
 }  // namespace allocator_design
 
@@ -329,6 +356,9 @@ int main(int argc, char** argv) {
   }
   if (strcmp(s, "handed_then_freed") == 0) {
     return allocator_design::HandedThenFreed();
+  }
+  if (strcmp(s, "allocate_as_they_exit") == 0) {
+    return allocator_design::AllocateAsTheyExit();
   }
   if (strcmp(s, "shared_lines") == 0) return allocator_design::SharedLines();
   if (strcmp(s, "static_growth") == 0) return allocator_design::StaticGrowth();
