@@ -23,6 +23,11 @@
 // read-only once the program is loaded (.data.rel.ro) or that only list
 // constructors (.init_array) hold no state.
 //
+// The bound in bytes says nothing of a static pool small enough to fit it,
+// which the rule forbids all the same ("all metadata that grows with use"
+// from pages.h): StaticStorageDoesNotGrowWithUse watches the pages of static
+// storage a fresh process touches while it makes thousands of blocks live.
+//
 // Example failure (a pool of span descriptors "for any program" in .bss):
 //
 //   task.h: "fixed state of a known size ... may be static", at most
@@ -34,6 +39,8 @@
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
+#include <link.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -55,8 +62,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "common/harness/fresh_process.h"
 #include "gtest/gtest.h"
+#include "labs/allocator_design/pages.h"
 #include "labs/allocator_design/task.h"
+#include "tests/allocator_design/run_fresh.h"
 
 namespace allocator_design {
 namespace {
@@ -404,6 +414,116 @@ TEST(ValidatorMemorySource, StaticStateIsFixedAndWithinItsBounds) {
       << kMaxThreadLocalBytes << " bytes per thread; your objects reserve "
       << storage->thread_local_bytes << " of thread-local storage ("
       << Largest(storage->thread_locals) << ")";
+}
+
+// kStaticPagesTouchedByUse
+//
+// The pages of static storage (the writable segments of the object that
+// holds Allocate()) a fresh process may touch while it takes
+// kGrowthBlocks more blocks live, the allocator set up: fixed state of a known
+// size is touched where the new memory lands, a page-map root's entry (one
+// page of a root covers far more than those blocks' addresses) and the page
+// source's table of mappings (one word a mapping), each across at most one
+// page boundary. Metadata that grows with use touches pages in proportion:
+// 4,096 span descriptors of 64 bytes are 64 pages.
+constexpr uint64_t kStaticPagesTouchedByUse = 2;
+
+// The blocks StaticStorageDoesNotGrowWithUse makes live: kGrowthBlocks of
+// kGrowthBlockBytes, 32 MiB, hundreds of spans or regions of any design's.
+constexpr size_t kGrowthBlocks = 4096;
+constexpr size_t kGrowthBlockBytes = size_t{8} << 10;
+
+// ResidentStaticPages()
+//
+// The pages of the writable segments (.data, .bss) of the object that holds
+// Allocate() (this executable, or the shared library the implementation is
+// linked as) that are resident now (mincore(2)): static storage the process
+// has touched. -1 when the object is not found or mincore fails.
+int64_t ResidentStaticPages() {
+  struct Search {
+    uintptr_t code;
+    int64_t pages = -1;
+  } search{reinterpret_cast<uintptr_t>(&Allocate)};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        Search& search = *static_cast<Search*>(data);
+        bool ours = false;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const auto& ph = info->dlpi_phdr[i];
+          const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (ph.p_type == PT_LOAD && search.code >= start &&
+              search.code < start + ph.p_memsz) {
+            ours = true;
+          }
+        }
+        if (!ours) return 0;
+        const uintptr_t page = PageSize();
+        search.pages = 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const auto& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_W) == 0) continue;
+          const uintptr_t start = (info->dlpi_addr + ph.p_vaddr) & ~(page - 1);
+          const uintptr_t end =
+              (info->dlpi_addr + ph.p_vaddr + ph.p_memsz + page - 1) &
+              ~(page - 1);
+          std::vector<unsigned char> resident((end - start) / page);
+          if (mincore(reinterpret_cast<void*>(start), end - start,
+                      resident.data()) != 0) {
+            search.pages = -1;
+            return 1;
+          }
+          for (unsigned char r : resident) search.pages += r & 1;
+        }
+        return 1;
+      },
+      &search);
+  return search.pages;
+}
+
+// In a fresh process: one block of kGrowthBlockBytes allocated and freed
+// (the allocator set up), then kGrowthBlocks of them allocated, the pages of
+// static storage resident counted before and after, and all freed. Nothing but
+// the allocator runs between the two counts; the blocks are not written.
+void StaticGrowthCall(alloclab::FreshCall& call) {
+  std::vector<void*> blocks(kGrowthBlocks, nullptr);
+  Free(Allocate(kGrowthBlockBytes, 0, false));
+  const int64_t before = ResidentStaticPages();
+  for (void*& p : blocks) p = Allocate(kGrowthBlockBytes, 0, false);
+  const int64_t after = ResidentStaticPages();
+  int64_t failed = 0;
+  for (void* p : blocks) {
+    failed += p == nullptr;
+    Free(p);
+  }
+  call.Record("before", static_cast<double>(before));
+  call.Record("after", static_cast<double>(after));
+  call.Record("failed", static_cast<double>(failed));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_static_growth", StaticGrowthCall);
+
+// The rule the bound in bytes cannot see: a pool of descriptors in .bss
+// within kMaxStaticBytes is static storage that grows with use all the same.
+TEST(ValidatorMemorySource, StaticStorageDoesNotGrowWithUse) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      suite::RunFresh("allocator_design_static_growth");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->values["failed"], 0) << "Allocate() gave nullptr";
+  ASSERT_GE(r->values["before"], 0)
+      << "the object that holds Allocate() not found, or mincore(2) failed";
+  const double touched = r->values["after"] - r->values["before"];
+  std::printf(
+      "%g pages of static storage touched while %zu blocks of %zu bytes were "
+      "taken live (%g before)\n",
+      touched, kGrowthBlocks, kGrowthBlockBytes, r->values["before"]);
+  EXPECT_LE(touched, kStaticPagesTouchedByUse)
+      << "task.h: \"It gets memory only from pages.h: every block, and all "
+         "metadata that grows with use (span descriptors, page-map leaves); "
+         "fixed state of a known size ... may be static\": taking "
+      << kGrowthBlocks << " blocks of " << kGrowthBlockBytes
+      << " bytes live touched " << touched
+      << " more pages of static storage (at most " << kStaticPagesTouchedByUse
+      << " for fixed state): metadata that grows with use is in static "
+         "storage";
 }
 
 }  // namespace
