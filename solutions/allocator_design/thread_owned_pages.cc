@@ -30,6 +30,12 @@
 //                   spares (enough for about 32 blocks, at most 512 KiB);
 //                   past that, half the spares go back to the pool in one
 //                   visit, and pages come from it in batches as large.
+//   scavenge        each time a thread has taken kThreadIdleBytes of pages,
+//                   the classes it has not allocated from for a whole tick
+//                   give back their pages with no block out (a producer
+//                   that moved on from a size, its consumer freeing the
+//                   messages, leaves nothing there): what a thread keeps
+//                   idle is bounded in bytes, not only per class.
 //   abandoned pages at thread exit, pages with no block out go to the pool;
 //                   pages with blocks still out (other threads have them)
 //                   are abandoned: ownerless, on a list under a lock, where
@@ -163,6 +169,20 @@ static_assert(OwnedSpansAreWorthAVisit(),
 // classes, whose bursts visit the pool every few blocks, as the
 // reference's batches of three 256 KiB blocks do).
 constexpr size_t kMaxSpareBytes = size_t{512} << 10;
+
+// kThreadIdleBytes
+//
+// Each time a thread has taken more than this in spans (from the pool or
+// the abandoned list), the classes it has not allocated from for a whole
+// tick give back their spans with no block out (Scavenge()), as the
+// reference's kThreadCacheBytes. A producer that moved from size to size
+// through the classes above 2 KiB, its consumer freeing the messages,
+// otherwise kept about 1 MiB of spans of each class above 8 KiB it had
+// moved on from, until its next sweep: 27 to 28 MB held with 512 KiB of
+// messages live, 12.6 to 15.7 MB with 256 KiB (promise 4's
+// kMessagePassingHeldBytes is 16 MiB); 5.8 to 8.1 MB since. A class the
+// thread allocates from keeps its spans (promise 1).
+constexpr size_t kThreadIdleBytes = size_t{1} << 20;
 constexpr uint32_t SparesOf(int c) {
   const size_t blocks = OwnedSpanBytesOf(c) / ClassSize(c);
   const size_t batch = (2 * kOpsPerCentralVisit + blocks - 1) / blocks;
@@ -319,6 +339,8 @@ struct ClassPages {
   uint32_t spare_count = 0;  // kClass.spares[c]
   SpanList avail;            // others with free blocks
   SpanList full;             // others with none when last looked at
+  uint32_t allocated = 0;    // the thread's tick count at its last
+                             // allocation of this class (Scavenge())
 };
 
 struct ThreadHeap {
@@ -327,6 +349,10 @@ struct ThreadHeap {
                             // span it owns had a block out then, or was emptied
                             // since
   uint32_t ticks_left = 0;  // calls to the next tick (0: tick at the next)
+  uint32_t ticks = 0;       // ticks so far, from 2 (a class never allocated
+                            // from reads 0: two ticks ago at least)
+  size_t taken_bytes = 0;   // spans taken from the pool or adopted since the
+                            // last Scavenge()
   bool armed = false;       // ArmThreadExit() done, swept_ns set
   bool freed_large = false;  // ArmThreadExit() done: a large block freed, the
                              // large cache to trim at its exit
@@ -365,13 +391,22 @@ void SetUpSpan(Span* s, int c) {
 // or exit: whole-free ones of its size from the pool, or one of a new
 // chunk, whose other spans go to the pool (and from there to `*more`).
 // Before mapping, idle spans past kPoolSlackBytes give back as much as the
-// chunk takes. nullptr when the kernel refuses.
+// chunk takes; and so do they after released spans are taken back into
+// use, which holds them again as a map would (promise 4), as the
+// reference's GetSpans() does: spans of one size never serve another, and
+// a producer moving from size to size, round after round, took each size's
+// released spans back without mapping while the spans its other sizes had
+// given back (Scavenge()) stayed in the pool (11.5 to 13.6 MB held with
+// 512 KiB of messages live, 6.8 to 7.9 MB since). nullptr when the kernel
+// refuses.
 Span* GetSpans(int c, uint32_t more_wanted, Span** more) {
   const size_t span_bytes = OwnedSpanBytesOf(c);
   const int kind = KindOf(span_bytes);
   heap.lock.Acquire();
   ++heap.visits;
   Span* s = TakeFromPool(kind);
+  size_t reused = 0;  // released bytes taken back into use, held again
+  if (s != nullptr && s->state == SpanState::kReleased) reused = s->bytes;
   if (s == nullptr) {
     size_t chunk = span_bytes;
     while (chunk < kMaxChunk && chunk * 8 <= heap.held) chunk *= 2;
@@ -414,10 +449,13 @@ Span* GetSpans(int c, uint32_t more_wanted, Span** more) {
   for (uint32_t i = 0; i < more_wanted; ++i) {
     Span* m = TakeFromPool(kind);
     if (m == nullptr) break;
+    if (m->state == SpanState::kReleased) reused += m->bytes;
     m->next = extra;
     extra = m;
   }
+  Span* reused_release = reused != 0 ? TakeOldestCached(reused) : nullptr;
   heap.lock.Release();
+  ReleaseSpans(reused_release);
   SetUpSpan(s, c);
   for (Span* m = extra; m != nullptr; m = m->next) SetUpSpan(m, c);
   *more = extra;
@@ -517,9 +555,14 @@ void Disown(Span* s, Span** list) {
   *list = s;
 }
 
+// Own()
+//
+// The span, from the pool or the abandoned list, becomes this thread's: its
+// bytes count towards the next Scavenge().
 void Own(Span* s) {
   s->owner.store(&th, std::memory_order_relaxed);
   s->state = SpanState::kOwned;
+  th.taken_bytes += s->bytes;
 }
 
 // SetUp()
@@ -529,6 +572,7 @@ void SetUp() {
   if (!th.armed) {
     th.armed = true;
     th.swept_ns = NowNs();
+    if (th.ticks < 2) th.ticks = 2;
     // ThreadExit() will give its spans back or abandon them.
     if (!th.freed_large) ArmThreadExit();
   }
@@ -606,6 +650,54 @@ Span* Adopt(int c, size_t size) {
   }
 }
 
+// Scavenge()
+//
+// Class `c` needs a span and, since the last scavenge, this thread has
+// taken more than kThreadIdleBytes of spans: each class it has not
+// allocated from for a whole tick at least (kDecayCheckOps calls) gives
+// back its spans with no block out, its current one and its spares too
+// (promise 4). A span whose blocks out all wait on its thread-free list
+// (Waiting()) is collected first, a visit; the others are left, as a visit
+// would bring back too few (promise 1). A class allocated from within the
+// tick keeps its spans: a thread cycling through its sizes gives back none
+// of them. Idle since the last sweep, as SweepOwn() files them (each had a
+// block out then, or was emptied after it).
+[[gnu::noinline]] void Scavenge(int c) {
+  th.taken_bytes = 0;
+  Span* give = nullptr;
+  for (int k = 0; k < kNumClasses; ++k) {
+    ClassPages& cp = th.classes[k];
+    if (k == c || cp.allocated + 2 > th.ticks) continue;
+    if (Span* s = cp.current; s != nullptr && Waiting(s) == s->used) {
+      Collect(s);
+      if (s->used == 0) {
+        cp.current = nullptr;
+        Disown(s, &give);
+      }
+    }
+    while (Span* s = cp.spares.PopFront()) Disown(s, &give);
+    cp.spare_count = 0;
+    for (SpanList* list : {&cp.avail, &cp.full}) {
+      for (Span* s = list->head; s != nullptr;) {
+        Span* next = s->next;
+        if (Waiting(s) == s->used) {
+          Collect(s);
+          if (s->used == 0) {
+            list->Remove(s);
+            Disown(s, &give);
+          } else if (s->place == Place::kFull && s->free_list != nullptr) {
+            cp.full.Remove(s);
+            s->place = Place::kAvail;
+            cp.avail.PushBack(s);
+          }
+        }
+        s = next;
+      }
+    }
+  }
+  if (give != nullptr) PutSpans(give, th.swept_ns);
+}
+
 // NextSpan()
 //
 // The current span of class c has no free block: itself, when a visit's
@@ -613,8 +705,9 @@ Span* Adopt(int c, size_t size) {
 // of this thread's that has one (one with free blocks, a spare, or a full
 // one on whose thread-free list a visit's worth waits), else an abandoned
 // one, else a batch from the page heap (one central visit; it may map,
-// with no lock held): one to use, the rest spares. nullptr when the kernel
-// refuses.
+// with no lock held): one to use, the rest spares; past kThreadIdleBytes
+// taken, the classes this thread has left give theirs back (Scavenge()).
+// nullptr when the kernel refuses.
 [[gnu::noinline]] Span* NextSpan(int c) {
   SetUp();
   const size_t size = kClass.size[c];
@@ -657,6 +750,7 @@ Span* Adopt(int c, size_t size) {
   }
   s->place = Place::kCurrent;
   cp.current = s;
+  if (th.taken_bytes > kThreadIdleBytes) Scavenge(c);
   return s;
 }
 
@@ -742,6 +836,7 @@ void SweepAbandoned(uint64_t now) {
 // is swept the same way, by whichever thread ticks when it is due.
 [[gnu::noinline]] void DecayTick() {
   th.ticks_left = kDecayCheckOps;
+  ++th.ticks;
   const uint64_t now = NowNs();
   if (th.armed && th.swept_ns + kDecayNs / 2 <= now) {
     SweepOwn(th.swept_ns);
@@ -832,6 +927,7 @@ void SweepAbandoned(uint64_t now) {
                                                   bool zero) {
   CountCall();
   const size_t block_size = kClass.size[c];
+  th.classes[c].allocated = th.ticks;
   Span* s = th.classes[c].current;
   if (s == nullptr || !HasRoom(s, block_size)) {
     s = NextSpan(c);
@@ -928,17 +1024,20 @@ void RemoteFree(Span* s, void* block) {
 
 // The fast path: a block off the free list of this thread's current span of
 // its class, or onto its own span's free list; one counter of this thread's
-// for the decay's tick. No lock, no atomic read-modify-write, no line
+// for the decay's tick, and the class's tick of its last allocation
+// (Scavenge()). No lock, no atomic read-modify-write, no line
 // another thread writes.
 void* Allocate(size_t size, size_t alignment, bool zero) {
   if (size <= kLookupMax && alignment <= kMinAlignment && !zero) [[likely]] {
     ThreadHeap& t = th;
-    Span* s = t.classes[kSmallClass.of[(size + 15) / 16]].current;
+    ClassPages& cp = t.classes[kSmallClass.of[(size + 15) / 16]];
+    Span* s = cp.current;
     if (s != nullptr) [[likely]] {
       void* block = s->free_list;
       if (block != nullptr && --t.ticks_left != 0) [[likely]] {
         s->free_list = NextOf(block);
         ++s->used;
+        cp.allocated = t.ticks;
         return block;
       }
     }
