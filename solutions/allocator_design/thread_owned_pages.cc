@@ -650,6 +650,18 @@ Span* Adopt(int c, size_t size) {
   }
 }
 
+// Emptied()
+//
+// Scavenge()'s look at a span: collected when every block of it that is
+// out waits on its thread-free list (Waiting()), a visit; true when none is
+// out then. One whose blocks are still in other threads' hands is left
+// alone: collecting it would cost a visit for too few blocks (promise 1).
+bool Emptied(Span* s) {
+  if (Waiting(s) != s->used) return false;
+  Collect(s);
+  return s->used == 0;
+}
+
 // Scavenge()
 //
 // Class `c` needs a span and, since the last scavenge, this thread has
@@ -668,31 +680,28 @@ Span* Adopt(int c, size_t size) {
   for (int k = 0; k < kNumClasses; ++k) {
     ClassPages& cp = th.classes[k];
     if (k == c || cp.allocated + 2 > th.ticks) continue;
-    if (Span* s = cp.current; s != nullptr && Waiting(s) == s->used) {
-      Collect(s);
-      if (s->used == 0) {
-        cp.current = nullptr;
+    if (Span* s = cp.current; s != nullptr && Emptied(s)) {
+      cp.current = nullptr;
+      Disown(s, &give);
+    }
+    cp.spare_count = 0;
+    while (Span* s = cp.spares.PopFront()) Disown(s, &give);
+    for (Span* s = cp.full.head; s != nullptr;) {
+      Span* next = s->next;
+      if (Emptied(s) || s->free_list != nullptr) {  // to the avail list
+        cp.full.Remove(s);
+        s->place = Place::kAvail;
+        cp.avail.PushFront(s);
+      }
+      s = next;
+    }
+    for (Span* s = cp.avail.head; s != nullptr;) {
+      Span* next = s->next;
+      if (Emptied(s)) {
+        cp.avail.Remove(s);
         Disown(s, &give);
       }
-    }
-    while (Span* s = cp.spares.PopFront()) Disown(s, &give);
-    cp.spare_count = 0;
-    for (SpanList* list : {&cp.avail, &cp.full}) {
-      for (Span* s = list->head; s != nullptr;) {
-        Span* next = s->next;
-        if (Waiting(s) == s->used) {
-          Collect(s);
-          if (s->used == 0) {
-            list->Remove(s);
-            Disown(s, &give);
-          } else if (s->place == Place::kFull && s->free_list != nullptr) {
-            cp.full.Remove(s);
-            s->place = Place::kAvail;
-            cp.avail.PushBack(s);
-          }
-        }
-        s = next;
-      }
+      s = next;
     }
   }
   if (give != nullptr) PutSpans(give, th.swept_ns);
