@@ -397,7 +397,7 @@ void SetUpSpan(Span* s, int c) {
 // a producer moving from size to size, round after round, took each size's
 // released spans back without mapping while the spans its other sizes had
 // given back (Scavenge()) stayed in the pool (11.5 to 13.6 MB held with
-// 512 KiB of messages live, 6.8 to 7.9 MB since). nullptr when the kernel
+// 512 KiB of messages live, 6.8 to 8.1 MB since). nullptr when the kernel
 // refuses.
 Span* GetSpans(int c, uint32_t more_wanted, Span** more) {
   const size_t span_bytes = OwnedSpanBytesOf(c);
