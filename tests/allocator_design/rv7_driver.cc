@@ -150,10 +150,11 @@ int ReturnedAcrossFork() {
   const Counters before = ReadCounters();
   const int verdict = ForkAndJudge([&] {
     const Counters after = ReadCounters();
-    printf("returned_across_fork: parent's last read returned %llu, child's "
-           "first %llu\n",
-           static_cast<unsigned long long>(before.bytes_returned),
-           static_cast<unsigned long long>(after.bytes_returned));
+    printf(
+        "returned_across_fork: parent's last read returned %llu, child's "
+        "first %llu\n",
+        static_cast<unsigned long long>(before.bytes_returned),
+        static_cast<unsigned long long>(after.bytes_returned));
     const uint64_t down = after.bytes_returned < before.bytes_returned
                               ? before.bytes_returned - after.bytes_returned
                               : 0;
@@ -283,10 +284,11 @@ int RegionsInFlight() {
     const int64_t held = static_cast<int64_t>(Held());
     const int64_t released =
         static_cast<int64_t>(ReadPageSourceCounts().bytes_released);
-    printf("regions_in_flight (child): page source live %lld, released %lld, "
-           "bytes_held %lld\n",
-           static_cast<long long>(live), static_cast<long long>(released),
-           static_cast<long long>(held));
+    printf(
+        "regions_in_flight (child): page source live %lld, released %lld, "
+        "bytes_held %lld\n",
+        static_cast<long long>(live), static_cast<long long>(released),
+        static_cast<long long>(held));
     const int64_t missing = live - held - released;
     return Verdict("regions_in_flight (child)",
                    missing < 0 ? 0 : static_cast<uint64_t>(missing), 1 << 20,
