@@ -1254,6 +1254,33 @@ void GiveBackAndExit() {
   if (kGiveBackExitsByHand) ThreadExit();
 }
 
+// In a forked child: kDecayNs on the clock, then kDecayCheckOps
+// Allocate(64)/Free() calls, and the bytes held by held.h's three counts in
+// `report`. Returns the judged bytes held.
+uint64_t ChildChecksDecay(ChildReport* report,
+                          internal::ScopedFakeClock& clock) {
+  report->op.store(kDecayPairs);
+  clock.Advance(kDecayNs);
+  for (uint64_t i = 0; i < kDecayCheckOps; i += 2) {
+    Free(Allocate(64, 16, false));
+  }
+  const suite::HeldNow h = suite::ReadHeldNow();
+  report->held_counted.store(h.counted);
+  report->held_mapped_left.store(h.mapped_left);
+  report->held_resident.store(h.resident.value_or(0));
+  report->resident_known.store(h.resident.has_value() ? 1 : 0);
+  return h.judged;
+}
+
+// In the parent: where the child was, and what ChildChecksDecay() counted.
+void RecordChildHeld(alloclab::FreshCall& call, const ChildReport* report) {
+  call.Record("child_op", report->op.load());
+  call.Record("held_counted", report->held_counted.load());
+  call.Record("held_mapped_left", report->held_mapped_left.load());
+  call.Record("held_resident", report->held_resident.load());
+  call.Record("resident_known", report->resident_known.load());
+}
+
 // In the forked child, after ForkChild(): the blocks live at the fork
 // (this thread's, and the workload's not yet freed) checked and freed, a
 // block of each of the workload's sizes allocated, checked and freed (the
@@ -1296,17 +1323,7 @@ int GiveBackChild(ChildReport* report, internal::ScopedFakeClock& clock,
     if (!MarkHolds(p, sizes[i], 3000 + i)) return kBytesChanged;
     Free(p);
   }
-  report->op.store(kDecayPairs);
-  clock.Advance(kDecayNs);
-  for (uint64_t i = 0; i < kDecayCheckOps; i += 2) {
-    Free(Allocate(64, 16, false));
-  }
-  const suite::HeldNow h = suite::ReadHeldNow();
-  report->held_counted.store(h.counted);
-  report->held_mapped_left.store(h.mapped_left);
-  report->held_resident.store(h.resident.value_or(0));
-  report->resident_known.store(h.resident.has_value() ? 1 : 0);
-  return h.judged > bound ? kHeldTooMuch : 0;
+  return ChildChecksDecay(report, clock) > bound ? kHeldTooMuch : 0;
 }
 
 // In a fresh process: this thread allocates kGiveBackLive blocks and
@@ -1370,11 +1387,7 @@ void ForkGivingBackCall(alloclab::FreshCall& call) {
     ForkParent();
     give_back_state.store(2);
     call.Record("child", ChildVerdict(pid, report));
-    call.Record("child_op", report->op.load());
-    call.Record("held_counted", report->held_counted.load());
-    call.Record("held_mapped_left", report->held_mapped_left.load());
-    call.Record("held_resident", report->held_resident.load());
-    call.Record("resident_known", report->resident_known.load());
+    RecordChildHeld(call, report);
     call.Record("held_bound", report->held_bound.load());
   }
   call.Record("parked_holding", give_back_parked_holding.load() ? 1 : 0);
@@ -1447,6 +1460,210 @@ TEST(DesignDecay, AChildForkedWhileAThreadGivesMemoryBackGivesItBackToo) {
   ::testing::Test::RecordProperty("forked", forked);
   EXPECT_GT(forked, 0) << "no step of " << steps
                        << " could be forked at (each held a lock)";
+}
+
+// -----------------------------------------------------------------------------
+// Promise 2 in a child forked while threads give memory back, two more ways
+// (review rv7).
+// -----------------------------------------------------------------------------
+
+// The workload above parks one thread, and its child frees blocks of its
+// own before its checking calls. A child inherits work in flight two more
+// ways: from two threads at once, each parked at the first release or
+// unmap step of its exit (a child that finishes only one of them, the
+// newest, holds the other's for good), and from a decay pass parked at its
+// first step, in a child that frees nothing before its checking calls (a
+// child that puts back what the pass had taken, idle, but not due at any
+// time, holds it for good: no free of its own says when a pass is due).
+// Each giving-back thread first allocates kInFlightBlocks blocks of
+// kInFlightBlockSize, every byte written, and frees them all.
+constexpr size_t kInFlightBlockSize = 8000;
+constexpr int kInFlightBlocks = 2048;  // 16 MB: four times kIdleHeldBytes
+
+// Set by a giving-back thread once its blocks are freed: it parks at its
+// next release or unmap step (its first check of the table's first slot),
+// until the test lets it go.
+thread_local bool in_flight_parks = false;
+constinit std::atomic<int> in_flight_parked{0};
+constinit std::atomic<bool> in_flight_parked_holding{false};
+constinit std::atomic<bool> in_flight_go{false};
+
+void ParkInFlight(internal::TableStep step, int slot) {
+  if (!in_flight_parks || step != internal::TableStep::kWalkRead || slot != 0) {
+    return;
+  }
+  in_flight_parks = false;
+  if (give_back_locks_held > 0) in_flight_parked_holding.store(true);
+  in_flight_parked.fetch_add(1);
+  while (!in_flight_go.load()) sched_yield();  // bounded: let go after the fork
+}
+
+// A giving-back thread's blocks, allocated, written and freed. False when
+// an Allocate() failed.
+bool InFlightBlocksFreed() {
+  std::vector<void*> blocks(kInFlightBlocks);
+  for (void*& p : blocks) {
+    p = Allocate(kInFlightBlockSize, 16, false);
+    if (p == nullptr) return false;
+    memset(p, 0x5a, kInFlightBlockSize);
+  }
+  for (void* p : blocks) Free(p);
+  return true;
+}
+
+// In a fresh process: the argument "exits" runs threads A, then B, that
+// each free their blocks and exit, each parked at the first step of its
+// exit's giving back; "decay" runs a thread that frees its blocks and runs
+// on, then kDecayNs later makes kDecayCheckOps Allocate(64)/Free() pairs,
+// parked at the first step of their decay pass. This thread forks once
+// every giving-back thread has parked or finished (a design may give
+// nothing back there); the child makes no call but its checking calls,
+// kDecayNs later, and reports held.h's counts. Records "parked" (threads
+// parked at the fork), "parked_holding" (one held a lock there: no fork),
+// "child" (0 or a code above), "child_op" and the child's counts.
+void ForkInFlightCall(alloclab::FreshCall& call) {
+  const bool exits = call.arg() == "exits";
+  if (!exits && call.arg() != "decay") {
+    call.Fail(absl::StrCat("not a workload: ", call.arg()));
+    return;
+  }
+  ChildReport* report = SharedReport();
+  if (report == nullptr) {
+    call.Fail("could not map a shared page");
+    return;
+  }
+  internal::ScopedFakeClock clock;
+  internal::SetLockObserver(ObserveGiveBackLocks);
+  internal::SetTableObserver(ParkInFlight);
+  std::atomic<bool> failed{false};
+  std::atomic<int> finished{0};
+  std::atomic<int> step{0};
+  std::vector<std::thread> threads;
+  // Waits until `n` threads have parked or finished.
+  auto wait_for = [&](int n) {
+    while (in_flight_parked.load() + finished.load() < n) sched_yield();
+  };
+  if (exits) {
+    for (int t = 0; t < 2; ++t) {
+      threads.emplace_back([&] {
+        std::thread([&] {
+          giving_back = true;
+          if (!InFlightBlocksFreed()) failed.store(true);
+          in_flight_parks = true;
+          if (kGiveBackExitsByHand) {
+            ThreadExit();
+            in_flight_parks = false;
+          }
+        }).join();
+        finished.fetch_add(1);
+      });
+      wait_for(t + 1);
+    }
+  } else {
+    threads.emplace_back([&] {
+      giving_back = true;
+      if (!InFlightBlocksFreed()) failed.store(true);
+      step.store(1);
+      while (step.load() != 2) sched_yield();
+      in_flight_parks = true;
+      for (uint64_t i = 0; i < kDecayCheckOps; i += 2) {
+        Free(Allocate(64, 16, false));
+      }
+      in_flight_parks = false;
+      finished.fetch_add(1);
+    });
+    while (step.load() != 1) sched_yield();
+    clock.Advance(kDecayNs);
+    step.store(2);
+    wait_for(1);
+  }
+  const int parked = in_flight_parked.load();
+  call.Record("parked", parked);
+  call.Record("parked_holding", in_flight_parked_holding.load() ? 1 : 0);
+  call.Record("failed", failed.load() ? 1 : 0);
+  if (parked > 0 && !in_flight_parked_holding.load() && !failed.load()) {
+    ForkPrepare();
+    const pid_t pid = fork();
+    if (pid == 0) {
+      ForkChild();
+      internal::SetTableObserver(nullptr);
+      internal::SetLockObserver(nullptr);
+      report->code.store(
+          ChildChecksDecay(report, clock) > kIdleHeldBytes ? kHeldTooMuch : 0);
+      _exit(0);
+    }
+    ForkParent();
+    in_flight_go.store(true);
+    call.Record("child", ChildVerdict(pid, report));
+    RecordChildHeld(call, report);
+  }
+  in_flight_go.store(true);
+  for (std::thread& t : threads) t.join();
+  internal::SetTableObserver(nullptr);
+  internal::SetLockObserver(nullptr);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_fork_in_flight", ForkInFlightCall);
+
+// Two threads' exits parked at once, then a decay pass parked, each forked
+// at: review rv7's rv7_fork_recovers_first_chain_only and
+// rv7_segfit_fork_recovers_first_record_only (the child finishes only the
+// newest giving-back: 22 MB held or 20 MB resident after its checking
+// calls) and rv7_fork_recovered_spans_never_due (the pass's spans back in
+// the pool, never due: 44 MB held) passed the workload above.
+TEST(DesignDecay, AChildForkedWhileThreadsGiveMemoryBackGivesItAllBack) {
+  int forked = 0;
+  for (const char* workload : {"exits", "decay"}) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_fork_in_flight", workload);
+    ASSERT_TRUE(r.ok()) << workload << ": " << r.status();
+    ASSERT_EQ(r->values["failed"], 0)
+        << "task.h, Allocate(): nullptr only when the page source refuses, "
+           "or the size is so large that rounding it up would overflow ("
+        << workload << ": a giving-back thread's blocks of "
+        << kInFlightBlockSize << " bytes)";
+    ::testing::Test::RecordProperty(absl::StrCat(workload, "_parked"),
+                                    static_cast<int>(r->values["parked"]));
+    if (r->values["parked"] == 0 || r->values["parked_holding"] != 0) {
+      continue;  // nothing given back there, or a lock held at it: no fork
+    }
+    ++forked;
+    const int child = static_cast<int>(r->values["child"]);
+    EXPECT_EQ(child, 0)
+        << suite::kRuleDecay
+        << ", in a forked child too (task.h, ForkChild(): the child is a copy "
+           "of the parent): in a fresh process, "
+        << (absl::string_view(workload) == "exits"
+                ? "two threads each allocated and freed "
+                : "a thread allocated and freed ")
+        << kInFlightBlocks << " blocks of " << kInFlightBlockSize << " bytes"
+        << (absl::string_view(workload) == "exits"
+                ? " and exited, each parked inside the page source at the "
+                  "first release or unmap step of its exit"
+                : ", then kDecayNs later made kDecayCheckOps calls, parked "
+                  "inside the page source at the first release or unmap "
+                  "step of their decay pass")
+        << " (" << r->values["parked"]
+        << " parked), and was forked; the child, which freed nothing, "
+        << (child == kHeldTooMuch
+                ? std::string("held more than kIdleHeldBytes after its "
+                              "checking calls")
+                : DescribeChild(child, static_cast<int>(r->values["child_op"]),
+                                -1))
+        << " (kDecayNs on the clock, then kDecayCheckOps calls): "
+        << "ReadCounters() " << static_cast<int64_t>(r->values["held_counted"])
+        << " bytes held, the resident bytes of the page source's live "
+           "mappings "
+        << (r->values["resident_known"] != 0
+                ? absl::StrCat(
+                      static_cast<uint64_t>(r->values["held_resident"]))
+                : std::string("unknown"))
+        << ", the page source's mapped, less unmapped and released "
+        << static_cast<int64_t>(r->values["held_mapped_left"])
+        << "; bound kIdleHeldBytes " << kIdleHeldBytes;
+  }
+  ::testing::Test::RecordProperty("forked", forked);
+  EXPECT_GT(forked, 0) << "neither workload gave anything back through the "
+                          "page source with no lock held";
 }
 
 }  // namespace
