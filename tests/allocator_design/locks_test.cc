@@ -9,7 +9,8 @@
 // took a lock is a visit), Validator tests; and promise 1's "no lock is held
 // while the page source maps" and promise 2 in a child forked while a thread
 // gives memory back (the page source's table observer parks it at each of
-// its release and unmap steps), Design tests.
+// its release and unmap steps), or that frees the blocks of threads it does
+// not have, Design tests.
 //
 // Through lock.h's observer (internal/lock_testing.h) the suite sees every
 // lock a round of calls takes, whichever locks a design has, and parks a
@@ -1664,6 +1665,143 @@ TEST(DesignDecay, AChildForkedWhileThreadsGiveMemoryBackGivesItAllBack) {
   ::testing::Test::RecordProperty("forked", forked);
   EXPECT_GT(forked, 0) << "neither workload gave anything back through the "
                           "page source with no lock held";
+}
+
+// -----------------------------------------------------------------------------
+// Promise 2 in a child that frees the blocks of threads it does not have.
+// -----------------------------------------------------------------------------
+
+// A child has only the thread that forked, and the blocks the parent's
+// other threads allocated are its to free (task.h, ForkChild()); once it
+// has freed them they are idle memory like any other. Promise 2's
+// allowance, that blocks "a thread still running" allocated may wait for
+// that thread's own calls or exit, is for a thread that will make them:
+// the parent's other threads never run in the child. kOthersThreads
+// threads each allocate about kOthersBytesPerSize of blocks of each of
+// kOthersSizes (from the tiny classes to 100 KiB), every byte written:
+// the last kOthersExited exit with their blocks out before the fork, the
+// others stay alive, parked outside the allocator, across it.
+constexpr size_t kOthersSizes[] = {64, 1000, 8000, 100 * kKiB};
+constexpr size_t kOthersBytesPerSize = 2 * kMiB;
+constexpr int kOthersThreads = 3;  // 24 MB of blocks: six kIdleHeldBytes
+constexpr int kOthersExited = 1;
+
+// In a fresh process: the threads above allocate their blocks; once the
+// exiting ones have exited, this thread forks. The child frees every one
+// of those blocks, then lets kDecayNs pass and makes kDecayCheckOps calls
+// (ChildChecksDecay()). Records "failed" (an Allocate() gave nullptr),
+// "held_parent" (held.h's judged bytes held at the fork), "child" (0 or a
+// code above), "child_op" and the child's held.h counts.
+void ForkOthersBlocksCall(alloclab::FreshCall& call) {
+  ChildReport* report = SharedReport();
+  if (report == nullptr) {
+    call.Fail("could not map a shared page");
+    return;
+  }
+  internal::ScopedFakeClock clock;
+  std::vector<std::vector<void*>> blocks(kOthersThreads);
+  std::atomic<bool> failed{false};
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kOthersThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t size : kOthersSizes) {
+        for (size_t n = 0; n < kOthersBytesPerSize / size; ++n) {
+          void* p = Allocate(size, 16, false);
+          if (p == nullptr) {
+            failed.store(true);
+            continue;
+          }
+          memset(p, 0x5a, size);
+          blocks[t].push_back(p);
+        }
+      }
+      ready.fetch_add(1);
+      if (t >= kOthersThreads - kOthersExited) return;  // its blocks out
+      while (!go.load()) sched_yield();  // bounded: let go after the fork
+    });
+  }
+  for (int t = kOthersThreads - kOthersExited; t < kOthersThreads; ++t) {
+    threads[t].join();
+  }
+  while (ready.load() < kOthersThreads) sched_yield();
+  call.Record("failed", failed.load() ? 1 : 0);
+  call.Record("held_parent", static_cast<double>(suite::ReadHeldNow().judged));
+  ForkPrepare();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ForkChild();
+    report->op.store(kBeforeRound);
+    for (const std::vector<void*>& of_thread : blocks) {
+      for (void* p : of_thread) Free(p);
+    }
+    report->code.store(
+        ChildChecksDecay(report, clock) > kIdleHeldBytes ? kHeldTooMuch : 0);
+    _exit(0);
+  }
+  ForkParent();
+  call.Record("child", ChildVerdict(pid, report));
+  RecordChildHeld(call, report);
+  go.store(true);
+  for (std::thread& t : threads) {
+    if (t.joinable()) t.join();
+  }
+  for (const std::vector<void*>& of_thread : blocks) {
+    for (void* p : of_thread) Free(p);
+  }
+}
+ALLOCLAB_FRESH_CALL("allocator_design_fork_others_blocks",
+                    ForkOthersBlocksCall);
+
+// Review rv7's child_frees_others_blocks: thread_owned_pages left the spans
+// of the parent's other threads theirs, where only an owner collects its
+// spans' thread-free lists, and its child held 44.6 MB after the decay.
+TEST(DesignDecay, AChildFreesTheBlocksOfThreadsItDoesNotHave) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_fork_others_blocks");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->values["failed"], 0)
+      << "task.h, Allocate(): nullptr only when the page source refuses, or "
+         "the size is so large that rounding it up would overflow (the "
+         "parent's threads' blocks)";
+  for (const char* count :
+       {"held_parent", "held_counted", "held_mapped_left", "held_resident"}) {
+    ::testing::Test::RecordProperty(count,
+                                    static_cast<int64_t>(r->values[count]));
+  }
+  const int child = static_cast<int>(r->values["child"]);
+  EXPECT_EQ(child, 0)
+      << suite::kRuleDecay
+      << ", in a forked child too (task.h, ForkChild(): the blocks live at "
+         "the fork are live in it, its to read and free), where no thread of "
+         "the parent's but the forking one runs: the allowance for blocks "
+         "that a thread still running allocated (they go back once it, too, "
+         "has made kDecayCheckOps calls after kDecayNs has passed, or has "
+         "exited) is not for threads the child does not have. In a fresh "
+         "process, "
+      << kOthersThreads << " threads each allocated " << kOthersBytesPerSize
+      << " bytes of blocks of each of the sizes 64, 1000, 8000 and "
+      << 100 * kKiB << ", " << kOthersExited
+      << " exited and the others were parked, alive, when this thread forked "
+         "("
+      << static_cast<int64_t>(r->values["held_parent"])
+      << " bytes held then); the child freed every one of those blocks, "
+         "then "
+      << (child == kHeldTooMuch
+              ? std::string("held more than kIdleHeldBytes after its "
+                            "checking calls")
+              : DescribeChild(child, static_cast<int>(r->values["child_op"]),
+                              -1))
+      << " (kDecayNs on the clock, then kDecayCheckOps calls): "
+      << "ReadCounters() " << static_cast<int64_t>(r->values["held_counted"])
+      << " bytes held, the resident bytes of the page source's live mappings "
+      << (r->values["resident_known"] != 0
+              ? absl::StrCat(static_cast<uint64_t>(r->values["held_resident"]))
+              : std::string("unknown"))
+      << ", the page source's mapped, less unmapped and released "
+      << static_cast<int64_t>(r->values["held_mapped_left"])
+      << "; bound kIdleHeldBytes " << kIdleHeldBytes;
 }
 
 }  // namespace
