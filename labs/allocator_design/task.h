@@ -102,7 +102,8 @@
 //      the free. Blocks that a thread still running allocated may wait for
 //      that thread instead (a design whose pages only their owner collects
 //      cannot reach them): they go back once it, too, has made
-//      kDecayCheckOps calls after kDecayNs has passed, or has exited.
+//      kDecayCheckOps calls after kDecayNs has passed, or has exited. In a
+//      forked child, ForkChild() (below) says what may stay.
 //   3. Thread exit gives back. Threads that allocate, free and exit leave at
 //      most kThreadChurnHeldBytes held, however many there were.
 //   4. Producer and consumer stay bounded. When one thread allocates what
@@ -278,7 +279,14 @@ void ThreadExit();
 // after, and in the child after. A child starts with one thread, the one
 // that forked: no lock may be left held by a thread it does not have. It
 // is a copy of the parent: the blocks live at the fork are live in it, its
-// to read and free, and its counters go on from the parent's.
+// to read and free, and its counters go on from the parent's. Every block
+// the child frees goes back as promise 2 says, the blocks of the parent's
+// other threads too: the allowance there for a thread still running is not
+// for threads the child does not have. What those threads had freed before
+// the fork and kept for their own reuse may stay held in the child, which
+// has no copy of them to reuse it (glibc 2.36's child handler rebuilds its
+// arenas' locks and free list and leaves every other thread's tcache as
+// it was).
 void ForkPrepare();
 void ForkParent();
 void ForkChild();

@@ -1680,7 +1680,11 @@ TEST(DesignDecay, AChildForkedWhileThreadsGiveMemoryBackGivesItAllBack) {
 // threads each allocate about kOthersBytesPerSize of blocks of each of
 // kOthersSizes (from the tiny classes to 100 KiB), every byte written:
 // the last kOthersExited exit with their blocks out before the fork, the
-// others stay alive, parked outside the allocator, across it.
+// others stay alive, parked outside the allocator, across it. None of them
+// frees a block before the fork, so none has anything freed to keep for
+// its own reuse (what task.h's ForkChild() lets the child keep): what the
+// parked ones hold for themselves is what their last refills left, counted
+// against kIdleHeldBytes with the rest.
 constexpr size_t kOthersSizes[] = {64, 1000, 8000, 100 * kKiB};
 constexpr size_t kOthersBytesPerSize = 2 * kMiB;
 constexpr int kOthersThreads = 3;  // 24 MB of blocks: six kIdleHeldBytes
