@@ -109,6 +109,11 @@ void ExpectPrivateFastPath(absl::string_view pattern, Calls (*run)(int),
       << kRuleFastPath << ": " << pattern << " made " << visits
       << " central visits in " << ops << " operations (at most "
       << calls.Allowed() << " allowed)";
+  // The verdict is given: counting the system calls of the same calls again,
+  // each stopped for the counter, is the slow half of this test on an
+  // allocator that meets the others on every call (one whose larger classes
+  // bypassed its cache took 90 s here, the reference 0.1 s).
+  if (visits > calls.Allowed()) return;
 
   absl::StatusOr<alloclab::SyscallCounts> syscalls =
       alloclab::CountSyscallsInChild([&] { run(counted); });
@@ -450,12 +455,17 @@ void GroupRounds(size_t size, int group, int rounds) {
 //
 // The cases of a grouped fresh call, each a size and a group: warmed up,
 // counted, and held to promise 1's allowance (Count()); Finish() records
-// the tally and fails the call with the first break.
+// the tally and fails the call with the first break. The cases after a
+// break are not run: an allocator that breaks the promise is often slow
+// at it too (one that flushed its cache at every free took 81 s over the
+// grid, where the reference takes half a second), and the first break is
+// the verdict a learner needs.
 class GroupedCases {
  public:
   GroupedCases() { internal::SetLockObserver(CountLocksTaken); }
 
   void Count(size_t size, int group) {
+    if (broken_ != 0) return;
     GroupRounds(size, group, kWarmRounds);
     const uint64_t visits_before = ReadCounters().central_visits;
     const uint64_t locks_before = locks_taken;
@@ -496,9 +506,10 @@ class GroupedCases {
     call.Record("page_calls", page_calls_);
     if (broken_ != 0) {
       call.Fail(absl::StrCat(
-          kRuleFastPath, ": ", broken_, " of ", cases_, " cases; the first: ",
-          first_, " (kOpsPerCentralVisit = ", kOpsPerCentralVisit,
-          ", kBytesPerCentralVisit = ", kBytesPerCentralVisit, ")"));
+          kRuleFastPath, ": ", first_, " (kOpsPerCentralVisit = ",
+          kOpsPerCentralVisit, ", kBytesPerCentralVisit = ",
+          kBytesPerCentralVisit, "); the ", cases_ - 1,
+          " cases before it kept the promise, the rest were not run"));
     }
   }
 

@@ -47,3 +47,11 @@ ALLOCLAB_C_COPTS = [
     "-Wvla",
     "-std=c11",
 ]
+
+# Added to a known-bad's own source (tools/lab/lab.bzl): a known-bad is
+# judged by which suite tests it fails, never by its speed, and the grader
+# compiles one per known-bad (264 of them): -O1 compiles them in about
+# two thirds of the time -O2 takes (ALLOCLAB_TEST_COPTS' figure), and the
+# tests they fail assert counts, which optimization does not change. It
+# follows ALLOCLAB_COPTS (and .bazelrc's --copt=-O2), so it wins.
+KNOWN_BAD_COPTS = ["-O1"]

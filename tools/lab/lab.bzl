@@ -58,7 +58,7 @@ other packages and tools spell (tests/<lab>/BUILD, //:board, tools/*.py).
 """
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_library", "cc_test")
-load("//tools/lab:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_C_COPTS", "ALLOCLAB_TEST_COPTS", "TEST_PRINTERS_COPTS")
+load("//tools/lab:copts.bzl", "ALLOCLAB_COPTS", "ALLOCLAB_C_COPTS", "ALLOCLAB_TEST_COPTS", "KNOWN_BAD_COPTS", "TEST_PRINTERS_COPTS")
 
 # The grader's own checks (known-bad and order tests) are manual: they judge
 # the suite, not the learner's course, and they are most of a cold
@@ -595,7 +595,7 @@ def lab_tests(
             name = impl,
             testonly = True,
             srcs = [bad_src],
-            copts = bad_copts,
+            copts = bad_copts + KNOWN_BAD_COPTS,
             tags = ["manual"],  # built by :known_bad_<bad>_test only
             deps = [starter + ":task_header"] + known_bad_deps,
         )
