@@ -506,9 +506,10 @@ class GroupedCases {
     call.Record("page_calls", page_calls_);
     if (broken_ != 0) {
       call.Fail(absl::StrCat(
-          kRuleFastPath, ": ", first_, " (kOpsPerCentralVisit = ",
-          kOpsPerCentralVisit, ", kBytesPerCentralVisit = ",
-          kBytesPerCentralVisit, "); the ", cases_ - 1,
+          kRuleFastPath, ": ", first_,
+          " (kOpsPerCentralVisit = ", kOpsPerCentralVisit,
+          ", kBytesPerCentralVisit = ", kBytesPerCentralVisit, "); the ",
+          cases_ - 1,
           " cases before it kept the promise, the rest were not run"));
     }
   }

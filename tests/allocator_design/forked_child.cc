@@ -2,7 +2,9 @@
 
 #include "tests/allocator_design/forked_child.h"
 
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,6 +28,28 @@ void ExitWhenWaitingForever(const Lock& lock, internal::LockEvent event) {
   if (event == internal::LockEvent::kAcquiring && HeldByNoThreadOfOurs(lock)) {
     _exit(kChildWaitedForever);
   }
+}
+
+int WaitOrKill(pid_t pid, int stall_seconds,
+               absl::FunctionRef<int64_t()> progress) {
+  int status = 0;
+  int64_t last = progress();
+  for (int still = 0; still < stall_seconds * 100; ++still) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    usleep(10'000);
+    const int64_t now = progress();
+    if (now != last) {
+      last = now;
+      still = 0;
+    }
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+int WaitOrKill(pid_t pid, int seconds) {
+  return WaitOrKill(pid, seconds, [] { return int64_t{0}; });
 }
 
 }  // namespace allocator_design::suite

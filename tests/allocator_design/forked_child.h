@@ -27,6 +27,11 @@
 #ifndef ALLOCLAB_TESTS_ALLOCATOR_DESIGN_FORKED_CHILD_H_
 #define ALLOCLAB_TESTS_ALLOCATOR_DESIGN_FORKED_CHILD_H_
 
+#include <sys/types.h>
+
+#include <cstdint>
+
+#include "absl/functional/function_ref.h"
 #include "labs/allocator_design/internal/lock_testing.h"
 #include "labs/allocator_design/lock.h"
 
@@ -51,6 +56,22 @@ bool HeldByNoThreadOfOurs(const Lock& lock);
 // child is about to wait for a lock HeldByNoThreadOfOurs(), it exits at once
 // with kChildWaitedForever.
 void ExitWhenWaitingForever(const Lock& lock, internal::LockEvent event);
+
+// WaitOrKill()
+//
+// Waits for the forked child `pid` to exit, and kills it once `progress()`
+// (what the child reports of its steps, read from memory it shares with
+// the parent; a constant for a child that reports none) has stayed the
+// same for `stall_seconds`: a bound on a child that hangs some other way
+// than on a lock (which ExitWhenWaitingForever() ends at once), far more
+// than any one call takes on a loaded machine. No verdict depends on how
+// long the child took. Returns the wait status, or -1 when it was killed.
+int WaitOrKill(pid_t pid, int stall_seconds,
+               absl::FunctionRef<int64_t()> progress);
+
+// The same for a child that reports no progress: killed `seconds` after the
+// wait began.
+int WaitOrKill(pid_t pid, int seconds);
 
 }  // namespace allocator_design::suite
 

@@ -414,29 +414,17 @@ void ObserveLockForFork(const Lock& lock, internal::LockEvent event) {
   }
 }
 
-// Waits for `pid` until it exits; kills it once it has made no progress
-// (its report unchanged) for kChildStallSeconds. A bound on a child that
-// hangs on a lock it inherited held: far more than any one call takes on a
-// loaded machine, and no verdict depends on how long the child took.
-// Returns the wait status, or -1 when it had to be killed.
+// A bound on a child that hangs on a lock it inherited held
+// (WaitOrKill()'s stall): far more than any one call takes on a loaded
+// machine.
 constexpr int kChildStallSeconds = 30;
 
-int WaitOrKill(pid_t pid, const ChildReport* report) {
-  int status = 0;
-  int last_op = report->op.load(), last_waiting = report->waiting.load();
-  for (int still = 0; still < kChildStallSeconds * 100; ++still) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return status;
-    usleep(10'000);
-    const int op = report->op.load(), waiting = report->waiting.load();
-    if (op != last_op || waiting != last_waiting) {
-      last_op = op;
-      last_waiting = waiting;
-      still = 0;
-    }
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
+// Waits for `pid` as forked_child.h's WaitOrKill() does, its progress the
+// step and the wait its ChildReport says it is at.
+int WaitForReportingChild(pid_t pid, const ChildReport* report) {
+  return suite::WaitOrKill(pid, kChildStallSeconds, [report] {
+    return int64_t{report->op.load()} << 32 | uint32_t(report->waiting.load());
+  });
 }
 
 constexpr int kAllocateFailed = 3;
@@ -497,6 +485,27 @@ std::string DescribeChild(int code, int op, int waiting) {
     default:
       return absl::StrCat("exited ", code, where);
   }
+}
+
+// What a child that checked the decay (ChildChecksDecay()) reported: its
+// failure, or that it held too much, then the bytes held by each of
+// held.h's counts and the bound.
+std::string ChildDecayOutcome(alloclab::FreshCallResult r) {
+  const int child = static_cast<int>(r.values["child"]);
+  return absl::StrCat(
+      child == kHeldTooMuch
+          ? std::string("held more than kIdleHeldBytes after its checking "
+                        "calls")
+          : DescribeChild(child, static_cast<int>(r.values["child_op"]), -1),
+      " (kDecayNs on the clock, then kDecayCheckOps calls): ReadCounters() ",
+      static_cast<int64_t>(r.values["held_counted"]),
+      " bytes held, the resident bytes of the page source's live mappings ",
+      r.values["resident_known"] != 0
+          ? absl::StrCat(static_cast<uint64_t>(r.values["held_resident"]))
+          : std::string("unknown"),
+      ", the page source's mapped, less unmapped and released ",
+      static_cast<int64_t>(r.values["held_mapped_left"]),
+      "; bound kIdleHeldBytes ", kIdleHeldBytes);
 }
 
 // The bytes a block holds at both ends (not all of it: a round has 64 MiB
@@ -585,7 +594,7 @@ constexpr size_t kLeftLiveSize = 64;
 // again. Under ThreadSanitizer the child's one thread
 // does the allocation and the free, then calls ThreadExit() itself, as its
 // exit would, as its last call. Returns 0 or a code above; a lock
-// inherited held stops it (WaitOrKill() bounds the wait).
+// inherited held stops it (WaitForReportingChild() bounds the wait).
 int ChildWithDecayAndExit(ChildReport* report,
                           internal::ScopedFakeClock& clock) {
   const int code = ChildRound(report, nullptr, 0);
@@ -629,7 +638,7 @@ ChildReport* SharedReport() {
 // The verdict on a child: 0, or a code above.
 int ChildVerdict(pid_t pid, ChildReport* report) {
   if (pid < 0) return kForkFailed;
-  const int status = WaitOrKill(pid, report);
+  const int status = WaitForReportingChild(pid, report);
   return status == -1          ? kBlocked
          : !WIFEXITED(status)  ? kSignalled
          : WEXITSTATUS(status) ? WEXITSTATUS(status)
@@ -1645,22 +1654,7 @@ TEST(DesignDecay, AChildForkedWhileThreadsGiveMemoryBackGivesItAllBack) {
                   "step of their decay pass")
         << " (" << r->values["parked"]
         << " parked), and was forked; the child, which freed nothing, "
-        << (child == kHeldTooMuch
-                ? std::string("held more than kIdleHeldBytes after its "
-                              "checking calls")
-                : DescribeChild(child, static_cast<int>(r->values["child_op"]),
-                                -1))
-        << " (kDecayNs on the clock, then kDecayCheckOps calls): "
-        << "ReadCounters() " << static_cast<int64_t>(r->values["held_counted"])
-        << " bytes held, the resident bytes of the page source's live "
-           "mappings "
-        << (r->values["resident_known"] != 0
-                ? absl::StrCat(
-                      static_cast<uint64_t>(r->values["held_resident"]))
-                : std::string("unknown"))
-        << ", the page source's mapped, less unmapped and released "
-        << static_cast<int64_t>(r->values["held_mapped_left"])
-        << "; bound kIdleHeldBytes " << kIdleHeldBytes;
+        << ChildDecayOutcome(*r);
   }
   ::testing::Test::RecordProperty("forked", forked);
   EXPECT_GT(forked, 0) << "neither workload gave anything back through the "
@@ -1792,20 +1786,7 @@ TEST(DesignDecay, AChildFreesTheBlocksOfThreadsItDoesNotHave) {
       << static_cast<int64_t>(r->values["held_parent"])
       << " bytes held then); the child freed every one of those blocks, "
          "then "
-      << (child == kHeldTooMuch
-              ? std::string("held more than kIdleHeldBytes after its "
-                            "checking calls")
-              : DescribeChild(child, static_cast<int>(r->values["child_op"]),
-                              -1))
-      << " (kDecayNs on the clock, then kDecayCheckOps calls): "
-      << "ReadCounters() " << static_cast<int64_t>(r->values["held_counted"])
-      << " bytes held, the resident bytes of the page source's live mappings "
-      << (r->values["resident_known"] != 0
-              ? absl::StrCat(static_cast<uint64_t>(r->values["held_resident"]))
-              : std::string("unknown"))
-      << ", the page source's mapped, less unmapped and released "
-      << static_cast<int64_t>(r->values["held_mapped_left"])
-      << "; bound kIdleHeldBytes " << kIdleHeldBytes;
+      << ChildDecayOutcome(*r);
 }
 
 }  // namespace

@@ -647,19 +647,6 @@ constexpr absl::string_view kChildWaitsForever =
     "was about to wait for a lock that a thread of the parent's held at the "
     "fork and no thread of the child holds: it would have waited forever";
 
-// Waits for `pid` for at most `seconds`; kills it after that. Returns the
-// wait status, or -1 when it had to be killed.
-int WaitOrKill(pid_t pid, int seconds) {
-  int status = 0;
-  for (int i = 0; i < seconds * 100; ++i) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return status;
-    usleep(10'000);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
-}
-
 // In a forked child, after ForkChild(): allocates `count` blocks (at most
 // kChildBlocks) of size_of(k) bytes, fills them, checks and frees them, and
 // exits 0; 3 when Allocate() failed, 4 when a block's bytes changed (the
