@@ -147,6 +147,93 @@ TEST(DesignDecay, IdleMemoryGoesBackWhenTheSameThreadOnlyAllocates) {
       << "still running; kIdleHeldBytes = " << kIdleHeldBytes << ")";
 }
 
+// The same thread, its checking calls allocations alone, past a design's
+// own look at what it holds: first it leaves spares in many classes (about
+// kSparesBytesPerSize of blocks of each size from kSparesFirstSize to
+// kSparesLastSize a quarter apart, allocated, every byte written, and
+// freed), then makes pairs of 64 bytes enough for two ticks (kDecayCheckOps
+// calls each: the classes it left are idle for any sweep of its own), and
+// kDecayNs after the frees its checking calls first allocate kSparesNewBlocks
+// blocks of kSparesNewSize, a size it has not used (more than 1 MiB of spans:
+// enough to make a design that sweeps the classes a thread has left sweep them
+// then), then blocks of 64 bytes, all kept live. Idle time counts from the
+// free, however often the thread looked at the clock: a sweep that stamps what
+// it gives back idle from then, not from when it was freed, keeps it all past
+// the checking calls (review rv8's rv8_owned_pages_scavenge_stamped_now: 15.3
+// MB held). Records "held_before" (the spares' blocks live) and "held_after"
+// (held.h's judged count).
+constexpr size_t kSparesFirstSize = 8 * kKiB;
+constexpr size_t kSparesLastSize = 128 * kKiB;
+constexpr size_t kSparesBytesPerSize = kMiB;
+constexpr size_t kSparesNewSize = 200 * kKiB;
+constexpr int kSparesNewBlocks = 8;
+
+void DecayAfterSparesCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  bool failed = false;
+  std::thread t([&] {
+    std::vector<void*> blocks;
+    // The sizes a quarter apart, 8 KiB to 128 KiB.
+    for (size_t size = kSparesFirstSize; size <= kSparesLastSize;
+         size += size / 4) {
+      for (size_t got = 0; got < kSparesBytesPerSize; got += size) {
+        void* p = Allocate(size, 16, false);
+        if (p == nullptr) {
+          failed = true;
+          continue;
+        }
+        memset(p, 0x5a, size);
+        blocks.push_back(p);
+      }
+    }
+    call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+    for (void* p : blocks) Free(p);
+    blocks.clear();
+    for (uint64_t i = 0; i < kDecayCheckOps + kDecayCheckOps / 8; ++i) {
+      Free(Allocate(64, 16, false));
+    }
+    clock.Advance(kDecayNs);
+    for (int i = 0; i < kSparesNewBlocks; ++i) {
+      blocks.push_back(Allocate(kSparesNewSize, 16, false));
+    }
+    for (uint64_t i = kSparesNewBlocks; i < kDecayCheckOps; ++i) {
+      blocks.push_back(Allocate(64, 16, false));
+    }
+    call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+    for (void* p : blocks) {
+      if (p == nullptr) failed = true;
+      Free(p);
+    }
+  });
+  t.join();
+  call.Record("failed", failed ? 1 : 0);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_after_spares",
+                    DecayAfterSparesCall);
+
+TEST(DesignDecay, IdleSparesGoBackWhenTheSameThreadsCheckingCallsTakeANewSize) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_after_spares");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->values["failed"], 0)
+      << "task.h, Allocate(): nullptr only when the page source refuses, or "
+         "the size is so large that rounding it up would overflow";
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << " (idle time counts from the free, however often the "
+      << "thread looked at the clock): a thread allocated about "
+      << kSparesBytesPerSize << " bytes of blocks of each size from "
+      << kSparesFirstSize << " to " << kSparesLastSize
+      << " a quarter apart, every byte written (" << r->values["held_before"]
+      << " bytes held then), freed them all, and ran on: "
+      << kDecayCheckOps + kDecayCheckOps / 8
+      << " Allocate(64)/Free() pairs, then kDecayNs after the frees its next "
+      << kDecayCheckOps << " calls allocated " << kSparesNewBlocks
+      << " blocks of " << kSparesNewSize << " bytes (a size it had not used) "
+      << "and then blocks of 64 bytes, all kept live; held.h judged "
+      << r->values["held_after"]
+      << " bytes held after them (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
 // memory freed at the start has been idle for 2 * kDecayNs at the end, however
 // often the thread looked at the clock in between. A design that counts a
 // cache's idle time from its last look at the clock, not from when its
