@@ -11,10 +11,16 @@ test order, not about their code. This runs the suite
   3. one test at a time (--gtest_filter=NAME), each in its own process,
 
 and passes only when every test has the same verdict (passed, failed or
-skipped) in every run. It says nothing about whether the verdicts are right:
-that is the suite's job (and tools/checks/xfail.py's for a rejected
+skipped) in every run. It says nothing about whether the verdicts are
+right: that is the suite's job (and tools/checks/xfail.py's for a rejected
 implementation).
 A crash in any run fails this check.
+
+Sharded (Bazel's shard_count), shard K of N checks the tests GoogleTest's
+own sharding gives shard K: runs 1 and 2 are that shard's tests, in their
+declared order and shuffled, and run 3 each of them alone. Any order is a
+fair test of order, and the shards together run each test in all three,
+each shard in 1/N of the time.
 
 Usage:
     order_check.py [--seeds=1,2,random] SUITE_BINARY
@@ -33,9 +39,27 @@ import time
 from tools.checks import gtest_run
 
 
-def run(binary, flags, workdir):
+def shard_environment():
+    """The suite's environment for this shard's runs 1 and 2, or None.
+
+    Bazel gives a sharded test TEST_TOTAL_SHARDS and TEST_SHARD_INDEX, and
+    asks it to touch TEST_SHARD_STATUS_FILE to say it shards; GoogleTest
+    reads the same two numbers as GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX.
+    """
+    total = os.environ.get("TEST_TOTAL_SHARDS")
+    if not total or int(total) <= 1:
+        return None
+    status = os.environ.get("TEST_SHARD_STATUS_FILE")
+    if status:
+        open(status, "a").close()
+    return gtest_run.inner_suite_environment(
+        GTEST_TOTAL_SHARDS=total,
+        GTEST_SHARD_INDEX=os.environ.get("TEST_SHARD_INDEX", "0"))
+
+
+def run(binary, flags, workdir, env=None):
     """Runs the suite with `flags`; returns ({name: verdict}, problem)."""
-    suite_run = gtest_run.run_suite(binary, flags, workdir)
+    suite_run = gtest_run.run_suite(binary, flags, workdir, env=env)
     if suite_run.problem is not None:
         return None, "%s, %s:\n%s" % (
             suite_run.describe_exit(), suite_run.problem, suite_run.tail(30))
@@ -67,7 +91,8 @@ def main():
     workdir = os.environ.get("TEST_TMPDIR") or tempfile.gettempdir()
 
     problems = []
-    whole, problem = run(args.suite, [], workdir)
+    shard = shard_environment()
+    whole, problem = run(args.suite, [], workdir, env=shard)
     if problem:
         print("order_check: the whole suite: %s" % problem, file=sys.stderr)
         return 1
@@ -80,7 +105,7 @@ def main():
         runs[label], problem = run(
             args.suite, [
                 "--gtest_shuffle", "--gtest_random_seed=%d" %
-                seed], workdir)
+                seed], workdir, env=shard)
         if problem:
             problems.append("%s: %s" % (label, problem))
     for name in sorted(whole):
@@ -108,9 +133,12 @@ def main():
         print("order_check: %d verdict(s) depend on the order (%s in the suite)"
               % (len(problems), summary), file=sys.stderr)
         return 1
-    print("order_check: %d tests (%s), the same verdict in the suite, alone "
-          "and shuffled with seeds %s" % (
-              len(whole), summary, ",".join(str(s) for s in seeds)))
+    print("order_check: %d tests (%s)%s, the same verdict in the suite, "
+          "alone and shuffled with seeds %s" % (
+              len(whole), summary,
+              "" if shard is None else " of shard %s of %s" % (
+                  shard["GTEST_SHARD_INDEX"], shard["GTEST_TOTAL_SHARDS"]),
+              ",".join(str(s) for s in seeds)))
     return 0
 
 

@@ -22,6 +22,17 @@ expect order_dependent 1 '^order_check: Order.NeedsWarm: passed in the suite, bu
 expect consistent 0 '^order_check: 9 tests \(4 failed, 3 passed, 2 skipped\), the same verdict in the suite, alone and shuffled with seeds 1,2$' -- \
   --seeds=1,2 "${consistent}"
 expect random_seed_printed 0 'shuffled with seeds 7,[0-9]+$' -- --seeds=7,random "${consistent}"
+# Sharded: each shard checks the tests GoogleTest's sharding gives it (test
+# i of 9 to shard i mod 2), and tells Bazel it shards.
+shard_status="${TEST_TMPDIR:-/tmp}/order_check_shard_status"
+rm -f "${shard_status}"
+TEST_TOTAL_SHARDS=2 TEST_SHARD_INDEX=0 TEST_SHARD_STATUS_FILE="${shard_status}" \
+  expect shard_0 0 '^order_check: 5 tests \(.*\) of shard 0 of 2, the same verdict' -- \
+  --seeds=1 "${consistent}"
+[[ -e "${shard_status}" ]] || fail "shard_0: TEST_SHARD_STATUS_FILE was not touched"
+TEST_TOTAL_SHARDS=2 TEST_SHARD_INDEX=1 \
+  expect shard_1 0 '^order_check: 4 tests \(.*\) of shard 1 of 2, the same verdict' -- \
+  --seeds=1 "${consistent}"
 XFAIL_FIXTURE_CRASH=1 expect crash 1 'the whole suite: was killed by SIGABRT, no report' -- \
   --seeds=1 "${consistent}"
 expect bad_seeds 2 'is not a list of numbers' -- --seeds=one "${consistent}"

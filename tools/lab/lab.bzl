@@ -437,11 +437,12 @@ def lab_tests(
         drawn anew each run and printed). Fewer for a suite whose tests
         each run in a fresh process, where a shuffle can change little and
         each costs a whole run of the suite.
-      suite_shards: the shard_count of :solution_test and each
-        :design_<design>_test (not :starter_test, whose one verdict the
-        learner reads): a suite of a minute or more under a sanitizer
-        otherwise runs alone at the end of a phase on one core while the
-        other waits.
+      suite_shards: the shard_count of :solution_test, each
+        :design_<design>_test and the two order tests (not :starter_test,
+        whose one verdict the learner reads): a suite of a minute or more
+        under a sanitizer, or an order test, which runs its suite three
+        times over, otherwise runs alone at the end of a phase on one core
+        while the other waits.
     """
     _all_files()
     starter = _pkg("labs", name)
@@ -653,6 +654,9 @@ def lab_tests(
             # alone, then shuffled once per order_seeds): under TSan a binary of
             # property tests takes minutes.
             size = "large",
+            # Each shard checks the tests GoogleTest's sharding gives it
+            # (tools/checks/order_check.py).
+            shard_count = suite_shards,
             # "order": .ci/run runs these in the plain build only (order is
             # the same fact under a sanitizer, at several times the cost).
             tags = ["order"] + order_tags + tags + test_tags.get(impl + "_order_test", []),
