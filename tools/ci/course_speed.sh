@@ -3,8 +3,9 @@
 #
 # The course's own speed: how long a learner waits for the course's checks.
 # It prints figures and judges none (the machine is shared; .ci/run's
-# per-test rule is what fails CI). .ci/run runs it right after the cold
-# `bazel test //...`, whose time is the first figure of its table.
+# per-test rule is what fails CI). .ci/run runs it after the cold
+# `bazel test //...`, whose time is the first figure of its table, and the
+# grader's checks.
 #
 # It measures, in this work tree and its output base:
 #   - warm: `bazel test //...` again with nothing changed (a learner's rerun);

@@ -414,7 +414,7 @@ def lab_tests(
         experiment whose facts are about glibc's malloc, which a sanitizer
         replaces, while the tests' are not.
       tags: tags of every test of the lab (test binaries, known-bad, order and
-        experiment tests). The sanitizer tags: .ci/run runs `bazel test
+        experiment tests). The sanitizer tags: tools/ci/legs.sh runs `bazel test
         //...` again under --config=asan --config=ubsan with
         --test_tag_filters=-no_asan, and under --config=tsan with
         -no_tsan. A lab whose checks are about what a sanitizer changes
