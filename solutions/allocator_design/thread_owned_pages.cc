@@ -465,6 +465,30 @@ Span* GetSpans(int c, uint32_t more_wanted, Span** more) {
   return s;
 }
 
+// FileInPool()
+//
+// A whole-free span, used since it was mapped, into the pool, idle since
+// `since`; the heap's lock held. The caller notes the idle time
+// (NoteIdle()).
+void FileInPool(Span* s, uint64_t since) {
+  s->state = SpanState::kCached;
+  s->zeroed = false;
+  s->idle_since = since;
+  heap.cached[KindOf(s->bytes)].PushFront(s);
+  heap.cached_bytes += s->bytes;
+}
+
+// Abandon()
+//
+// A span whose owner is gone, with blocks of it still out, onto the
+// abandoned list, where their frees reach it; the list's lock held.
+void Abandon(Span* s) {
+  s->state = SpanState::kAbandoned;
+  abandoned.spans[s->size_class].PushFront(s);
+  abandoned_count.fetch_add(1, std::memory_order_relaxed);
+  abandoned_in[s->size_class].fetch_add(1, std::memory_order_relaxed);
+}
+
 // PutSpans()
 //
 // Whole-free spans (linked through `next`) into the pool, idle since
@@ -479,11 +503,7 @@ void PutSpans(Span* list, uint64_t since, bool trim = false) {
   while (list != nullptr) {
     Span* s = list;
     list = s->next;
-    s->state = SpanState::kCached;
-    s->zeroed = false;
-    s->idle_since = since;
-    heap.cached[KindOf(s->bytes)].PushFront(s);
-    heap.cached_bytes += s->bytes;
+    FileInPool(s, since);
   }
   NoteIdle(since);
   Span* excess = trim ? TakeOldestCached(SIZE_MAX) : nullptr;
@@ -1154,10 +1174,7 @@ void ThreadExit() {
         Disown(s, &give);
         continue;
       }
-      s->state = SpanState::kAbandoned;
-      abandoned.spans[s->size_class].PushFront(s);
-      abandoned_count.fetch_add(1, std::memory_order_relaxed);
-      abandoned_in[s->size_class].fetch_add(1, std::memory_order_relaxed);
+      Abandon(s);
     }
     abandoned.lock.Release();
   }
@@ -1221,17 +1238,10 @@ void GiveUpOthersSpans() {
       Collect(s);
       s->owner.store(nullptr, std::memory_order_relaxed);
       if (s->used == 0) {  // as PutSpans() files it
-        s->state = SpanState::kCached;
-        s->zeroed = false;
-        s->idle_since = now;
-        heap.cached[KindOf(s->bytes)].PushFront(s);
-        heap.cached_bytes += s->bytes;
+        FileInPool(s, now);
         idle = true;
       } else {  // as ThreadExit() abandons it
-        s->state = SpanState::kAbandoned;
-        abandoned.spans[s->size_class].PushFront(s);
-        abandoned_count.fetch_add(1, std::memory_order_relaxed);
-        abandoned_in[s->size_class].fetch_add(1, std::memory_order_relaxed);
+        Abandon(s);
       }
     }
   }
