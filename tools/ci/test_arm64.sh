@@ -37,11 +37,11 @@
 #   Of the 151 known-bads, 15 are tagged no_qemu_user like their lab's
 #   solution_test: their named tests fail on the reference there too
 #   (measured by running every known-bad under qemu-user, 2026-12-03);
-# - the other correct designs' tests (design_<design>_test, tag
-#   correct_design): they judge the grader too, from the other side (does
-#   the suite pass every correct allocator, not the reference's alone),
-#   on the same code the x86-64 legs judge. Built here, so that each
-#   design compiles for arm64; not run: under qemu-user they took 191 s of
+# - the other correct designs' tests (design_<design>_test, tags
+#   correct_design and manual): they judge the grader too, from the other
+#   side (does the suite pass every correct allocator, not the reference's
+#   alone), on the same code the x86-64 legs judge. Named here and built,
+#   so that each design compiles for arm64; not run: under qemu-user they took 191 s of
 #   the leg's 430 s of test time (allocator_design's two 165 s,
 #   jemalloc_adoption's 27 s; CI of 2026-12-06, load 2).
 # The leg prints how many ran and how many were left out, by group.
@@ -105,7 +105,7 @@ reasons=(
 )
 mapfile -t all_tests < <(bazel query 'tests(//...) except attr(tags, "\bmanual\b", tests(//...))' 2>/dev/null)
 mapfile -t left_out < <(bazel query 'attr(tags, "\bno_qemu_user\b", tests(//...)) except attr(tags, "\bmanual\b", tests(//...))' 2>/dev/null)
-mapfile -t designs < <(bazel query 'attr(tags, "\bcorrect_design\b", tests(//...)) except attr(tags, "\b(manual|no_qemu_user)\b", tests(//...))' 2>/dev/null)
+mapfile -t designs < <(bazel query 'attr(tags, "\bcorrect_design\b", tests(//...)) except attr(tags, "\bno_qemu_user\b", tests(//...))' 2>/dev/null)
 # Every left-out test names at least one reason (a test may have two).
 reason_tags="$(for reason in "${reasons[@]}"; do printf '%s|' "${reason%%:*}"; done)"
 mapfile -t reasoned < <(bazel query "attr(tags, '\b(${reason_tags%|})\b', tests(//...)) except attr(tags, '\bmanual\b', tests(//...))" 2>/dev/null)
@@ -126,7 +126,9 @@ status=0
 # The grader's own checks (manual, tags known_bad and order; the starter's
 # order test is course_integrity's): //... leaves them out, --all names them.
 mapfile -t grader < <(bazel query 'attr(tags, "\b(known_bad|order)\b", tests(//...)) except attr(tags, "\b(course_integrity|no_qemu_user)\b", tests(//...))' 2>/dev/null)
-targets=(//...)
+# The designs' tests are the grader's too (manual): named here, so that
+# each design is built for arm64; by default not run (the filter).
+targets=(//... "${designs[@]}")
 if [[ "${1:-}" == "--all" ]]; then
   shift
   targets+=("${grader[@]}")
@@ -140,7 +142,7 @@ echo "== arm64: bazel test //... (cross-built; tests under qemu-user)"
 PATH="${shim}:${PATH}" bazel test "${cross[@]}" "$@" "${targets[@]}" || status=$?
 echo "== arm64: bazel took $((SECONDS - build_start)) s, exit ${status}"
 
-echo "== arm64: $((${#all_tests[@]} - ${#left_out[@]} - ${#designs[@]})) of" \
+echo "== arm64: $((${#all_tests[@]} - ${#left_out[@]})) of" \
   "${#all_tests[@]} tests of //... ran under qemu-user; left out:"
 for reason in "${reasons[@]}"; do
   n=$(bazel query "attr(tags, '\b${reason%%:*}\b', tests(//...)) except attr(tags, '\bmanual\b', tests(//...))" 2>/dev/null | wc -l)
