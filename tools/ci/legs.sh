@@ -117,5 +117,5 @@ if wants debian13; then
   tally debian13 "${deb13_log}" "${deb13_status}" "$((SECONDS - deb13_start))"
 fi
 
-phases_summary "debian13 ran beside the others"
+phases_summary "$(wants debian13 && echo "debian13 ran beside the others")"
 exit "${overall}"
