@@ -438,11 +438,11 @@ def lab_tests(
         each run in a fresh process, where a shuffle can change little and
         each costs a whole run of the suite.
       suite_shards: the shard_count of :solution_test, each
-        :design_<design>_test and the two order tests (not :starter_test,
-        whose one verdict the learner reads): a suite of a minute or more
-        under a sanitizer, or an order test, which runs its suite three
-        times over, otherwise runs alone at the end of a phase on one core
-        while the other waits.
+        :design_<design>_test and :solution_order_test (not :starter_test,
+        whose one verdict the learner reads, nor its order test): a suite of
+        a minute or more under a sanitizer, or an order test, which runs its
+        suite three times over, otherwise runs alone at the end of a phase
+        on one core while the other waits.
     """
     _all_files()
     starter = _pkg("labs", name)
@@ -648,9 +648,15 @@ def lab_tests(
     # //...; on the starter by the course_integrity tag, since it runs the
     # learner's task.cc.
     order_tests = []
-    for impl, binary, order_tags in [
-        ("solution", ":solution_test", GRADER_TAGS),
-        ("starter", ":starter_suite", ["course_integrity", "manual"]),
+
+    # Only the reference's order test shards: its shards are those of
+    # :solution_test, so a test that passes only after a neighbour of the
+    # whole order either meets it in its shard (and its alone run
+    # disagrees) or fails :solution_test's shard. :starter_test runs
+    # whole, and a shard would hide such a test from the starter's check.
+    for impl, binary, order_tags, order_shards in [
+        ("solution", ":solution_test", GRADER_TAGS, suite_shards),
+        ("starter", ":starter_suite", ["course_integrity", "manual"], 1),
     ]:
         native.py_test(
             name = impl + "_order_test",
@@ -660,7 +666,7 @@ def lab_tests(
             size = "large",
             # Each shard checks the tests GoogleTest's sharding gives it
             # (tools/checks/order_check.py).
-            shard_count = suite_shards,
+            shard_count = order_shards,
             # "order": .ci/run runs these in the plain build only (order is
             # the same fact under a sanitizer, at several times the cost).
             tags = ["order"] + order_tags + tags + test_tags.get(impl + "_order_test", []),
