@@ -105,7 +105,11 @@
 //      kDecayCheckOps calls after kDecayNs has passed, or has exited. In a
 //      forked child, ForkChild() (below) says what may stay.
 //   3. Thread exit gives back. Threads that allocate, free and exit leave at
-//      most kThreadChurnHeldBytes held, however many there were.
+//      most kThreadChurnHeldBytes held after each exit, however many there
+//      were, when at most kThreadChurnLiveBytes of blocks up to 256 KiB were
+//      live at once (all threads' together; larger blocks, any amount).
+//      Past that, the memory their frees emptied is promise 2's: it may
+//      stay held until the decay.
 //   4. Producer and consumer stay bounded. When one thread allocates what
 //      another frees (lab jemalloc_adoption's msgsend), with at most a few
 //      hundred KiB of messages live at once, small or large, the bytes held
@@ -204,6 +208,16 @@ inline constexpr uint64_t kIdleHeldBytes = 4 << 20;
 //
 // Promise 3: what threads that came and went may leave held.
 inline constexpr uint64_t kThreadChurnHeldBytes = 16 << 20;
+
+// kThreadChurnLiveBytes
+//
+// Promise 3: the most bytes of blocks up to 256 KiB live at once, over all
+// threads, for which kThreadChurnHeldBytes bounds what exits leave. A
+// thread that frees more leaves spans or regions that its frees emptied,
+// which a design may keep until they are idle for kDecayNs (the starter
+// keeps every freed block for good): that is promise 2's to bound, not the
+// exit's.
+inline constexpr uint64_t kThreadChurnLiveBytes = 4 << 20;
 
 // kMessagePassingHeldBytes
 //

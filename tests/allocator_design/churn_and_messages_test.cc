@@ -81,6 +81,8 @@ namespace {
 void ChurnCall(alloclab::FreshCall& call) {
   constexpr int kThreads = 2000;
   constexpr int kAtOnce = 4;
+  static_assert(kAtOnce * 128 * 8 * kKiB <= kThreadChurnLiveBytes,
+                "within promise 3: its blocks live at once");
   std::atomic<uint64_t> failed{0};
   HeldWorst worst;
   int threads = 0;
@@ -150,6 +152,8 @@ void ChurnExitingCall(alloclab::FreshCall& call) {
   }
   constexpr int kThreads = 2000;
   constexpr int kAtOnce = 4;
+  static_assert(kAtOnce * kExitBlocks * 8 * kKiB <= kThreadChurnLiveBytes,
+                "within promise 3: its blocks live at once");
   HeldWorst worst;
   int threads = 0;
   while (threads < kThreads && worst.judged <= kThreadChurnHeldBytes) {
@@ -248,6 +252,8 @@ struct StackChurn {
 // Runs `churn` in the fresh process of `call`, recording the most bytes
 // held after each thread's exit ("held", HeldWorst; the run ends once past
 // kThreadChurnHeldBytes), the threads run and the allocations that failed.
+// A churn that would keep more than kThreadChurnLiveBytes live at once is
+// outside promise 3, and fails as the test's own mistake.
 void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
                              const StackChurn& churn) {
   std::vector<void*> stacks;
@@ -277,6 +283,12 @@ void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
         &work, stacks);
     if (!error.empty()) {
       call.Fail(error);
+      return;
+    }
+    if ((kept.size() + work.count) * churn.bytes > kThreadChurnLiveBytes) {
+      call.Fail(
+          "the churn keeps more live than promise 3 is for "
+          "(kThreadChurnLiveBytes): the test's own mistake");
       return;
     }
     for (int i = 0; i < work.count; ++i) {
@@ -414,6 +426,9 @@ constexpr int kLiveAtOnceThreads = 400;
 constexpr int kLiveAtOnceBlocks = 8;
 constexpr size_t kLiveAtOnceBlockBytes = 1 * kKiB;
 constexpr int kLiveAtOnceWaves = 2;
+static_assert(kLiveAtOnceThreads * kLiveAtOnceBlocks * kLiveAtOnceBlockBytes <=
+                  kThreadChurnLiveBytes,
+              "within promise 3: its blocks live at once");
 
 void ChurnLiveAtOnceCall(alloclab::FreshCall& call) {
   const bool by_another = call.arg() == "another";
@@ -916,6 +931,8 @@ constexpr int kChurnThreads = 4;
 // "At most a few hundred KiB of messages live at once" (promise 4): the
 // most the schedule keeps live, over all its threads, at any time.
 constexpr size_t kChurnMostLive = 512 * kKiB;
+static_assert(kChurnMostLive <= kThreadChurnLiveBytes,
+              "within promise 3: its blocks live at once");
 
 // ChurnExplorer
 //

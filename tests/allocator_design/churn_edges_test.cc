@@ -64,8 +64,8 @@ using ::allocator_design::suite::RunFresh;
 
 constexpr absl::string_view kRuleChurnAnySize =
     "task.h, promise 3 (thread exit gives back): threads that allocate, "
-    "free and exit leave at most kThreadChurnHeldBytes held, however many "
-    "there were (blocks of any size)";
+    "free and exit leave at most kThreadChurnHeldBytes held after each exit, "
+    "however many there were (blocks larger than 256 KiB, any amount)";
 
 constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * kKiB;

@@ -176,8 +176,9 @@ inline constexpr absl::string_view kRuleDecayOwner =
     "has exited; the bytes held are then at most kIdleHeldBytes";
 inline constexpr absl::string_view kRuleChurn =
     "task.h, promise 3 (thread exit gives back): threads that allocate, "
-    "free and exit leave at most kThreadChurnHeldBytes held, however many "
-    "there were";
+    "free and exit leave at most kThreadChurnHeldBytes held after each exit, "
+    "however many there were (at most kThreadChurnLiveBytes of blocks up to "
+    "256 KiB live at once)";
 inline constexpr absl::string_view kRuleMessages =
     "task.h, promise 4 (producer and consumer stay bounded): when one "
     "thread allocates what another frees, with at most a few hundred KiB of "
