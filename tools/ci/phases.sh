@@ -15,7 +15,7 @@
 #   source tools/ci/phases.sh
 #   phases_init
 #   strict_timing=1
-#   run_tests bazel test //... || overall=1
+#   run_tests bazel test //...
 #   phases_summary
 #   exit "${overall}"
 
@@ -86,7 +86,8 @@ tally() {
 }
 
 # Runs a bazel test command (or a script that runs some), echoing its
-# output, then tallies it.
+# output, then tallies it. Its verdict goes to ${overall}; it returns 0,
+# so that a `set -e` script goes on to its next phase.
 run_tests() {
   local status=0 start=${SECONDS} phase="$*"
   ((${#phase} <= 72)) || phase="${phase:0:69}..."
@@ -99,7 +100,6 @@ run_tests() {
   "$@" 2>&1 | tee "${phases_log}" || status=$?
   echo "== $((SECONDS - start)) s: ${phase}"
   tally "${phase}" "${phases_log}" "${status}" "$((SECONDS - start))"
-  return "${status}"
 }
 
 # Prints what the failures printed, the slow tests, each phase's seconds
