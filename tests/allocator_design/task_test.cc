@@ -71,6 +71,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -1284,6 +1285,54 @@ TEST(ValidatorCounters, CentralVisitsAreCounted) {
       << "source's maps rose by " << counted.load() << " in all";
 }
 
+// Locks this thread took since it last cleared it (lock.h's observer).
+thread_local int locks_taken_here = 0;
+
+void CountLocksTaken(const Lock&, internal::LockEvent event) {
+  if (event == internal::LockEvent::kAcquired) ++locks_taken_here;
+}
+
+// Every call that takes a lock is a central visit, whatever the lock is for:
+// here the threads exit with their blocks live, one after another, so that
+// each next thread finds what the last one left (spans, pages or lists with
+// room beside blocks still out) and may take it over. Each of its calls is
+// watched by lock.h's observer, alone in the allocator: a call that took a
+// lock and left central_visits where it was has a visit that the counters
+// miss, whichever path it took.
+TEST(ValidatorCounters, EveryCallThatTakesALockIsCounted) {
+  constexpr int kThreads = 200;
+  constexpr int kBlocks = 64;
+  constexpr size_t kBlockBytes = 100;
+  std::vector<void*> live(kThreads * kBlocks, nullptr);
+  std::atomic<int> uncounted{0};
+  std::atomic<int> locked_calls{0};
+  std::atomic<int> failed{0};
+  internal::SetLockObserver(CountLocksTaken);
+  RunThreadsInWaves(kThreads, 1, [&](int t) {
+    for (int i = 0; i < kBlocks; ++i) {
+      const uint64_t before = ReadCounters().central_visits;
+      locks_taken_here = 0;
+      void* p = Allocate(kBlockBytes, 1, false);
+      const int locks = locks_taken_here;
+      const uint64_t after = ReadCounters().central_visits;
+      if (p == nullptr) failed.fetch_add(1);
+      live[t * kBlocks + i] = p;
+      if (locks == 0) continue;
+      locked_calls.fetch_add(1);
+      if (after == before) uncounted.fetch_add(1);
+    }
+  });
+  internal::SetLockObserver(nullptr);
+  for (void* p : live) Free(p);
+  EXPECT_EQ(failed.load(), 0) << kRuleAvailable << ": Allocate() failed";
+  EXPECT_EQ(uncounted.load(), 0)
+      << kRuleVisits << ": " << kThreads << " threads, one after another, "
+      << "each allocated " << kBlocks << " blocks of " << kBlockBytes
+      << " bytes and exited with all of them live; of the " << locked_calls
+      << " Allocate() calls that took a lock (lock.h's observer), "
+      << uncounted.load() << " left central_visits where it was";
+}
+
 // ---------------------------------------------------------------------------
 // Validator and Design, explored: the edges of sizes and alignments, every
 // kind of memory through every path it is recycled by, the counters where
@@ -1409,8 +1458,9 @@ TEST(ValidatorEdges, EveryEdgeSizeAtEveryAlignmentWithAndWithoutZero) {
 // Memory of one kind, written all over and freed, then asked for with
 // `zero` as another kind would take it: blocks of one class whose spans
 // go back whole and are carved for another class, before and after the
-// decay has released them, freed by a thread that exits and by one that
-// runs on.
+// decay has released them, and after the clock alone passed kDecayNs
+// (memory idle that long, which no call has released yet: its old bytes
+// are still there), freed by a thread that exits and by one that runs on.
 struct Recycling {
   const char* name;
   size_t dirty_size;  // written all over and freed
@@ -1446,14 +1496,16 @@ TEST(ValidatorZero, EveryKindOfMemoryThroughEveryPathReadsZeroes) {
   constexpr size_t kTotal = kMiB;
   for (const Recycling& r : kRecyclings) {
     for (bool exits : {true, false}) {
-      for (bool decayed : {false, true}) {
+      for (const char* after :
+           {"", ", and 2 * kDecayNs passed, then kDecayCheckOps calls",
+            ", and 2 * kDecayNs passed with no call"}) {
         if (exits) {
           std::thread([&] { DirtyAndFree(r.dirty_size, kTotal); }).join();
         } else {
           DirtyAndFree(r.dirty_size, kTotal);
         }
-        if (decayed) {
-          clock.Advance(2 * kDecayNs);
+        if (*after != '\0') clock.Advance(2 * kDecayNs);
+        if (absl::StrContains(after, "kDecayCheckOps")) {
           for (uint64_t i = 0; i < kDecayCheckOps; ++i) {
             Free(Allocate(64, 1, false));
           }
@@ -1468,8 +1520,8 @@ TEST(ValidatorZero, EveryKindOfMemoryThroughEveryPathReadsZeroes) {
             failures.Add(absl::StrCat(
                 wrong, " (", r.name, ": ", kTotal, " bytes of blocks of ",
                 r.dirty_size, " were written all over and freed by a thread ",
-                exits ? "that then exited" : "that runs on (this one)",
-                decayed ? ", and 2 * kDecayNs passed" : "", ")"));
+                exits ? "that then exited" : "that runs on (this one)", after,
+                ")"));
           }
           if (p == nullptr) break;
           blocks.push_back(p);
