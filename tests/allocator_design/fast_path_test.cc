@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -867,6 +868,136 @@ TEST(DesignFastPath, AProducerOfMessagesOfEachEdgeSizeOver4KiBIsPrivate) {
   EXPECT_EQ(r->values["broken"], 0);
   EXPECT_EQ(r->values["cases"], static_cast<double>(ProducerEdgeSizes().size()))
       << "the producer did not run for every size";
+}
+
+// Promise 1 for a producer whose consumer keeps a window of messages: the
+// consumer frees only the oldest, once kWindowSize-byte messages are
+// `depth` live, so the producer's spans come back one block at a time,
+// from another thread, and never all at once. Each depth from 1 to
+// kWindowMostDepth (up to kWindowMostDepth * kWindowSize live: the top of
+// promise 4's "a few hundred KiB") runs on a new producer, after a thread
+// that exited with its blocks of that size out has left its span with
+// room, blocks freed by another thread waiting in it: the producer may
+// take it over. kWindowWarmMessages to warm up, then kWindowCountedMessages
+// counted, each depth held to its own allowance (and one call's more).
+// A design that rates how many blocks a batch or a span is worth by the
+// largest size of a class, where promise 1 counts the size asked for, or
+// that forgets on taking over a span how many of its blocks it handed
+// out, meets the consumer more often than the calls allow at some depths
+// only (37 to 39 and from 38 on, in review rv9's drivers).
+constexpr size_t kWindowSize = 8 * kKiB + 1;  // the first of the byte rule
+constexpr int kWindowMostDepth = 64;
+constexpr int kWindowWarmMessages = 1000;
+constexpr int kWindowCountedMessages = 4000;
+constexpr int kWindowLeftBlocks = 51;
+
+// LeaveASpanWithRoom()
+//
+// A thread allocates kWindowLeftBlocks blocks of kWindowSize, this thread
+// frees all but the last, the thread allocates that many again and exits
+// with all of them out; this thread frees those again.
+void LeaveASpanWithRoom() {
+  std::vector<void*> first(kWindowLeftBlocks), second(kWindowLeftBlocks - 1);
+  std::atomic<int> step{0};
+  std::thread owner([&] {
+    for (void*& p : first) p = Allocate(kWindowSize, 1, false);
+    step.store(1);
+    while (step.load() != 2) sched_yield();  // bounded: this thread frees
+    for (void*& p : second) p = Allocate(kWindowSize, 1, false);
+  });
+  while (step.load() != 1) sched_yield();  // bounded: the owner allocates
+  for (int i = 0; i + 1 < kWindowLeftBlocks; ++i) Free(first[i]);
+  step.store(2);
+  owner.join();
+  for (void* p : second) Free(p);
+  // first.back() stays out: the span is nobody's with a block live.
+}
+
+void WindowVisitsCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;  // no decay between the depths
+  internal::SetLockObserver(CountLocksTaken);
+  uint64_t failed = 0;
+  int broken = 0;
+  std::string first_break;
+  int tightest_depth = 0;
+  uint64_t tightest_most = 0, tightest_allowed = 1;
+  for (int depth = 1; depth <= kWindowMostDepth; ++depth) {
+    LeaveASpanWithRoom();
+    std::deque<void*> live;
+    uint64_t visits = 0, locks = 0;
+    Calls calls;
+    TakeTurns(
+        kWindowWarmMessages + kWindowCountedMessages,
+        [&](int i) {
+          const uint64_t visits_before = ReadCounters().central_visits;
+          const uint64_t locks_before = locks_taken;
+          void* p = Allocate(kWindowSize, 1, false);
+          if (i >= kWindowWarmMessages) {
+            locks += locks_taken - locks_before;
+            visits += ReadCounters().central_visits - visits_before;
+            calls.Add(kWindowSize);
+          }
+          if (p == nullptr) {
+            ++failed;
+            return;
+          }
+          static_cast<volatile char*>(p)[0] = 1;
+          live.push_back(p);
+        },
+        [&](int) {
+          if (live.size() < static_cast<size_t>(depth)) return;
+          Free(live.front());
+          live.pop_front();
+        });
+    for (void* p : live) Free(p);
+    calls.Add(kWindowSize);  // a batch fetched last serves the next call
+    const uint64_t allowed = calls.Allowed();
+    const uint64_t most = std::max(visits, locks);
+    if (most * tightest_allowed >= tightest_most * allowed) {
+      tightest_depth = depth;  // the nearest its allowance, for the record
+      tightest_most = most;
+      tightest_allowed = allowed;
+    }
+    if (most <= allowed) continue;
+    if (++broken == 1) {
+      first_break =
+          absl::StrCat("at ", depth, " messages live (", depth * kWindowSize,
+                       " bytes), ", visits, " central visits and ", locks,
+                       " locks (lock.h) in ", kWindowCountedMessages,
+                       " counted allocations, at most ", allowed, " allowed");
+    }
+  }
+  internal::SetLockObserver(nullptr);
+  call.Record("failed", static_cast<double>(failed));
+  call.Record("broken", broken);
+  call.Record("tightest_depth", tightest_depth);
+  call.Record("tightest_visits", static_cast<double>(tightest_most));
+  call.Record("tightest_allowed", static_cast<double>(tightest_allowed));
+  if (broken != 0) {
+    call.Fail(absl::StrCat(
+        kRuleFastPath, ": a producer of messages of ", kWindowSize,
+        " bytes whose consumer frees the oldest once a window of them is "
+        "live (taking turns, one message a turn; each window after a thread "
+        "exited leaving a span of that size with room): ",
+        broken, " of ", kWindowMostDepth, " windows broke it; the first ",
+        first_break, " (kBytesPerCentralVisit = ", kBytesPerCentralVisit, ")"));
+  }
+}
+ALLOCLAB_FRESH_CALL("allocator_design_window_visits", WindowVisitsCall);
+
+TEST(DesignFastPath, AProducerWhoseConsumerKeepsAWindowLiveIsPrivate) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_window_visits");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0)
+      << kRuleAvailable << ": Allocate() failed in the producer";
+  EXPECT_EQ(r->values["broken"], 0);
+  // The window nearest its allowance: how much room the design has.
+  for (const char* value :
+       {"tightest_depth", "tightest_visits", "tightest_allowed"}) {
+    ::testing::Test::RecordProperty(value,
+                                    static_cast<int64_t>(r->values[value]));
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -1285,13 +1285,6 @@ TEST(ValidatorCounters, CentralVisitsAreCounted) {
       << "source's maps rose by " << counted.load() << " in all";
 }
 
-// Locks this thread took since it last cleared it (lock.h's observer).
-thread_local int locks_taken_here = 0;
-
-void CountLocksTaken(const Lock&, internal::LockEvent event) {
-  if (event == internal::LockEvent::kAcquired) ++locks_taken_here;
-}
-
 // Every call that takes a lock is a central visit, whatever the lock is for:
 // here the threads exit with their blocks live, one after another, so that
 // each next thread finds what the last one left (spans, pages or lists with
@@ -1311,9 +1304,9 @@ TEST(ValidatorCounters, EveryCallThatTakesALockIsCounted) {
   RunThreadsInWaves(kThreads, 1, [&](int t) {
     for (int i = 0; i < kBlocks; ++i) {
       const uint64_t before = ReadCounters().central_visits;
-      locks_taken_here = 0;
+      const uint64_t locks_before = locks_taken;
       void* p = Allocate(kBlockBytes, 1, false);
-      const int locks = locks_taken_here;
+      const uint64_t locks = locks_taken - locks_before;
       const uint64_t after = ReadCounters().central_visits;
       if (p == nullptr) failed.fetch_add(1);
       live[t * kBlocks + i] = p;
