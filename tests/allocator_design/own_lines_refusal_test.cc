@@ -38,6 +38,7 @@
 #include "labs/allocator_design/internal/pages_testing.h"
 #include "labs/allocator_design/task.h"
 #include "tests/allocator_design/run_fresh.h"
+#include "tests/allocator_design/suite_support.h"
 
 namespace allocator_design {
 namespace {
@@ -286,12 +287,9 @@ void OwnLinesRefusedCall(alloclab::FreshCall& call) {
 ALLOCLAB_FRESH_CALL("allocator_design_own_lines_refused", OwnLinesRefusedCall);
 
 TEST(DesignOwnLines, TwoThreadsKeepToTheirOwnLinesWhileThePageSourceRefuses) {
-  const absl::StatusOr<alloclab::CacheLine> line = alloclab::ReadCacheLine();
-  if (!line.ok()) {
-    GTEST_SKIP() << "cannot read this machine's cache line: " << line.status();
-  }
+  const uintptr_t line_bytes = suite::OwnLineBytes();
   absl::StatusOr<alloclab::FreshCallResult> r = suite::RunFresh(
-      "allocator_design_own_lines_refused", absl::StrCat(line->bytes));
+      "allocator_design_own_lines_refused", absl::StrCat(line_bytes));
   ASSERT_TRUE(r.ok()) << r.status();
   RecordProperty("refused", absl::StrCat(r->values["refused"]));
   RecordProperty("refused_nullptrs",
@@ -306,8 +304,9 @@ TEST(DesignOwnLines, TwoThreadsKeepToTheirOwnLinesWhileThePageSourceRefuses) {
       << "freed every other one, thread B allocated " << kRefusedLineBlocks
       << ", then, every map refused, each allocated until Allocate() gave "
       << "nullptr); after " << r->values["sharing_steps"] << " of those "
-      << "steps, lines of " << line->bytes << " bytes (" << line->source
-      << ") held live blocks of both threads: first for blocks of "
+      << "steps, lines of " << line_bytes
+      << " bytes (kOwnLineBytes, or this machine's line when "
+      << "larger) held live blocks of both threads: first for blocks of "
       << r->values["size"] << " bytes, after the step where "
       << DescribeStep(static_cast<int>(r->values["step"])) << " ("
       << r->values["lines"] << " lines, the first at "

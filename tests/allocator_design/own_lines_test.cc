@@ -251,20 +251,18 @@ void OwnLinesCall(alloclab::FreshCall& call) {
 ALLOCLAB_FRESH_CALL("allocator_design_own_lines", OwnLinesCall);
 
 TEST(DesignOwnLines, TwoThreadsNeverShareALineOfLiveBlocks) {
-  const absl::StatusOr<alloclab::CacheLine> line = alloclab::ReadCacheLine();
-  if (!line.ok()) {
-    GTEST_SKIP() << "cannot read this machine's cache line: " << line.status();
-  }
+  const uintptr_t line_bytes = OwnLineBytes();
   absl::StatusOr<alloclab::FreshCallResult> r =
-      RunFresh("allocator_design_own_lines", absl::StrCat(line->bytes));
+      RunFresh("allocator_design_own_lines", absl::StrCat(line_bytes));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
   EXPECT_EQ(r->values["sharing_turns"], 0)
       << kRuleOwnLines << ": two threads taking turns, " << kOwnLineTurns
       << " turns of allocating 1 to 48 blocks of 16 to 1000 bytes or freeing "
       << "half of their own; after " << r->values["sharing_turns"]
-      << " of those turns, lines of " << line->bytes << " bytes ("
-      << line->source << ") held live blocks of both threads: up to "
+      << " of those turns, lines of " << line_bytes
+      << " bytes (kOwnLineBytes, or this machine's line when larger) held live "
+         "blocks of both threads: up to "
       << r->values["most_shared"] << " lines at once, first after turn "
       << r->values["first_turn"] << " (one line held thread A's block of "
       << r->values["first_size_a"] << " bytes and thread B's of "
@@ -380,14 +378,10 @@ ALLOCLAB_FRESH_CALL("allocator_design_fork_own_lines", ForkOwnLinesCall);
 // exited thread's are). Each seed leaves the forking thread's caches and
 // spans in another state at the fork.
 TEST(DesignOwnLines, AForkedChildsThreadsKeepToTheirOwnLines) {
-  const absl::StatusOr<alloclab::CacheLine> line = alloclab::ReadCacheLine();
-  if (!line.ok()) {
-    GTEST_SKIP() << "cannot read this machine's cache line: " << line.status();
-  }
+  const uintptr_t line_bytes = OwnLineBytes();
   for (int seed = 1; seed <= kForkOwnLineSeeds; ++seed) {
-    absl::StatusOr<alloclab::FreshCallResult> r =
-        RunFresh("allocator_design_fork_own_lines",
-                 absl::StrCat(line->bytes, " ", seed));
+    absl::StatusOr<alloclab::FreshCallResult> r = RunFresh(
+        "allocator_design_fork_own_lines", absl::StrCat(line_bytes, " ", seed));
     ASSERT_TRUE(r.ok()) << r.status();
     ASSERT_EQ(r->values["child_done"], 1)
         << "task.h: a forked child may allocate; the child of seed " << seed
@@ -405,8 +399,9 @@ TEST(DesignOwnLines, AForkedChildsThreadsKeepToTheirOwnLines) {
         << "48 blocks of 16 to 1000 bytes or freeing half of its own, then "
         << "forked; in the child, a new thread B and A took " << kOwnLineTurns
         << " turns between them, B first; after " << r->values["sharing_turns"]
-        << " of those turns, lines of " << line->bytes << " bytes ("
-        << line->source << ") held live blocks "
+        << " of those turns, lines of " << line_bytes
+        << " bytes (kOwnLineBytes, or this machine's line when larger) held "
+           "live blocks "
         << "of both: up to " << r->values["most_shared"] << " lines at once, "
         << "first after turn " << r->values["first_turn"] << " (one line "
         << "held A's block of " << r->values["first_size_a"] << " bytes and "
@@ -703,13 +698,7 @@ void OwnLinesExplorerCall(alloclab::FreshCall& call) {
   uint64_t seed = 0;
   int steps = kOwnLineScheduleSteps;
   if (!ParseSchedule(call, seed, steps)) return;
-  const absl::StatusOr<alloclab::CacheLine> line = alloclab::ReadCacheLine();
-  if (!line.ok()) {
-    call.Fail(absl::StrCat("cannot read this machine's cache line: ",
-                           line.status().ToString()));
-    return;
-  }
-  OwnLinesExplorer explorer(line->bytes, seed, steps);
+  OwnLinesExplorer explorer(OwnLineBytes(), seed, steps);
   const std::string failure = explorer.Run();
   call.Record("checks", explorer.checks());
   call.Record("threads", explorer.threads());
@@ -719,10 +708,8 @@ ALLOCLAB_FRESH_CALL("allocator_design_own_lines_explorer",
                     OwnLinesExplorerCall);
 
 TEST(DesignOwnLinesExplorer, RandomSchedulesKeepThreadsToTheirOwnLines) {
-  const absl::StatusOr<alloclab::CacheLine> line = alloclab::ReadCacheLine();
-  if (!line.ok()) {
-    GTEST_SKIP() << "cannot read this machine's cache line: " << line.status();
-  }
+  ::testing::Test::RecordProperty("line_bytes",
+                                  static_cast<int64_t>(OwnLineBytes()));
   int checks = 0;
   int threads = 0;
   for (uint64_t seed = 1; seed <= kOwnLineSchedules; ++seed) {

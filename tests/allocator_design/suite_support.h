@@ -346,6 +346,16 @@ inline uint64_t VisitCredit(size_t size) {
   return std::max<uint64_t>(size, kBytesPerCentralVisit / kOpsPerCentralVisit);
 }
 
+// OwnLineBytes()
+//
+// The line promise 6 is judged at: kOwnLineBytes, or this machine's
+// coherency line (common/machine/cpu_facts.h) when that is larger; where
+// the machine's cannot be read, kOwnLineBytes.
+inline uintptr_t OwnLineBytes() {
+  const absl::StatusOr<alloclab::CacheLine> line = alloclab::ReadCacheLine();
+  return std::max<uintptr_t>(kOwnLineBytes, line.ok() ? line->bytes : 0);
+}
+
 // The largest block promise 1 covers ("of any size up to 256 KiB").
 inline constexpr size_t kPromiseOneMax = 256 * kKiB;
 
