@@ -1,7 +1,8 @@
 // Copyright 2026 Allocator Labs. Licensed under the Apache License 2.0.
 //
 // Promise 6 of lab allocator_design (task.h): threads keep to their own
-// cache lines, at the machine's coherency line, in a fixed two-thread
+// cache lines, at kOwnLineBytes or the machine's coherency line when that
+// is larger (suite_support.h's OwnLineBytes()), in a fixed two-thread
 // scenario, in a forked child (its forking thread and a thread it starts)
 // and the explorer's random schedules of several threads.
 //

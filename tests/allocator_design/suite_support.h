@@ -187,7 +187,8 @@ inline constexpr absl::string_view kRuleMessages =
 inline constexpr absl::string_view kRuleOwnLines =
     "task.h, promise 6 (threads keep to their own cache lines): of two "
     "threads that both run and each free only their own blocks, no cache "
-    "line (the machine's coherency line) holds bytes of live blocks of both, "
+    "line (kOwnLineBytes, or the machine's coherency line when larger) "
+    "holds bytes of live blocks of both, "
     "at any size";
 inline constexpr absl::string_view kRuleUtilization =
     "task.h, promise 5 (memory is used): on each fixed trace, the peak of "
