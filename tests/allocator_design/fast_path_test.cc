@@ -917,7 +917,7 @@ void WindowVisitsCall(alloclab::FreshCall& call) {
   internal::ScopedFakeClock clock;  // no decay between the depths
   internal::SetLockObserver(CountLocksTaken);
   uint64_t failed = 0;
-  int broken = 0;
+  int broken = 0;  // the first window that broke it, or 0
   std::string first_break;
   int tightest_depth = 0;
   uint64_t tightest_most = 0, tightest_allowed = 1;
@@ -959,13 +959,15 @@ void WindowVisitsCall(alloclab::FreshCall& call) {
       tightest_allowed = allowed;
     }
     if (most <= allowed) continue;
-    if (++broken == 1) {
-      first_break =
-          absl::StrCat("at ", depth, " messages live (", depth * kWindowSize,
-                       " bytes), ", visits, " central visits and ", locks,
-                       " locks (lock.h) in ", kWindowCountedMessages,
-                       " counted allocations, at most ", allowed, " allowed");
-    }
+    // The first broken window says enough: the windows after it would only
+    // make a design that breaks the promise (the starter, a known-bad) wait.
+    broken = depth;
+    first_break =
+        absl::StrCat(depth, " messages live (", depth * kWindowSize,
+                     " bytes): ", visits, " central visits and ", locks,
+                     " locks (lock.h) in ", kWindowCountedMessages,
+                     " counted allocations, at most ", allowed, " allowed");
+    break;
   }
   internal::SetLockObserver(nullptr);
   call.Record("failed", static_cast<double>(failed));
@@ -978,9 +980,9 @@ void WindowVisitsCall(alloclab::FreshCall& call) {
         kRuleFastPath, ": a producer of messages of ", kWindowSize,
         " bytes whose consumer frees the oldest once a window of them is "
         "live (taking turns, one message a turn; each window after a thread "
-        "exited leaving a span of that size with room): ",
-        broken, " of ", kWindowMostDepth, " windows broke it; the first ",
-        first_break, " (kBytesPerCentralVisit = ", kBytesPerCentralVisit, ")"));
+        "exited leaving a span of that size with room, windows of 1 to ",
+        kWindowMostDepth, " in turn): at ", first_break,
+        " (kBytesPerCentralVisit = ", kBytesPerCentralVisit, ")"));
   }
 }
 ALLOCLAB_FRESH_CALL("allocator_design_window_visits", WindowVisitsCall);

@@ -27,6 +27,7 @@
 // Every failure message quotes the rule of task.h it checks, and names the
 // call (size, alignment) the thread was in.
 
+#include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/types.h>
@@ -34,7 +35,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
 #include <csignal>
 #include <cstddef>
 #include <cstdint>
@@ -1820,9 +1820,14 @@ constexpr int kOthersExited = 1;
 // first lock its exit is about to wait for with no lock held, until the
 // fork is done (exit_park: 0 not yet, 1 parked, 2 let go).
 thread_local bool park_in_exit = false;
-constexpr int kExitParkWaitSeconds = 20;
 thread_local int exit_locks_held = 0;
 constinit std::atomic<int> exit_park{0};
+// Set by the destructor of a pthread key of the test's, made after the
+// allocator's (glibc runs them in key order): the thread's exit hooks are
+// done, so an exit that takes no lock (the starter's) is seen to end.
+constinit std::atomic<bool> exit_hooks_done{false};
+
+void NoteExitHooksDone(void*) { exit_hooks_done.store(true); }
 
 void ParkInExit(const Lock&, internal::LockEvent event) {
   if (event == internal::LockEvent::kAcquired) ++exit_locks_held;
@@ -1880,6 +1885,15 @@ void ForkOthersBlocksCall(alloclab::FreshCall& call) {
     threads[t].join();
   }
   while (ready.load() < kOthersThreads) sched_yield();
+  pthread_key_t after_exit_hooks;  // the allocator's exists: threads allocated
+  if (pthread_key_create(&after_exit_hooks, NoteExitHooksDone) != 0) {
+    call.Fail("pthread_key_create failed");
+    go.store(true);
+    for (std::thread& t : threads) {
+      if (t.joinable()) t.join();
+    }
+    return;
+  }
   internal::SetLockObserver(ParkInExit);
   std::thread exiting([&] {
     for (size_t size : kOthersSizes) {
@@ -1893,19 +1907,15 @@ void ForkOthersBlocksCall(alloclab::FreshCall& call) {
         blocks[kOthersThreads].push_back(p);
       }
     }
+    pthread_setspecific(after_exit_hooks, &exit_hooks_done);
     park_in_exit = true;
     // Under ThreadSanitizer a thread parked in its thread-specific
     // destructors counts as finished, and the child reports it leaked.
     if (kGiveBackExitsByHand) ThreadExit();
   });
-  // It parks at its exit's first lock; an exit that takes none is let be
-  // after kExitParkWaitSeconds (a bound for a design the suite does not
-  // know, not a verdict: "exit_parked" says whether it parked).
-  const auto give_up = std::chrono::steady_clock::now() +
-                       std::chrono::seconds(kExitParkWaitSeconds);
-  while (exit_park.load() != 1 && std::chrono::steady_clock::now() < give_up) {
-    sched_yield();
-  }
+  // Bounded: it parks at its exit's first lock, or its exit takes none and
+  // its hooks end ("exit_parked" says which).
+  while (exit_park.load() != 1 && !exit_hooks_done.load()) sched_yield();
   call.Record("exit_parked", exit_park.load() == 1 ? 1 : 0);
   call.Record("failed", failed.load() ? 1 : 0);
   call.Record("held_parent", static_cast<double>(suite::ReadHeldNow().judged));
@@ -1926,6 +1936,7 @@ void ForkOthersBlocksCall(alloclab::FreshCall& call) {
   RecordChildHeld(call, report);
   exit_park.store(2);
   exiting.join();
+  pthread_key_delete(after_exit_hooks);
   internal::SetLockObserver(nullptr);
   go.store(true);
   for (std::thread& t : threads) {
