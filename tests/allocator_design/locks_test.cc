@@ -1862,20 +1862,25 @@ void ForkOthersBlocksCall(alloclab::FreshCall& call) {
   std::atomic<bool> failed{false};
   std::atomic<int> ready{0};
   std::atomic<bool> go{false};
+  // A thread's blocks: kOthersBytesPerSize of each of kOthersSizes, every
+  // byte written.
+  auto allocate_its_blocks = [&failed](std::vector<void*>& mine) {
+    for (size_t size : kOthersSizes) {
+      for (size_t n = 0; n < kOthersBytesPerSize / size; ++n) {
+        void* p = Allocate(size, 16, false);
+        if (p == nullptr) {
+          failed.store(true);
+          continue;
+        }
+        memset(p, 0x5a, size);
+        mine.push_back(p);
+      }
+    }
+  };
   std::vector<std::thread> threads;
   for (int t = 0; t < kOthersThreads; ++t) {
     threads.emplace_back([&, t] {
-      for (size_t size : kOthersSizes) {
-        for (size_t n = 0; n < kOthersBytesPerSize / size; ++n) {
-          void* p = Allocate(size, 16, false);
-          if (p == nullptr) {
-            failed.store(true);
-            continue;
-          }
-          memset(p, 0x5a, size);
-          blocks[t].push_back(p);
-        }
-      }
+      allocate_its_blocks(blocks[t]);
       ready.fetch_add(1);
       if (t >= kOthersThreads - kOthersExited) return;  // its blocks out
       while (!go.load()) sched_yield();  // bounded: let go after the fork
@@ -1896,17 +1901,7 @@ void ForkOthersBlocksCall(alloclab::FreshCall& call) {
   }
   internal::SetLockObserver(ParkInExit);
   std::thread exiting([&] {
-    for (size_t size : kOthersSizes) {
-      for (size_t n = 0; n < kOthersBytesPerSize / size; ++n) {
-        void* p = Allocate(size, 16, false);
-        if (p == nullptr) {
-          failed.store(true);
-          continue;
-        }
-        memset(p, 0x5a, size);
-        blocks[kOthersThreads].push_back(p);
-      }
-    }
+    allocate_its_blocks(blocks[kOthersThreads]);
     pthread_setspecific(after_exit_hooks, &exit_hooks_done);
     park_in_exit = true;
     // Under ThreadSanitizer a thread parked in its thread-specific
