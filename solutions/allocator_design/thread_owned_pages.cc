@@ -27,9 +27,11 @@
 //                   touched), as each push is.
 //   empty pages     a page whose last block comes back stays with its
 //                   owner, as the class's current page or one of its few
-//                   spares (enough for about 32 blocks, at most 512 KiB);
-//                   past that, half the spares go back to the pool in one
-//                   visit, and pages come from it in batches as large.
+//                   spares (enough for about 32 blocks, at most 512 KiB,
+//                   and 1 MiB in all classes together); past that, half
+//                   the spares go back to the pool in one visit (all of the
+//                   class's, past the thread's 1 MiB), and pages come from
+//                   it in batches as large.
 //   scavenge        each time a thread has taken kThreadIdleBytes of pages,
 //                   the classes it has not allocated from for a whole tick
 //                   give back their pages with no block out (a producer
@@ -120,31 +122,29 @@ constexpr uint32_t WorthOf(int c) {
 //
 // This design's spans: the smallest power of two from 64 KiB (and from the
 // reference's SpanBytesOf(), so that a span holds two blocks of the
-// largest classes) that holds kWorthMargin times WorthOf(c) blocks of class
-// c, at most the pool's largest kind (512 KiB, kSpanKinds of
-// internal/size_classes.h). Not the reference's sizes: there a span is
-// filled and drained a batch at a time through a cache, here its owner
-// takes back other threads' frees a span's thread-free list at a time, a
-// central visit each (Collect()), so a span that holds fewer blocks than a
-// visit must bring back breaks promise 1 for a producer whose consumer
-// frees its blocks. With the reference's spans of 64 KiB (6 blocks of
-// 10 KiB, 16 of 4 KiB), a producer of 20,000 messages of 8193 bytes made
-// 3,870 visits where 1,250 are allowed, and 79 of the 121 edge sizes from
-// 4 KiB to 256 KiB broke it; with these (51 blocks of 10 KiB in 512 KiB,
-// 51 of 5 KiB in 256 KiB) it makes 644, and the messages of 4097 bytes
-// 476 (1,902 before). The margin lets a span be taken back with a visit's
-// worth waiting while up to half its blocks are still out, so that the
-// spans a producer leaves waiting hold more than half their blocks live
-// (promise 4). The cost is bytes held where many classes are used at once,
-// a span of each: a producer of messages of every class above 8 KiB held
-// at most 11.0 MiB (7.0 MiB with the reference's spans), one of messages
-// of 16 bytes to 256 KiB 9.3 MiB (6.2 MiB), within kMessagePassingHeldBytes
-// (16 MiB); threads that churn and exit leave no more than before (the
-// spans go back at exit).
-constexpr size_t kWorthMargin = 2;
+// largest classes) that holds WorthOf(c) blocks of class c, at most the
+// pool's largest kind (512 KiB, kSpanKinds of internal/size_classes.h).
+// Not the reference's sizes: there a span is filled and drained a batch at
+// a time through a cache, here its owner takes back other threads' frees a
+// span's thread-free list at a time, a central visit each (Collect()), so a
+// span that holds fewer blocks than a visit must bring back breaks promise
+// 1 for a producer whose consumer frees its blocks. With the reference's
+// spans of 64 KiB (6 blocks of 10 KiB, 16 of 4 KiB), a producer of 20,000
+// messages of 8193 bytes made 3,870 visits where 1,250 are allowed, and 79
+// of the 121 edge sizes from 4 KiB to 256 KiB broke it; with these (25
+// blocks of 10 KiB in 256 KiB, 25 of 5 KiB in 128 KiB), review rv9's
+// producer of 8193-byte messages, 32 of them live, makes 818 visits after
+// its warm-up where 1,125 are allowed. The cost is a span of each class a
+// thread allocates from: 8.3 MiB for all 52. Spans of twice as many
+// blocks, as this design had until review rv10 (a span worth taking back
+// while half its blocks were still out), cost 13.0 MiB for all 52, and a
+// producer of messages of random sizes from 16 bytes to 256 KiB held
+// 16.5 MB against kMessagePassingHeldBytes' 16 MiB, with kThreadSpareBytes
+// (DesignMessagePassing.MessagesOfRandomSizesStayBounded); 13.4 MB with
+// these.
 constexpr size_t OwnedSpanBytesOf(int c) {
   size_t bytes = kSpanBytes;
-  while (bytes < kWorthMargin * WorthOf(c) * ClassSize(c) &&
+  while (bytes < WorthOf(c) * ClassSize(c) &&
          bytes < (kSpanBytes << (kSpanKinds - 1))) {
     bytes *= 2;
   }
@@ -153,15 +153,13 @@ constexpr size_t OwnedSpanBytesOf(int c) {
 
 constexpr bool OwnedSpansAreWorthAVisit() {
   for (int c = 0; c < kNumClasses; ++c) {
-    if (OwnedSpanBytesOf(c) / ClassSize(c) < kWorthMargin * WorthOf(c)) {
-      return false;
-    }
+    if (OwnedSpanBytesOf(c) / ClassSize(c) < WorthOf(c)) return false;
     if (KindOf(OwnedSpanBytesOf(c)) >= kSpanKinds) return false;
   }
   return true;
 }
 static_assert(OwnedSpansAreWorthAVisit(),
-              "a span must hold kWorthMargin visits' worth of blocks");
+              "a span must hold a visit's worth of blocks");
 
 // Whole-free spans a thread keeps per class (its spares), and so moves to
 // or from the pool a batch of about half that many at a time: enough that a
@@ -186,6 +184,20 @@ constexpr size_t kMaxSpareBytes = size_t{512} << 10;
 // kMessagePassingHeldBytes is 16 MiB); 5.8 to 8.1 MB since. A class the
 // thread allocates from keeps its spans (promise 1).
 constexpr size_t kThreadIdleBytes = size_t{1} << 20;
+
+// kThreadSpareBytes
+//
+// The most a thread keeps in spares of all its classes together, each class
+// within its own most (SparesOf()): past it, a span that comes back whole
+// free goes to the pool at once, and a batch from the pool brings one span.
+// A producer of messages of random sizes from 16 bytes to 256 KiB allocates
+// from every class within a tick, so Scavenge() gives back none of them; it
+// kept up to 5.6 MB of spares across 47 classes beside 8.3 MB of current
+// spans, 16.9 to 17.0 MB held in all against kMessagePassingHeldBytes'
+// 16 MiB (DesignMessagePassing.MessagesOfRandomSizesStayBounded), and
+// 13.4 to 13.6 MB since. A thread bursting in one class keeps that class's
+// spares (promise 1): a class's most is kMaxSpareBytes at most, half this.
+constexpr size_t kThreadSpareBytes = size_t{1} << 20;
 constexpr uint32_t SparesOf(int c) {
   const size_t blocks = OwnedSpanBytesOf(c) / ClassSize(c);
   const size_t batch = (2 * kOpsPerCentralVisit + blocks - 1) / blocks;
@@ -356,6 +368,7 @@ struct ThreadHeap {
                             // from reads 0: two ticks ago at least)
   size_t taken_bytes = 0;   // spans taken from the pool or adopted since the
                             // last Scavenge()
+  size_t spare_bytes = 0;   // the spares of every class (kThreadSpareBytes)
   bool armed = false;       // ArmThreadExit() done, swept_ns set
   bool freed_large = false;  // ArmThreadExit() done: a large block freed, the
                              // large cache to trim at its exit
@@ -601,20 +614,40 @@ void SetUp() {
   }
 }
 
+// PopSpare()
+//
+// Class c's newest spare (`cp`), off its list; nullptr when it has none.
+Span* PopSpare(ClassPages& cp) {
+  Span* s = cp.spares.PopFront();
+  if (s != nullptr) {
+    --cp.spare_count;
+    th.spare_bytes -= s->bytes;
+  }
+  return s;
+}
+
 // KeepSpare()
 //
 // A whole-free span, on no list, becomes one of class c's spares; past
-// their most, the oldest go back (onto `*give`) until half are left.
+// their most, the oldest go back (onto `*give`) until half are left, and
+// past kThreadSpareBytes in all classes, every one of this class.
 void KeepSpare(int c, Span* s, Span** give) {
   ClassPages& cp = th.classes[c];
   s->place = Place::kSpare;
   cp.spares.PushFront(s);
-  if (++cp.spare_count <= kClass.spares[c]) return;
-  const uint32_t keep = kClass.spares[c] > 1 ? kClass.spares[c] / 2 : 1;
+  ++cp.spare_count;
+  th.spare_bytes += s->bytes;
+  uint32_t keep = cp.spare_count;  // within the class's most: all
+  if (th.spare_bytes > kThreadSpareBytes) {
+    keep = 0;  // past the thread's: none of this class
+  } else if (cp.spare_count > kClass.spares[c]) {
+    keep = kClass.spares[c] > 1 ? kClass.spares[c] / 2 : 1;
+  }
   while (cp.spare_count > keep) {
     Span* old = cp.spares.tail;
     cp.spares.Remove(old);
     --cp.spare_count;
+    th.spare_bytes -= old->bytes;
     Disown(old, give);
   }
 }
@@ -707,8 +740,7 @@ bool Emptied(Span* s) {
       cp.current = nullptr;
       Disown(s, &give);
     }
-    cp.spare_count = 0;
-    while (Span* s = cp.spares.PopFront()) Disown(s, &give);
+    while (Span* s = PopSpare(cp)) Disown(s, &give);
     for (Span* s = cp.full.head; s != nullptr;) {
       Span* next = s->next;
       if (Emptied(s) || s->free_list != nullptr) {  // to the avail list
@@ -752,7 +784,7 @@ bool Emptied(Span* s) {
     cp.current = nullptr;
   }
   s = cp.avail.PopFront();
-  if (s == nullptr && (s = cp.spares.PopFront()) != nullptr) --cp.spare_count;
+  if (s == nullptr) s = PopSpare(cp);
   if (s == nullptr) {
     // Other threads' frees wait on the full spans' thread-free lists: the
     // first that holds a visit's worth is taken back, one visit.
@@ -768,7 +800,9 @@ bool Emptied(Span* s) {
   if (s == nullptr) {
     // A batch from the pool: half the spares' most, and this one.
     Span* more = nullptr;
-    s = GetSpans(c, kClass.spares[c] / 2, &more);
+    s = GetSpans(c,
+                 th.spare_bytes < kThreadSpareBytes ? kClass.spares[c] / 2 : 0,
+                 &more);
     if (s == nullptr) return nullptr;
     Own(s);
     Span* unused = nullptr;    // none: the spares were empty, and these are
@@ -802,8 +836,7 @@ void SweepOwn(uint64_t since) {
         Disown(s, &give);
       }
     }
-    while (Span* s = cp.spares.PopFront()) Disown(s, &give);
-    cp.spare_count = 0;
+    while (Span* s = PopSpare(cp)) Disown(s, &give);
     for (SpanList* list : {&cp.avail, &cp.full}) {
       for (Span* s = list->head; s != nullptr;) {
         Span* next = s->next;
@@ -1153,7 +1186,7 @@ void ThreadExit() {
   };
   for (ClassPages& cp : th.classes) {
     if (cp.current != nullptr) leave(cp.current);
-    while (Span* s = cp.spares.PopFront()) leave(s);
+    while (Span* s = PopSpare(cp)) leave(s);
     for (SpanList* list : {&cp.avail, &cp.full}) {
       while (Span* s = list->PopFront()) leave(s);
     }
