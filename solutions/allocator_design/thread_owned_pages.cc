@@ -135,16 +135,28 @@ constexpr uint32_t WorthOf(int c) {
 // blocks of 10 KiB in 256 KiB, 25 of 5 KiB in 128 KiB), review rv9's
 // producer of 8193-byte messages, 32 of them live, makes 818 visits after
 // its warm-up where 1,125 are allowed. The cost is a span of each class a
-// thread allocates from: 8.3 MiB for all 52. Spans of twice as many
+// thread allocates from: 8.4 MiB for all 52. Spans of twice as many
 // blocks, as this design had until review rv10 (a span worth taking back
 // while half its blocks were still out), cost 13.0 MiB for all 52, and a
 // producer of messages of random sizes from 16 bytes to 256 KiB held
 // 16.5 MB against kMessagePassingHeldBytes' 16 MiB, with kThreadSpareBytes
 // (DesignMessagePassing.MessagesOfRandomSizesStayBounded); 13.4 MB with
 // these.
+//
+// A visit's worth counted in calls (kOpsPerCentralVisit, the classes to
+// 8 KiB) has no slack in it, so those spans hold one block more: with spans
+// of exactly 16 blocks of 4 KiB or 8 KiB, each taken from the pool and
+// given back in every burst (two visits for its 32 calls) once the
+// thread's spares were past kThreadSpareBytes, bursts of 1,000 blocks made
+// 2,480 visits in 40,200 calls where 2,655 are allowed (review rv11's
+// driver); 500 and 1,240 since. A visit's worth counted in bytes is of the
+// least size the class holds, and every class above 8 KiB holds more.
+constexpr size_t BlocksPerSpanOf(int c) {
+  return WorthOf(c) + (WorthOf(c) == kOpsPerCentralVisit ? 1 : 0);
+}
 constexpr size_t OwnedSpanBytesOf(int c) {
   size_t bytes = kSpanBytes;
-  while (bytes < WorthOf(c) * ClassSize(c) &&
+  while (bytes < BlocksPerSpanOf(c) * ClassSize(c) &&
          bytes < (kSpanBytes << (kSpanKinds - 1))) {
     bytes *= 2;
   }
@@ -153,13 +165,13 @@ constexpr size_t OwnedSpanBytesOf(int c) {
 
 constexpr bool OwnedSpansAreWorthAVisit() {
   for (int c = 0; c < kNumClasses; ++c) {
-    if (OwnedSpanBytesOf(c) / ClassSize(c) < WorthOf(c)) return false;
+    if (OwnedSpanBytesOf(c) / ClassSize(c) < BlocksPerSpanOf(c)) return false;
     if (KindOf(OwnedSpanBytesOf(c)) >= kSpanKinds) return false;
   }
   return true;
 }
 static_assert(OwnedSpansAreWorthAVisit(),
-              "a span must hold a visit's worth of blocks");
+              "a span must hold BlocksPerSpanOf() blocks");
 
 // Whole-free spans a thread keeps per class (its spares), and so moves to
 // or from the pool a batch of about half that many at a time: enough that a
