@@ -626,16 +626,23 @@ void SetUp() {
   }
 }
 
+// RemoveSpare()
+//
+// Spare `s` of the class whose pages are `cp`, off its list and out of the
+// thread's count of spares.
+Span* RemoveSpare(ClassPages& cp, Span* s) {
+  cp.spares.Remove(s);
+  --cp.spare_count;
+  th.spare_bytes -= s->bytes;
+  return s;
+}
+
 // PopSpare()
 //
-// Class c's newest spare (`cp`), off its list; nullptr when it has none.
+// The newest spare of the class whose pages are `cp`, off its list;
+// nullptr when it has none.
 Span* PopSpare(ClassPages& cp) {
-  Span* s = cp.spares.PopFront();
-  if (s != nullptr) {
-    --cp.spare_count;
-    th.spare_bytes -= s->bytes;
-  }
-  return s;
+  return cp.spares.head == nullptr ? nullptr : RemoveSpare(cp, cp.spares.head);
 }
 
 // KeepSpare()
@@ -655,13 +662,7 @@ void KeepSpare(int c, Span* s, Span** give) {
   } else if (cp.spare_count > kClass.spares[c]) {
     keep = kClass.spares[c] > 1 ? kClass.spares[c] / 2 : 1;
   }
-  while (cp.spare_count > keep) {
-    Span* old = cp.spares.tail;
-    cp.spares.Remove(old);
-    --cp.spare_count;
-    th.spare_bytes -= old->bytes;
-    Disown(old, give);
-  }
+  while (cp.spare_count > keep) Disown(RemoveSpare(cp, cp.spares.tail), give);
 }
 
 // Retire()

@@ -841,25 +841,25 @@ TEST(DesignMessagePassing, MessagesOfEverySizeFrom16To256KiBStayBounded) {
 constexpr int kRandomMessages = 20'000;
 constexpr uint64_t kRandomSeed = 10;
 
+// RandomMessageSizes()
+//
+// kRandomMessages sizes, each `draw(rng)` from kRandomSeed's sequence.
+std::vector<size_t> RandomMessageSizes(size_t (*draw)(Rng&)) {
+  Rng rng(kRandomSeed);
+  std::vector<size_t> sizes(kRandomMessages);
+  for (size_t& size : sizes) size = draw(rng);
+  return sizes;
+}
 size_t UniformMessageBytes(int i) {
-  static const std::vector<size_t> sizes = [] {
-    Rng rng(kRandomSeed);
-    std::vector<size_t> v(kRandomMessages);
-    for (size_t& size : v) size = rng.Between(16, kPromiseOneMax);
-    return v;
-  }();
+  static const std::vector<size_t> sizes = RandomMessageSizes(
+      [](Rng& rng) { return rng.Between(16, kPromiseOneMax); });
   return sizes[static_cast<size_t>(i)];
 }
 size_t LogMessageBytes(int i) {
-  static const std::vector<size_t> sizes = [] {
-    Rng rng(kRandomSeed);
-    std::vector<size_t> v(kRandomMessages);
-    for (size_t& size : v) {
-      const size_t low = size_t{16} << rng.Between(0, 13);  // 16 B to 128 KiB
-      size = rng.Between(low, 2 * low);
-    }
-    return v;
-  }();
+  static const std::vector<size_t> sizes = RandomMessageSizes([](Rng& rng) {
+    const size_t low = size_t{16} << rng.Between(0, 13);  // 16 B to 128 KiB
+    return rng.Between(low, 2 * low);
+  });
   return sizes[static_cast<size_t>(i)];
 }
 void RandomMessagesCall(alloclab::FreshCall& call) {
