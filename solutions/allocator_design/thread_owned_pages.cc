@@ -140,7 +140,7 @@ constexpr uint32_t WorthOf(int c) {
 // while half its blocks were still out), cost 13.0 MiB for all 52, and a
 // producer of messages of random sizes from 16 bytes to 256 KiB held
 // 16.5 MB against kMessagePassingHeldBytes' 16 MiB, with kThreadSpareBytes
-// (DesignMessagePassing.MessagesOfRandomSizesStayBounded); 13.4 MB with
+// (DesignMessagePassing.MessagesOfRandomSizesStayBounded); 12.7 MB with
 // these.
 //
 // A visit's worth counted in calls (kOpsPerCentralVisit, the classes to
@@ -207,7 +207,7 @@ constexpr size_t kThreadIdleBytes = size_t{1} << 20;
 // kept up to 5.6 MB of spares across 47 classes beside 8.3 MB of current
 // spans, 16.9 to 17.0 MB held in all against kMessagePassingHeldBytes'
 // 16 MiB (DesignMessagePassing.MessagesOfRandomSizesStayBounded), and
-// 13.4 to 13.6 MB since. A thread bursting in one class keeps that class's
+// 12.7 to 13.0 MB since. A thread bursting in one class keeps that class's
 // spares (promise 1): a class's most is kMaxSpareBytes at most, half this.
 constexpr size_t kThreadSpareBytes = size_t{1} << 20;
 constexpr uint32_t SparesOf(int c) {

@@ -837,7 +837,7 @@ TEST(DesignMessagePassing, MessagesOfEverySizeFrom16To256KiBStayBounded) {
 // (review rv10 found thread_owned_pages holding 17.8 MB that way, its
 // spares of every class and spans of two visits' worth of blocks; the
 // reference holds 16.1 and 16.2 MB here, segregated_fit 11.5 and 14.7 MB,
-// thread_owned_pages 13.4 and 13.6 MB since).
+// thread_owned_pages 12.7 and 13.0 MB since).
 constexpr int kRandomMessages = 20'000;
 constexpr uint64_t kRandomSeed = 10;
 
