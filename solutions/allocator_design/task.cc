@@ -127,35 +127,38 @@ namespace {
 // ClassOf() (internal/size_classes.h, which thread_owned_pages.cc shares).
 #include "solutions/allocator_design/internal/size_classes.h"
 
-// A batch: what a refill brings and a drain takes. It starts at two
-// blocks and doubles with use up to the class's most, so that a class a
-// thread uses once costs a couple of blocks, not a batch. A cache holds at
-// most 2 * batch - 1 freed blocks and a drain keeps batch - 1 of them, so
-// that the thread meets the central pool at most once every `batch` calls
-// (a refill's batch is `batch` allocations; from a drain, `batch`
-// allocations empty the cache and `batch` frees fill it). Promise 1 counts
-// locks, and a visit may take three (a refill that needs spans: its
-// class's, the page heap's, its class's again; a drain that empties one:
-// its class's and the page heap's): five for a batch allocated and freed
-// in bursts, so a batch must move what three visits allow and a little
-// more. The most is three times kOpsPerCentralVisit for the small classes
-// (kMaxBatch; twice took 1,480 locks in 20,000 calls of 4 KiB blocks in
-// bursts of 1,000, where 1,250 were allowed; four times held 36.8 MB for
-// the 'phases' trace's 16.9 MB live, 0.459 where promise 5 asks 0.5: three
-// times is the most both allow, and a producer's three locks a batch are
-// then exactly its allowance), and for the large ones the
-// blocks of the least size the class holds that make 3 *
-// kBytesPerCentralVisit, and one more (a class rounded up moves fewer bytes
-// asked for than its size says; batches of 2 * kBytesPerCentralVisit made
-// 120 locks where 117 were allowed, blocks of 24,577 bytes in groups of
-// 39), and no more: a cache is pinned spans and idle memory (3 blocks of
-// 256 KiB, not 48).
+// A batch: what a refill brings and a drain takes. It starts at two blocks and
+// doubles with use up to the class's most, so that a class a thread uses once
+// costs a couple of blocks, not a batch. A cache holds at most 2 * batch - 1
+// freed blocks and a drain keeps batch - 1 of them, so that the thread meets
+// the central pool at most once every `batch` calls (a refill's batch is
+// `batch` allocations; from a drain, `batch` allocations empty the cache and
+// `batch` frees fill it). Promise 1 counts locks, and a visit may take more
+// than one: a refill that needs spans takes its class's and the page heap's
+// (TakeHeldSpans(), inside its class's), or three when the pool has no held
+// span of its size (its class's; the page heap's, with its class's let go, as
+// it may map; its class's again); a drain that empties a span, its class's and
+// the page heap's. The most is three times kOpsPerCentralVisit for the small
+// classes (kMaxBatch; twice took 1,480 locks in 20,000 calls of 4 KiB blocks in
+// bursts of 1,000, where 1,250 were allowed, when a refill took three; four
+// times held 36.8 MB for the 'phases' trace's 16.9 MB live, 0.459 where promise
+// 5 asks 0.5), and for the large ones the blocks of the least size the class
+// holds that make 2 * kBytesPerCentralVisit: the four locks of a batch
+// allocated and freed in bursts, and no more. What a thread keeps of a class is
+// the rest of its last batch, and the spans that rest pins; a producer of
+// messages of random sizes uses every class at once, and keeps that much of
+// each (promise 4). Batches of 3 * kBytesPerCentralVisit and one more block,
+// which refills of three locks needed, held 19.3 MB for messages in bursts of
+// one size where 16 MiB are allowed, and 16.1 MB for messages of sizes drawn
+// uniformly (DesignMessagePassing.MessagesOfRandomSizesStayBounded, "burst" and
+// "uniform"); 11.7 and 12.0 MB since.
 constexpr uint32_t kFirstBatch = 2;
 static_assert(kFirstBatch >= 2, "Drain() keeps batch - 1 blocks: one or more");
 constexpr uint32_t kMaxBatch = 3 * kOpsPerCentralVisit;
 constexpr uint32_t MaxBatchOf(int c) {
   const size_t least = c == 0 ? 1 : ClassSize(c - 1) + 1;  // asked for
-  const size_t by_bytes = (3 * kBytesPerCentralVisit + least - 1) / least + 1;
+  size_t by_bytes = (2 * kBytesPerCentralVisit + least - 1) / least;
+  if (by_bytes < kFirstBatch) by_bytes = kFirstBatch;
   return by_bytes >= kMaxBatch ? kMaxBatch : static_cast<uint32_t>(by_bytes);
 }
 
@@ -409,6 +412,29 @@ Span* GetSpans(int c, uint32_t count) {
   return s;
 }
 
+// TakeHeldSpans()
+//
+// Up to `count` spans for class c, linked through `next`, from the pool's
+// held ones of its size, under the page heap's lock taken inside the
+// class's (the locks' order): nullptr when the pool holds none, and then
+// GetSpans(), with no lock held, may take released ones or map. A refill
+// that finds its spans here takes two locks, not three (promise 1), and so
+// a batch of a large class needs to move only two visits' worth of blocks
+// (MaxBatchOf()).
+Span* TakeHeldSpans(int c, uint32_t count) {
+  const int kind = KindOf(SpanBytesOf(c));
+  heap.lock.Acquire();
+  Span* s = nullptr;
+  for (; count > 0 && heap.cached[kind].head != nullptr; --count) {
+    Span* more = TakeFromPool(kind);
+    more->next = s;
+    s = more;
+  }
+  heap.lock.Release();
+  for (Span* x = s; x != nullptr; x = x->next) SetUpSpan(x, c);
+  return s;
+}
+
 // PutSpans()
 //
 // Whole-free spans (linked through `next`) into the pool, idle since
@@ -594,9 +620,13 @@ Span* OwnedSpan(Central& cl, const void* me) {
     if (s == nullptr) {
       // As many spans as the rest of the batch takes, in one visit.
       const uint32_t per_span = static_cast<uint32_t>(SpanBytesOf(c) / size);
-      cl.lock.Release();
-      Span* spans = GetSpans(c, (want - got + per_span - 1) / per_span);
-      cl.lock.Acquire();
+      const uint32_t spans_wanted = (want - got + per_span - 1) / per_span;
+      Span* spans = TakeHeldSpans(c, spans_wanted);
+      if (spans == nullptr) {  // the pool has none held: it may map
+        cl.lock.Release();
+        spans = GetSpans(c, spans_wanted);
+        cl.lock.Acquire();
+      }
       if (spans == nullptr) break;
       while (spans != nullptr) {
         s = spans;
