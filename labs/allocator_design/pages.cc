@@ -106,12 +106,15 @@ uint64_t RealNowNs() {
          static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// A thread that finds the gate closed says so and waits for it to open.
+// The first thread that finds the gate closed says so and waits for it to
+// open; a later one passes, so that what a test runs meanwhile may map.
 // sched_yield, not a futex: the gate is for tests, where one thread waits.
 void PassGate() {
   int expected = 1;
   if (gate.load(std::memory_order_acquire) == 0) return;
-  gate.compare_exchange_strong(expected, 2, std::memory_order_acq_rel);
+  if (!gate.compare_exchange_strong(expected, 2, std::memory_order_acq_rel)) {
+    return;  // another thread waits here, or the gate just opened
+  }
   while (gate.load(std::memory_order_acquire) != 0) sched_yield();
 }
 
@@ -460,6 +463,8 @@ void CloseMapGate() { gate.store(1, std::memory_order_release); }
 void WaitUntilParkedAtMapGate() {
   while (gate.load(std::memory_order_acquire) != 2) sched_yield();
 }
+
+bool ParkedAtMapGate() { return gate.load(std::memory_order_acquire) == 2; }
 
 void OpenMapGate() { gate.store(0, std::memory_order_release); }
 

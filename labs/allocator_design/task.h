@@ -102,8 +102,11 @@
 //      the free. Blocks that a thread still running allocated may wait for
 //      that thread instead (a design whose pages only their owner collects
 //      cannot reach them): they go back once it, too, has made
-//      kDecayCheckOps calls after kDecayNs has passed, or has exited. In a
-//      forked child, ForkChild() (below) says what may stay.
+//      kDecayCheckOps calls after kDecayNs has passed, or has exited. When
+//      several threads make their kDecayCheckOps calls after kDecayNs has
+//      passed, at once or in turn, and run on, each but one may keep
+//      kIdleThreadBytes more, for its own calls. In a forked child,
+//      ForkChild() (below) says what may stay.
 //   3. Thread exit gives back. Threads that allocate, free and exit leave at
 //      most kThreadChurnHeldBytes held after each exit, however many there
 //      were, when at most kThreadChurnLiveBytes of blocks up to 256 KiB were
@@ -205,6 +208,13 @@ inline constexpr uint64_t kDecayCheckOps = 1024;
 // Promise 2: what may stay held once everything is freed and decayed:
 // metadata, and the few spans of the blocks the checking calls use.
 inline constexpr uint64_t kIdleHeldBytes = 4 << 20;
+
+// kIdleThreadBytes
+//
+// Promise 2, for several threads that run on and call after the decay:
+// what each but one may keep, beside kIdleHeldBytes, for the blocks its own
+// calls use (a region or a few spans of its own).
+inline constexpr uint64_t kIdleThreadBytes = 1 << 20;
 
 // kThreadChurnHeldBytes
 //

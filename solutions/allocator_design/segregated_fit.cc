@@ -97,9 +97,11 @@
 //                   chunks stamped with the flush before: all were freed
 //                   since), and a pass then unmaps the regions idle for
 //                   kDecayNs and releases the inner pages of the other free
-//                   chunks idle as long. Regions alone would not do: a few
-//                   small blocks still live, scattered over many regions by
-//                   exact fit, would keep every one of them.
+//                   chunks idle as long (and passes again while one is due:
+//                   what it files again may have merged with a neighbour
+//                   another thread freed meanwhile). Regions alone would
+//                   not do: a few small blocks still live, scattered over
+//                   many regions by exact fit, would keep every one of them.
 //
 // One lock (lock.h's), the heap's: it guards the bins, the idle regions and
 // the counters. No lock is held while the page source maps, unmaps or
@@ -603,8 +605,13 @@ void Carve(uintptr_t c, size_t have, size_t size, const Taken& from) {
 
 // AddRegion()
 //
-// A freshly mapped region into the heap, as one free chunk. Not idle: the
-// caller carves it at once.
+// A freshly mapped region into the heap, as one free chunk, idle from now
+// as every whole region in the bins is. The caller's TakeFree() mostly
+// takes it at once (off the idle list again), but not always: while the
+// lock was let go for the map, another thread's frees may have left a chunk
+// that fits better, and then the new region waits whole like any other.
+// Left off the idle list, it would never go back, and TakeFree()'s
+// RemoveIdle() of it would cut the list it was never on.
 void AddRegion(uintptr_t base) {
   heap.held += kRegionBytes;
   Region* r = reinterpret_cast<Region*>(base);
@@ -618,6 +625,8 @@ void AddRegion(uintptr_t base) {
   MarkFree(c, kWholeRegion);
   StampOf(c) = NowNs();
   Insert(c);
+  AddIdle(r, StampOf(c));
+  NoteIdle(StampOf(c));
 }
 
 // TakeOrMap()
@@ -857,7 +866,7 @@ void Busy(uintptr_t c, uintptr_t* releasing) {
   *releasing = c;
 }
 
-// Decay()
+// DecayPass()
 //
 // Gives back what has been idle for kDecayNs: regions that are one free
 // chunk are unmapped; the inner pages of other free chunks are released
@@ -882,7 +891,7 @@ void ForgetInFlight(InFlight* rec) {
   if (rec->next != nullptr) rec->next->prev = rec->prev;
 }
 
-void Decay(uint64_t now) {
+void DecayPass(uint64_t now) {
   heap.lock.Acquire();
   if (now < next_decay_ns.load(std::memory_order_relaxed)) {
     heap.lock.Release();
@@ -987,6 +996,27 @@ void GiveBack(InFlight* rec) {
   FileReleased(rec->releasing);
   ForgetInFlight(rec);
   heap.lock.Release();
+}
+
+// Decay()
+//
+// Passes of the decay until none is due at `now`. A pass gives back with
+// no lock held, and then files each released chunk again; one whose
+// neighbour was freed meanwhile (another thread's flush) is merged with it
+// and held again, due at once when the neighbour was freed long enough
+// ago. The thread that filed it passes again: every thread that makes
+// something due makes the pass that gives it back, or threads calling at
+// once, each ticking once, could leave it until the clock moves on
+// (promise 2 with several threads that run on). Each pass takes what is
+// due off the lists, so a few are enough; kMostPasses bounds them.
+constexpr int kMostPasses = 4;
+
+void Decay(uint64_t now) {
+  for (int pass = 0; pass < kMostPasses &&
+                     now >= next_decay_ns.load(std::memory_order_relaxed);
+       ++pass) {
+    DecayPass(now);
+  }
 }
 
 // TrimAtExit()

@@ -4,8 +4,9 @@
 // Fixed scenarios on the page source's fake clock (one thread, several,
 // a thread that only frees, one whose checking calls free other threads'
 // blocks, blocks of a thread that exited before their free, one that exits
-// late, waves, steps, a thread's own cache at its fullest, many large
-// blocks) and the explorer's random schedules around kDecayNs.
+// late, frees while another thread maps, many threads that call after the
+// decay and run on, waves, steps, a thread's own cache at its fullest, many
+// large blocks) and the explorer's random schedules around kDecayNs.
 //
 // Part of the suite of task_test.cc (whose header says how it is run: in
 // fresh processes, on the page source's fake clock, never the wall clock);
@@ -74,6 +75,10 @@ namespace {
 // ---------------------------------------------------------------------------
 // Design, promise 2: idle memory goes back.
 // ---------------------------------------------------------------------------
+
+// A bound, not a timing: how long a step may take that takes microseconds
+// unless a thread waiting inside the page source stops it.
+constexpr auto kStoppedBound = std::chrono::seconds(10);
 
 // Allocates at least `total` bytes of mixed sizes, touching each page,
 // and frees them all (in another order than allocated).
@@ -587,6 +592,200 @@ TEST(DesignDecay, IdleMemoryGoesBackWhenTheCheckingCallsFreeOthersBlocks) {
       << "; kIdleHeldBytes = " << kIdleHeldBytes << ")";
 }
 
+// Promise 2 with two threads that run on, when one freed while another
+// mapped. Thread B allocates kMapRaceBlocks blocks of kMapRaceBytes;
+// thread A allocates one more with the page source's map gate closed, and
+// while A waits there (inside the page source: no lock held), B frees all
+// of its blocks; then the gate opens, A exits, and this thread frees A's
+// block. A design that decided what to carve before letting go of its lock
+// for the map finds B's memory free when it comes back, and must keep its
+// books right for both: what it mapped and what B gave back. kDecayNs after
+// the frees, B, the thread that freed and runs on, makes kDecayCheckOps
+// calls (pairs of 64 bytes): everything goes back but what this thread's
+// one free may keep. (A design that needs no map for A's block has no race
+// here, and the same promise to keep.)
+// Records "parked", "stopped" (B's frees had not ended kStoppedBound after
+// they began), "held_before" and "held_after" (held.h's judged count).
+constexpr int kMapRaceBlocks = 64;
+constexpr size_t kMapRaceBytes = 256 * kKiB;
+
+void DecayFreesDuringAMapCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  ScheduledThread a, b;
+  std::vector<void*> blocks(kMapRaceBlocks);
+  b.Run([&] {
+    for (void*& p : blocks) p = Allocate(kMapRaceBytes, 1, false);
+  });
+  void* mapped = nullptr;
+  internal::CloseMapGate();
+  a.Start([&] { mapped = Allocate(kMapRaceBytes, 1, false); });
+  bool parked = false;
+  const auto bound = std::chrono::steady_clock::now() + kStoppedBound;
+  while (!(parked = internal::ParkedAtMapGate()) && !a.Done() &&
+         std::chrono::steady_clock::now() < bound) {
+    sched_yield();
+  }
+  if (!parked) internal::OpenMapGate();  // B's frees must not stop there
+  b.Start([&] {
+    for (void* p : blocks) Free(p);
+  });
+  const auto freed_by = std::chrono::steady_clock::now() + kStoppedBound;
+  while (!b.Done() && std::chrono::steady_clock::now() < freed_by) {
+    sched_yield();
+  }
+  call.Record("parked", parked ? 1 : 0);
+  call.Record("stopped", b.Done() ? 0 : 1);
+  internal::OpenMapGate();
+  a.Wait();
+  b.Wait();
+  a.Exit();
+  Free(mapped);
+  call.Record("failed", mapped == nullptr ? 1 : 0);
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  clock.Advance(kDecayNs);
+  b.Run([] {
+    for (uint64_t i = 0; i < kDecayCheckOps / 2; ++i) {
+      Free(Allocate(64, 1, false));
+    }
+  });
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_frees_during_a_map",
+                    DecayFreesDuringAMapCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenAThreadFreedWhileAnotherMapped) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_frees_during_a_map");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->values["stopped"], 0)
+      << kRuleNotStopped << ": thread B's frees did not end while thread A "
+      << "waited inside the page source's map";
+  EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << ", whether the thread that freed the blocks runs on: "
+      << "thread B allocated " << kMapRaceBlocks << " blocks of "
+      << kMapRaceBytes << " bytes; thread A allocated one more, and "
+      << (r->values["parked"] != 0
+              ? "while it waited inside the page source's map"
+              : "then (it needed no map)")
+      << " B freed all of its blocks; A exited, and another thread freed "
+      << "A's block (" << static_cast<int64_t>(r->values["held_before"])
+      << " bytes held then). kDecayNs later B made " << kDecayCheckOps
+      << " calls, Allocate(64) and Free() in pairs: "
+      << static_cast<int64_t>(r->values["held_after"])
+      << " bytes held (kIdleHeldBytes = " << kIdleHeldBytes << ")";
+}
+
+// Promise 2 for several threads that run on and call after the decay.
+// kRunOnThreads threads each use every class from 4 KiB to 256 KiB
+// (OwnCacheSizes(): a group of kRunOnGroupBytes of blocks of each size,
+// allocated and freed) and stay alive; kDecayNs passes. Thread 0 makes its
+// kDecayCheckOps calls until it stops inside the page source (its decay's
+// first unmap or release, the page source's table observer), and the other
+// threads, one after another, make all of theirs meanwhile; then thread 0
+// goes on. Each thread's calls are pairs of a size of its own
+// (kRunOnCheckSizes, in turn). What thread 0 was giving back, and what the
+// others' calls gave back meanwhile, all goes back: each thread may keep
+// kIdleThreadBytes for its own calls, and kIdleHeldBytes the one. A thread
+// whose calls never reach the page source does not stop, and the others
+// call after it; one that holds a lock there goes on once another's calls
+// have waited kStoppedBound. Records "parked", "held_before" and
+// "held_after" (held.h's judged count), and "failed".
+constexpr int kRunOnThreads = 16;
+constexpr size_t kRunOnGroupBytes = kMiB;
+constexpr size_t kRunOnCheckSizes[] = {
+    16, 64, 1000, 4 * kKiB, 16 * kKiB, 64 * kKiB, 256 * kKiB, 100'000};
+
+// 0: off; 1: the next table step of the thread that `stops_in_page_source`
+// stops there; 2: a thread stopped; 3: let go.
+constinit std::atomic<int> run_on_state{0};
+thread_local bool stops_in_page_source = false;
+
+void StopInPageSource(internal::TableStep, int) {
+  if (!stops_in_page_source) return;
+  int armed = 1;
+  if (!run_on_state.compare_exchange_strong(armed, 2)) return;
+  while (run_on_state.load() != 3) sched_yield();
+}
+
+void DecayManyRunOnCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  std::vector<std::unique_ptr<ScheduledThread>> threads;
+  int failed = 0;
+  for (int t = 0; t < kRunOnThreads; ++t) {
+    threads.push_back(std::make_unique<ScheduledThread>());
+    threads.back()->Run([&] {
+      for (size_t size : OwnCacheSizes()) {
+        std::vector<void*> group((kRunOnGroupBytes + size - 1) / size);
+        for (void*& p : group) {
+          p = Allocate(size, 1, false);
+          if (p == nullptr) ++failed;
+        }
+        for (void* p : group) Free(p);
+      }
+    });
+  }
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  clock.Advance(kDecayNs);
+  auto checking_calls = [&](int t) {
+    return [&, t] {
+      const size_t size = kRunOnCheckSizes[t % std::size(kRunOnCheckSizes)];
+      for (uint64_t i = 0; i < kDecayCheckOps / 2; ++i) {
+        Free(Allocate(size, 1, false));
+      }
+    };
+  };
+  internal::SetTableObserver(StopInPageSource);
+  run_on_state.store(1);
+  threads[0]->Run([] { stops_in_page_source = true; });
+  threads[0]->Start(checking_calls(0));
+  while (run_on_state.load() != 2 && !threads[0]->Done()) sched_yield();
+  const bool parked = run_on_state.load() == 2;
+  for (int t = 1; t < kRunOnThreads; ++t) {
+    threads[t]->Start(checking_calls(t));
+    // A bound, not a timing: a design may hold a lock while it gives back
+    // (promise 1 asks that of maps only); then thread 0 goes on after it.
+    const auto bound = std::chrono::steady_clock::now() + kStoppedBound;
+    while (!threads[t]->Done() && std::chrono::steady_clock::now() < bound) {
+      sched_yield();
+    }
+    if (!threads[t]->Done()) run_on_state.store(3);
+    threads[t]->Wait();
+  }
+  run_on_state.store(3);
+  threads[0]->Wait();
+  internal::SetTableObserver(nullptr);
+  call.Record("parked", parked ? 1 : 0);
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+  call.Record("failed", failed);
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_many_run_on", DecayManyRunOnCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhenManyThreadsCallAfterTheDecayAndRunOn) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_many_run_on");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
+  const uint64_t bound =
+      kIdleHeldBytes + (kRunOnThreads - 1) * kIdleThreadBytes;
+  EXPECT_LE(r->values["held_after"], bound)
+      << kRuleDecay << "; " << kRuleDecayRunningThreads << ": " << kRunOnThreads
+      << " threads each used every class from 4 KiB to "
+      << "256 KiB (a group of " << kRunOnGroupBytes << " bytes of blocks of "
+      << "each size, allocated and freed; "
+      << static_cast<int64_t>(r->values["held_before"])
+      << " bytes held then) and ran on; kDecayNs later each made "
+      << kDecayCheckOps << " calls of a size of its own, "
+      << (r->values["parked"] != 0
+              ? "thread 0 stopped inside the page source (its first unmap "
+                "or release) while the others made theirs"
+              : "in turn (thread 0's never reached the page source)")
+      << ": " << static_cast<int64_t>(r->values["held_after"])
+      << " bytes held, by the largest of the suite's three counts, where "
+      << "kIdleHeldBytes + " << kRunOnThreads - 1
+      << " x kIdleThreadBytes = " << bound << " are allowed";
+}
+
 // Promise 2's "at least once per kDecayCheckOps calls", in every phase: a
 // thread four times frees 24 MiB, lets 2 * kDecayNs pass and makes
 // kDecayCheckOps allocations. Each cycle is 5120 calls, so its checking
@@ -819,6 +1018,15 @@ class DecayExplorer {
   }
 
   void AllocateGroup(int t) {
+    std::vector<Live> got = DrawGroup(t);
+    Thread(t).Run([&] {
+      for (Live& b : got) b.p = Allocate(b.size, 1, false);
+    });
+    KeepGroup(t, got);
+  }
+
+  // A group of 1 to 64 blocks for thread t, kDecayMostLive at most live.
+  std::vector<Live> DrawGroup(int t) {
     const int n = static_cast<int>(rng_.Between(1, 64));
     std::vector<Live> got;
     size_t bytes = 0;
@@ -827,9 +1035,12 @@ class DecayExplorer {
       got.push_back({nullptr, size, t});
       bytes += size;
     }
-    Thread(t).Run([&] {
-      for (Live& b : got) b.p = Allocate(b.size, 1, false);
-    });
+    return got;
+  }
+
+  // Thread t allocated `got`: they are live now.
+  void KeepGroup(int t, const std::vector<Live>& got) {
+    size_t bytes = 0;
     called_[t] = true;
     for (const Live& b : got) {
       if (b.p == nullptr) {
@@ -838,6 +1049,7 @@ class DecayExplorer {
       }
       live_.push_back(b);
       live_bytes_ += b.size;
+      bytes += b.size;
     }
     Note(absl::StrCat("thread ", t, " allocates ", got.size(), " blocks, ",
                       bytes, " bytes"));

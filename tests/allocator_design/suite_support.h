@@ -174,6 +174,12 @@ inline constexpr absl::string_view kRuleDecayOwner =
     "pages only their owner collects cannot reach them): they go back once "
     "it, too, has made kDecayCheckOps calls after kDecayNs has passed, or "
     "has exited; the bytes held are then at most kIdleHeldBytes";
+// Promise 2 for several threads that call after the decay and run on.
+inline constexpr absl::string_view kRuleDecayRunningThreads =
+    "task.h, promise 2 (idle memory goes back): when several threads make "
+    "their kDecayCheckOps calls after kDecayNs has passed, at once or in "
+    "turn, and run on, each but one may keep kIdleThreadBytes more, for its "
+    "own calls";
 inline constexpr absl::string_view kRuleChurn =
     "task.h, promise 3 (thread exit gives back): threads that allocate, "
     "free and exit leave at most kThreadChurnHeldBytes held after each exit, "
@@ -468,17 +474,34 @@ inline void CountLocksTaken(const Lock&, internal::LockEvent event) {
 //
 // A thread that runs the calls it is given one at a time, each to its end
 // before Run() returns: a schedule's calls from several threads in the one
-// order the schedule fixes, so that its seed replays it exactly. Exit()
-// ends the thread and joins it: its exit hook (thread_exit.h) has run.
+// order the schedule fixes, so that its seed replays it exactly. Start()
+// gives it a call and returns at once, for a step that another thread's
+// step interrupts (Done() says whether the call has ended, Wait() waits
+// for it). Exit() ends the thread and joins it: its exit hook
+// (thread_exit.h) has run.
 class ScheduledThread {
  public:
   ScheduledThread() : thread_([this] { Loop(); }) {}
   ~ScheduledThread() { Exit(); }
 
   void Run(std::function<void()> fn) {
-    std::unique_lock<std::mutex> lock(mu_);
+    Start(std::move(fn));
+    Wait();
+  }
+
+  void Start(std::function<void()> fn) {
+    std::lock_guard<std::mutex> lock(mu_);
     task_ = std::move(fn);
     cv_.notify_all();
+  }
+
+  bool Done() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return task_ == nullptr;
+  }
+
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return task_ == nullptr; });
   }
 

@@ -63,14 +63,17 @@ class ScopedFakeClock {
   void Advance(uint64_t ns);
 };
 
-// CloseMapGate() / WaitUntilParkedAtMapGate() / OpenMapGate()
+// CloseMapGate() / WaitUntilParkedAtMapGate() / ParkedAtMapGate() /
+// OpenMapGate()
 //
 // After CloseMapGate(), the next MapPages() or MapAlignedPages() call, on
-// any thread, waits at the gate before it maps. WaitUntilParkedAtMapGate()
-// returns once a thread waits there; OpenMapGate() lets it (and any later
-// one) through.
+// any thread, waits at the gate before it maps; later calls pass while it
+// waits (what a test runs meanwhile may map). WaitUntilParkedAtMapGate()
+// returns once a thread waits there, ParkedAtMapGate() says whether one
+// does now; OpenMapGate() lets it (and any later one) through.
 void CloseMapGate();
 void WaitUntilParkedAtMapGate();
+bool ParkedAtMapGate();
 void OpenMapGate();
 
 // ScopedMapRefusal
