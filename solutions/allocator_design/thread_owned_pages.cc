@@ -676,17 +676,23 @@ void Retire(int c, Span* s, Span** give) {
   KeepSpare(c, s, give);
 }
 
+// ToAvail()
+//
+// Span s, on cp's full list, has a free block now (its owner freed one, or
+// a collection brought some): to the front of the avail list.
+void ToAvail(ClassPages& cp, Span* s) {
+  cp.full.Remove(s);
+  s->place = Place::kAvail;
+  cp.avail.PushFront(s);
+}
+
 // AfterLocalFree()
 //
 // A free by the owner made span s of class c whole free, or found it on the
 // full list: it has a free block now.
 [[gnu::noinline]] void AfterLocalFree(int c, Span* s) {
   ClassPages& cp = th.classes[c];
-  if (s->place == Place::kFull) {
-    cp.full.Remove(s);
-    s->place = Place::kAvail;
-    cp.avail.PushFront(s);
-  }
+  if (s->place == Place::kFull) ToAvail(cp, s);
   if (s->used == 0 && s != cp.current) {
     Span* give = nullptr;
     Retire(c, s, &give);
@@ -750,9 +756,7 @@ void RetireWaitingFull(int c, Span** give) {
     if (s->used >= kClass.worth[c] && Emptied(s)) {
       Retire(c, s, give);
     } else if (s->free_list != nullptr) {  // a free was under way: collected
-      cp.full.Remove(s);                   // short of all, it has some
-      s->place = Place::kAvail;
-      cp.avail.PushFront(s);
+      ToAvail(cp, s);                      // short of all, it has some
     }
     s = next;
   }
@@ -789,11 +793,7 @@ void RetireWaitingFull(int c, Span** give) {
     while (Span* s = PopSpare(cp)) Disown(s, &give);
     for (Span* s = cp.full.head; s != nullptr;) {
       Span* next = s->next;
-      if (Emptied(s) || s->free_list != nullptr) {  // to the avail list
-        cp.full.Remove(s);
-        s->place = Place::kAvail;
-        cp.avail.PushFront(s);
-      }
+      if (Emptied(s) || s->free_list != nullptr) ToAvail(cp, s);
       s = next;
     }
     for (Span* s = cp.avail.head; s != nullptr;) {
