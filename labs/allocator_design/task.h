@@ -96,17 +96,21 @@
 //      makes kDecayCheckOps calls (any calls: Allocate() and Free() of
 //      blocks of any size, alignment or kind, allocations alone too;
 //      Free(nullptr) need not count) leaves at most kIdleHeldBytes held,
-//      whether the thread that freed the blocks has exited or runs on (is
-//      itself the one that makes those calls), whether it only freed, and
-//      however often it looked at the clock in between: idle time counts from
-//      the free. Blocks that a thread still running allocated may wait for
-//      that thread instead (a design whose pages only their owner collects
-//      cannot reach them): they go back once it, too, has made
-//      kDecayCheckOps calls after kDecayNs has passed, or has exited. When
-//      several threads make their kDecayCheckOps calls after kDecayNs has
-//      passed, at once or in turn, and run on, each but one may keep
-//      kIdleThreadBytes more, for its own calls. In a forked child,
-//      ForkChild() (below) says what may stay.
+//      beside the blocks over 256 KiB that those calls allocate (a mapping
+//      of its own, live or just freed by them, is not idle), whether the
+//      thread that freed the blocks has exited or runs on (is itself the one
+//      that makes those calls), whether it only freed, and however often it
+//      looked at the clock in between: idle time counts from the free.
+//      Blocks that a thread still running allocated may wait for that thread
+//      instead (a design whose pages only their owner collects cannot reach
+//      them): they go back once it, too, has made kDecayCheckOps calls after
+//      kDecayNs has passed, or has exited. When k threads that have not exited
+//      have each made kDecayCheckOps calls after kDecayNs passed (at the same
+//      time or one after another), at most kIdleHeldBytes + (k - 1) x
+//      kIdleThreadBytes stay held in all: the more is for the blocks their
+//      calls use (a span or a region of each thread's), never for memory freed
+//      before kDecayNs passed, and a thread that has not made such calls adds
+//      nothing. In a forked child, ForkChild() (below) says what may stay.
 //   3. Thread exit gives back. Threads that allocate, free and exit leave at
 //      most kThreadChurnHeldBytes held after each exit, however many there
 //      were, when at most kThreadChurnLiveBytes of blocks up to 256 KiB were
@@ -211,9 +215,10 @@ inline constexpr uint64_t kIdleHeldBytes = 4 << 20;
 
 // kIdleThreadBytes
 //
-// Promise 2, for several threads that run on and call after the decay:
-// what each but one may keep, beside kIdleHeldBytes, for the blocks its own
-// calls use (a region or a few spans of its own).
+// Promise 2, for k threads that have not exited and have each made
+// kDecayCheckOps calls after the decay: what each but one adds to
+// kIdleHeldBytes, for the blocks its own calls use (a region or a few spans
+// of its own).
 inline constexpr uint64_t kIdleThreadBytes = 1 << 20;
 
 // kThreadChurnHeldBytes

@@ -5,8 +5,9 @@
 // a thread that only frees, one whose checking calls free other threads'
 // blocks, blocks of a thread that exited before their free, one that exits
 // late, frees while another thread maps, many threads that call after the
-// decay and run on, waves, steps, a thread's own cache at its fullest, many
-// large blocks) and the explorer's random schedules around kDecayNs.
+// decay and run on, threads that run on without calling, waves, steps, a
+// thread's own cache at its fullest, many large blocks) and the explorer's
+// random schedules around kDecayNs.
 //
 // Part of the suite of task_test.cc (whose header says how it is run: in
 // fresh processes, on the page source's fake clock, never the wall clock);
@@ -677,22 +678,32 @@ TEST(DesignDecay, IdleMemoryGoesBackWhenAThreadFreedWhileAnotherMapped) {
 }
 
 // Promise 2 for several threads that run on and call after the decay.
-// kRunOnThreads threads each use every class from 4 KiB to 256 KiB
-// (OwnCacheSizes(): a group of kRunOnGroupBytes of blocks of each size,
-// allocated and freed) and stay alive; kDecayNs passes. Thread 0 makes its
-// kDecayCheckOps calls until it stops inside the page source (its decay's
-// first unmap or release, the page source's table observer), and the other
-// threads, one after another, make all of theirs meanwhile; then thread 0
-// goes on. Each thread's calls are pairs of a size of its own
-// (kRunOnCheckSizes, in turn). What thread 0 was giving back, and what the
-// others' calls gave back meanwhile, all goes back: each thread may keep
-// kIdleThreadBytes for its own calls, and kIdleHeldBytes the one. A thread
-// whose calls never reach the page source does not stop, and the others
-// call after it; one that holds a lock there goes on once another's calls
-// have waited kStoppedBound. Records "parked", "held_before" and
-// "held_after" (held.h's judged count), and "failed".
+// kRunOnThreads threads each leave memory idle in one of two shapes (the
+// fresh call's argument) and stay alive:
+//   "every_class"  every class from 4 KiB to 256 KiB (OwnCacheSizes()): a
+//                  group of kRunOnGroupBytes of blocks of each size,
+//                  allocated and freed;
+//   "spread"       kRunOnSpreadRounds times, kRunOnSpreadBytes of blocks of
+//                  4 KiB and of 5 KiB, allocated and freed with every
+//                  kRunOnSpreadStride-th block last: what a thread's cache
+//                  keeps of them is a few blocks spread over all that
+//                  memory, each keeping its span or region from going back.
+// kDecayNs passes. Thread 0 makes its kDecayCheckOps calls until it stops
+// inside the page source (its decay's first unmap or release, the page
+// source's table observer), and the other threads, one after another, make
+// all of theirs meanwhile; then thread 0 goes on. Each thread's calls are
+// pairs of a size of its own (kRunOnCheckSizes, in turn). k =
+// kRunOnThreads threads made their calls: kIdleHeldBytes + (k - 1) x
+// kIdleThreadBytes may stay held. A thread whose calls never reach the page
+// source does not stop, and the others call after it; one that holds a lock
+// there goes on once another's calls have waited kStoppedBound. Records
+// "parked", "held_before" and "held_after" (held.h's judged count), and
+// "failed".
 constexpr int kRunOnThreads = 16;
 constexpr size_t kRunOnGroupBytes = kMiB;
+constexpr int kRunOnSpreadRounds = 4;
+constexpr size_t kRunOnSpreadBytes = 6 * kMiB;
+constexpr size_t kRunOnSpreadStride = 16;
 constexpr size_t kRunOnCheckSizes[] = {
     16, 64, 1000, 4 * kKiB, 16 * kKiB, 64 * kKiB, 256 * kKiB, 100'000};
 
@@ -708,20 +719,47 @@ void StopInPageSource(internal::TableStep, int) {
   while (run_on_state.load() != 3) sched_yield();
 }
 
+// Blocks of `size`, `bytes` of them, allocated and freed, every `stride`-th
+// freed last; false when an allocation failed.
+bool AllocateAndFreeSpread(size_t size, size_t bytes, size_t stride) {
+  std::vector<void*> blocks((bytes + size - 1) / size);
+  bool ok = true;
+  for (void*& p : blocks) {
+    p = Allocate(size, 1, false);
+    ok = ok && p != nullptr;
+  }
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    if (i % stride != 0) Free(blocks[i]);
+  }
+  for (size_t i = 0; i < blocks.size(); i += stride) Free(blocks[i]);
+  return ok;
+}
+
 void DecayManyRunOnCall(alloclab::FreshCall& call) {
+  const bool spread = call.arg() == "spread";
+  if (!spread && call.arg() != "every_class") {
+    call.Fail(absl::StrCat("not a shape (every_class, spread): ", call.arg()));
+    return;
+  }
   internal::ScopedFakeClock clock;
   std::vector<std::unique_ptr<ScheduledThread>> threads;
   int failed = 0;
   for (int t = 0; t < kRunOnThreads; ++t) {
     threads.push_back(std::make_unique<ScheduledThread>());
     threads.back()->Run([&] {
-      for (size_t size : OwnCacheSizes()) {
-        std::vector<void*> group((kRunOnGroupBytes + size - 1) / size);
-        for (void*& p : group) {
-          p = Allocate(size, 1, false);
-          if (p == nullptr) ++failed;
+      if (spread) {
+        for (int round = 0; round < kRunOnSpreadRounds; ++round) {
+          for (size_t size : {4 * kKiB, 5 * kKiB}) {
+            if (!AllocateAndFreeSpread(size, kRunOnSpreadBytes,
+                                       kRunOnSpreadStride)) {
+              ++failed;
+            }
+          }
         }
-        for (void* p : group) Free(p);
+        return;
+      }
+      for (size_t size : OwnCacheSizes()) {
+        if (!AllocateAndFreeSpread(size, kRunOnGroupBytes, 1)) ++failed;
       }
     });
   }
@@ -762,28 +800,102 @@ void DecayManyRunOnCall(alloclab::FreshCall& call) {
 ALLOCLAB_FRESH_CALL("allocator_design_decay_many_run_on", DecayManyRunOnCall);
 
 TEST(DesignDecay, IdleMemoryGoesBackWhenManyThreadsCallAfterTheDecayAndRunOn) {
-  absl::StatusOr<alloclab::FreshCallResult> r =
-      RunFresh("allocator_design_decay_many_run_on");
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
   const uint64_t bound =
       kIdleHeldBytes + (kRunOnThreads - 1) * kIdleThreadBytes;
-  EXPECT_LE(r->values["held_after"], bound)
-      << kRuleDecay << "; " << kRuleDecayRunningThreads << ": " << kRunOnThreads
-      << " threads each used every class from 4 KiB to "
-      << "256 KiB (a group of " << kRunOnGroupBytes << " bytes of blocks of "
-      << "each size, allocated and freed; "
+  for (const char* shape : {"every_class", "spread"}) {
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_many_run_on", shape);
+    ASSERT_TRUE(r.ok()) << shape << ": " << r.status();
+    EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
+    const std::string what =
+        absl::string_view(shape) == "spread"
+            ? absl::StrCat(kRunOnSpreadRounds, " times allocated ",
+                           kRunOnSpreadBytes, " bytes of blocks of 4 KiB and ",
+                           "of 5 KiB and freed them, every ",
+                           kRunOnSpreadStride, "th block last")
+            : absl::StrCat(
+                  "used every class from 4 KiB to 256 KiB (a group "
+                  "of ",
+                  kRunOnGroupBytes,
+                  " bytes of blocks of each size, allocated and "
+                  "freed)");
+    EXPECT_LE(r->values["held_after"], bound)
+        << kRuleDecay << "; " << kRuleDecayRunningThreads << ": "
+        << kRunOnThreads << " threads each " << what << " ("
+        << static_cast<int64_t>(r->values["held_before"])
+        << " bytes held then) and ran on; kDecayNs later each made "
+        << kDecayCheckOps << " calls of a size of its own, "
+        << (r->values["parked"] != 0
+                ? "thread 0 stopped inside the page source (its first unmap "
+                  "or release) while the others made theirs"
+                : "in turn (thread 0's never reached the page source)")
+        << ": " << static_cast<int64_t>(r->values["held_after"])
+        << " bytes held, by the largest of the suite's three counts, where "
+        << "kIdleHeldBytes + " << kRunOnThreads - 1
+        << " x kIdleThreadBytes = " << bound << " are allowed";
+  }
+}
+
+// Promise 2's "a thread that has not made such calls adds nothing":
+// kQuietThreads threads each make a pair of calls (48 bytes) and stay alive,
+// making no call after the decay; thread W allocates and frees
+// kQuietSmallBytes of 16 KiB blocks and kQuietLargeBlocks blocks of 1 MiB
+// (above 256 KiB: a mapping each, maybe cached); kDecayNs later W alone
+// makes kDecayCheckOps calls (pairs of 64 bytes). One thread called:
+// kIdleHeldBytes, however many others run on (the quiet threads' own
+// 48-byte blocks may wait for them, and are a few KiB). Records
+// "held_before" and "held_after" (held.h's judged count), and "failed".
+constexpr int kQuietThreads = 8;
+constexpr size_t kQuietSmallBytes = 16 * kMiB;
+constexpr int kQuietLargeBlocks = 16;
+
+void DecayQuietThreadsCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  std::vector<std::unique_ptr<ScheduledThread>> quiet;
+  for (int t = 0; t < kQuietThreads; ++t) {
+    quiet.push_back(std::make_unique<ScheduledThread>());
+    quiet.back()->Run([] { Free(Allocate(48, 1, false)); });
+  }
+  ScheduledThread w;
+  int failed = 0;
+  w.Run([&] {
+    if (!AllocateAndFreeSpread(16 * kKiB, kQuietSmallBytes, 1)) ++failed;
+    std::vector<void*> large(kQuietLargeBlocks);
+    for (void*& p : large) {
+      p = Allocate(kMiB, 1, false);
+      if (p == nullptr) ++failed;
+    }
+    for (void* p : large) Free(p);
+  });
+  call.Record("failed", failed);
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  clock.Advance(kDecayNs);
+  w.Run([] {
+    for (uint64_t i = 0; i < kDecayCheckOps / 2; ++i) {
+      Free(Allocate(64, 1, false));
+    }
+  });
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_quiet_threads",
+                    DecayQuietThreadsCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhileOtherThreadsRunOnWithoutCalling) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_quiet_threads");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
+  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+      << kRuleDecay << "; " << kRuleDecayRunningThreads << ": " << kQuietThreads
+      << " threads each allocated and freed a block of 48 "
+      << "bytes and ran on, calling no more; another allocated and freed "
+      << kQuietSmallBytes << " bytes of blocks of 16 KiB and "
+      << kQuietLargeBlocks << " blocks of 1 MiB ("
       << static_cast<int64_t>(r->values["held_before"])
-      << " bytes held then) and ran on; kDecayNs later each made "
-      << kDecayCheckOps << " calls of a size of its own, "
-      << (r->values["parked"] != 0
-              ? "thread 0 stopped inside the page source (its first unmap "
-                "or release) while the others made theirs"
-              : "in turn (thread 0's never reached the page source)")
-      << ": " << static_cast<int64_t>(r->values["held_after"])
-      << " bytes held, by the largest of the suite's three counts, where "
-      << "kIdleHeldBytes + " << kRunOnThreads - 1
-      << " x kIdleThreadBytes = " << bound << " are allowed";
+      << " bytes held then), and kDecayNs later it alone made "
+      << kDecayCheckOps << " calls, Allocate(64) and Free() in pairs: "
+      << static_cast<int64_t>(r->values["held_after"])
+      << " bytes held (kIdleHeldBytes = " << kIdleHeldBytes << ")";
 }
 
 // Promise 2's "at least once per kDecayCheckOps calls", in every phase: a

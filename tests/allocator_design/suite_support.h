@@ -176,10 +176,11 @@ inline constexpr absl::string_view kRuleDecayOwner =
     "has exited; the bytes held are then at most kIdleHeldBytes";
 // Promise 2 for several threads that call after the decay and run on.
 inline constexpr absl::string_view kRuleDecayRunningThreads =
-    "task.h, promise 2 (idle memory goes back): when several threads make "
-    "their kDecayCheckOps calls after kDecayNs has passed, at once or in "
-    "turn, and run on, each but one may keep kIdleThreadBytes more, for its "
-    "own calls";
+    "task.h, promise 2 (idle memory goes back): when k threads that have not "
+    "exited have each made kDecayCheckOps calls after kDecayNs passed (at "
+    "the same time or one after another), at most kIdleHeldBytes + (k - 1) x "
+    "kIdleThreadBytes stay held in all, and a thread that has not made such "
+    "calls adds nothing";
 inline constexpr absl::string_view kRuleChurn =
     "task.h, promise 3 (thread exit gives back): threads that allocate, "
     "free and exit leave at most kThreadChurnHeldBytes held after each exit, "
