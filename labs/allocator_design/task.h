@@ -92,25 +92,26 @@
 //      is held while the page source maps (a thread that waits there for
 //      the kernel would stop every thread that needs its lock).
 //   2. Idle memory goes back. Once every block is freed and kDecayNs has
-//      passed on the page source's clock (NowNs()), the thread that next
-//      makes kDecayCheckOps calls (any calls: Allocate() and Free() of
-//      blocks of any size, alignment or kind, allocations alone too;
-//      Free(nullptr) need not count) leaves at most kIdleHeldBytes held,
-//      beside the blocks over 256 KiB that those calls allocate (a mapping
-//      of its own, live or just freed by them, is not idle), whether the
-//      thread that freed the blocks has exited or runs on (is itself the one
-//      that makes those calls), whether it only freed, and however often it
-//      looked at the clock in between: idle time counts from the free.
-//      Blocks that a thread still running allocated may wait for that thread
-//      instead (a design whose pages only their owner collects cannot reach
-//      them): they go back once it, too, has made kDecayCheckOps calls after
-//      kDecayNs has passed, or has exited. When k threads that have not exited
-//      have each made kDecayCheckOps calls after kDecayNs passed (at the same
-//      time or one after another), at most kIdleHeldBytes + (k - 1) x
-//      kIdleThreadBytes stay held in all: the more is for the blocks their
-//      calls use (a span or a region of each thread's), never for memory freed
-//      before kDecayNs passed, and a thread that has not made such calls adds
-//      nothing. In a forked child, ForkChild() (below) says what may stay.
+//      passed on the page source's clock (NowNs()), the thread that next makes
+//      kDecayCheckOps calls (any calls: Allocate() and Free() of blocks of any
+//      size, alignment or kind, allocations alone too; Free(nullptr) need not
+//      count) leaves at most kIdleHeldBytes held, beside the largest block over
+//      256 KiB that those calls allocate (a mapping of its own, which they may
+//      keep for their next call), whether the thread that freed the blocks has
+//      exited or runs on (is itself the one that makes those calls), whether it
+//      only freed, and however often it looked at the clock in between: idle
+//      time counts from the free. Blocks that a thread still running allocated
+//      may wait for that thread instead (a design whose pages only their owner
+//      collects cannot reach them): they go back once it, too, has made
+//      kDecayCheckOps calls after kDecayNs has passed, or has exited. When k
+//      threads that have not exited have each made kDecayCheckOps calls after
+//      kDecayNs passed (at the same time or one after another), at most
+//      kIdleHeldBytes + (k - 1) x kIdleThreadBytes stay held in all: the more
+//      is for the blocks their calls use (a span or a region of each thread's;
+//      each one's largest block over 256 KiB counts beside, as for one thread),
+//      never for memory freed before kDecayNs passed, and a thread that has not
+//      made such calls adds nothing. In a forked child, ForkChild() (below)
+//      says what may stay.
 //   3. Thread exit gives back. Threads that allocate, free and exit leave at
 //      most kThreadChurnHeldBytes held after each exit, however many there
 //      were, when at most kThreadChurnLiveBytes of blocks up to 256 KiB were

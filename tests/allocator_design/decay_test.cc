@@ -801,7 +801,8 @@ ALLOCLAB_FRESH_CALL("allocator_design_decay_many_run_on", DecayManyRunOnCall);
 
 TEST(DesignDecay, IdleMemoryGoesBackWhenManyThreadsCallAfterTheDecayAndRunOn) {
   const uint64_t bound =
-      kIdleHeldBytes + (kRunOnThreads - 1) * kIdleThreadBytes;
+      IdleBound(kRunOnThreads, *std::max_element(std::begin(kRunOnCheckSizes),
+                                                 std::end(kRunOnCheckSizes)));
   for (const char* shape : {"every_class", "spread"}) {
     absl::StatusOr<alloclab::FreshCallResult> r =
         RunFresh("allocator_design_decay_many_run_on", shape);

@@ -166,14 +166,17 @@ inline constexpr absl::string_view kRuleNotStopped =
 inline constexpr absl::string_view kRuleDecay =
     "task.h, promise 2 (idle memory goes back): once every block is freed "
     "and kDecayNs has passed on the page source's clock, the thread that "
-    "next makes kDecayCheckOps calls leaves at most kIdleHeldBytes held";
+    "next makes kDecayCheckOps calls leaves at most kIdleHeldBytes held, "
+    "beside the largest block over 256 KiB that those calls allocate";
 // The last sentence of promise 2, for blocks whose owner still runs.
 inline constexpr absl::string_view kRuleDecayOwner =
     "task.h, promise 2 (idle memory goes back): blocks that a thread still "
     "running allocated may wait for that thread instead (a design whose "
     "pages only their owner collects cannot reach them): they go back once "
     "it, too, has made kDecayCheckOps calls after kDecayNs has passed, or "
-    "has exited; the bytes held are then at most kIdleHeldBytes";
+    "has exited; the bytes held are then at most kIdleHeldBytes, and "
+    "kIdleThreadBytes more for each other thread still running that made "
+    "its calls";
 // Promise 2 for several threads that call after the decay and run on.
 inline constexpr absl::string_view kRuleDecayRunningThreads =
     "task.h, promise 2 (idle memory goes back): when k threads that have not "
@@ -463,6 +466,20 @@ inline std::vector<size_t> EdgeSizes(size_t most) {
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;
+}
+
+// IdleBound()
+//
+// Promise 2's bound on the bytes held when `threads` threads that have not
+// exited (at least one) have each made their kDecayCheckOps calls after
+// kDecayNs, the largest block those calls allocate being `largest_block`
+// bytes in each: kIdleHeldBytes + (threads - 1) x kIdleThreadBytes, and
+// each thread's largest block over 256 KiB, to whole pages, beside.
+inline uint64_t IdleBound(int threads, size_t largest_block) {
+  const size_t page = PageSize();
+  const uint64_t beside =
+      largest_block > 256 * kKiB ? (largest_block + page - 1) & ~(page - 1) : 0;
+  return kIdleHeldBytes + (threads - 1) * kIdleThreadBytes + threads * beside;
 }
 
 inline thread_local uint64_t locks_taken = 0;
