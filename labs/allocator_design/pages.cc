@@ -460,10 +460,6 @@ void ScopedFakeClock::Advance(uint64_t ns) {
 
 void CloseMapGate() { gate.store(1, std::memory_order_release); }
 
-void WaitUntilParkedAtMapGate() {
-  while (gate.load(std::memory_order_acquire) != 2) sched_yield();
-}
-
 bool ParkedAtMapGate() { return gate.load(std::memory_order_acquire) == 2; }
 
 void OpenMapGate() { gate.store(0, std::memory_order_release); }

@@ -243,13 +243,13 @@ void UnmapStacks(const std::vector<void*>& stacks) {
 // StackChurn
 //
 // A churn of threads on stacks of their own: `threads` of them, one at a
-// time, thread t allocating `count(t)` blocks (at most kNewStackBlocks) of
-// `bytes`, aligned to `alignment`, handing every one to the main thread and
-// exiting; the main thread frees at once those `keep(count, i)` does not
-// keep live to the end.
+// time, thread t allocating `count(t)` blocks (at most kNewStackBlocks),
+// block i of `bytes(i)`, aligned to `alignment`, handing every one to the
+// main thread and exiting; the main thread frees at once those
+// `keep(count, i)` does not keep live to the end.
 struct StackChurn {
   int threads;
-  size_t bytes;
+  size_t (*bytes)(int i);
   int (*count)(int t);
   bool (*keep)(int count, int i);
   size_t alignment = 1;
@@ -268,10 +268,11 @@ void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
   HeldWorst worst;
   int failed = 0;
   std::vector<void*> kept;
+  uint64_t kept_bytes = 0;
   for (int t = 0; t < churn.threads && worst.judged <= kThreadChurnHeldBytes;
        ++t) {
     struct Work {
-      size_t bytes;
+      size_t (*bytes)(int i);
       size_t alignment;
       int count;
       void* blocks[kNewStackBlocks];
@@ -283,7 +284,7 @@ void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
         [](void* arg) -> void* {
           Work& w = *static_cast<Work*>(arg);
           for (int i = 0; i < w.count; ++i) {
-            w.blocks[i] = Allocate(w.bytes, w.alignment, false);
+            w.blocks[i] = Allocate(w.bytes(i), w.alignment, false);
             if (w.blocks[i] != nullptr) static_cast<char*>(w.blocks[i])[0] = 1;
           }
           return nullptr;
@@ -293,7 +294,9 @@ void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
       call.Fail(error);
       return;
     }
-    if ((kept.size() + work.count) * churn.bytes > kThreadChurnLiveBytes) {
+    uint64_t live_bytes = kept_bytes;
+    for (int i = 0; i < work.count; ++i) live_bytes += churn.bytes(i);
+    if (live_bytes > kThreadChurnLiveBytes) {
       call.Fail(
           "the churn keeps more live than promise 3 is for "
           "(kThreadChurnLiveBytes): the test's own mistake");
@@ -304,6 +307,7 @@ void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
         ++failed;
       } else if (churn.keep(work.count, i)) {
         kept.push_back(work.blocks[i]);
+        kept_bytes += churn.bytes(i);
       } else {
         Free(work.blocks[i]);
       }
@@ -340,7 +344,7 @@ void ExpectStackChurnLeftLittleHeld(absl::string_view name,
 
 void ChurnNewStacksCall(alloclab::FreshCall& call) {
   ChurnOnStacksOfTheirOwn(
-      call, {kNewStackThreads, kNewStackBlockBytes,
+      call, {kNewStackThreads, [](int) { return kNewStackBlockBytes; },
              [](int) { return kNewStackBlocks; },
              [](int count, int i) { return i == 0 || i == count - 1; }});
 }
@@ -372,8 +376,9 @@ constexpr size_t kAlignedOnlyAlignment = 64;
 
 void ChurnAlignedOnlyCall(alloclab::FreshCall& call) {
   ChurnOnStacksOfTheirOwn(
-      call, {kAlignedOnlyThreads, kAlignedOnlyBytes, [](int) { return 1; },
-             [](int, int) { return true; }, kAlignedOnlyAlignment});
+      call, {kAlignedOnlyThreads, [](int) { return kAlignedOnlyBytes; },
+             [](int) { return 1; }, [](int, int) { return true; },
+             kAlignedOnlyAlignment});
 }
 ALLOCLAB_FRESH_CALL("allocator_design_churn_aligned_only",
                     ChurnAlignedOnlyCall);
@@ -402,10 +407,10 @@ constexpr int kHandOverMostBlocks = 4;
 constexpr size_t kHandOverBlockBytes = 64;
 
 void ChurnHandOverCall(alloclab::FreshCall& call) {
-  ChurnOnStacksOfTheirOwn(call,
-                          {kHandOverThreads, kHandOverBlockBytes,
-                           [](int t) { return 1 + t % kHandOverMostBlocks; },
-                           [](int, int i) { return i == 0; }});
+  ChurnOnStacksOfTheirOwn(
+      call, {kHandOverThreads, [](int) { return kHandOverBlockBytes; },
+             [](int t) { return 1 + t % kHandOverMostBlocks; },
+             [](int, int i) { return i == 0; }});
 }
 ALLOCLAB_FRESH_CALL("allocator_design_churn_hand_over", ChurnHandOverCall);
 
@@ -419,6 +424,45 @@ TEST(DesignThreadChurn, ThreadsThatHandOverEveryBlockLeaveLittleHeld) {
                    "thread's"),
       "what an exited thread owned must become anyone's, even when it exits "
       "with nothing of its own left to give back");
+}
+
+// Promise 3 for threads that each leave a block of many sizes live: each
+// thread, on a stack of its own (as above), allocates two blocks of every
+// size of kManySizesLeft (16 bytes to 16 KiB, each of a class of its own
+// in the reference), hands them to this thread and exits; this thread
+// frees the second of each size and keeps the first live to the end.
+// kManySizesThreads x a block of each size is 2.0 MB live, within
+// kThreadChurnLiveBytes, yet each block sits in a span, a page or a region that
+// the thread claimed for its size: a design that keeps what an exited thread
+// claimed from the next threads (its spans kept by an owner that is gone, or
+// free room that only their owner may take) claims new ones for every thread,
+// a span of each size per thread. What an exited thread owned must become
+// anyone's, in every class it used.
+constexpr int kManySizesThreads = 48;
+constexpr size_t kManySizesLeft[] = {16,   48,   128,  256,  512,  1024,
+                                     2048, 3072, 4096, 6144, 8192, 16384};
+constexpr int kManySizesBlocks = 2 * std::size(kManySizesLeft);
+static_assert(kManySizesBlocks <= kNewStackBlocks, "fits a thread's Work");
+
+void ChurnManySizesLeftCall(alloclab::FreshCall& call) {
+  ChurnOnStacksOfTheirOwn(
+      call, {kManySizesThreads, [](int i) { return kManySizesLeft[i / 2]; },
+             [](int) { return kManySizesBlocks; },
+             [](int, int i) { return i % 2 == 0; }});
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_many_sizes_left",
+                    ChurnManySizesLeftCall);
+
+TEST(DesignThreadChurn, ThreadsThatLeaveABlockOfManySizesLiveLeaveLittleHeld) {
+  ExpectStackChurnLeftLittleHeld(
+      "allocator_design_churn_many_sizes_left",
+      absl::StrCat(", each allocated two blocks of each of ",
+                   std::size(kManySizesLeft), " sizes (", kManySizesLeft[0],
+                   " to ", kManySizesLeft[std::size(kManySizesLeft) - 1],
+                   " bytes) and exited; the main thread freed the second of "
+                   "each and kept the first live to the end"),
+      "what an exited thread owned must become anyone's, in every size class "
+      "it used, for the next threads' blocks");
 }
 
 // Promise 3 for threads live at once: kLiveAtOnceThreads threads, all

@@ -77,10 +77,6 @@ namespace {
 // Design, promise 2: idle memory goes back.
 // ---------------------------------------------------------------------------
 
-// A bound, not a timing: how long a step may take that takes microseconds
-// unless a thread waiting inside the page source stops it.
-constexpr auto kStoppedBound = std::chrono::seconds(10);
-
 // Allocates at least `total` bytes of mixed sizes, touching each page,
 // and frees them all (in another order than allocated).
 void AllocateAndFreeMixed(size_t total, uint64_t seed) {
@@ -620,22 +616,14 @@ void DecayFreesDuringAMapCall(alloclab::FreshCall& call) {
   void* mapped = nullptr;
   internal::CloseMapGate();
   a.Start([&] { mapped = Allocate(kMapRaceBytes, 1, false); });
-  bool parked = false;
-  const auto bound = std::chrono::steady_clock::now() + kStoppedBound;
-  while (!(parked = internal::ParkedAtMapGate()) && !a.Done() &&
-         std::chrono::steady_clock::now() < bound) {
-    sched_yield();
-  }
+  WaitUntil([&] { return internal::ParkedAtMapGate() || a.Done(); });
+  const bool parked = internal::ParkedAtMapGate();
   if (!parked) internal::OpenMapGate();  // B's frees must not stop there
   b.Start([&] {
     for (void* p : blocks) Free(p);
   });
-  const auto freed_by = std::chrono::steady_clock::now() + kStoppedBound;
-  while (!b.Done() && std::chrono::steady_clock::now() < freed_by) {
-    sched_yield();
-  }
   call.Record("parked", parked ? 1 : 0);
-  call.Record("stopped", b.Done() ? 0 : 1);
+  call.Record("stopped", WaitUntil([&] { return b.Done(); }) ? 0 : 1);
   internal::OpenMapGate();
   a.Wait();
   b.Wait();
@@ -777,17 +765,13 @@ void DecayManyRunOnCall(alloclab::FreshCall& call) {
   run_on_state.store(1);
   threads[0]->Run([] { stops_in_page_source = true; });
   threads[0]->Start(checking_calls(0));
-  while (run_on_state.load() != 2 && !threads[0]->Done()) sched_yield();
+  WaitUntil([&] { return run_on_state.load() == 2 || threads[0]->Done(); });
   const bool parked = run_on_state.load() == 2;
   for (int t = 1; t < kRunOnThreads; ++t) {
     threads[t]->Start(checking_calls(t));
-    // A bound, not a timing: a design may hold a lock while it gives back
-    // (promise 1 asks that of maps only); then thread 0 goes on after it.
-    const auto bound = std::chrono::steady_clock::now() + kStoppedBound;
-    while (!threads[t]->Done() && std::chrono::steady_clock::now() < bound) {
-      sched_yield();
-    }
-    if (!threads[t]->Done()) run_on_state.store(3);
+    // A design may hold a lock while it gives back (promise 1 asks that of
+    // maps only); then thread 0 goes on, and thread t after it.
+    if (!WaitUntil([&] { return threads[t]->Done(); })) run_on_state.store(3);
     threads[t]->Wait();
   }
   run_on_state.store(3);

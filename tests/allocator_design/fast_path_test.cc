@@ -141,7 +141,7 @@ TEST(DesignFastPath, SteadyStateBurstsArePrivate) {
 
 // The locks (lock.h) the parked thread A of StoppedThreadCall holds, and
 // whether thread B went for one of them while A was parked: B then waits
-// for A, and the test knows it at once, not at its 10 s bound (which stays
+// for A, and the test knows it at once, not at kStoppedBound (which stays
 // for a design whose waits lock.h does not see: a spin on an atomic, say).
 constexpr int kMaxParkedLocks = 64;
 constinit std::atomic<const Lock*> parked_thread_locks[kMaxParkedLocks] = {};
@@ -176,8 +176,8 @@ void ObserveStoppedThread(const Lock& lock, internal::LockEvent event) {
 void StoppedThreadCall(alloclab::FreshCall& call) {
   std::mutex mu;
   std::condition_variable cv;
-  bool warmed = false, go = false, finished = false, parked = false;
-  std::atomic<bool> a_returned{false};
+  bool warmed = false, go = false;
+  std::atomic<bool> a_returned{false}, finished{false};
 
   std::thread b([&] {
     Pairs(20'000);
@@ -190,9 +190,7 @@ void StoppedThreadCall(alloclab::FreshCall& call) {
     stopped_role = StoppedRole::kRunning;
     Pairs(20'000);
     stopped_role = StoppedRole::kNone;
-    std::lock_guard<std::mutex> lock(mu);
-    finished = true;
-    cv.notify_all();
+    finished.store(true);
   });
   {
     std::unique_lock<std::mutex> lock(mu);
@@ -207,36 +205,23 @@ void StoppedThreadCall(alloclab::FreshCall& call) {
     stopped_role = StoppedRole::kNone;
     a_returned.store(true);
   });
-  std::thread watcher([&] {
-    internal::WaitUntilParkedAtMapGate();
-    std::lock_guard<std::mutex> lock(mu);
-    parked = true;
-    cv.notify_all();
-  });
-  bool a_parked = false;
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    // Bounds, not timings: each waits for what takes microseconds.
-    a_parked = cv.wait_for(lock, std::chrono::seconds(10), [&] {
-      return parked || a_returned.load();
-    }) && parked;
-    if (a_parked) {
+  WaitUntil([&] { return internal::ParkedAtMapGate() || a_returned.load(); });
+  const bool a_parked = internal::ParkedAtMapGate();
+  if (a_parked) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
       go = true;
       cv.notify_all();
-      // B cannot finish once it waits for A's lock: no need to wait more.
-      const auto bound =
-          std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (!finished && !waited_for_parked_thread.load() &&
-             std::chrono::steady_clock::now() < bound) {
-        cv.wait_for(lock, std::chrono::milliseconds(10));
-      }
     }
+    // B cannot finish once it waits for A's lock: no need to wait more.
+    WaitUntil(
+        [&] { return finished.load() || waited_for_parked_thread.load(); });
   }
   call.Record("parked", a_parked ? 1 : 0);
   call.Record("waited", waited_for_parked_thread.load() ? 1 : 0);
+  call.Record("finished", finished.load() ? 1 : 0);
   {
     std::lock_guard<std::mutex> lock(mu);
-    call.Record("finished", finished ? 1 : 0);
     go = true;
     cv.notify_all();
   }
@@ -244,11 +229,6 @@ void StoppedThreadCall(alloclab::FreshCall& call) {
   a.join();
   b.join();
   internal::SetLockObserver(nullptr);
-  if (parked) {
-    watcher.join();
-  } else {
-    watcher.detach();  // it waits for a thread that never came; we exit
-  }
   Free(large);
 }
 ALLOCLAB_FRESH_CALL("allocator_design_stopped_thread", StoppedThreadCall);
@@ -271,7 +251,8 @@ TEST(DesignFastPath, OtherThreadStoppedInsideDoesNotStopThisOne) {
     EXPECT_EQ(r->values["finished"], 1)
         << kRuleNotStopped << ": with one thread parked inside Allocate() "
         << "(waiting for the page source), another thread's warmed-up "
-        << "malloc/free pairs did not finish within 10 s";
+        << "malloc/free pairs did not finish within " << kStoppedBound.count()
+        << " s";
   }
 }
 

@@ -488,6 +488,26 @@ inline void CountLocksTaken(const Lock&, internal::LockEvent event) {
   if (event == internal::LockEvent::kAcquired) ++locks_taken;
 }
 
+// kStoppedBound / WaitUntil()
+//
+// The one way the suite waits for another thread's step: WaitUntil()
+// checks `ready` (yielding between checks) until it holds or kStoppedBound
+// has passed, and returns whether it held. A bound, not a timing: each
+// step waited for takes microseconds, unless a thread stopped on purpose
+// (at the page source's map gate or a table step) holds what it needs;
+// then the test goes on without it, and its verdict says so.
+inline constexpr auto kStoppedBound = std::chrono::seconds(10);
+
+template <typename Ready>
+bool WaitUntil(Ready ready) {
+  const auto bound = std::chrono::steady_clock::now() + kStoppedBound;
+  for (;;) {
+    if (ready()) return true;
+    if (std::chrono::steady_clock::now() >= bound) return false;
+    sched_yield();
+  }
+}
+
 // ScheduledThread
 //
 // A thread that runs the calls it is given one at a time, each to its end

@@ -741,7 +741,7 @@ constexpr int kForkGateSeconds = 2;
 void ForkWhileParkedCall(alloclab::FreshCall& call) {
   std::mutex mu;
   std::condition_variable cv;
-  bool forked = false, parked = false;
+  bool forked = false;
   std::atomic<bool> a_returned{false};
   internal::CloseMapGate();
   void* large = nullptr;
@@ -749,27 +749,15 @@ void ForkWhileParkedCall(alloclab::FreshCall& call) {
     large = Allocate((64 << 20) + 19 * PageSize(), 16, false);
     a_returned.store(true);
   });
-  std::thread watcher([&] {
-    internal::WaitUntilParkedAtMapGate();
-    std::lock_guard<std::mutex> lock(mu);
-    parked = true;
-    cv.notify_all();
-  });
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    // A bound, not a timing: A reaches the gate in microseconds.
-    cv.wait_for(lock, std::chrono::seconds(10),
-                [&] { return parked || a_returned.load(); });
-  }
+  WaitUntil([&] { return internal::ParkedAtMapGate() || a_returned.load(); });
+  const bool parked = internal::ParkedAtMapGate();
   call.Record("parked", parked ? 1 : 0);
   if (!parked) {
     internal::OpenMapGate();
     a.join();
-    watcher.detach();  // it waits for a thread that never came; we exit
     Free(large);
     return;
   }
-  watcher.join();
   std::thread opener([&] {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait_for(lock, std::chrono::seconds(kForkGateSeconds),

@@ -26,7 +26,7 @@
 //
 //   allocator_design::internal::CloseMapGate();
 //   std::thread t([] { allocator_design::Allocate(64 << 20, 16, false); });
-//   allocator_design::internal::WaitUntilParkedAtMapGate();
+//   while (!allocator_design::internal::ParkedAtMapGate()) sched_yield();
 //   // ... t is stopped inside Allocate(); this thread goes on ...
 //   allocator_design::internal::OpenMapGate();
 //   t.join();
@@ -63,16 +63,14 @@ class ScopedFakeClock {
   void Advance(uint64_t ns);
 };
 
-// CloseMapGate() / WaitUntilParkedAtMapGate() / ParkedAtMapGate() /
-// OpenMapGate()
+// CloseMapGate() / ParkedAtMapGate() / OpenMapGate()
 //
 // After CloseMapGate(), the next MapPages() or MapAlignedPages() call, on
 // any thread, waits at the gate before it maps; later calls pass while it
-// waits (what a test runs meanwhile may map). WaitUntilParkedAtMapGate()
-// returns once a thread waits there, ParkedAtMapGate() says whether one
-// does now; OpenMapGate() lets it (and any later one) through.
+// waits (what a test runs meanwhile may map). ParkedAtMapGate() says
+// whether one waits there now; OpenMapGate() lets it (and any later one)
+// through.
 void CloseMapGate();
-void WaitUntilParkedAtMapGate();
 bool ParkedAtMapGate();
 void OpenMapGate();
 
