@@ -497,6 +497,10 @@ def run_suite(lab, tree, reference, mutants, scratch):
 _SURVIVOR = re.compile(
     r"^- (m\d+) \(line \d+(?: of [^,]+)?, (\w+)\): `(.*)` → `(.*)`: (.*)$")
 UNEXAMINED = "not yet examined."
+# Later suites' outcomes, which the report appends to a note: read back,
+# they are dropped, so that each report says the outcomes of its own runs.
+_LATER_OUTCOMES = re.compile(
+    r" \[[\w.-]+: [\w ()]+(?:, [\w.-]+: [\w ()]+)*\]$")
 KINDS = ("killed", "timeout", "survived", "not compilable", "error",
          "not applicable")
 
@@ -526,7 +530,8 @@ def read_notes(md_path):
             m = _SURVIVOR.match(line.rstrip("\n"))
             if m and m.group(5) != UNEXAMINED:
                 notes[_note_key(m.group(2), m.group(3).replace("\\|", "|"),
-                                m.group(4).replace("\\|", "|"))] = m.group(5)
+                                m.group(4).replace("\\|", "|"))] = (
+                    _LATER_OUTCOMES.sub("", m.group(5)))
     return notes
 
 
@@ -669,7 +674,7 @@ def _render_survivors(data, notes):
         later = ", ".join("%s: %s" % (run["suite"],
                                       run["outcomes"][m["id"]]["outcome"])
                           for run in runs[1:])
-        if later and not note.endswith("]"):
+        if later:
             note = "%s [%s]" % (note, later)
         out.append("- %s (%s, %s): %s → %s: %s" % (
             m["id"], where(m.get("file"), m["line"]), m["operator"],

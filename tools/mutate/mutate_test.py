@@ -203,6 +203,22 @@ class ReportTest(unittest.TestCase):
                       mutate.UNEXAMINED, text)
         expect_note_kept(self, data, text)
 
+    def test_later_outcomes_are_this_report_s_own(self):
+        m = mutate.candidates("void F() {\n  x |= 1;\n}\n")[0]
+        data = report_of(m)
+        import os
+        import tempfile
+        path = os.path.join(tempfile.mkdtemp(
+            dir=os.environ.get("TEST_TMPDIR")), "mutation.md")
+        with open(path, "w") as f:
+            f.write(mutate.render(data, {}).replace(
+                mutate.UNEXAMINED, "equivalent: why. [old: survived]"))
+        data["runs"].append({"suite": "branch", "date": "today", "outcomes": {
+            "m000": {"outcome": "killed", "seconds": 1.0}}})
+        text = mutate.render(data, mutate.read_notes(path))
+        self.assertIn("equivalent: why. [branch: killed]", text)
+        self.assertNotIn("old: survived", text)
+
 
 class InternalFilesTest(unittest.TestCase):
     """A reference that includes pieces of solutions/<lab>/internal/."""
