@@ -243,10 +243,9 @@ void UnmapStacks(const std::vector<void*>& stacks) {
 // StackChurn
 //
 // A churn of threads on stacks of their own: `threads` of them, one at a
-// time, thread t allocating `count(t)` blocks (at most kNewStackBlocks),
-// block i of `bytes(i)`, aligned to `alignment`, handing every one to the
-// main thread and exiting; the main thread frees at once those
-// `keep(count, i)` does not keep live to the end.
+// time, thread t allocating `count(t)` blocks, block i of `bytes(i)`, aligned
+// to `alignment`, handing every one to the main thread and exiting; the main
+// thread frees at once those `keep(count, i)` does not keep live to the end.
 struct StackChurn {
   int threads;
   size_t (*bytes)(int i);
@@ -275,11 +274,9 @@ void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
       size_t (*bytes)(int i);
       size_t alignment;
       int count;
-      void* blocks[kNewStackBlocks];
-    } work{churn.bytes,
-           churn.alignment,
-           std::min(churn.count(t), kNewStackBlocks),
-           {}};
+      std::vector<void*> blocks;
+    } work{churn.bytes, churn.alignment, churn.count(t),
+           std::vector<void*>(churn.count(t))};
     const std::string error = RunOnStackOfItsOwn(
         [](void* arg) -> void* {
           Work& w = *static_cast<Work*>(arg);
@@ -442,7 +439,6 @@ constexpr int kManySizesThreads = 48;
 constexpr size_t kManySizesLeft[] = {16,   48,   128,  256,  512,  1024,
                                      2048, 3072, 4096, 6144, 8192, 16384};
 constexpr int kManySizesBlocks = 2 * std::size(kManySizesLeft);
-static_assert(kManySizesBlocks <= kNewStackBlocks, "fits a thread's Work");
 
 void ChurnManySizesLeftCall(alloclab::FreshCall& call) {
   ChurnOnStacksOfTheirOwn(
@@ -465,6 +461,41 @@ TEST(DesignThreadChurn, ThreadsThatLeaveABlockOfManySizesLiveLeaveLittleHeld) {
       "it used, for the next threads' blocks");
 }
 
+// Promise 3 for threads whose spans were full when they exited: each
+// thread, on a stack of its own (as above), allocates kFullAtExitBlocks
+// blocks of kFullAtExitBlockBytes (256 KiB: pages or spans that it filled,
+// with no free room left in them while it ran), hands them to this thread
+// and exits; this thread then frees all of them but one in each
+// kFullAtExitKeepEvery, in the order allocated (one in each 64 KiB). The
+// room those frees make is in what the exited thread claimed when it was
+// full: a design that gives up, at an exit, only what had free room then
+// keeps the rest claimed by a thread that is gone, and the next threads
+// claim new memory, 256 KiB each.
+constexpr int kFullAtExitThreads = 96;
+constexpr int kFullAtExitBlocks = 4096;
+constexpr size_t kFullAtExitBlockBytes = 64;
+constexpr int kFullAtExitKeepEvery = 1024;
+
+void ChurnFullAtExitCall(alloclab::FreshCall& call) {
+  ChurnOnStacksOfTheirOwn(
+      call, {kFullAtExitThreads, [](int) { return kFullAtExitBlockBytes; },
+             [](int) { return kFullAtExitBlocks; },
+             [](int, int i) { return i % kFullAtExitKeepEvery == 0; }});
+}
+ALLOCLAB_FRESH_CALL("allocator_design_churn_full_at_exit", ChurnFullAtExitCall);
+
+TEST(DesignThreadChurn, ThreadsWhoseSpansWereFullAtExitLeaveLittleHeld) {
+  ExpectStackChurnLeftLittleHeld(
+      "allocator_design_churn_full_at_exit",
+      absl::StrCat(", each allocated ", kFullAtExitBlocks, " blocks of ",
+                   kFullAtExitBlockBytes,
+                   " bytes and exited with every one live; the main thread "
+                   "then freed all but one in each ",
+                   kFullAtExitKeepEvery, " (in the order allocated)"),
+      "what an exited thread owned must become anyone's, the memory it had "
+      "filled too: the main thread's frees make room there after the exit");
+}
+
 // Promise 3 for threads live at once: kLiveAtOnceThreads threads, all
 // started before any exits (more than a fixed table of per-thread caches,
 // or of thread slots, has room for), each allocate kLiveAtOnceBlocks blocks
@@ -473,7 +504,10 @@ TEST(DesignThreadChurn, ThreadsThatLeaveABlockOfManySizesLiveLeaveLittleHeld) {
 // all of them by one of the threads while every other still runs
 // ("another"); once all are freed, the threads exit. Twice, the bytes held
 // read after each wave, every thread exited. The clock stands still: no
-// decay (promise 2) gives back what the exits should have.
+// decay (promise 2) gives back what the exits should have. This thread
+// allocated a block first, and keeps it live to the end: a program's main
+// thread runs on while others come and go, and an exit gives back while it
+// does.
 constexpr int kLiveAtOnceThreads = 400;
 constexpr int kLiveAtOnceBlocks = 8;
 constexpr size_t kLiveAtOnceBlockBytes = 1 * kKiB;
@@ -491,6 +525,8 @@ void ChurnLiveAtOnceCall(alloclab::FreshCall& call) {
   internal::ScopedFakeClock clock;
   std::atomic<uint64_t> failed{0};
   HeldWorst worst;
+  void* runs_on = Allocate(kLiveAtOnceBlockBytes, 1, false);
+  if (runs_on == nullptr) failed.fetch_add(1);
   for (int wave = 0; wave < kLiveAtOnceWaves; ++wave) {
     std::vector<void*> blocks(kLiveAtOnceThreads * kLiveAtOnceBlocks, nullptr);
     std::barrier step(kLiveAtOnceThreads);
@@ -514,6 +550,7 @@ void ChurnLiveAtOnceCall(alloclab::FreshCall& call) {
     });
     worst.Add(ReadHeldNow());
   }
+  Free(runs_on);
   call.Record("failed", static_cast<double>(failed.load()));
   worst.Record(call);
 }
@@ -534,7 +571,8 @@ void ExpectLiveAtOnceLeftLittleHeld(absl::string_view freed_by,
       << kLiveAtOnceThreads << " threads live at once, each allocating "
       << kLiveAtOnceBlocks << " blocks of " << kLiveAtOnceBlockBytes
       << " bytes (every thread's live at once), " << what
-      << ", then exiting; the clock standing still; after each wave, at most "
+      << ", then exiting, while the main thread, which allocated first, ran "
+      << "on; the clock standing still; after each wave, at most "
       << HeldCounts(*r) << " (kThreadChurnHeldBytes = " << kThreadChurnHeldBytes
       << ")";
 }
