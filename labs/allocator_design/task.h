@@ -217,9 +217,9 @@ inline constexpr uint64_t kIdleHeldBytes = 4 << 20;
 // kIdleThreadBytes
 //
 // Promise 2, for k threads that have not exited and have each made
-// kDecayCheckOps calls after the decay: what each but one adds to
-// kIdleHeldBytes, for the blocks its own calls use (a region or a few spans
-// of its own).
+// kDecayCheckOps calls after the decay: at most kIdleHeldBytes + (k - 1) x
+// kIdleThreadBytes stay held in all, for the blocks their own calls use (a
+// region or a few spans of each thread's).
 inline constexpr uint64_t kIdleThreadBytes = 1 << 20;
 
 // kThreadChurnHeldBytes
