@@ -273,14 +273,13 @@ void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
     struct Work {
       size_t (*bytes)(int i);
       size_t alignment;
-      int count;
       std::vector<void*> blocks;
-    } work{churn.bytes, churn.alignment, churn.count(t),
-           std::vector<void*>(churn.count(t))};
+    } work{churn.bytes, churn.alignment, std::vector<void*>(churn.count(t))};
+    const int count = static_cast<int>(work.blocks.size());
     const std::string error = RunOnStackOfItsOwn(
         [](void* arg) -> void* {
           Work& w = *static_cast<Work*>(arg);
-          for (int i = 0; i < w.count; ++i) {
+          for (int i = 0; i < static_cast<int>(w.blocks.size()); ++i) {
             w.blocks[i] = Allocate(w.bytes(i), w.alignment, false);
             if (w.blocks[i] != nullptr) static_cast<char*>(w.blocks[i])[0] = 1;
           }
@@ -292,17 +291,17 @@ void ChurnOnStacksOfTheirOwn(alloclab::FreshCall& call,
       return;
     }
     uint64_t live_bytes = kept_bytes;
-    for (int i = 0; i < work.count; ++i) live_bytes += churn.bytes(i);
+    for (int i = 0; i < count; ++i) live_bytes += churn.bytes(i);
     if (live_bytes > kThreadChurnLiveBytes) {
       call.Fail(
           "the churn keeps more live than promise 3 is for "
           "(kThreadChurnLiveBytes): the test's own mistake");
       return;
     }
-    for (int i = 0; i < work.count; ++i) {
+    for (int i = 0; i < count; ++i) {
       if (work.blocks[i] == nullptr) {
         ++failed;
-      } else if (churn.keep(work.count, i)) {
+      } else if (churn.keep(count, i)) {
         kept.push_back(work.blocks[i]);
         kept_bytes += churn.bytes(i);
       } else {
@@ -1087,7 +1086,10 @@ TEST(DesignMessagePassing, AProducerMovingFromSizeToSizeStaysBounded) {
 // shape; these mix them: threads that exit at once or late, holding
 // blocks in their caches or live, or allocating as they exit, threads that only
 // free, blocks handed from thread to thread through the suite's queue, at
-// every class edge and past the large threshold.
+// every class edge and past the large threshold, and churns of one drawn
+// shape of thread, generation after generation, so that what each exit
+// leaves adds up (threads on stacks of their own, blocks freed after their
+// owner's exit, hundreds of threads live at once while others run on).
 // ---------------------------------------------------------------------------
 
 constexpr int kChurnSchedules = SchedulesToRun(32);
@@ -1101,6 +1103,18 @@ constexpr size_t kChurnMostLive = 512 * kKiB;
 static_assert(kChurnMostLive + kExitBlocks * kExitMostBytes <=
                   kThreadChurnLiveBytes,
               "within promise 3: its blocks live at once");
+// A churn step (ChurnExplorer::Churn()) runs up to kChurnMostAtOnce
+// threads live at once, more than a fixed table of per-thread caches or of
+// thread slots has room for; their blocks up to 256 KiB are at most
+// kChurnWaveLive bytes live at once, each thread's at most
+// kChurnThreadMostLive, beside the schedule's own kChurnMostLive and an
+// exiting thread's key destructor's: within promise 3 still.
+constexpr int kChurnMostAtOnce = 400;
+constexpr size_t kChurnWaveLive = 2 * kMiB + 512 * kKiB;
+constexpr size_t kChurnThreadMostLive = 512 * kKiB;
+static_assert(kChurnMostLive + kChurnWaveLive + kExitBlocks * kExitMostBytes <=
+                  kThreadChurnLiveBytes,
+              "within promise 3: a churn's blocks live at once");
 
 // ChurnExplorer
 //
@@ -1111,17 +1125,24 @@ static_assert(kChurnMostLive + kExitBlocks * kExitMostBytes <=
 // messages, one thread allocating what another frees; a thread's exit
 // (its live blocks handed to the queue), at once or after a pthread key's
 // destructor has allocated and freed as it exits (thread_exit.h: the hook
-// arms again); short threads that allocate, free and exit. Sizes are class
+// arms again); short threads that allocate, free and exit; a churn, one
+// shape of thread run generation after generation (Churn(): threads one at
+// a time, each on a stack of its own or not, or up to kChurnMostAtOnce live
+// at once; their blocks freed by each thread itself, by one of them while
+// all run, or handed to a thread that runs throughout, which frees them
+// after their owner's exit and keeps one in a few live), checked after
+// each generation's exit. Sizes are class
 // edges to 256 KiB (EdgeSizes()) and large sizes past it; in half the
 // schedules the last thread only frees. No more than kChurnMostLive bytes
-// are ever live, at most two of the threads run at once (a producer and a
-// consumer: before a step on others, one exits), and the fake clock stands
-// still (no decay helps). After every step the bytes held (ReadHeldNow()'s
-// witnessed: the larger of the page source's count and the resident bytes
-// of its live mappings; ReadCounters() is only quoted) must be at most
-// kMessagePassingHeldBytes while a thread that called runs (promise 4),
-// and kThreadChurnHeldBytes once each has exited (promise 3). Its end:
-// every block freed, every thread exited, one at a time.
+// are ever live (a block counted as its size rounded up to kMinAlignment), at
+// most two of the threads run at once (a producer and a consumer: before a step
+// on others, one exits), and the fake clock stands still (no decay helps).
+// After every step the bytes held (ReadHeldNow()'s witnessed: the larger of the
+// page source's count and the resident bytes of its live mappings;
+// ReadCounters() is only quoted) must be at most kMessagePassingHeldBytes while
+// a thread that called runs (promise 4), and kThreadChurnHeldBytes once each
+// has exited (promise 3). Its end: every block freed, every thread exited, one
+// at a time.
 class ChurnExplorer {
  public:
   // The schedule of `seed` with `steps` random steps before its end;
@@ -1175,6 +1196,13 @@ class ChurnExplorer {
 
   static constexpr size_t kSmallMax = 256 * kKiB;
 
+  // The bytes a block of `size` keeps live, as the schedule counts them:
+  // its size rounded up to kMinAlignment, since no two blocks share an
+  // aligned kMinAlignment bytes (a million blocks of one byte are 16 MB).
+  static size_t Footprint(size_t size) {
+    return (size + kMinAlignment - 1) / kMinAlignment * kMinAlignment;
+  }
+
   void RandomStep() {
     const uint64_t pick = rng_.Next() % 100;
     const int t = PickThread();
@@ -1191,8 +1219,10 @@ class ChurnExplorer {
       Messages(t, other);
     } else if (pick < 85) {
       ExitThread(t, rng_.Next() % 3 == 0);
-    } else {
+    } else if (pick < 94) {
       ShortThreads(static_cast<int>(rng_.Between(1, 16)));
+    } else {
+      Churn(t);
     }
   }
 
@@ -1236,9 +1266,9 @@ class ChurnExplorer {
     size_t bytes = 0;
     for (int i = 0; i < n; ++i) {
       const size_t size = Size();
-      if (live_bytes_ + bytes + size > kChurnMostLive) continue;
+      if (live_bytes_ + bytes + Footprint(size) > kChurnMostLive) continue;
       got.push_back({nullptr, size, 0});
-      bytes += size;
+      bytes += Footprint(size);
     }
     return got;
   }
@@ -1259,7 +1289,7 @@ class ChurnExplorer {
         return false;
       }
       b.owner = ids_[t];
-      live_bytes_ += b.size;
+      live_bytes_ += Footprint(b.size);
     }
     return true;
   }
@@ -1269,7 +1299,7 @@ class ChurnExplorer {
       for (const Live& b : blocks) Free(b.p);
     });
     called_[t] = true;
-    for (const Live& b : blocks) live_bytes_ -= b.size;
+    for (const Live& b : blocks) live_bytes_ -= Footprint(b.size);
   }
 
   // Thread t allocates a group: each block kept, or handed to the queue.
@@ -1335,11 +1365,11 @@ class ChurnExplorer {
       for (int i = 0; i < ring; ++i) {
         const MessageShape& shape = kMessageShapes[large ? 1 : 0];
         const size_t size = rng_.Between(shape.min_bytes, shape.max_bytes);
-        if (live_bytes_ + size > kChurnMostLive) break;
+        if (live_bytes_ + Footprint(size) > kChurnMostLive) break;
         got.push_back({nullptr, size, 0});
-        live_bytes_ += size;  // counted while the round is planned
+        live_bytes_ += Footprint(size);  // counted while the round is planned
       }
-      for (const Live& b : got) live_bytes_ -= b.size;
+      for (const Live& b : got) live_bytes_ -= Footprint(b.size);
       if (got.empty() || !AllocateOn(producer, got)) break;
       FreeOn(consumer, got);
       messages += static_cast<int>(got.size());
@@ -1391,7 +1421,7 @@ class ChurnExplorer {
         pthread_setspecific(exit_key_, value);
       }).join();
       ++threads_started_;
-      for (const Live& b : taken) live_bytes_ -= b.size;
+      for (const Live& b : taken) live_bytes_ -= Footprint(b.size);
       if (failed) {
         return Fail(absl::StrCat(kRuleAvailable,
                                  ": Allocate() failed in a short thread"));
@@ -1400,8 +1430,196 @@ class ChurnExplorer {
     Note(absl::StrCat(n, " short threads allocate, free and exit"));
   }
 
-  // Promise 3 or 4, whichever applies: see the class comment.
-  void Check() {
+  // What becomes of a churn's blocks: each thread frees its own before it
+  // exits; one of the threads frees every thread's while all of them run;
+  // or each thread hands them over, and the churn's freer, a thread that
+  // runs throughout, frees them after the thread's exit.
+  enum class Fate { kSelf, kAnother, kHandedOver };
+
+  // One shape of thread, which a churn runs generation after generation.
+  struct ChurnShape {
+    int width = 1;                 // threads live at once in a generation
+    int generations = 1;           // how many times the shape runs
+    bool own_stacks = false;       // width 1: each on a stack of its own
+    bool allocating_exit = false;  // width 1: its key destructor allocates
+    Fate fate = Fate::kSelf;
+    int keep_every = 0;  // kHandedOver: the freer keeps one in this many live
+    std::vector<std::pair<size_t, int>> blocks;  // each thread's: size, count
+  };
+
+  // A shape drawn from the schedule's generator: see ChurnShape. Threads
+  // one at a time (five churns in eight, three in four of them on stacks of
+  // their own, so that each thread's state sits at a new address), 2 to 16
+  // (two in eight) or 64 to kChurnMostAtOnce (one in eight) live at once; each
+  // allocating blocks of one to four class edges, as many as fit in its share
+  // of kChurnWaveLive (three times in four), filling spans, or fewer, and (up
+  // to 16 at once) a large block one time in eight. Only threads one at a time
+  // hand their blocks over live past their exit: each of many threads live at
+  // once claims memory of its own for its blocks (a span or a region of each
+  // size), and blocks live past their exits would keep what they claimed at
+  // once, whoever owns it after; one at a time, the next thread's blocks fit in
+  // the room beside them, as promise 3 asks.
+  ChurnShape DrawChurn() {
+    ChurnShape shape;
+    const uint64_t width = rng_.Next() % 8;
+    shape.width = width < 5 ? 1
+                  : width < 7
+                      ? static_cast<int>(rng_.Between(2, 16))
+                      : static_cast<int>(rng_.Between(64, kChurnMostAtOnce));
+    shape.own_stacks = shape.width == 1 && rng_.Next() % 4 != 0;
+    shape.allocating_exit = shape.width == 1 && rng_.Next() % 4 == 0;
+    if (shape.width > 1) {
+      shape.fate = rng_.Next() % 2 == 0 ? Fate::kSelf : Fate::kAnother;
+    } else {
+      shape.fate = rng_.Next() % 3 == 0 ? Fate::kSelf : Fate::kHandedOver;
+    }
+    constexpr int kKeepEvery[] = {0, 8, 64, 1024};
+    if (shape.fate == Fate::kHandedOver) {
+      shape.keep_every = kKeepEvery[rng_.Next() % std::size(kKeepEvery)];
+    }
+    // Generations enough for what each exit leaves to add up past
+    // kThreadChurnHeldBytes: a thread's worth of blocks up to
+    // kChurnThreadMostLive (32 exits), or a claim on memory for each of a
+    // crowd's threads (one generation).
+    shape.generations = static_cast<int>(shape.width > 16  ? 1
+                                         : shape.width > 1 ? rng_.Between(2, 8)
+                                         : shape.fate == Fate::kHandedOver
+                                             ? rng_.Between(32, 96)
+                                             : rng_.Between(8, 32));
+    const size_t budget =
+        std::min(kChurnThreadMostLive, kChurnWaveLive / shape.width);
+    const int kinds = static_cast<int>(rng_.Between(1, 4));
+    for (int k = 0; k < kinds; ++k) {
+      size_t size = 0;
+      do {
+        const size_t i =
+            std::min(rng_.Next() % edges_.size(), rng_.Next() % edges_.size());
+        size = std::max<size_t>(edges_[i], 1);
+      } while (Footprint(size) > budget / kinds);
+      const int most = static_cast<int>(budget / kinds / Footprint(size));
+      shape.blocks.push_back(
+          {size, rng_.Next() % 4 != 0
+                     ? most
+                     : static_cast<int>(rng_.Between(1, most))});
+    }
+    if (shape.width <= 16 && rng_.Next() % 8 == 0) {
+      shape.blocks.push_back(
+          {rng_.Between(kSmallMax + 1, kSmallMax + kChurnMostLive / 4), 1});
+    }
+    return shape;
+  }
+
+  // A churn: a shape drawn (DrawChurn()) and run generation after
+  // generation, `freer` (one of the schedule's threads) freeing what is
+  // handed over while it runs on; the bytes held checked after each
+  // generation's exits, against promise 3.
+  void Churn(int freer) {
+    const ChurnShape shape = DrawChurn();
+    MakeRoom(freer, freer);
+    Thread(freer);
+    std::string blocks;
+    for (const auto& [size, count] : shape.blocks) {
+      absl::StrAppend(&blocks, blocks.empty() ? "" : ", ", count, " x ", size);
+    }
+    Note(absl::StrCat(
+        "a churn: ", shape.generations, " generations of ", shape.width,
+        shape.width == 1 ? " thread" : " threads live at once",
+        shape.own_stacks ? " on stacks of their own" : "",
+        shape.allocating_exit ? ", allocating as it exits" : "",
+        ", each allocating ", blocks, " bytes; ",
+        shape.fate == Fate::kSelf ? "each frees its own"
+        : shape.fate == Fate::kAnother
+            ? "one frees all while all run"
+            : absl::StrCat(
+                  "thread ", freer, " frees them after the exit",
+                  shape.keep_every > 0
+                      ? absl::StrCat(", keeping one in ", shape.keep_every)
+                      : "")));
+    std::vector<void*> stacks;
+    for (int g = 0; g < shape.generations && failure_.empty(); ++g) {
+      ChurnGeneration(shape, freer, stacks);
+      Check(/*after_exits=*/true);
+    }
+    UnmapStacks(stacks);
+  }
+
+  // One generation of `shape`: its threads allocate, all live at once,
+  // free as its fate says, and exit; then `freer` frees what they handed
+  // over, keeping one in shape.keep_every live (in the queue, while that
+  // fits in kChurnMostLive).
+  void ChurnGeneration(const ChurnShape& shape, int freer,
+                       std::vector<void*>& stacks) {
+    int per_thread = 0;
+    for (const auto& [size, count] : shape.blocks) per_thread += count;
+    std::vector<void*> got(static_cast<size_t>(shape.width) * per_thread);
+    std::atomic<int> failed{0};
+    std::barrier step(shape.width);
+    const uint64_t exit_value = rng_.Next() | 1;
+    auto body = [&](int index) {
+      void** mine = &got[static_cast<size_t>(index) * per_thread];
+      for (const auto& [size, count] : shape.blocks) {
+        for (int i = 0; i < count; ++i, ++mine) {
+          *mine = Allocate(size, 1, false);
+          if (*mine == nullptr) {
+            failed.fetch_add(1);
+          } else {
+            static_cast<char*>(*mine)[0] = 1;
+          }
+        }
+      }
+      step.arrive_and_wait();  // every thread's blocks live at once
+      if (shape.fate == Fate::kSelf) {
+        for (void** p = mine - per_thread; p != mine; ++p) Free(*p);
+      } else if (shape.fate == Fate::kAnother && index == 0) {
+        for (void* p : got) Free(p);
+      }
+      step.arrive_and_wait();  // freed, every thread running
+      if (shape.allocating_exit) {
+        pthread_setspecific(exit_key_, reinterpret_cast<void*>(exit_value));
+      }
+    };
+    if (shape.own_stacks) {
+      std::function<void()> run = [&] { body(0); };
+      const std::string error = RunOnStackOfItsOwn(
+          [](void* f) -> void* {
+            (*static_cast<std::function<void()>*>(f))();
+            return nullptr;
+          },
+          &run, stacks);
+      if (!error.empty()) return Fail(error);
+    } else {
+      RunThreadsInWaves(shape.width, shape.width, body);
+    }
+    threads_started_ += shape.width;
+    if (failed.load() > 0) {
+      return Fail(absl::StrCat(kRuleAvailable, ": Allocate() failed in ",
+                               failed.load(), " of a churn's calls"));
+    }
+    if (shape.fate != Fate::kHandedOver) return;
+    std::vector<Live> kept;
+    Thread(freer).Run([&] {
+      size_t i = 0;
+      for (int t = 0; t < shape.width; ++t) {
+        for (const auto& [size, count] : shape.blocks) {
+          for (int c = 0; c < count; ++c, ++i) {
+            if (shape.keep_every > 0 && c % shape.keep_every == 0 &&
+                live_bytes_ + Footprint(size) <= kChurnMostLive) {
+              kept.push_back({got[i], size, 0});
+              live_bytes_ += Footprint(size);
+            } else {
+              Free(got[i]);
+            }
+          }
+        }
+      }
+    });
+    called_[freer] = true;
+    queue_.insert(queue_.end(), kept.begin(), kept.end());
+  }
+
+  // Promise 3 or 4, whichever applies: see the class comment. Promise 3's
+  // `after_exits`, a churn's threads exited, whoever runs.
+  void Check(bool after_exits = false) {
     if (!failure_.empty()) return;
     int running = 0;
     for (int t = 0; t < kChurnThreads; ++t) running += called_[t] ? 1 : 0;
@@ -1409,8 +1627,9 @@ class ChurnExplorer {
     const HeldNow held = ReadHeldNow();
     ++checks_;
     most_held_ = std::max(most_held_, static_cast<int64_t>(held.witnessed));
+    const bool churn = after_exits || running == 0;
     const uint64_t bound =
-        running > 0 ? kMessagePassingHeldBytes : kThreadChurnHeldBytes;
+        churn ? kThreadChurnHeldBytes : kMessagePassingHeldBytes;
     if (!held.resident.has_value()) {
       Fail(
           "internal::ResidentMappedBytes() is unavailable: more live "
@@ -1419,7 +1638,7 @@ class ChurnExplorer {
     }
     if (held.witnessed <= bound) return;
     Fail(absl::StrCat(
-        running > 0 ? kRuleMessages : kRuleChurn, ": ", held.witnessed,
+        churn ? kRuleChurn : kRuleMessages, ": ", held.witnessed,
         " bytes held (the larger of the resident bytes of the page source's "
         "live mappings, ",
         *held.resident,
@@ -1430,8 +1649,8 @@ class ChurnExplorer {
         held.counted, "), with ", live_bytes_, " bytes live (at most ",
         kChurnMostLive, "), ", running, " of the threads running, after ",
         threads_started_, " threads (",
-        running > 0 ? "kMessagePassingHeldBytes" : "kThreadChurnHeldBytes",
-        " = ", bound, ")"));
+        churn ? "kThreadChurnHeldBytes" : "kMessagePassingHeldBytes", " = ",
+        bound, ")"));
   }
 
   void Note(std::string step) { log_.Note(std::move(step)); }
