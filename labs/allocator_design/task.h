@@ -103,7 +103,10 @@
 //      time counts from the free. Blocks that a thread still running allocated
 //      may wait for that thread instead (a design whose pages only their owner
 //      collects cannot reach them): they go back once it, too, has made
-//      kDecayCheckOps calls after kDecayNs has passed, or has exited. When k
+//      kDecayCheckOps calls after kDecayNs has passed, or has exited. Blocks
+//      that other threads allocated may not wait for the thread that freed
+//      them, whatever it keeps of them for its own use (a thread that frees
+//      and then calls no more never empties a cache of its own). When k
 //      threads that have not exited have each made kDecayCheckOps calls after
 //      kDecayNs passed (at the same time or one after another), at most
 //      kIdleHeldBytes + (k - 1) x kIdleThreadBytes stay held in all: the more
@@ -113,9 +116,10 @@
 //      made such calls adds nothing. In a forked child, ForkChild() (below)
 //      says what may stay.
 //   3. Thread exit gives back. Threads that allocate, free and exit leave at
-//      most kThreadChurnHeldBytes held after each exit, however many there
-//      were, when at most kThreadChurnLiveBytes of blocks up to 256 KiB were
-//      live at once (all threads' together; larger blocks, any amount).
+//      most kThreadChurnHeldBytes held after each exit, beside the blocks
+//      still live, however many there were, when at most
+//      kThreadChurnLiveBytes of blocks up to 256 KiB were live at once (all
+//      threads' together; larger blocks, any amount).
 //      Past that, the memory their frees emptied is promise 2's: it may
 //      stay held until the decay.
 //   4. Producer and consumer stay bounded. When one thread allocates what

@@ -24,9 +24,10 @@
 //                   of what is held, so that a chunk's unused spans stay a
 //                   small share.
 //   page map        a two-level table from any address to its span and
-//                   class: Free() needs no header before the block, a block
-//                   of any alignment is found the same way, and the fast
-//                   path never touches the span itself.
+//                   class: Free() needs no header before the block, and a
+//                   block of any alignment is found the same way. The fast
+//                   path reads one word of the span, its owner (below), on
+//                   a line that only refills and drains write.
 //   thread caches   per class, a LIFO list of freed blocks and a run of
 //                   never-used ones, bounded (twice the batch), refilled and
 //                   drained a batch at a time under the class's lock: no
@@ -46,13 +47,21 @@
 //                   Refilled to whichever thread asked next, blocks of 16
 //                   bytes that one thread drained came back to the other
 //                   four to a line, beside the first one's live ones.
-//   cross-thread    a block freed by another thread goes into the freeing
-//   frees           thread's cache, which drains to the block's span when
-//                   over its bound: lab jemalloc_adoption's msgsend moves
-//                   blocks from producers to consumers a batch at a time,
-//                   and a consumer that only frees keeps none of a class
-//                   past the next scavenge: what the two hold stays bounded
-//                   with messages of every size to 256 KiB (promise 4).
+//   cross-thread    a block of a span the freeing thread does not own (
+//   frees           another thread's, or one whose thread exited) is never
+//                   reused by it: it waits on a list of its class until
+//                   those lists could keep kRemoteSpanBytes of spans in use,
+//                   then goes back to its span (FreeRemote()), as
+//                   mimalloc's free() puts a block of another thread's page
+//                   on that page's own list (src/free.c, the free of a
+//                   block not local to the thread: the page's
+//                   xthread_free). Lab jemalloc_adoption's msgsend moves blocks
+//                   from producers to consumers a span's worth at a time, and a
+//                   consumer that then goes quiet keeps at most that from
+//                   going back (promise 2: only the thread that allocated a
+//                   block may keep it waiting). jemalloc's and glibc's
+//                   thread caches keep another thread's blocks for reuse
+//                   instead: only the cache's own thread can empty it.
 //   span pool       a span whose blocks are all free goes back to a pool
 //                   that every class of its span size draws from, and idle
 //                   spans past kPoolSlackBytes are released when new memory
@@ -173,6 +182,18 @@ constexpr uint32_t MaxBatchOf(int c) {
 // them: its cache may pass this (promise 1).
 constexpr size_t kThreadCacheBytes = size_t{1} << 20;
 
+// kRemoteSpanBytes
+//
+// The most bytes of spans that other threads' blocks a thread has freed
+// may keep in use from its cache (FreeRemote()): past it, they go back to
+// their spans. Promise 2 lets blocks wait only for a running thread that
+// allocated them. A consumer that freed an exited producer's blocks into
+// its cache and went quiet kept a block in each of 330 spans, 20.7 MB
+// held after another thread's checking calls where 4 MiB are allowed
+// (DesignDecay.IdleMemoryGoesBackWhileItsFreeingThreadRunsOnWithoutCalling):
+// only a cache's own thread can empty it, and a quiet one never does.
+constexpr size_t kRemoteSpanBytes = size_t{1} << 20;
+
 struct ClassInfo {
   uint32_t size[kNumClasses];
   uint32_t alignment[kNumClasses];
@@ -211,10 +232,10 @@ constexpr ClassInfo kClass = MakeClassInfo();
 constexpr int kLargeCacheEntries = 32;
 constexpr size_t kLargeCacheMaxBlock = size_t{32} << 20;
 constexpr size_t kLargeCacheBytes = size_t{32} << 20;
-// And at a thread's exit (TrimLargeCache()), at most as many bytes as the
-// large blocks still live, or this many when they are fewer (promise 3:
-// threads that churned blocks of any size and exited leave at most
-// kThreadChurnHeldBytes held, this beside what the small classes leave).
+// And at a thread's exit (TrimLargeCache()), at most this many, however
+// many large blocks are live (promise 3: threads that churned blocks of
+// any size and exited leave at most kThreadChurnHeldBytes held, this
+// beside what the small classes leave).
 constexpr size_t kLargeCacheIdleBytes = size_t{4} << 20;
 
 // -----------------------------------------------------------------------------
@@ -250,7 +271,8 @@ struct Span {
   union {
     uint64_t idle_since;  // pool and large cache: when it was last freed
     const void* owner;    // small, partial or full: the thread it refills
-  };                      // (its cache's address), or nullptr: none yet
+                          // (its cache's address), or nullptr: none yet;
+  };                      // a live large block: the thread that asked
   uint32_t live;          // small: blocks handed out (to caches or callers)
   int16_t size_class;     // kLargeClass for a large mapping
   SpanState state;
@@ -295,6 +317,8 @@ struct ClassCache {
   uint16_t batch;      // blocks per refill or drain, now
   bool run_zeroed;     // the run's blocks read as zeroes
   uint32_t allocated;  // the thread's tick count at its last allocation
+  void* remote;        // other threads' blocks freed here (FreeRemote()),
+                       // never reused, linked through their first word
 };
 
 struct ThreadCache {
@@ -303,18 +327,34 @@ struct ThreadCache {
   uint64_t cache_limit;   // Scavenge() when cached_bytes passes it
   uint64_t flushed_ns;    // the clock when this cache was last flushed (or set
                           // up): every block in it was freed since
-  uint32_t ticks_left;    // calls to the next tick (0: tick at the next)
-  uint32_t ticks;         // ticks so far, from 2 (a class never allocated
-                          // from reads 0: two ticks ago at least)
-  bool armed;             // ArmThreadExit() done, flushed_ns set
-  bool freed_large;       // ArmThreadExit() done: a large block freed, the
-                          // large cache to trim at its exit
+  const Span* remote_span;     // the span of the last block FreeRemote() kept
+  uint64_t remote_span_bytes;  // of the spans of the blocks on the `remote`
+                               // lists, each counted at least once
+  uint32_t ticks_left;         // calls to the next tick (0: tick at the next)
+  uint32_t ticks;              // ticks so far, from 2 (a class never allocated
+                               // from reads 0: two ticks ago at least)
+  bool armed;                  // ArmThreadExit() done, flushed_ns set
+  bool freed_large;            // ArmThreadExit() done: a large block freed, the
+                               // large cache to trim at its exit
 };
 
 constinit thread_local ThreadCache tc
     __attribute__((tls_model("initial-exec")));
 
 void*& NextOf(void* block) { return *static_cast<void**>(block); }
+
+// OwnerOf(), SetOwner()
+//
+// A span's owner is written under its class's lock, and read without it by
+// Free() on any thread that holds one of its blocks (which keeps the span
+// from being reused meanwhile): a relaxed atomic access both ways.
+const void* OwnerOf(const Span* s) {
+  return __atomic_load_n(&s->owner, __ATOMIC_RELAXED);
+}
+
+void SetOwner(Span* s, const void* owner) {
+  __atomic_store_n(&s->owner, owner, __ATOMIC_RELAXED);
+}
 
 // -----------------------------------------------------------------------------
 // Spans for the classes.
@@ -554,8 +594,24 @@ void FlushClass(int c, uint64_t since) {
   cc.run_left = 0;
 }
 
+// FlushRemote()
+//
+// Every other thread's block this thread freed (FreeRemote()) back to its
+// span; spans left whole free count as idle since `since` (0: now).
+void FlushRemote(uint64_t since) {
+  for (int c = 0; c < kNumClasses; ++c) {
+    ClassCache& cc = tc.classes[c];
+    if (cc.remote == nullptr) continue;
+    ReturnBlocks(c, cc.remote, nullptr, 0, since);
+    cc.remote = nullptr;
+  }
+  tc.remote_span = nullptr;
+  tc.remote_span_bytes = 0;
+}
+
 void FlushCache(uint64_t since) {
   for (int c = 0; c < kNumClasses; ++c) FlushClass(c, since);
+  FlushRemote(since);
 }
 
 // Scavenge()
@@ -595,7 +651,7 @@ Span* OwnedSpan(Central& cl, const void* me) {
     if (s->owner == me) return s;
     if (s->owner == nullptr && unowned == nullptr) unowned = s;
   }
-  if (unowned != nullptr) unowned->owner = me;
+  if (unowned != nullptr) SetOwner(unowned, me);
   return unowned;
 }
 
@@ -718,8 +774,33 @@ Span* OwnedSpan(Central& cl, const void* me) {
 void DisownSpans(Central& cl, const void* me, bool keep) {
   for (SpanList* list : {&cl.partial, &cl.full}) {
     for (Span* s = list->head; s != nullptr; s = s->next) {
-      if ((s->owner == me) != keep) s->owner = nullptr;
+      if ((s->owner == me) != keep) SetOwner(s, nullptr);
     }
+  }
+}
+
+// FreeRemote()
+//
+// A block of class c from span `s`, which this thread does not own: another
+// thread's, or one whose thread has exited. It goes on the class's `remote`
+// list, not for reuse here, and back to its span once those lists could
+// keep more than kRemoteSpanBytes of spans in use (each span counted at its
+// first block, and again after another span's: a consumer of one
+// producer's messages, which come a span at a time, counts a span once),
+// at the thread's next flush (a tick's, its exit's) otherwise. Idle since
+// the last flush, as the cache's blocks are: each was freed after it. What
+// a quiet consumer keeps from going back is at most kRemoteSpanBytes; a
+// busy one visits its classes' locks once per 16 spans' worth of blocks
+// of 64 KiB (promise 1 does not count a consumer's visits).
+[[gnu::noinline]] void FreeRemote(void* block, const Span* s, int c) {
+  ClassCache& cc = tc.classes[c];
+  SetUp(cc);  // armed: the thread's exit gives these back
+  NextOf(block) = cc.remote;
+  cc.remote = block;
+  if (s != tc.remote_span) {
+    tc.remote_span = s;
+    tc.remote_span_bytes += s->bytes;
+    if (tc.remote_span_bytes > kRemoteSpanBytes) FlushRemote(tc.flushed_ns);
   }
 }
 
@@ -787,8 +868,8 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
     heap.large_cache.Remove(best);
     heap.large_cache_bytes -= best->bytes;
     --heap.large_cache_entries;
+    best->owner = &tc;  // the thread whose free may keep it cached
     best->state = SpanState::kLarge;
-    heap.large_live_bytes += best->bytes;
     heap.lock.Release();
     void* p = reinterpret_cast<void*>(best->start);
     if (zero) memset(p, 0, size);  // recycled: its old bytes are there
@@ -830,9 +911,9 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   s->bytes = bytes;
   s->size_class = kLargeClass;
   s->state = SpanState::kLarge;
+  s->owner = &tc;
   SetPageMap(s->start, kSpanBytes, reinterpret_cast<uintptr_t>(s));
   heap.held += bytes;
-  heap.large_live_bytes += bytes;
   heap.lock.Release();
   return p;  // fresh from the kernel: zeroes already
 }
@@ -897,8 +978,16 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
       if (!tc.armed) ArmThreadExit();
       tc.freed_large = true;
     }
-    return FreeLarge(s);
+    // Another thread's block (a thread that may have exited, leaving it to
+    // this one) keeps the cache within kLargeCacheIdleBytes, as that
+    // thread's exit would: threads that allocated 24 MiB of blocks of 4 MiB
+    // each, handed them over and exited left them all cached, 25.7 MB
+    // beyond the blocks still live where promise 3 allows 16 MiB
+    // (DesignThreadChurn.ThreadsThatChurnLargeBlocksBesideLiveOnesLeaveLittleHeld).
+    return FreeLarge(
+        s, OwnerOf(s) == &tc ? kLargeCacheBytes : kLargeCacheIdleBytes);
   }
+  if (OwnerOf(s) != &tc) return FreeRemote(block, s, c);
   ClassCache& cc = tc.classes[c];
   if (cc.room == 0) Drain(c);  // makes room (or sets the class up)
   NextOf(block) = cc.list;
@@ -933,7 +1022,7 @@ void* Allocate(size_t size, size_t alignment, bool zero) {
 void Free(void* block) {
   const uintptr_t entry = LookupEntry(block);  // 0 for nullptr, not ours
   const uintptr_t code = entry & kClassBits;
-  if (code != 0) [[likely]] {
+  if (code != 0 && OwnerOf(SpanOf(entry)) == &tc) [[likely]] {
     ThreadCache& t = tc;
     ClassCache& cc = t.classes[code - 1];
     const uint64_t cached = t.cached_bytes + kClass.size[code - 1];

@@ -243,9 +243,9 @@ constexpr ClassInfo kClass = MakeClassInfo();
 
 // The cache of recently freed large mappings (lab musl_churn's recycler):
 // at most this many, of at most this size each and in all; at a thread's
-// exit, at most as many bytes as the large blocks still live, or
-// kLargeCacheIdleBytes (what threads that churned large blocks and exited
-// leave in it, beside the pages they gave back: promise 3). A cached
+// exit, at most kLargeCacheIdleBytes (what threads that churned large
+// blocks and exited leave in it, beside the pages they gave back: promise
+// 3). A cached
 // mapping of R bytes serves a request of R * 4/5 to R bytes.
 constexpr int kLargeCacheEntries = 32;
 constexpr size_t kLargeCacheMaxBlock = size_t{2} << 20;
@@ -997,7 +997,6 @@ void SweepAbandoned(uint64_t now) {
     heap.large_cache_bytes -= best->bytes;
     --heap.large_cache_entries;
     best->state = SpanState::kLarge;
-    heap.large_live_bytes += best->bytes;
     heap.lock.Release();
     void* p = reinterpret_cast<void*>(best->start);
     if (zero) memset(p, 0, size);  // recycled: its old bytes are there
@@ -1025,7 +1024,6 @@ void SweepAbandoned(uint64_t now) {
   s->state = SpanState::kLarge;
   SetPageMap(s->start, kSpanBytes, reinterpret_cast<uintptr_t>(s));
   heap.held += bytes;
-  heap.large_live_bytes += bytes;
   heap.lock.Release();
   return p;  // fresh from the kernel: zeroes already
 }
@@ -1116,7 +1114,7 @@ void RemoteFree(Span* s, void* block) {
       if (!th.armed) ArmThreadExit();
       th.freed_large = true;
     }
-    return FreeLarge(s);
+    return FreeLarge(s, kLargeCacheBytes);
   }
   if (s->owner.load(std::memory_order_relaxed) != &th) {
     RemoteFree(s, block);

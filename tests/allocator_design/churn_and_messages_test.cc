@@ -1250,15 +1250,20 @@ class ChurnExplorer {
   }
 
   // A class edge to 256 KiB, the smaller ones more often (the lesser of
-  // two draws), or (one time in eight) a large size past it.
-  size_t Size() {
-    if (rng_.Next() % 8 == 0) {
-      return rng_.Between(kSmallMax + 1, kSmallMax + kChurnMostLive / 4);
-    }
+  // two draws).
+  size_t EdgeSize() {
     const size_t i =
         std::min(rng_.Next() % edges_.size(), rng_.Next() % edges_.size());
     return std::max<size_t>(edges_[i], 1);
   }
+
+  // A large size, past 256 KiB, of up to a quarter of kChurnMostLive.
+  size_t LargeSize() {
+    return rng_.Between(kSmallMax + 1, kSmallMax + kChurnMostLive / 4);
+  }
+
+  // An edge (EdgeSize()), or (one time in eight) a large size past it.
+  size_t Size() { return rng_.Next() % 8 == 0 ? LargeSize() : EdgeSize(); }
 
   // Up to `n` sizes that keep the live bytes within kChurnMostLive.
   std::vector<Live> Sizes(int n) {
@@ -1492,9 +1497,7 @@ class ChurnExplorer {
     for (int k = 0; k < kinds; ++k) {
       size_t size = 0;
       do {
-        const size_t i =
-            std::min(rng_.Next() % edges_.size(), rng_.Next() % edges_.size());
-        size = std::max<size_t>(edges_[i], 1);
+        size = EdgeSize();
       } while (Footprint(size) > budget / kinds);
       const int most = static_cast<int>(budget / kinds / Footprint(size));
       shape.blocks.push_back(
@@ -1503,8 +1506,7 @@ class ChurnExplorer {
                      : static_cast<int>(rng_.Between(1, most))});
     }
     if (shape.width <= 16 && rng_.Next() % 8 == 0) {
-      shape.blocks.push_back(
-          {rng_.Between(kSmallMax + 1, kSmallMax + kChurnMostLive / 4), 1});
+      shape.blocks.push_back({LargeSize(), 1});
     }
     return shape;
   }

@@ -883,7 +883,8 @@ TEST(DesignDecay, AnOwnersBlocksGoBackOnceItExits) {
 
 // A thread that only freed, whose checking calls fill its cache: a thread
 // allocates 64 pieces of 64 KiB of blocks of each of 2, 4 and 8 KiB and
-// exits; thread X frees them all, the highest block of each 64 KiB last
+// exits (arg "exited"; with "own", X allocates them itself, and keeps
+// running); thread X frees them all, the highest block of each 64 KiB last
 // (so that whatever X keeps of its most recent frees holds a block of each
 // of many pieces, and those pieces in use). The clock moves by kDecayNs.
 // X's kDecayCheckOps calls: it allocates kScavengeBigBlocks blocks of
@@ -901,7 +902,7 @@ void DecayAfterTheCacheFilledCall(alloclab::FreshCall& call) {
   internal::ScopedFakeClock clock;
   std::vector<void*> blocks;
   bool ok = true;
-  std::thread([&] {
+  auto allocate = [&] {
     for (size_t size : kScavengeSizes) {
       for (size_t i = 0; i < kScavengePieces * kScavengePiece / size; ++i) {
         void* p = Allocate(size, 1, false);
@@ -909,8 +910,13 @@ void DecayAfterTheCacheFilledCall(alloclab::FreshCall& call) {
         if (p != nullptr) blocks.push_back(p);
       }
     }
-  }).join();
+  };
   ScheduledThread x;
+  if (call.arg() == "own") {
+    x.Run(allocate);
+  } else {
+    std::thread(allocate).join();
+  }
   x.Run([&] {
     std::map<uintptr_t, void*> highest;
     for (void* p : blocks) {
@@ -923,6 +929,11 @@ void DecayAfterTheCacheFilledCall(alloclab::FreshCall& call) {
       }
     }
     for (const auto& [index, p] : highest) Free(p);
+    // With "own", X has made 7,168 calls, a whole number of 1,024: one
+    // pair more, so that its checking calls do not begin at a look at the
+    // clock, which a design that looks every 1,024 calls would make there
+    // (its cache's blocks then go back before the calls push them out).
+    Free(Allocate(64, 1, false));
   });
   call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
   clock.Advance(kDecayNs);
@@ -944,24 +955,34 @@ ALLOCLAB_FRESH_CALL("allocator_design_decay_after_the_cache_filled",
                     DecayAfterTheCacheFilledCall);
 
 TEST(DesignDecay, IdleTimeCountsFromTheFreeWhenTheCheckingCallsFillTheCache) {
-  absl::StatusOr<alloclab::FreshCallResult> r =
-      RunFresh("allocator_design_decay_after_the_cache_filled");
-  ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->values["failed"], 0) << "Allocate() failed";
-  EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
-      << kRuleDecayEdge << ", whether the thread that freed the blocks "
-      << "only freed, and however often it looked at the clock: idle time "
-      << "counts from the free. A thread allocated 4 MiB of blocks of each "
-      << "of 2, 4 and 8 KiB and exited; another freed them all, the highest "
-      << "of each 64 KiB last ("
-      << static_cast<int64_t>(r->values["held_before"])
-      << " bytes held then); kDecayNs later that thread made " << kDecayCheckOps
-      << " calls (" << kScavengeBigBlocks << " allocations of "
-      << kScavengeBigBytes
-      << " bytes and their frees, then Allocate(64) and Free() pairs), and "
-      << static_cast<int64_t>(r->values["held_after"])
-      << " bytes were held, by the largest of the suite's three counts "
-      << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
+  // The blocks of a thread that exited ("exited"), which a design may send
+  // back where they came from at once, and the freeing thread's own
+  // ("own"), which it may keep for itself until its calls push them out.
+  for (const char* whose : {"exited", "own"}) {
+    SCOPED_TRACE(whose);
+    const bool own = absl::string_view(whose) == "own";
+    absl::StatusOr<alloclab::FreshCallResult> r =
+        RunFresh("allocator_design_decay_after_the_cache_filled", whose);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->values["failed"], 0) << "Allocate() failed";
+    EXPECT_LE(r->values["held_after"], kIdleHeldBytes)
+        << kRuleDecayEdge << ", whether the thread that freed the blocks "
+        << "only freed, and however often it looked at the clock: idle time "
+        << "counts from the free. "
+        << (own ? "A thread allocated 4 MiB of blocks of each of 2, 4 and "
+                  "8 KiB, and freed them all"
+                : "A thread allocated 4 MiB of blocks of each of 2, 4 and "
+                  "8 KiB and exited; another freed them all")
+        << ", the highest of each 64 KiB last ("
+        << static_cast<int64_t>(r->values["held_before"])
+        << " bytes held then); kDecayNs later that thread made "
+        << kDecayCheckOps << " calls (" << kScavengeBigBlocks
+        << " allocations of " << kScavengeBigBytes
+        << " bytes and their frees, then Allocate(64) and Free() pairs), and "
+        << static_cast<int64_t>(r->values["held_after"])
+        << " bytes were held, by the largest of the suite's three counts "
+        << "(kIdleHeldBytes = " << kIdleHeldBytes << ")";
+  }
 }
 
 }  // namespace

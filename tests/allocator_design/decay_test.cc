@@ -886,6 +886,86 @@ TEST(DesignDecay, IdleMemoryGoesBackWhileOtherThreadsRunOnWithoutCalling) {
       << " bytes held (at most " << bound << ", kIdleHeldBytes)";
 }
 
+// Promise 2 for a consumer that goes quiet: thread P allocates
+// kQuietConsumerBytes of blocks of each of kQuietConsumerSizes and exits
+// with them live; thread C frees them all, the highest block of each
+// kQuietConsumerPiece last (so that whatever C keeps of its latest frees
+// holds a block of each of many pieces, and those pieces in use), then runs
+// on without another call. kDecayNs later this thread alone makes
+// kDecayCheckOps calls (pairs of 64 bytes). C allocated none of the blocks
+// and P has exited: nothing may wait for either ("blocks that a thread still
+// running allocated may wait for that thread", and C made no calls, so it
+// adds nothing). Records "held_before", "held_after" (held.h's judged
+// count) and "failed".
+constexpr size_t kQuietConsumerSizes[] = {64, 256, 1000, 2000};
+constexpr size_t kQuietConsumerBytes = 6 * kMiB;  // of each size
+constexpr size_t kQuietConsumerPiece = 64 * kKiB;
+
+void DecayQuietConsumerCall(alloclab::FreshCall& call) {
+  internal::ScopedFakeClock clock;
+  std::vector<void*> blocks;
+  int failed = 0;
+  std::thread([&] {
+    for (size_t size : kQuietConsumerSizes) {
+      for (size_t i = 0; i < kQuietConsumerBytes / size; ++i) {
+        void* p = Allocate(size, 1, false);
+        if (p == nullptr) {
+          ++failed;
+        } else {
+          blocks.push_back(p);
+        }
+      }
+    }
+  }).join();
+  ScheduledThread c;
+  c.Run([&] {
+    std::map<uintptr_t, void*> highest;
+    for (void* p : blocks) {
+      void*& top =
+          highest[reinterpret_cast<uintptr_t>(p) / kQuietConsumerPiece];
+      if (top == nullptr || p > top) top = p;
+    }
+    for (void* p : blocks) {
+      if (highest[reinterpret_cast<uintptr_t>(p) / kQuietConsumerPiece] != p) {
+        Free(p);
+      }
+    }
+    for (const auto& [piece, p] : highest) Free(p);
+  });
+  call.Record("failed", failed);
+  call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
+  clock.Advance(kDecayNs);
+  for (uint64_t i = 0; i < kDecayCheckOps / 2; ++i) {
+    Free(Allocate(64, 1, false));
+  }
+  call.Record("held_after", static_cast<double>(ReadHeldNow().judged));
+}
+ALLOCLAB_FRESH_CALL("allocator_design_decay_quiet_consumer",
+                    DecayQuietConsumerCall);
+
+TEST(DesignDecay, IdleMemoryGoesBackWhileItsFreeingThreadRunsOnWithoutCalling) {
+  absl::StatusOr<alloclab::FreshCallResult> r =
+      RunFresh("allocator_design_decay_quiet_consumer");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
+  // One thread made the checking calls, on blocks of 64 bytes; the consumer
+  // made none, and allocated none of what it freed.
+  const uint64_t bound = IdleBound(1, 64);
+  EXPECT_LE(r->values["held_after"], bound)
+      << kRuleDecay << "; " << kRuleDecayOwner << ": a thread allocated "
+      << kQuietConsumerBytes
+      << " bytes of blocks of each of 64, 256, 1000 and 2000 bytes and "
+      << "exited; another freed them all, the highest block of each "
+      << kQuietConsumerPiece << " bytes last ("
+      << static_cast<int64_t>(r->values["held_before"])
+      << " bytes held then), and ran on, calling no more; kDecayNs later a "
+      << "third made " << kDecayCheckOps << " calls, Allocate(64) and Free() "
+      << "in pairs: " << static_cast<int64_t>(r->values["held_after"])
+      << " bytes held (at most " << bound << ", kIdleHeldBytes). Blocks may "
+      << "wait only for a running thread that allocated them: what a thread "
+      << "keeps of other threads' blocks it freed is held memory too";
+}
+
 // Promise 2's "at least once per kDecayCheckOps calls", in every phase: a
 // thread four times frees 24 MiB, lets 2 * kDecayNs pass and makes
 // kDecayCheckOps allocations. Each cycle is 5120 calls, so its checking

@@ -174,7 +174,9 @@ inline constexpr absl::string_view kRuleDecayOwner =
     "running allocated may wait for that thread instead (a design whose "
     "pages only their owner collects cannot reach them): they go back once "
     "it, too, has made kDecayCheckOps calls after kDecayNs has passed, or "
-    "has exited; the bytes held are then at most kIdleHeldBytes, and "
+    "has exited (not the blocks other threads allocated that it freed, "
+    "whatever it keeps of them for its own use); the bytes held are then at "
+    "most kIdleHeldBytes, and "
     "kIdleThreadBytes more for each other thread still running that made "
     "its calls";
 // Promise 2 for several threads that call after the decay and run on.
@@ -187,7 +189,8 @@ inline constexpr absl::string_view kRuleDecayRunningThreads =
 inline constexpr absl::string_view kRuleChurn =
     "task.h, promise 3 (thread exit gives back): threads that allocate, "
     "free and exit leave at most kThreadChurnHeldBytes held after each exit, "
-    "however many there were (at most kThreadChurnLiveBytes of blocks up to "
+    "beside the blocks still live, however many there were (at most "
+    "kThreadChurnLiveBytes of blocks up to "
     "256 KiB live at once)";
 inline constexpr absl::string_view kRuleMessages =
     "task.h, promise 4 (producer and consumer stay bounded): when one "
