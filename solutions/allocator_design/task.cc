@@ -319,6 +319,7 @@ struct ClassCache {
   uint32_t allocated;  // the thread's tick count at its last allocation
   void* remote;        // other threads' blocks freed here (FreeRemote()),
                        // never reused, linked through their first word
+  const Span* remote_span;  // the span of the last block put on `remote`
 };
 
 struct ThreadCache {
@@ -327,7 +328,6 @@ struct ThreadCache {
   uint64_t cache_limit;   // Scavenge() when cached_bytes passes it
   uint64_t flushed_ns;    // the clock when this cache was last flushed (or set
                           // up): every block in it was freed since
-  const Span* remote_span;     // the span of the last block FreeRemote() kept
   uint64_t remote_span_bytes;  // of the spans of the blocks on the `remote`
                                // lists, each counted at least once
   uint32_t ticks_left;         // calls to the next tick (0: tick at the next)
@@ -604,8 +604,8 @@ void FlushRemote(uint64_t since) {
     if (cc.remote == nullptr) continue;
     ReturnBlocks(c, cc.remote, nullptr, 0, since);
     cc.remote = nullptr;
+    cc.remote_span = nullptr;
   }
-  tc.remote_span = nullptr;
   tc.remote_span_bytes = 0;
 }
 
@@ -783,22 +783,23 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
 //
 // A block of class c from span `s`, which this thread does not own: another
 // thread's, or one whose thread has exited. It goes on the class's `remote`
-// list, not for reuse here, and back to its span once those lists could
-// keep more than kRemoteSpanBytes of spans in use (each span counted at its
-// first block, and again after another span's: a consumer of one
-// producer's messages, which come a span at a time, counts a span once),
-// at the thread's next flush (a tick's, its exit's) otherwise. Idle since
-// the last flush, as the cache's blocks are: each was freed after it. What
-// a quiet consumer keeps from going back is at most kRemoteSpanBytes; a
-// busy one visits its classes' locks once per 16 spans' worth of blocks
-// of 64 KiB (promise 1 does not count a consumer's visits).
+// list, not for reuse here. Every list goes back to its spans once they
+// could keep more than kRemoteSpanBytes of spans in use (a span counted at
+// its class's first block from it, and again after a block of its class
+// from another span: a consumer of one producer's messages, which come a
+// span of each size at a time, counts each span once), or at the thread's
+// next flush (a tick's, its exit's). Idle since the last flush, as the
+// cache's blocks are: each was freed after it. A quiet consumer keeps at
+// most kRemoteSpanBytes of spans from going back; a busy one of messages of
+// many sizes visits each size's lock once per 16 spans of 64 KiB it meets
+// (promise 1 does not count a consumer's visits).
 [[gnu::noinline]] void FreeRemote(void* block, const Span* s, int c) {
   ClassCache& cc = tc.classes[c];
   SetUp(cc);  // armed: the thread's exit gives these back
   NextOf(block) = cc.remote;
   cc.remote = block;
-  if (s != tc.remote_span) {
-    tc.remote_span = s;
+  if (s != cc.remote_span) {
+    cc.remote_span = s;
     tc.remote_span_bytes += s->bytes;
     if (tc.remote_span_bytes > kRemoteSpanBytes) FlushRemote(tc.flushed_ns);
   }
