@@ -918,17 +918,7 @@ void DecayAfterTheCacheFilledCall(alloclab::FreshCall& call) {
     std::thread(allocate).join();
   }
   x.Run([&] {
-    std::map<uintptr_t, void*> highest;
-    for (void* p : blocks) {
-      void*& top = highest[reinterpret_cast<uintptr_t>(p) / kScavengePiece];
-      if (top == nullptr || p > top) top = p;
-    }
-    for (void* p : blocks) {
-      if (highest[reinterpret_cast<uintptr_t>(p) / kScavengePiece] != p) {
-        Free(p);
-      }
-    }
-    for (const auto& [index, p] : highest) Free(p);
+    suite::FreeHighestOfEachPieceLast(blocks, kScavengePiece);
     // With "own", X has made 7,168 calls, a whole number of 1,024: one
     // pair more, so that its checking calls do not begin at a look at the
     // clock, which a design that looks every 1,024 calls would make there

@@ -918,20 +918,7 @@ void DecayQuietConsumerCall(alloclab::FreshCall& call) {
     }
   }).join();
   ScheduledThread c;
-  c.Run([&] {
-    std::map<uintptr_t, void*> highest;
-    for (void* p : blocks) {
-      void*& top =
-          highest[reinterpret_cast<uintptr_t>(p) / kQuietConsumerPiece];
-      if (top == nullptr || p > top) top = p;
-    }
-    for (void* p : blocks) {
-      if (highest[reinterpret_cast<uintptr_t>(p) / kQuietConsumerPiece] != p) {
-        Free(p);
-      }
-    }
-    for (const auto& [piece, p] : highest) Free(p);
-  });
+  c.Run([&] { FreeHighestOfEachPieceLast(blocks, kQuietConsumerPiece); });
   call.Record("failed", failed);
   call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
   clock.Advance(kDecayNs);

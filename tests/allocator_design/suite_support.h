@@ -485,6 +485,25 @@ inline uint64_t IdleBound(int threads, size_t largest_block) {
   return kIdleHeldBytes + (threads - 1) * kIdleThreadBytes + threads * beside;
 }
 
+// FreeHighestOfEachPieceLast()
+//
+// Frees every one of `blocks`, the highest block of each `piece`-aligned
+// piece of memory last: whatever a design keeps of the most recent frees
+// (a cache, a list of other threads' blocks) then holds a block of each of
+// many pieces, and keeps those pieces in use.
+inline void FreeHighestOfEachPieceLast(const std::vector<void*>& blocks,
+                                       size_t piece) {
+  std::map<uintptr_t, void*> highest;
+  for (void* p : blocks) {
+    void*& top = highest[reinterpret_cast<uintptr_t>(p) / piece];
+    if (top == nullptr || p > top) top = p;
+  }
+  for (void* p : blocks) {
+    if (highest[reinterpret_cast<uintptr_t>(p) / piece] != p) Free(p);
+  }
+  for (const auto& [index, p] : highest) Free(p);
+}
+
 inline thread_local uint64_t locks_taken = 0;
 
 inline void CountLocksTaken(const Lock&, internal::LockEvent event) {
