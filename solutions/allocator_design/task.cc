@@ -499,14 +499,21 @@ void PutSpans(Span* list, uint64_t since) {
 // time.
 // -----------------------------------------------------------------------------
 
+// Arm()
+//
+// The thread's first call that keeps something of its own (a class cache,
+// another thread's blocks on a remote list): its ticks begin, and its exit
+// (ThreadExit()) gives back what it keeps.
+void Arm() {
+  tc.armed = true;
+  tc.flushed_ns = NowNs();
+  tc.cache_limit = kThreadCacheBytes;
+  if (tc.ticks < 2) tc.ticks = 2;
+  if (!tc.freed_large) ArmThreadExit();  // ThreadExit() gives this back
+}
+
 void SetUp(ClassCache& cc) {
-  if (!tc.armed) {
-    tc.armed = true;
-    tc.flushed_ns = NowNs();
-    tc.cache_limit = kThreadCacheBytes;
-    if (tc.ticks < 2) tc.ticks = 2;
-    if (!tc.freed_large) ArmThreadExit();  // ThreadExit() gives this back
-  }
+  if (!tc.armed) Arm();
   if (cc.limit == 0) {  // and so `list` is empty
     cc.batch = kFirstBatch;
     cc.limit = 2u * cc.batch - 1;
@@ -794,8 +801,8 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
 // many sizes visits each size's lock once per 16 spans of 64 KiB it meets
 // (promise 1 does not count a consumer's visits).
 [[gnu::noinline]] void FreeRemote(void* block, const Span* s, int c) {
+  if (!tc.armed) Arm();  // the thread's exit gives these back
   ClassCache& cc = tc.classes[c];
-  SetUp(cc);  // armed: the thread's exit gives these back
   NextOf(block) = cc.remote;
   cc.remote = block;
   if (s != cc.remote_span) {
@@ -951,11 +958,13 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   return block;
 }
 
-// AllocateSlow(), FreeSlow()
+// AllocateSlow(), FreeOwn(), FreeOther()
 //
 // Everything but the commonest case: the fast paths below test for that
 // case only, and call these in tail position, so that they need no stack
-// frame of their own.
+// frame of their own. Free() has read the span's owner already: FreeOwn()
+// takes a block of a span this thread owns, FreeOther() any other (a large
+// block, or a small one of another thread's span).
 [[gnu::noinline]] void* AllocateSlow(size_t size, size_t alignment, bool zero) {
   if (alignment <= kMinAlignment && size <= kSmallMax) {
     return AllocateSmall(ClassOf(size), size, zero);
@@ -971,7 +980,18 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   return AllocateLarge(size, alignment, zero);
 }
 
-[[gnu::noinline]] void FreeSlow(void* block, Span* s) {
+[[gnu::noinline]] void FreeOwn(void* block, int c) {
+  CountCall();
+  ClassCache& cc = tc.classes[c];
+  if (cc.room == 0) Drain(c);  // makes room (or sets the class up)
+  NextOf(block) = cc.list;
+  cc.list = block;
+  --cc.room;
+  tc.cached_bytes += kClass.size[c];
+  if (tc.cached_bytes > tc.cache_limit) Scavenge(c);
+}
+
+[[gnu::noinline]] void FreeOther(void* block, Span* s) {
   CountCall();
   const int c = s->size_class;
   if (c == kLargeClass) {
@@ -988,14 +1008,7 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
     return FreeLarge(
         s, OwnerOf(s) == &tc ? kLargeCacheBytes : kLargeCacheIdleBytes);
   }
-  if (OwnerOf(s) != &tc) return FreeRemote(block, s, c);
-  ClassCache& cc = tc.classes[c];
-  if (cc.room == 0) Drain(c);  // makes room (or sets the class up)
-  NextOf(block) = cc.list;
-  cc.list = block;
-  --cc.room;
-  tc.cached_bytes += kClass.size[c];
-  if (tc.cached_bytes > tc.cache_limit) Scavenge(c);
+  return FreeRemote(block, s, c);
 }
 
 }  // namespace
@@ -1035,9 +1048,10 @@ void Free(void* block) {
       t.cached_bytes = cached;
       return;
     }
+    return FreeOwn(block, static_cast<int>(code - 1));
   }
   if (entry == 0) return;  // nullptr, or not from here
-  return FreeSlow(block, SpanOf(entry));
+  return FreeOther(block, SpanOf(entry));
 }
 
 size_t UsableSize(const void* block) {
