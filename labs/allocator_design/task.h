@@ -326,10 +326,10 @@ void ThreadExit();
 // the child frees goes back as promise 2 says, the blocks of the parent's
 // other threads too: the allowance there for a thread still running is not
 // for threads the child does not have. What those threads had freed before
-// the fork and kept for their own reuse may stay held in the child, which
-// has no copy of them to reuse it (glibc 2.36's child handler rebuilds its
-// arenas' locks and free list and leaves every other thread's tcache as
-// it was).
+// the fork and kept, for their own reuse or to give back later, may stay
+// held in the child, which has no copy of them (glibc 2.36's child handler
+// rebuilds its arenas' locks and free list and leaves every other thread's
+// tcache as it was).
 void ForkPrepare();
 void ForkParent();
 void ForkChild();

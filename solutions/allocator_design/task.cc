@@ -50,18 +50,19 @@
 //   cross-thread    a block of a span the freeing thread does not own (
 //   frees           another thread's, or one whose thread exited) is never
 //                   reused by it: it waits on a list of its class until
-//                   those lists could keep kRemoteSpanBytes of spans in use,
-//                   then goes back to its span (FreeRemote()), as
-//                   mimalloc's free() puts a block of another thread's page
-//                   on that page's own list (src/free.c, the free of a
-//                   block not local to the thread: the page's
-//                   xthread_free). Lab jemalloc_adoption's msgsend moves blocks
-//                   from producers to consumers a span's worth at a time, and a
-//                   consumer that then goes quiet keeps at most that from
-//                   going back (promise 2: only the thread that allocated a
-//                   block may keep it waiting). jemalloc's and glibc's
-//                   thread caches keep another thread's blocks for reuse
-//                   instead: only the cache's own thread can empty it.
+//                   all threads' lists could keep kRemoteSpanBytes of
+//                   spans in use, then goes back to its span
+//                   (FreeRemote()), as mimalloc's free() puts a block of
+//                   another thread's page on that page's own list
+//                   (src/free.c, the free of a block not local to the
+//                   thread: the page's xthread_free). Lab
+//                   jemalloc_adoption's msgsend moves blocks from producers
+//                   to consumers a span's worth at a time, and consumers
+//                   that then go quiet, however many, keep at most that
+//                   from going back (promise 2: only the thread that
+//                   allocated a block may keep it waiting). jemalloc's and
+//                   glibc's thread caches keep another thread's blocks for
+//                   reuse instead: only the cache's own thread can empty it.
 //   span pool       a span whose blocks are all free goes back to a pool
 //                   that every class of its span size draws from, and idle
 //                   spans past kPoolSlackBytes are released when new memory
@@ -184,15 +185,26 @@ constexpr size_t kThreadCacheBytes = size_t{1} << 20;
 
 // kRemoteSpanBytes
 //
-// The most bytes of spans that other threads' blocks a thread has freed
-// may keep in use from its cache (FreeRemote()): past it, they go back to
-// their spans. Promise 2 lets blocks wait only for a running thread that
-// allocated them. A consumer that freed an exited producer's blocks into
-// its cache and went quiet kept a block in each of 330 spans, 20.7 MB
-// held after another thread's checking calls where 4 MiB are allowed
+// The most bytes of spans that other threads' blocks, freed and waiting on
+// the freeing threads' remote lists (FreeRemote()), may keep in use: all
+// threads' lists together. Promise 2 lets blocks wait only for a running
+// thread that allocated them, and a thread that makes no more calls adds
+// nothing to what may stay held. A consumer that freed an exited
+// producer's blocks into its cache and went quiet kept a block in each of
+// 330 spans, 20.7 MB held after another thread's checking calls where
+// 4 MiB are allowed
 // (DesignDecay.IdleMemoryGoesBackWhileItsFreeingThreadRunsOnWithoutCalling):
-// only a cache's own thread can empty it, and a quiet one never does.
+// only a cache's own thread can empty it, and a quiet one never does. A
+// bound for each thread's lists alone let 16 quiet consumers keep 7.8 MB
+// (DesignDecay.IdleMemoryGoesBackWhileManyFreeingThreadsRunOnWithoutCalling).
 constexpr size_t kRemoteSpanBytes = size_t{1} << 20;
+
+// The bytes that every thread's remote lists count (each thread's own
+// count is its remote_span_bytes): after a free that counts, at most
+// kRemoteSpanBytes, or that thread's lists go back (FreeRemote()). A
+// relaxed atomic, changed once per span a list counts, never on the fast
+// paths.
+constinit std::atomic<uint64_t> remote_span_bytes_all{0};
 
 struct ClassInfo {
   uint32_t size[kNumClasses];
@@ -613,6 +625,8 @@ void FlushRemote(uint64_t since) {
     cc.remote = nullptr;
     cc.remote_span = nullptr;
   }
+  remote_span_bytes_all.fetch_sub(tc.remote_span_bytes,
+                                  std::memory_order_relaxed);
   tc.remote_span_bytes = 0;
 }
 
@@ -790,16 +804,19 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
 //
 // A block of class c from span `s`, which this thread does not own: another
 // thread's, or one whose thread has exited. It goes on the class's `remote`
-// list, not for reuse here. Every list goes back to its spans once they
-// could keep more than kRemoteSpanBytes of spans in use (a span counted at
-// its class's first block from it, and again after a block of its class
-// from another span: a consumer of one producer's messages, which come a
-// span of each size at a time, counts each span once), or at the thread's
-// next flush (a tick's, its exit's). Idle since the last flush, as the
-// cache's blocks are: each was freed after it. A quiet consumer keeps at
-// most kRemoteSpanBytes of spans from going back; a busy one of messages of
-// many sizes visits each size's lock once per 16 spans of 64 KiB it meets
-// (promise 1 does not count a consumer's visits).
+// list, not for reuse here, its span counted (at its class's first block
+// from it, and again after a block of its class from another span: a
+// consumer of one producer's messages, which come a span of each size at a
+// time, counts each span once) in this thread's count and in all threads'.
+// When all threads' lists together could keep more than kRemoteSpanBytes
+// of spans in use, this thread's lists go back to their spans; they go back
+// at its next flush too (a tick's, its exit's), idle since the last flush,
+// as the cache's blocks are: each was freed after it. A thread keeps a
+// count only while the total is within kRemoteSpanBytes, so quiet
+// consumers, however many, keep at most that of spans from going back; a
+// busy one of messages of many sizes visits each size's lock once per 16
+// spans of 64 KiB it meets (promise 1 does not count a consumer's visits),
+// or once per span while quiet ones keep the whole allowance.
 [[gnu::noinline]] void FreeRemote(void* block, const Span* s, int c) {
   if (!tc.armed) Arm();  // the thread's exit gives these back
   ClassCache& cc = tc.classes[c];
@@ -808,7 +825,10 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
   if (s != cc.remote_span) {
     cc.remote_span = s;
     tc.remote_span_bytes += s->bytes;
-    if (tc.remote_span_bytes > kRemoteSpanBytes) FlushRemote(tc.flushed_ns);
+    const uint64_t all =
+        remote_span_bytes_all.fetch_add(s->bytes, std::memory_order_relaxed) +
+        s->bytes;
+    if (all > kRemoteSpanBytes) FlushRemote(tc.flushed_ns);
   }
 }
 
@@ -1098,6 +1118,9 @@ void ForkParent() {
 // heap (RecoverInFlight()): no thread of the child would finish it.
 void ForkChild() {
   for (Central& cl : central) DisownSpans(cl, &tc, /*keep=*/true);
+  // The parent's other threads' remote lists are not here: their blocks
+  // stay in use (ForkChild()'s promise), and their count goes.
+  remote_span_bytes_all.store(tc.remote_span_bytes, std::memory_order_relaxed);
   RecoverInFlight();
   ForkParent();
 }

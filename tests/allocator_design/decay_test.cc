@@ -886,22 +886,32 @@ TEST(DesignDecay, IdleMemoryGoesBackWhileOtherThreadsRunOnWithoutCalling) {
       << " bytes held (at most " << bound << ", kIdleHeldBytes)";
 }
 
-// Promise 2 for a consumer that goes quiet: thread P allocates
+// Promise 2 for consumers that go quiet: thread P allocates
 // kQuietConsumerBytes of blocks of each of kQuietConsumerSizes and exits
-// with them live; thread C frees them all, the highest block of each
-// kQuietConsumerPiece last (so that whatever C keeps of its latest frees
-// holds a block of each of many pieces, and those pieces in use), then runs
-// on without another call. kDecayNs later this thread alone makes
-// kDecayCheckOps calls (pairs of 64 bytes). C allocated none of the blocks
-// and P has exited: nothing may wait for either ("blocks that a thread still
-// running allocated may wait for that thread", and C made no calls, so it
-// adds nothing). Records "held_before", "held_after" (held.h's judged
-// count) and "failed".
+// with them live; `consumers` threads (the fresh call's argument, 1 or
+// kQuietConsumers) each free a share of them, in allocation order, the
+// highest block of each kQuietConsumerPiece last (so that whatever a
+// consumer keeps of its latest frees holds a block of each of many pieces,
+// and those pieces in use), then run on without another call. kDecayNs
+// later this thread alone makes kDecayCheckOps calls (pairs of 64 bytes).
+// No consumer allocated any of the blocks and P has exited: nothing may
+// wait for any of them ("blocks that a thread still running allocated may
+// wait for that thread", and a consumer made no calls, so it adds nothing,
+// however many there are). Records "held_before", "held_after" (held.h's
+// judged count) and "failed".
 constexpr size_t kQuietConsumerSizes[] = {64, 256, 1000, 2000};
 constexpr size_t kQuietConsumerBytes = 6 * kMiB;  // of each size
 constexpr size_t kQuietConsumerPiece = 64 * kKiB;
+constexpr int kQuietConsumers = 16;
 
 void DecayQuietConsumerCall(alloclab::FreshCall& call) {
+  int consumers = 0;
+  if (!absl::SimpleAtoi(call.arg(), &consumers) || consumers < 1 ||
+      consumers > kQuietConsumers) {
+    call.Fail(absl::StrCat("not a number of consumers (1 to ", kQuietConsumers,
+                           "): ", call.arg()));
+    return;
+  }
   internal::ScopedFakeClock clock;
   std::vector<void*> blocks;
   int failed = 0;
@@ -917,8 +927,20 @@ void DecayQuietConsumerCall(alloclab::FreshCall& call) {
       }
     }
   }).join();
-  ScheduledThread c;
-  c.Run([&] { FreeHighestOfEachPieceLast(blocks, kQuietConsumerPiece); });
+  // Consumer t frees the blocks of every `consumers`-th piece, from the
+  // t-th: each meets pieces of every size, as many as one consumer alone
+  // meets of a `consumers`-th of the memory.
+  std::vector<std::vector<void*>> shares(consumers);
+  for (void* p : blocks) {
+    shares[reinterpret_cast<uintptr_t>(p) / kQuietConsumerPiece % consumers]
+        .push_back(p);
+  }
+  std::vector<std::unique_ptr<ScheduledThread>> quiet;
+  for (const std::vector<void*>& share : shares) {
+    quiet.push_back(std::make_unique<ScheduledThread>());
+    quiet.back()->Run(
+        [&] { FreeHighestOfEachPieceLast(share, kQuietConsumerPiece); });
+  }
   call.Record("failed", failed);
   call.Record("held_before", static_cast<double>(ReadHeldNow().judged));
   clock.Advance(kDecayNs);
@@ -930,27 +952,37 @@ void DecayQuietConsumerCall(alloclab::FreshCall& call) {
 ALLOCLAB_FRESH_CALL("allocator_design_decay_quiet_consumer",
                     DecayQuietConsumerCall);
 
-TEST(DesignDecay, IdleMemoryGoesBackWhileItsFreeingThreadRunsOnWithoutCalling) {
-  absl::StatusOr<alloclab::FreshCallResult> r =
-      RunFresh("allocator_design_decay_quiet_consumer");
+void ExpectQuietConsumersKeepNothing(int consumers) {
+  absl::StatusOr<alloclab::FreshCallResult> r = RunFresh(
+      "allocator_design_decay_quiet_consumer", absl::StrCat(consumers));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->values["failed"], 0) << kRuleAvailable;
-  // One thread made the checking calls, on blocks of 64 bytes; the consumer
-  // made none, and allocated none of what it freed.
+  // One thread made the checking calls, on blocks of 64 bytes; the
+  // consumers made none, and allocated none of what they freed.
   const uint64_t bound = IdleBound(1, 64);
   EXPECT_LE(r->values["held_after"], bound)
       << kRuleDecay << "; " << kRuleDecayOwner << ": a thread allocated "
       << kQuietConsumerBytes
       << " bytes of blocks of each of 64, 256, 1000 and 2000 bytes and "
-      << "exited; another freed them all, the highest block of each "
-      << kQuietConsumerPiece << " bytes last ("
-      << static_cast<int64_t>(r->values["held_before"])
-      << " bytes held then), and ran on, calling no more; kDecayNs later a "
-      << "third made " << kDecayCheckOps << " calls, Allocate(64) and Free() "
-      << "in pairs: " << static_cast<int64_t>(r->values["held_after"])
+      << "exited; " << consumers << " other thread(s) freed a share of them "
+      << "each, the highest block of each " << kQuietConsumerPiece
+      << " bytes last (" << static_cast<int64_t>(r->values["held_before"])
+      << " bytes held then), and ran on, calling no more; kDecayNs later "
+      << "one more made " << kDecayCheckOps << " calls, Allocate(64) and "
+      << "Free() in pairs: " << static_cast<int64_t>(r->values["held_after"])
       << " bytes held (at most " << bound << ", kIdleHeldBytes). Blocks may "
-      << "wait only for a running thread that allocated them: what a thread "
-      << "keeps of other threads' blocks it freed is held memory too";
+      << "wait only for a running thread that allocated them: what threads "
+      << "keep of other threads' blocks they freed is held memory too, "
+      << "however many threads keep some";
+}
+
+TEST(DesignDecay, IdleMemoryGoesBackWhileItsFreeingThreadRunsOnWithoutCalling) {
+  ExpectQuietConsumersKeepNothing(1);
+}
+
+TEST(DesignDecay,
+     IdleMemoryGoesBackWhileManyFreeingThreadsRunOnWithoutCalling) {
+  ExpectQuietConsumersKeepNothing(kQuietConsumers);
 }
 
 // Promise 2's "at least once per kDecayCheckOps calls", in every phase: a
