@@ -282,7 +282,7 @@ inline constexpr uint64_t kMaxStaticBytes = 4 << 20;
 // The rules: the most thread-local state (.tdata, .tbss) your objects may
 // reserve, which every thread has, thousands of them at once. It allows a
 // thread cache of arrays, e.g. two magazines of 64 pointers for each of 60
-// classes (60 KiB), and the reference's, of lists (under 2 KiB), many
+// classes (60 KiB), and the reference's, of lists (under 3 KiB), many
 // times over; a per-thread arena or table of per-size statistics is more.
 inline constexpr uint64_t kMaxThreadLocalBytes = 64 << 10;
 

@@ -51,15 +51,23 @@
 //   large budget    the bins of chunks over 8 KiB keep at most
 //                   kLargeCacheBytes (2 MiB) together past a free: the free
 //                   that would pass it gives them all back in one visit
-//                   (promise 4: a consumer sent messages of 17 sizes from
-//                   16 KiB to 256 KiB would keep one to two batches of
-//                   each, up to 6 MiB). One such bin holds at most 640 KiB:
+//                   (promise 4: before other threads' chunks went to the
+//                   remote list, a consumer sent messages of 17 sizes from
+//                   16 KiB to 256 KiB kept one to two batches of each, up
+//                   to 6 MiB). One such bin holds at most 640 KiB:
 //                   a thread churning any three sizes over 8 KiB never
 //                   reaches it, and keeps promise 1 as the bins alone do.
 //                   One churning more sizes at once than the budget holds
 //                   makes a visit per 2 MiB freed, and then a refill in
 //                   each bin it emptied: with many bins in use, more often
 //                   than promise 1 allows (the price of the bound).
+//   remote frees    a chunk of a region the freeing thread does not own
+//                   (another thread's, or nobody's) is never cached for its
+//                   reuse: it waits on the thread's remote list until all
+//                   threads' lists could keep kRemoteBytes (1 MiB) of pages
+//                   in use, or the thread's next flush (promise 2: a thread
+//                   that frees and then calls no more may keep nothing of
+//                   other threads' blocks back, however many such threads).
 //   own regions     a region's free chunks go to one thread only, its
 //                   owner, from the first chunk it takes there until the
 //                   region is one free chunk again or its owner exits: a

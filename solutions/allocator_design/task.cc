@@ -176,11 +176,13 @@ constexpr uint32_t MaxBatchOf(int c) {
 //
 // When a thread's cache, over all its classes, holds more than this, the
 // classes it has not allocated from for a whole tick (kDecayCheckOps calls)
-// go back (Scavenge()). A consumer of messages of every size from 16 KiB to
-// 256 KiB otherwise kept batch - 1 blocks of each, and their spans (36 MB
-// held in all by the reference before it, against promise 4's 16 MiB). A
-// thread that cycles through many classes allocates from each, and keeps
-// them: its cache may pass this (promise 1).
+// go back (Scavenge()): a thread that has moved on to other sizes keeps
+// none of the old ones (promise 4). Before other threads' blocks went to
+// remote lists (kRemoteSpanBytes), a consumer of messages of every size
+// from 16 KiB to 256 KiB kept batch - 1 blocks of each in its cache, and
+// their spans (36 MB held in all by the reference before this bound,
+// against promise 4's 16 MiB). A thread that cycles through many classes
+// allocates from each, and keeps them: its cache may pass this (promise 1).
 constexpr size_t kThreadCacheBytes = size_t{1} << 20;
 
 // kRemoteSpanBytes
@@ -639,10 +641,10 @@ void FlushCache(uint64_t since) {
 //
 // A free or a refill of class `c` finds the cache past its limit: the
 // classes this thread has not allocated from for a whole tick at least
-// (kDecayCheckOps calls) give their blocks back (a consumer that only
-// frees them, at once; a thread that has moved on to other sizes, within
-// two ticks: promise 4), and the next scavenge is due when what is left
-// has doubled, or at kThreadCacheBytes. A thread that cycles through many
+// (kDecayCheckOps calls) give their blocks back (a thread that has moved
+// on to other sizes, within two ticks: promise 4; other threads' blocks
+// never come here, FreeRemote()), and the next scavenge is due when what is
+// left has doubled, or at kThreadCacheBytes. A thread that cycles through many
 // classes allocates from each within a tick and keeps them all (promise
 // 1): a window of bytes instead of calls (a class idle since the last
 // scavenge) gave back, in a thread cycling through the 33 classes from 4
@@ -771,7 +773,7 @@ Span* OwnedSpan(Central& cl, const void* me) {
 // most recently freed blocks (warm), give the older ones back.
 [[gnu::noinline]] void Drain(int c) {
   ClassCache& cc = tc.classes[c];
-  if (cc.limit == 0) {  // the thread's first free of this class
+  if (cc.limit == 0) {  // not set up yet (owning a span took a refill)
     SetUp(cc);
     return;
   }
@@ -982,9 +984,10 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
 //
 // Everything but the commonest case: the fast paths below test for that
 // case only, and call these in tail position, so that they need no stack
-// frame of their own. Free() has read the span's owner already: FreeOwn()
-// takes a block of a span this thread owns, FreeOther() any other (a large
-// block, or a small one of another thread's span).
+// frame of their own. Free() has read a small block's span owner already:
+// FreeOwn() takes a block of a span this thread owns, FreeOther() a large
+// block (whose owner it reads) or a small one of a span another thread
+// owns, or nobody (its owner exited).
 [[gnu::noinline]] void* AllocateSlow(size_t size, size_t alignment, bool zero) {
   if (alignment <= kMinAlignment && size <= kSmallMax) {
     return AllocateSmall(ClassOf(size), size, zero);
@@ -1035,7 +1038,8 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
 
 // The fast path: a block off this thread's list for its class, or onto it;
 // one counter of this thread's for the decay's tick. No lock, no atomic
-// read-modify-write, no line another thread writes.
+// read-modify-write, no line another thread writes at each call (a free
+// reads its span's owner, on a line only refills and drains write).
 void* Allocate(size_t size, size_t alignment, bool zero) {
   if (size <= kLookupMax && alignment <= kMinAlignment && !zero) [[likely]] {
     ThreadCache& t = tc;

@@ -88,8 +88,9 @@ constexpr absl::string_view kRuleForkCopy =
     "at the fork are live in it, its to read and free, and its counters go "
     "on from the parent's";
 constexpr absl::string_view kRuleForkGrandchild =
-    "task.h: a forked child may allocate and keeps what it inherited; a "
-    "child's child is a forked child too";
+    "task.h, ForkChild(): the child is a copy of the parent, the blocks "
+    "live at the fork its to read and free (and a child that forks is a "
+    "parent: its own child is a copy of it)";
 
 constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * 1024;

@@ -47,7 +47,8 @@ constexpr absl::string_view kRuleOwnLinesRefused =
     "task.h, promise 6 (threads keep to their own cache lines): of two "
     "threads that both run and each free only blocks they allocated "
     "themselves, no cache line holds bytes of live blocks of both, at any "
-    "size; while the page source refuses, Allocate() may give nullptr, "
+    "size and alignment; while the page source refuses, Allocate() may give "
+    "nullptr, "
     "never room on the other thread's lines";
 
 // The sizes checked, one after the other: four blocks to a 64-byte line,

@@ -168,7 +168,8 @@ inline constexpr absl::string_view kRuleDecay =
     "and kDecayNs has passed on the page source's clock, the thread that "
     "next makes kDecayCheckOps calls leaves at most kIdleHeldBytes held, "
     "beside the largest block over 256 KiB that those calls allocate";
-// The last sentence of promise 2, for blocks whose owner still runs.
+// Promise 2's sentences on blocks whose owner still runs, and on blocks
+// that other threads allocated.
 inline constexpr absl::string_view kRuleDecayOwner =
     "task.h, promise 2 (idle memory goes back): blocks that a thread still "
     "running allocated may wait for that thread instead (a design whose "
@@ -202,7 +203,7 @@ inline constexpr absl::string_view kRuleOwnLines =
     "threads that both run and each free only their own blocks, no cache "
     "line (kOwnLineBytes, or the machine's coherency line when larger) "
     "holds bytes of live blocks of both, "
-    "at any size";
+    "at any size and alignment";
 inline constexpr absl::string_view kRuleUtilization =
     "task.h, promise 5 (memory is used): on each fixed trace, the peak of "
     "the bytes requested and live divided by the peak of the bytes held is "

@@ -59,9 +59,9 @@
 //   #include "solutions/allocator_design/internal/size_classes.h"
 //   enum class SpanState : uint8_t { ... };
 //   struct Span { ... };
-//   constexpr int kLargeCacheEntries = 32;  // and its two other bounds
+//   constexpr int kLargeCacheEntries = 32;  // and its three other bounds
 //   #include "solutions/allocator_design/internal/page_heap.h"
-//   // GetSpan(), AllocateLarge() and the rest of the design
+//   // GetSpans(), AllocateLarge() and the rest of the design
 //   }  // namespace
 //   }  // namespace allocator_design
 
@@ -72,9 +72,9 @@
 // The page heap's numbers.
 // -----------------------------------------------------------------------------
 
-// Chunks of small spans: 64 KiB to 1 MiB, doubled while eight of them fit
-// in what is already held, so at most a quarter of it (or one span, when
-// little is held); a big span is a chunk of its own.
+// Chunks of spans: from one span (64 KiB to 512 KiB) to 1 MiB, doubled
+// while eight of them fit in what is already held, so at most a quarter of
+// it (or one span, when little is held).
 constexpr size_t kMinChunk = kSpanBytes;
 constexpr size_t kMaxChunk = kBigSpanBytes;
 
@@ -132,7 +132,8 @@ struct SpanList {
 // (2^14 entries, 128 KiB, for 1 GiB of address space) is metadata from the
 // page source. An entry is the span's descriptor (64-byte aligned) with
 // its class + 1 in the low six bits, 0 there for a large mapping: Free()
-// learns the class without touching the descriptor. Entries are written
+// learns the class from the entry (the reference then reads one word of
+// the descriptor, its owner). Entries are written
 // under the page heap's lock, or by the thread that owns the span, and
 // read without one: the thread that frees a block learnt of it after its
 // span was entered, so its read sees the entry (acquire: a plain load on

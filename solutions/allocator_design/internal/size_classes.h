@@ -63,7 +63,7 @@ constexpr int SizeToClass(size_t size) {
 
 // Spans come in powers of two from 64 KiB, each aligned to its size (the
 // pool keeps each size apart, KindOf()): 64 KiB for classes up to 16 KiB,
-// and above, the smallest that holds kBlocksPerBigSpan blocks, 128 KiB to
+// and above, the smallest that holds kBlocksPerBigSpan blocks, 64 KiB to
 // 512 KiB. A span of a large class is pinned while any of its blocks is
 // live or in a cache: with spans of 1 MiB for every class above 16 KiB, a
 // producer and a consumer of messages of every size from 16 KiB to 256 KiB
