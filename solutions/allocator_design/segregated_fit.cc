@@ -63,11 +63,12 @@
 //                   than promise 1 allows (the price of the bound).
 //   remote frees    a chunk of a region the freeing thread does not own
 //                   (another thread's, or nobody's) is never cached for its
-//                   reuse: it waits on the thread's remote list until all
-//                   threads' lists could keep kRemoteBytes (1 MiB) of pages
-//                   in use, or the thread's next flush (promise 2: a thread
-//                   that frees and then calls no more may keep nothing of
-//                   other threads' blocks back, however many such threads).
+//                   reuse: it waits on the thread's remote list until it
+//                   could keep kRemoteBytes (1 MiB) of pages in use, all
+//                   threads' lists kAllRemoteBytes (2 MiB), or the thread's
+//                   next flush (promise 2: threads that free and then call
+//                   no more, however many, may keep nothing of other
+//                   threads' blocks back).
 //   own regions     a region's free chunks go to one thread only, its
 //                   owner, from the first chunk it takes there until the
 //                   region is one free chunk again or its owner exits: a
@@ -820,22 +821,25 @@ uint64_t ReturnList(void* list, uint64_t* since) {
   tc.large_bytes = 0;
 }
 
-// kRemoteBytes
+// kRemoteBytes, kAllRemoteBytes
 //
 // Other threads' chunks that a thread frees are never cached for its own
-// reuse: they wait on its `remote` list, not in a bin, and all threads'
-// lists together keep at most kRemoteBytes of pages in use (each page
-// counted at the first chunk on it, and again after a chunk of another
-// page). Promise 2 lets blocks wait only for a running thread that
-// allocated them, and a thread that makes no more calls adds nothing:
-// 16 consumers that freed an exited producer's chunks into their caches
-// and went quiet kept 5.2 MB held where 4 MiB are allowed (DesignDecay.
-// IdleMemoryGoesBackWhileManyFreeingThreadsRunOnWithoutCalling).
+// reuse: they wait on its `remote` list, not in a bin, and a thread's list
+// keeps at most kRemoteBytes of pages in use, all threads' lists together
+// kAllRemoteBytes (each page counted at the first chunk on it, and again
+// after a chunk of another page). Promise 2 lets blocks wait only for a
+// running thread that allocated them, and a thread that makes no more
+// calls adds nothing: 16 consumers that freed an exited producer's chunks
+// into their caches and went quiet kept 5.2 MB held where 4 MiB are
+// allowed (DesignDecay.
+// IdleMemoryGoesBackWhileManyFreeingThreadsRunOnWithoutCalling). Beside one
+// quiet thread's list, a busy one keeps as much as it would alone.
 constexpr uint64_t kRemoteBytes = uint64_t{1} << 20;
+constexpr uint64_t kAllRemoteBytes = uint64_t{2} << 20;
 
 // All threads' remote_bytes: after a free that counts, at most
-// kRemoteBytes, or that thread's list goes back (FreeRemote()). A relaxed
-// atomic, changed once per page counted, never on the fast paths.
+// kAllRemoteBytes, or that thread's list goes back (FreeRemote()). A
+// relaxed atomic, changed once per page counted, never on the fast paths.
 constinit std::atomic<uint64_t> remote_bytes_all{0};
 
 // ReturnRemote()
@@ -874,12 +878,12 @@ void FlushCache(uint64_t since) {
 //
 // A chunk of a region this thread does not own (another thread's, or
 // nobody's: its owner exited): onto the remote list, not for reuse here,
-// its pages counted in this thread's count and in all threads'. When all
-// threads' lists together could keep more than kRemoteBytes of pages in
-// use, this thread's list goes back (one visit); it goes back at the
-// thread's next flush too (a tick's, its exit's). A thread keeps a count
-// only while the total is within kRemoteBytes, so quiet consumers, however
-// many, keep at most that.
+// its pages counted in this thread's count and in all threads'. When this
+// thread's list could keep more than kRemoteBytes of pages in use, or all
+// threads' lists more than kAllRemoteBytes, this thread's list goes back
+// (one visit); it goes back at the thread's next flush too (a tick's, its
+// exit's). A thread keeps a count only while the total is within
+// kAllRemoteBytes, so quiet consumers, however many, keep at most that.
 [[gnu::noinline]] void FreeRemote(void* block, uintptr_t c) {
   ArmOnce();  // the thread's exit gives the list back
   NextCached(block) = tc.remote;
@@ -893,7 +897,7 @@ void FlushCache(uint64_t since) {
   tc.remote_bytes += bytes;
   const uint64_t all =
       remote_bytes_all.fetch_add(bytes, std::memory_order_relaxed) + bytes;
-  if (all > kRemoteBytes) {
+  if (tc.remote_bytes > kRemoteBytes || all > kAllRemoteBytes) {
     uint64_t since = tc.flushed_ns;  // each was freed after the last flush
     heap.lock.Acquire();
     ++heap.visits;

@@ -50,19 +50,20 @@
 //   cross-thread    a block of a span the freeing thread does not own (
 //   frees           another thread's, or one whose thread exited) is never
 //                   reused by it: it waits on a list of its class until
-//                   all threads' lists could keep kRemoteSpanBytes of
-//                   spans in use, then goes back to its span
-//                   (FreeRemote()), as mimalloc's free() puts a block of
-//                   another thread's page on that page's own list
-//                   (src/free.c, the free of a block not local to the
-//                   thread: the page's xthread_free). Lab
+//                   the thread's lists could keep kRemoteSpanBytes of spans
+//                   in use, or all threads' kAllRemoteSpanBytes, then goes
+//                   back to its span (FreeRemote()), as mimalloc's free()
+//                   puts a block of another thread's page on that page's
+//                   own list (src/free.c, the free of a block not local to
+//                   the thread: the page's xthread_free). Lab
 //                   jemalloc_adoption's msgsend moves blocks from producers
 //                   to consumers a span's worth at a time, and consumers
-//                   that then go quiet, however many, keep at most that
-//                   from going back (promise 2: only the thread that
-//                   allocated a block may keep it waiting). jemalloc's and
-//                   glibc's thread caches keep another thread's blocks for
-//                   reuse instead: only the cache's own thread can empty it.
+//                   that then go quiet, however many, keep at most
+//                   kAllRemoteSpanBytes of spans from going back (promise 2:
+//                   only the thread that allocated a block may keep it
+//                   waiting). jemalloc's and glibc's thread caches keep another
+//                   thread's blocks for reuse instead: only the cache's own
+//                   thread can empty it.
 //   span pool       a span whose blocks are all free goes back to a pool
 //                   that every class of its span size draws from, and idle
 //                   spans past kPoolSlackBytes are released when new memory
@@ -185,25 +186,33 @@ constexpr uint32_t MaxBatchOf(int c) {
 // allocates from each, and keeps them: its cache may pass this (promise 1).
 constexpr size_t kThreadCacheBytes = size_t{1} << 20;
 
-// kRemoteSpanBytes
+// kRemoteSpanBytes, kAllRemoteSpanBytes
 //
 // The most bytes of spans that other threads' blocks, freed and waiting on
-// the freeing threads' remote lists (FreeRemote()), may keep in use: all
-// threads' lists together. Promise 2 lets blocks wait only for a running
-// thread that allocated them, and a thread that makes no more calls adds
-// nothing to what may stay held. A consumer that freed an exited
-// producer's blocks into its cache and went quiet kept a block in each of
-// 330 spans, 20.7 MB held after another thread's checking calls where
-// 4 MiB are allowed
+// remote lists (FreeRemote()), may keep in use: one thread's lists, and all
+// threads' together. Promise 2 lets blocks wait only for a running thread
+// that allocated them, and a thread that makes no more calls adds nothing
+// to what may stay held. A consumer that freed an exited producer's blocks
+// into its cache and went quiet kept a block in each of 330 spans, 20.7 MB
+// held after another thread's checking calls where 4 MiB are allowed
 // (DesignDecay.IdleMemoryGoesBackWhileItsFreeingThreadRunsOnWithoutCalling):
 // only a cache's own thread can empty it, and a quiet one never does. A
-// bound for each thread's lists alone let 16 quiet consumers keep 7.8 MB
+// bound for each thread's lists alone let 16 quiet consumers keep 7.8 to 14.1
+// MB
 // (DesignDecay.IdleMemoryGoesBackWhileManyFreeingThreadsRunOnWithoutCalling).
+// All threads' together, at 1 MiB, let one quiet thread's lists (a main
+// thread that freed its workers' blocks, then waits) take the whole
+// allowance, and a busy consumer went back to its spans at every span it
+// met: compare_reference's msgsend made 0.265 central visits a message
+// where it made 0.135 to 0.155. At 1 MiB a thread and 2 MiB in all, quiet
+// threads keep at most 2 MiB of spans from going back, and a busy one
+// keeps 1 MiB beside one quiet one.
 constexpr size_t kRemoteSpanBytes = size_t{1} << 20;
+constexpr size_t kAllRemoteSpanBytes = size_t{2} << 20;
 
 // The bytes that every thread's remote lists count (each thread's own
 // count is its remote_span_bytes): after a free that counts, at most
-// kRemoteSpanBytes, or that thread's lists go back (FreeRemote()). A
+// kAllRemoteSpanBytes, or that thread's lists go back (FreeRemote()). A
 // relaxed atomic, changed once per span a list counts, never on the fast
 // paths.
 constinit std::atomic<uint64_t> remote_span_bytes_all{0};
@@ -810,15 +819,16 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
 // from it, and again after a block of its class from another span: a
 // consumer of one producer's messages, which come a span of each size at a
 // time, counts each span once) in this thread's count and in all threads'.
-// When all threads' lists together could keep more than kRemoteSpanBytes
-// of spans in use, this thread's lists go back to their spans; they go back
-// at its next flush too (a tick's, its exit's), idle since the last flush,
-// as the cache's blocks are: each was freed after it. A thread keeps a
-// count only while the total is within kRemoteSpanBytes, so quiet
-// consumers, however many, keep at most that of spans from going back; a
-// busy one of messages of many sizes visits each size's lock once per 16
-// spans of 64 KiB it meets (promise 1 does not count a consumer's visits),
-// or once per span while quiet ones keep the whole allowance.
+// When this thread's lists could keep more than kRemoteSpanBytes of spans
+// in use, or all threads' more than kAllRemoteSpanBytes, this thread's
+// lists go back to their spans; they go back at its next flush too (a
+// tick's, its exit's), idle since the last flush, as the cache's blocks
+// are: each was freed after it. A thread keeps a count only while the
+// total is within kAllRemoteSpanBytes, so quiet consumers, however many,
+// keep at most that of spans from going back; a busy one of messages of
+// many sizes visits each size's lock once per 16 spans of 64 KiB it meets
+// (promise 1 does not count a consumer's visits), more often while quiet
+// ones keep more than half the allowance.
 [[gnu::noinline]] void FreeRemote(void* block, const Span* s, int c) {
   if (!tc.armed) Arm();  // the thread's exit gives these back
   ClassCache& cc = tc.classes[c];
@@ -830,7 +840,9 @@ void DisownSpans(Central& cl, const void* me, bool keep) {
     const uint64_t all =
         remote_span_bytes_all.fetch_add(s->bytes, std::memory_order_relaxed) +
         s->bytes;
-    if (all > kRemoteSpanBytes) FlushRemote(tc.flushed_ns);
+    if (tc.remote_span_bytes > kRemoteSpanBytes || all > kAllRemoteSpanBytes) {
+      FlushRemote(tc.flushed_ns);
+    }
   }
 }
 
