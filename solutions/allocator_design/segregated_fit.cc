@@ -359,6 +359,19 @@ struct Region {
 };
 static_assert(sizeof(Region) <= kFirstChunk - kHeader, "fits before a chunk");
 
+// OwnerOf(), SetOwner()
+//
+// A region's owner is written under the heap's lock, and read without it by
+// Free() on any thread that holds one of its chunks (which keeps the region
+// from being unmapped meanwhile): a relaxed atomic access both ways.
+const void* OwnerOf(const Region* r) {
+  return __atomic_load_n(&r->owner, __ATOMIC_RELAXED);
+}
+
+void SetOwner(Region* r, const void* owner) {
+  __atomic_store_n(&r->owner, owner, __ATOMIC_RELAXED);
+}
+
 // InFlight
 //
 // What one thread gives back with no lock held, in a record on its stack
@@ -490,7 +503,7 @@ void FreeChunk(uintptr_t c, uint64_t* since) {
   if (*since == 0) *since = NowNs();
   StampOf(c) = *since;
   if (IsWholeRegion(c, size)) {
-    RegionOf(c)->owner = nullptr;  // no block of anyone's in it
+    SetOwner(RegionOf(c), nullptr);  // no block of anyone's in it
     AddIdle(RegionOf(c), *since);
     NoteIdle(*since);
   } else if (ReleasableBytes(c, size) != 0) {
@@ -554,7 +567,7 @@ uintptr_t TakeFree(size_t need) {
   Unlink(best);
   if (IsWholeRegion(best, SizeOf(best))) RemoveIdle(RegionOf(best));
   Region* r = RegionOf(best);
-  if (r->owner != Me()) r->owner = Me();
+  if (r->owner != Me()) SetOwner(r, Me());
   return best;
 }
 
@@ -565,7 +578,7 @@ uintptr_t TakeFree(size_t need) {
 // thread.
 void Disown(const void* me, bool keep) {
   for (Region* r = heap.all; r != nullptr; r = r->all_next) {
-    if ((r->owner == me) != keep) r->owner = nullptr;
+    if ((r->owner == me) != keep) SetOwner(r, nullptr);
   }
 }
 
@@ -624,7 +637,7 @@ void Carve(uintptr_t c, size_t have, size_t size, const Taken& from) {
 void AddRegion(uintptr_t base) {
   heap.held += kRegionBytes;
   Region* r = reinterpret_cast<Region*>(base);
-  r->owner = nullptr;  // fresh: zeroes already; TakeFree() makes it ours
+  SetOwner(r, nullptr);  // fresh: zeroes already; TakeFree() makes it ours
   r->all_prev = nullptr;
   r->all_next = heap.all;
   if (heap.all != nullptr) heap.all->all_prev = r;
@@ -1300,7 +1313,7 @@ void Free(void* block) {
   if ((HeaderOf(c) & kMapped) != 0) [[unlikely]] {
     return FreeLarge(c);
   }
-  if (RegionOf(c)->owner != Me()) [[unlikely]] {
+  if (OwnerOf(RegionOf(c)) != Me()) [[unlikely]] {
     return FreeRemote(block, c);  // another thread's chunk: not reused here
   }
   const size_t size = SizeOf(c);
