@@ -640,6 +640,7 @@ void FlushRemote(uint64_t since) {
     cc.remote = nullptr;
     cc.remote_span = nullptr;
   }
+  if (tc.remote_span_bytes == 0) return;  // no write to the shared count
   remote_span_bytes_all.fetch_sub(tc.remote_span_bytes,
                                   std::memory_order_relaxed);
   tc.remote_span_bytes = 0;
